@@ -1,0 +1,1 @@
+"""Ports on DynamoDB, SQS and S3 (boto3)."""

@@ -1,0 +1,1 @@
+"""Terraform: state bucket and lock table for aws-infra."""

@@ -1,0 +1,1 @@
+"""Terraform for StereoSpot on AWS, and the deploy scripts (boto3)."""

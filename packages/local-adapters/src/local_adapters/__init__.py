@@ -1,0 +1,1 @@
+"""Ports on SQLite + the filesystem: the embedded default backend."""

@@ -1,0 +1,1 @@
+"""Chunking and reassembly with ffmpeg."""

@@ -1,0 +1,1 @@
+"""Contracts: Pydantic models, key formats, S3-event parsing, ports, errors."""

@@ -1,0 +1,63 @@
+"""Request and response bodies of the web API (FastAPI validates with these)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from shared_types.models import ConversionParams, JobError, JobStatus, OutputMode
+
+
+class CreateJobRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    mode: OutputMode
+    title: str | None = Field(None, max_length=200)
+    params: ConversionParams = Field(default_factory=ConversionParams)
+
+
+class CreateJobResponse(BaseModel):
+    job_id: str
+    upload_url: str
+    upload_method: str = "PUT"
+    upload_headers: dict[str, str] = Field(default_factory=dict)
+    max_upload_bytes: int
+
+
+class JobProgress(BaseModel):
+    stage: str
+    segments_done: int = 0
+    segments_total: int | None = None
+    percent: float = 0.0
+    eta_seconds: float | None = None
+
+
+class JobListItem(BaseModel):
+    job_id: str
+    mode: OutputMode
+    status: JobStatus
+    title: str | None = None
+    created_at: float
+    completed_at: float | None = None
+
+
+class JobView(BaseModel):
+    job_id: str
+    mode: OutputMode
+    status: JobStatus
+    title: str | None = None
+    created_at: float
+    completed_at: float | None = None
+    progress: JobProgress
+    error: JobError | None = None
+    params: ConversionParams
+
+
+class JobListResponse(BaseModel):
+    items: list[JobListItem]
+    next_cursor: str | None = None
+
+
+class PresignedPlaybackResponse(BaseModel):
+    url: str
+    download_url: str
+    download_name: str

@@ -1,0 +1,58 @@
+"""One error hierarchy for the whole pipeline.
+
+Every error is either *permanent* (retrying cannot help: the job is failed, the
+message acknowledged) or *transient* (retry by redelivery, then dead-letter).
+Adapters translate vendor errors into these with ``raise ... from exc``.
+"""
+
+
+class StereoSpotError(Exception):
+    """Base of every error raised by StereoSpot code."""
+
+
+class PermanentError(StereoSpotError):
+    """Retrying the same input cannot succeed."""
+
+
+class TransientError(StereoSpotError):
+    """The operation may succeed if retried later (network, throttling, 5xx)."""
+
+
+class MalformedMessageError(PermanentError):
+    """A queue message body is not what its queue carries."""
+
+
+class InvalidKeyError(PermanentError, ValueError):
+    """An object key is unsafe or does not follow the canonical formats."""
+
+
+class InvalidMediaError(PermanentError):
+    """An input file is not a usable video (or over a limit)."""
+
+
+class NotFoundError(PermanentError):
+    """A job, object or record does not exist."""
+
+
+class JobNotFoundError(NotFoundError):
+    """No job with this id."""
+
+
+class ObjectNotFoundError(NotFoundError):
+    """No object with this key."""
+
+
+class ConditionFailedError(StereoSpotError):
+    """A conditional write lost: the record was not in the expected state."""
+
+
+class LeaseLostError(ConditionFailedError):
+    """The caller no longer holds the lease (it expired and was retaken)."""
+
+
+class TransientStoreError(TransientError):
+    """A store, queue or bucket is unreachable, throttled or returned a 5xx."""
+
+
+class PermanentStoreError(PermanentError):
+    """A store refused the request for good (access denied, validation)."""

@@ -1,0 +1,232 @@
+"""Pydantic models shared by every service: jobs, segments, messages, records."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+def now() -> float:
+    """Seconds since the epoch; every timestamp in StereoSpot uses this unit."""
+    return time.time()
+
+
+def new_job_id() -> str:
+    """A fresh job id (UUID4, canonical lowercase form)."""
+    return str(uuid.uuid4())
+
+
+class OutputMode(StrEnum):
+    SBS = "sbs"
+    HALF_SBS = "half-sbs"
+    TB = "tb"
+    HALF_TB = "half-tb"
+    ANAGLYPH = "anaglyph"
+
+
+class AnaglyphMethod(StrEnum):
+    DUBOIS = "dubois"
+    COLOR = "color"
+    GRAY = "gray"
+    HALF_COLOR = "half-color"
+
+
+class DepthModel(StrEnum):
+    HEURISTIC = "heuristic"
+    DA2_SMALL = "depth-anything-v2-small"
+    DA2_BASE = "depth-anything-v2-base"
+    DA2_LARGE = "depth-anything-v2-large"
+    IW3 = "iw3"
+
+
+class JobStatus(StrEnum):
+    CREATED = "created"
+    CHUNKING_IN_PROGRESS = "chunking_in_progress"
+    CHUNKING_COMPLETE = "chunking_complete"
+    REASSEMBLING = "reassembling"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+    @property
+    def is_final(self) -> bool:
+        return self in (JobStatus.COMPLETED, JobStatus.FAILED)
+
+
+IN_PROGRESS_STATUSES: tuple[JobStatus, ...] = (
+    JobStatus.CREATED,
+    JobStatus.CHUNKING_IN_PROGRESS,
+    JobStatus.CHUNKING_COMPLETE,
+    JobStatus.REASSEMBLING,
+)
+
+ENCODER_PRESETS = (
+    "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower",
+)
+
+# VR players detect the layout from these tags in the file name.
+LAYOUT_TAGS: dict[OutputMode, str] = {
+    OutputMode.SBS: "LRF_Full_SBS",
+    OutputMode.HALF_SBS: "Half_SBS",
+    OutputMode.TB: "TB",
+    OutputMode.HALF_TB: "Half_TB",
+    OutputMode.ANAGLYPH: "Anaglyph",
+}
+
+
+class ConversionParams(BaseModel):
+    """How a 2D video becomes 3D; bounded so no input can ask for nonsense."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    divergence: float = Field(2.0, ge=0.0, le=10.0, description="Max disparity, % of width")
+    convergence: float = Field(0.5, ge=0.0, le=1.0, description="Screen plane, 0 near .. 1 far")
+    depth_model: DepthModel = DepthModel.HEURISTIC
+    anaglyph_method: AnaglyphMethod = AnaglyphMethod.DUBOIS
+    crf: int = Field(20, ge=0, le=51)
+    preset: str = Field("veryfast", pattern="^(" + "|".join(ENCODER_PRESETS) + ")$")
+
+
+class JobError(BaseModel):
+    """Why a job failed, in words a person understands."""
+
+    code: str = Field(max_length=64)
+    message: str = Field(max_length=2000)
+    stage: str = Field(max_length=64)
+    at: float = Field(default_factory=now)
+
+
+class Job(BaseModel):
+    job_id: str
+    mode: OutputMode
+    status: JobStatus = JobStatus.CREATED
+    created_at: float = Field(default_factory=now)
+    title: str | None = Field(None, max_length=200)
+    source_size_bytes: int | None = None
+    total_segments: int | None = None
+    completed_at: float | None = None
+    final_key: str | None = None
+    error: JobError | None = None
+    params: ConversionParams = Field(default_factory=ConversionParams)
+    updated_at: float = Field(default_factory=now)
+
+
+class JobUpdate(BaseModel):
+    """The fields a conditional job update may set; None means unchanged."""
+
+    status: JobStatus | None = None
+    total_segments: int | None = None
+    completed_at: float | None = None
+    final_key: str | None = None
+    error: JobError | None = None
+    clear_error: bool = False
+    source_size_bytes: int | None = None
+    title: str | None = None
+
+
+class JobPage(BaseModel):
+    items: list[Job]
+    next_cursor: str | None = None
+
+
+class SegmentPayload(BaseModel):
+    """The canonical video-worker payload parsed from a segment key."""
+
+    job_id: str
+    segment_index: int
+    total_segments: int
+    mode: OutputMode
+    bucket: str
+    key: str
+
+
+class SegmentOutput(BaseModel):
+    """A converted segment parsed from an output-bucket key."""
+
+    job_id: str
+    segment_index: int
+    bucket: str
+    key: str
+
+
+class SegmentCompletion(BaseModel):
+    job_id: str
+    segment_index: int
+    output_key: str
+    completed_at: float = Field(default_factory=now)
+    total_segments: int | None = None
+
+
+class SegmentState(StrEnum):
+    PENDING = "pending"
+    COMPLETE = "complete"
+    FAILED = "failed"
+
+
+class SegmentStatus(BaseModel):
+    job_id: str
+    segment_index: int
+    state: SegmentState
+    attempts: int = 0
+    last_error: str | None = None
+    updated_at: float = Field(default_factory=now)
+
+
+class ReassemblyMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    job_id: str
+
+
+class Lease(BaseModel):
+    """A time-limited claim; ``token`` grows with every take (a fencing token)."""
+
+    job_id: str
+    owner: str
+    token: int
+    expires_at: float
+
+
+class ObjectInfo(BaseModel):
+    key: str
+    size: int
+    etag: str | None = None
+    last_modified: float | None = None
+    content_type: str | None = None
+
+
+class PresignedRequest(BaseModel):
+    """How a browser uploads or downloads without credentials."""
+
+    url: str
+    method: str = "PUT"
+    headers: dict[str, str] = Field(default_factory=dict)
+    fields: dict[str, str] = Field(default_factory=dict)
+    expires_at: float
+    max_bytes: int | None = None
+
+
+class S3EventRecord(BaseModel):
+    bucket: str
+    key: str
+    size: int | None = None
+    etag: str | None = None
+    sequencer: str | None = None
+    event_name: str = "ObjectCreated:Put"
+
+
+class Message(BaseModel):
+    """A leased queue message; ``receipt`` identifies this lease, not the message."""
+
+    message_id: str
+    body: str
+    receipt: str
+    receive_count: int = 1
+
+
+class QueueStats(BaseModel):
+    visible: int
+    in_flight: int
+    dead_letters: int

@@ -1,0 +1,240 @@
+"""Ports: what the pipeline needs from a backend, as Protocols.
+
+Implementations: ``local_adapters`` (SQLite + filesystem), ``aws_adapters``
+(DynamoDB, SQS, S3) and ``shared_types.testing.memory`` (in-memory fakes).
+Each port has one contract suite in ``shared_types.testing.contracts``.
+Every method may raise TransientStoreError when the backend is unreachable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from shared_types.models import (
+    Job,
+    JobPage,
+    JobStatus,
+    JobUpdate,
+    Lease,
+    Message,
+    ObjectInfo,
+    PresignedRequest,
+    QueueStats,
+    SegmentCompletion,
+    SegmentStatus,
+)
+
+
+class JobStore(Protocol):
+    def create(self, job: Job) -> None:
+        """Insert a new job. Raises ConditionFailedError if the id exists."""
+
+    def get(self, job_id: str) -> Job | None:
+        """The job, or None."""
+
+    def update(
+        self,
+        job_id: str,
+        changes: JobUpdate,
+        *,
+        expected_status: Collection[JobStatus] | None = None,
+    ) -> Job:
+        """Apply ``changes`` atomically and return the new job.
+
+        With ``expected_status`` the write happens only if the current status is
+        one of them. Raises JobNotFoundError, or ConditionFailedError when the
+        status did not match.
+        """
+
+    def list_by_status(
+        self, status: JobStatus, *, limit: int = 50, cursor: str | None = None
+    ) -> JobPage:
+        """Jobs in one status, newest first (by completed_at for completed jobs,
+        created_at otherwise), with an opaque cursor for the next page."""
+
+    def list_in_progress(self, *, limit: int = 50) -> list[Job]:
+        """Jobs in any in-progress status, merged, newest created first."""
+
+    def delete(self, job_id: str) -> None:
+        """Remove the job; no error if it does not exist."""
+
+
+class SegmentCompletionStore(Protocol):
+    def put(self, completion: SegmentCompletion) -> bool:
+        """Record a completion idempotently; True if it was new."""
+
+    def list(self, job_id: str) -> list[SegmentCompletion]:
+        """All completions of a job, ordered by segment_index."""
+
+    def count(self, job_id: str) -> int:
+        """Number of distinct completed segments of a job."""
+
+    def delete_job(self, job_id: str) -> None:
+        """Forget every completion of a job."""
+
+
+class SegmentStatusStore(Protocol):
+    def mark_pending(self, job_id: str, segment_index: int) -> SegmentStatus:
+        """Record an attempt before any work: attempts + 1, state pending.
+        A complete segment stays complete (returned unchanged)."""
+
+    def mark_complete(self, job_id: str, segment_index: int) -> SegmentStatus:
+        """Set state complete (clears last_error); creates the row if missing."""
+
+    def mark_failed(self, job_id: str, segment_index: int, error: str) -> SegmentStatus:
+        """Set state failed with a reason; a complete segment stays complete."""
+
+    def get(self, job_id: str, segment_index: int) -> SegmentStatus | None:
+        """The status row, or None."""
+
+    def list(self, job_id: str) -> list[SegmentStatus]:
+        """All status rows of a job, ordered by segment_index."""
+
+    def delete_job(self, job_id: str) -> None:
+        """Forget every status row of a job."""
+
+
+class ReassemblyLock(Protocol):
+    def trigger(self, job_id: str) -> bool:
+        """Create the job's trigger row; True only for the one caller that created it."""
+
+    def is_triggered(self, job_id: str) -> bool:
+        """True when the trigger row exists."""
+
+    def take_lease(self, job_id: str, owner: str, lease_s: float) -> Lease | None:
+        """Claim reassembly of a job for ``lease_s`` seconds.
+
+        Succeeds when nobody holds an unexpired lease and the job is not done
+        (creating the row if needed). Each success gets a larger fencing token.
+        Returns None when another owner holds it or reassembly is done.
+        """
+
+    def renew(self, lease: Lease, lease_s: float) -> Lease:
+        """Extend a held lease. Raises LeaseLostError if it was retaken or done."""
+
+    def complete(self, lease: Lease) -> None:
+        """Mark reassembly done. Raises LeaseLostError unless ``lease`` is still
+        the current one (fencing: a stale holder cannot complete)."""
+
+    def is_done(self, job_id: str) -> bool:
+        """True after complete()."""
+
+    def reset(self, job_id: str) -> None:
+        """Delete the row (a retried job may be triggered again)."""
+
+
+class Queue(Protocol):
+    name: str
+
+    def send(self, body: str, *, delay_s: float = 0) -> str:
+        """Enqueue a message; returns its message id."""
+
+    def receive(
+        self, *, max_messages: int = 1, wait_s: float = 0, visibility_s: float = 30
+    ) -> list[Message]:
+        """Lease up to ``max_messages``; each stays invisible to others for
+        ``visibility_s``. Waits up to ``wait_s`` for one (long polling).
+        A message received more than the queue's max receive count moves to its
+        dead-letter queue instead of being returned."""
+
+    def extend(self, message: Message, visibility_s: float) -> None:
+        """Keep a leased message invisible for ``visibility_s`` more seconds (a
+        heartbeat). Raises LeaseLostError if the lease already passed to another
+        consumer (where the backend can tell)."""
+
+    def delete(self, message: Message) -> None:
+        """Acknowledge a message. A stale receipt never deletes another
+        consumer's lease."""
+
+    def release(self, message: Message) -> None:
+        """Make a leased message visible again now (used when draining)."""
+
+    def dead_letter(self, message: Message, reason: str) -> None:
+        """Move a message to the dead-letter queue now, recording why."""
+
+    def dead_letters(self, *, limit: int = 100) -> list[Message]:
+        """Peek at dead-lettered messages without consuming them."""
+
+    def redrive(self, *, limit: int | None = None) -> int:
+        """Move dead-lettered messages back to this queue; returns how many."""
+
+    def stats(self) -> QueueStats:
+        """Approximate visible / in-flight / dead-letter counts."""
+
+
+class ObjectStorage(Protocol):
+    bucket: str
+
+    def put_file(self, key: str, path: Path, *, content_type: str | None = None) -> ObjectInfo:
+        """Upload a file, streaming (multipart when large). Raises InvalidKeyError."""
+
+    def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
+        """Upload small content from memory."""
+
+    def get_file(self, key: str, path: Path) -> ObjectInfo:
+        """Download to ``path``, streaming. Raises ObjectNotFoundError."""
+
+    def get_bytes(self, key: str) -> bytes:
+        """Read small content into memory. Raises ObjectNotFoundError."""
+
+    def head(self, key: str) -> ObjectInfo | None:
+        """Metadata of an object, or None."""
+
+    def exists(self, key: str) -> bool:
+        """True when the object exists."""
+
+    def delete(self, key: str) -> None:
+        """Remove an object; no error if absent."""
+
+    def list(self, prefix: str) -> Iterator[ObjectInfo]:
+        """Objects under a prefix, in key order."""
+
+    def presign_put(
+        self,
+        key: str,
+        *,
+        expires_s: int = 3600,
+        max_bytes: int | None = None,
+        content_type: str | None = None,
+    ) -> PresignedRequest:
+        """A URL a browser can upload one object to, without credentials."""
+
+    def presign_get(
+        self, key: str, *, expires_s: int = 3600, download_name: str | None = None
+    ) -> str:
+        """A URL to read an object (Range requests work); with ``download_name``
+        the response asks the browser to save it under that name."""
+
+    def uri(self, key: str) -> str:
+        """A URI naming the object (``s3://bucket/key`` or ``file://...``)."""
+
+
+QUEUE_NAMES = ("chunking", "video-worker", "segment-output", "reassembly")
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Every port the pipeline uses, wired for one backend."""
+
+    jobs: JobStore
+    completions: SegmentCompletionStore
+    segment_status: SegmentStatusStore
+    reassembly: ReassemblyLock
+    chunking_queue: Queue
+    video_queue: Queue
+    segment_output_queue: Queue
+    reassembly_queue: Queue
+    input_storage: ObjectStorage
+    output_storage: ObjectStorage
+
+    def queue(self, name: str) -> Queue:
+        """A queue by its name in QUEUE_NAMES."""
+        return {
+            "chunking": self.chunking_queue,
+            "video-worker": self.video_queue,
+            "segment-output": self.segment_output_queue,
+            "reassembly": self.reassembly_queue,
+        }[name]

@@ -1,0 +1,33 @@
+"""Backend settings shared by every service; read once in an entry point."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class BackendSettings(BaseSettings):
+    """Which backend to use and where it lives (env prefix ``STEREO_SPOT_``)."""
+
+    model_config = SettingsConfigDict(env_prefix="STEREO_SPOT_", extra="ignore")
+
+    backend: Literal["local", "aws"] = "local"
+    data_dir: Path = Path(".stereo-spot")
+    signing_secret: str | None = None  # local presigned URLs; generated into data_dir if unset
+    public_base_url: str = "http://127.0.0.1:8000"  # where web-ui serves local /storage
+
+    aws_region: str = "us-east-1"
+    aws_endpoint_url: str | None = None  # moto_server, LocalStack, MinIO
+    input_bucket: str = "stereo-spot-input"
+    output_bucket: str = "stereo-spot-output"
+    jobs_table: str = "stereo-spot-jobs"
+    segment_completions_table: str = "stereo-spot-segment-completions"
+    segment_status_table: str = "stereo-spot-segment-status"
+    reassembly_table: str = "stereo-spot-reassembly-triggered"
+    chunking_queue_url: str | None = None
+    video_worker_queue_url: str | None = None
+    segment_output_queue_url: str | None = None
+    reassembly_queue_url: str | None = None
+    sqs_wait_s: float = 20.0

@@ -1,0 +1,401 @@
+"""In-memory implementations of every port, for fast unit tests (thread-safe)."""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import itertools
+import threading
+import time
+import uuid
+from collections.abc import Collection, Iterator
+from pathlib import Path
+
+from shared_types.errors import (
+    ConditionFailedError,
+    JobNotFoundError,
+    LeaseLostError,
+    ObjectNotFoundError,
+)
+from shared_types.models import (
+    IN_PROGRESS_STATUSES,
+    Job,
+    JobPage,
+    JobStatus,
+    JobUpdate,
+    Lease,
+    Message,
+    ObjectInfo,
+    PresignedRequest,
+    QueueStats,
+    SegmentCompletion,
+    SegmentState,
+    SegmentStatus,
+    now,
+)
+from shared_types.ports import Backend
+
+
+def apply_job_update(job: Job, changes: JobUpdate) -> Job:
+    """The job after ``changes`` (shared by every JobStore implementation)."""
+    data = job.model_dump()
+    for field in ("status", "total_segments", "completed_at", "final_key", "source_size_bytes",
+                  "title"):
+        value = getattr(changes, field)
+        if value is not None:
+            data[field] = value
+    if changes.clear_error:
+        data["error"] = None
+    if changes.error is not None:
+        data["error"] = changes.error.model_dump()
+    data["updated_at"] = now()
+    return Job.model_validate(data)
+
+
+def job_sort_time(job: Job) -> float:
+    """Newest-first sort key: completed_at for completed jobs, created_at otherwise."""
+    if job.status == JobStatus.COMPLETED and job.completed_at is not None:
+        return job.completed_at
+    return job.created_at
+
+
+class MemoryJobStore:
+    def __init__(self) -> None:
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+
+    def create(self, job: Job) -> None:
+        with self._lock:
+            if job.job_id in self._jobs:
+                raise ConditionFailedError(f"job {job.job_id} exists")
+            self._jobs[job.job_id] = job.model_copy(deep=True)
+
+    def get(self, job_id: str) -> Job | None:
+        job = self._jobs.get(job_id)
+        return job.model_copy(deep=True) if job else None
+
+    def update(self, job_id: str, changes: JobUpdate, *,
+               expected_status: Collection[JobStatus] | None = None) -> Job:
+        with self._lock:
+            job = self._jobs.get(job_id)
+            if job is None:
+                raise JobNotFoundError(job_id)
+            if expected_status is not None and job.status not in expected_status:
+                raise ConditionFailedError(
+                    f"job {job_id} is {job.status}, expected one of {sorted(expected_status)}")
+            new = apply_job_update(job, changes)
+            self._jobs[job_id] = new
+            return new.model_copy(deep=True)
+
+    def list_by_status(self, status: JobStatus, *, limit: int = 50,
+                       cursor: str | None = None) -> JobPage:
+        jobs = sorted((j for j in self._jobs.values() if j.status == status),
+                      key=lambda j: (job_sort_time(j), j.job_id), reverse=True)
+        start = int(cursor) if cursor else 0
+        page = jobs[start:start + limit]
+        nxt = str(start + limit) if start + limit < len(jobs) else None
+        return JobPage(items=[j.model_copy(deep=True) for j in page], next_cursor=nxt)
+
+    def list_in_progress(self, *, limit: int = 50) -> list[Job]:
+        jobs = [j for j in self._jobs.values() if j.status in IN_PROGRESS_STATUSES]
+        jobs.sort(key=lambda j: (j.created_at, j.job_id), reverse=True)
+        return [j.model_copy(deep=True) for j in jobs[:limit]]
+
+    def delete(self, job_id: str) -> None:
+        with self._lock:
+            self._jobs.pop(job_id, None)
+
+
+class MemorySegmentCompletionStore:
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, int], SegmentCompletion] = {}
+        self._lock = threading.Lock()
+
+    def put(self, completion: SegmentCompletion) -> bool:
+        with self._lock:
+            key = (completion.job_id, completion.segment_index)
+            if key in self._rows:
+                return False
+            self._rows[key] = completion.model_copy()
+            return True
+
+    def list(self, job_id: str) -> builtins.list[SegmentCompletion]:
+        rows = [c for (j, _), c in self._rows.items() if j == job_id]
+        return sorted(rows, key=lambda c: c.segment_index)
+
+    def count(self, job_id: str) -> int:
+        return sum(1 for (j, _) in self._rows if j == job_id)
+
+    def delete_job(self, job_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._rows if k[0] == job_id]:
+                del self._rows[key]
+
+
+class MemorySegmentStatusStore:
+    def __init__(self) -> None:
+        self._rows: dict[tuple[str, int], SegmentStatus] = {}
+        self._lock = threading.Lock()
+
+    def _set(self, job_id: str, index: int, state: SegmentState, *, attempt: bool = False,
+             error: str | None = None) -> SegmentStatus:
+        with self._lock:
+            old = self._rows.get((job_id, index))
+            if old and old.state == SegmentState.COMPLETE and state != SegmentState.COMPLETE:
+                return old.model_copy()
+            attempts = (old.attempts if old else 0) + (1 if attempt else 0)
+            row = SegmentStatus(job_id=job_id, segment_index=index, state=state,
+                                attempts=attempts, last_error=error)
+            self._rows[(job_id, index)] = row
+            return row.model_copy()
+
+    def mark_pending(self, job_id: str, segment_index: int) -> SegmentStatus:
+        return self._set(job_id, segment_index, SegmentState.PENDING, attempt=True)
+
+    def mark_complete(self, job_id: str, segment_index: int) -> SegmentStatus:
+        return self._set(job_id, segment_index, SegmentState.COMPLETE)
+
+    def mark_failed(self, job_id: str, segment_index: int, error: str) -> SegmentStatus:
+        return self._set(job_id, segment_index, SegmentState.FAILED, error=error)
+
+    def get(self, job_id: str, segment_index: int) -> SegmentStatus | None:
+        row = self._rows.get((job_id, segment_index))
+        return row.model_copy() if row else None
+
+    def list(self, job_id: str) -> builtins.list[SegmentStatus]:
+        rows = [r for (j, _), r in self._rows.items() if j == job_id]
+        return sorted(rows, key=lambda r: r.segment_index)
+
+    def delete_job(self, job_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._rows if k[0] == job_id]:
+                del self._rows[key]
+
+
+class MemoryReassemblyLock:
+    def __init__(self, clock=time.time) -> None:
+        self._rows: dict[str, dict] = {}
+        self._lock = threading.Lock()
+        self._clock = clock
+
+    def trigger(self, job_id: str) -> bool:
+        with self._lock:
+            if job_id in self._rows:
+                return False
+            self._rows[job_id] = {"token": 0, "owner": None, "expires_at": 0.0, "done": False}
+            return True
+
+    def is_triggered(self, job_id: str) -> bool:
+        return job_id in self._rows
+
+    def take_lease(self, job_id: str, owner: str, lease_s: float) -> Lease | None:
+        with self._lock:
+            row = self._rows.setdefault(
+                job_id, {"token": 0, "owner": None, "expires_at": 0.0, "done": False})
+            t = self._clock()
+            if row["done"] or (row["owner"] is not None and row["expires_at"] > t):
+                return None
+            row.update(token=row["token"] + 1, owner=owner, expires_at=t + lease_s)
+            return Lease(job_id=job_id, owner=owner, token=row["token"],
+                         expires_at=row["expires_at"])
+
+    def _check(self, lease: Lease) -> dict:
+        row = self._rows.get(lease.job_id)
+        if row is None or row["done"] or row["token"] != lease.token:
+            raise LeaseLostError(f"reassembly lease of job {lease.job_id} was lost")
+        return row
+
+    def renew(self, lease: Lease, lease_s: float) -> Lease:
+        with self._lock:
+            row = self._check(lease)
+            row["expires_at"] = self._clock() + lease_s
+            return lease.model_copy(update={"expires_at": row["expires_at"]})
+
+    def complete(self, lease: Lease) -> None:
+        with self._lock:
+            row = self._check(lease)
+            row["done"] = True
+
+    def is_done(self, job_id: str) -> bool:
+        row = self._rows.get(job_id)
+        return bool(row and row["done"])
+
+    def reset(self, job_id: str) -> None:
+        with self._lock:
+            self._rows.pop(job_id, None)
+
+
+class MemoryQueue:
+    """A queue with leases, receive counting and a dead-letter list."""
+
+    def __init__(self, name: str = "queue", *, max_receives: int = 3, clock=time.time) -> None:
+        self.name = name
+        self.max_receives = max_receives
+        self._clock = clock
+        self._cond = threading.Condition()
+        # message_id -> dict(body, visible_at, receipt, receives)
+        self._msgs: dict[str, dict] = {}
+        self._dead: dict[str, dict] = {}
+        self._seq = itertools.count()
+
+    def send(self, body: str, *, delay_s: float = 0) -> str:
+        mid = str(uuid.uuid4())
+        with self._cond:
+            self._msgs[mid] = {"body": body, "visible_at": self._clock() + delay_s,
+                               "receipt": None, "receives": 0, "seq": next(self._seq)}
+            self._cond.notify_all()
+        return mid
+
+    def receive(self, *, max_messages: int = 1, wait_s: float = 0,
+                visibility_s: float = 30) -> list[Message]:
+        deadline = time.monotonic() + wait_s
+        with self._cond:
+            while True:
+                out = self._lease(max_messages, visibility_s)
+                remaining = deadline - time.monotonic()
+                if out or remaining <= 0:
+                    return out
+                self._cond.wait(timeout=min(remaining, 0.05))
+
+    def _lease(self, max_messages: int, visibility_s: float) -> list[Message]:
+        t = self._clock()
+        out = []
+        for mid, m in sorted(self._msgs.items(), key=lambda kv: kv[1]["seq"]):
+            if len(out) >= max_messages:
+                break
+            if m["visible_at"] > t:
+                continue
+            if m["receives"] >= self.max_receives:
+                self._dead[mid] = self._msgs.pop(mid)
+                continue
+            m["receives"] += 1
+            m["receipt"] = f"{mid}:{uuid.uuid4().hex}"
+            m["visible_at"] = t + visibility_s
+            out.append(Message(message_id=mid, body=m["body"], receipt=m["receipt"],
+                               receive_count=m["receives"]))
+        return out
+
+    def _held(self, message: Message) -> dict | None:
+        m = self._msgs.get(message.message_id)
+        return m if m is not None and m["receipt"] == message.receipt else None
+
+    def extend(self, message: Message, visibility_s: float) -> None:
+        with self._cond:
+            m = self._held(message)
+            if m is None:
+                raise LeaseLostError(f"message {message.message_id} lease lost")
+            m["visible_at"] = self._clock() + visibility_s
+
+    def delete(self, message: Message) -> None:
+        with self._cond:
+            if self._held(message) is not None:
+                del self._msgs[message.message_id]
+
+    def release(self, message: Message) -> None:
+        with self._cond:
+            m = self._held(message)
+            if m is not None:
+                m["visible_at"] = self._clock()
+                self._cond.notify_all()
+
+    def dead_letter(self, message: Message, reason: str) -> None:
+        with self._cond:
+            m = self._msgs.pop(message.message_id, None)
+            if m is not None:
+                m["reason"] = reason
+                self._dead[message.message_id] = m
+
+    def dead_letters(self, *, limit: int = 100) -> list[Message]:
+        return [Message(message_id=mid, body=m["body"], receipt="", receive_count=m["receives"])
+                for mid, m in list(self._dead.items())[:limit]]
+
+    def redrive(self, *, limit: int | None = None) -> int:
+        with self._cond:
+            ids = list(self._dead)[:limit] if limit is not None else list(self._dead)
+            for mid in ids:
+                m = self._dead.pop(mid)
+                m.update(receives=0, receipt=None, visible_at=self._clock())
+                self._msgs[mid] = m
+            self._cond.notify_all()
+            return len(ids)
+
+    def stats(self) -> QueueStats:
+        t = self._clock()
+        visible = sum(1 for m in self._msgs.values() if m["visible_at"] <= t)
+        return QueueStats(visible=visible, in_flight=len(self._msgs) - visible,
+                          dead_letters=len(self._dead))
+
+
+class MemoryStorage:
+    """An object store in a dict; presigned URLs are ``memory://`` strings."""
+
+    def __init__(self, bucket: str = "bucket") -> None:
+        self.bucket = bucket
+        self._objects: dict[str, tuple[bytes, ObjectInfo]] = {}
+        self._lock = threading.Lock()
+
+    def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
+        info = ObjectInfo(key=key, size=len(data), etag=hashlib.md5(data).hexdigest(),
+                          last_modified=now(), content_type=content_type)
+        with self._lock:
+            self._objects[key] = (data, info)
+        return info
+
+    def put_file(self, key: str, path: Path, *, content_type: str | None = None) -> ObjectInfo:
+        return self.put_bytes(key, Path(path).read_bytes(), content_type=content_type)
+
+    def get_bytes(self, key: str) -> bytes:
+        try:
+            return self._objects[key][0]
+        except KeyError:
+            raise ObjectNotFoundError(f"{self.bucket}/{key}") from None
+
+    def get_file(self, key: str, path: Path) -> ObjectInfo:
+        data = self.get_bytes(key)
+        Path(path).write_bytes(data)
+        return self._objects[key][1]
+
+    def head(self, key: str) -> ObjectInfo | None:
+        entry = self._objects.get(key)
+        return entry[1] if entry else None
+
+    def exists(self, key: str) -> bool:
+        return key in self._objects
+
+    def delete(self, key: str) -> None:
+        with self._lock:
+            self._objects.pop(key, None)
+
+    def list(self, prefix: str) -> Iterator[ObjectInfo]:
+        for key in sorted(self._objects):
+            if key.startswith(prefix):
+                yield self._objects[key][1]
+
+    def presign_put(self, key: str, *, expires_s: int = 3600, max_bytes: int | None = None,
+                    content_type: str | None = None) -> PresignedRequest:
+        return PresignedRequest(url=f"memory://{self.bucket}/{key}?op=put", method="PUT",
+                                expires_at=now() + expires_s, max_bytes=max_bytes)
+
+    def presign_get(self, key: str, *, expires_s: int = 3600,
+                    download_name: str | None = None) -> str:
+        suffix = f"&download={download_name}" if download_name else ""
+        return f"memory://{self.bucket}/{key}?op=get{suffix}"
+
+    def uri(self, key: str) -> str:
+        return f"memory://{self.bucket}/{key}"
+
+
+def memory_backend(*, max_receives: int = 3) -> Backend:
+    """A whole backend in memory (no S3-event wiring: tests send events themselves)."""
+    return Backend(
+        jobs=MemoryJobStore(),
+        completions=MemorySegmentCompletionStore(),
+        segment_status=MemorySegmentStatusStore(),
+        reassembly=MemoryReassemblyLock(),
+        chunking_queue=MemoryQueue("chunking", max_receives=max_receives),
+        video_queue=MemoryQueue("video-worker", max_receives=max_receives),
+        segment_output_queue=MemoryQueue("segment-output", max_receives=max_receives),
+        reassembly_queue=MemoryQueue("reassembly", max_receives=max_receives),
+        input_storage=MemoryStorage("input"),
+        output_storage=MemoryStorage("output"),
+    )

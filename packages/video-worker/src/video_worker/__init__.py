@@ -1,0 +1,1 @@
+"""Inference dispatch, segment completion tracking, reassembly trigger."""

@@ -1,0 +1,5 @@
+import video_worker
+
+
+def test_package_imports_and_says_what_it_is():
+    assert video_worker.__doc__

@@ -1,0 +1,1 @@
+"""FastAPI + Jinja2 dashboard with SSE progress."""
