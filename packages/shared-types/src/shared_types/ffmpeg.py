@@ -1,0 +1,35 @@
+"""Where the ffmpeg binary is: an explicit path, else the pinned imageio-ffmpeg
+static build (the same ffmpeg on every machine), else ``ffmpeg`` on PATH."""
+
+from __future__ import annotations
+
+import shutil
+from functools import cache
+
+from shared_types.errors import PermanentError
+
+
+class FfmpegNotFoundError(PermanentError):
+    """No usable ffmpeg binary."""
+
+
+@cache
+def ffmpeg_path(explicit: str | None = None) -> str:
+    """Path of the ffmpeg binary to run. Raises FfmpegNotFoundError.
+
+    ``explicit`` is what settings read from ``STEREO_SPOT_FFMPEG``.
+    """
+    if explicit:
+        return explicit
+    try:
+        import imageio_ffmpeg
+
+        return imageio_ffmpeg.get_ffmpeg_exe()
+    except (ImportError, RuntimeError):
+        pass
+    found = shutil.which("ffmpeg")
+    if found:
+        return found
+    raise FfmpegNotFoundError(
+        "ffmpeg not found: install the imageio-ffmpeg package or set STEREO_SPOT_FFMPEG"
+    )

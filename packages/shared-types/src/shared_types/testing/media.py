@@ -1,0 +1,53 @@
+"""Generate small real test videos with ffmpeg (no files are shipped)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from shared_types.ffmpeg import ffmpeg_path
+
+
+def make_video(
+    path: Path,
+    *,
+    seconds: float = 2.0,
+    size: tuple[int, int] = (160, 96),
+    fps: int = 24,
+    audio: bool = True,
+    gop: int | None = None,
+    pattern: str = "testsrc2",
+    vfr: bool = False,
+) -> Path:
+    """Write an H.264 (+AAC) mp4 of a moving test pattern and return ``path``.
+
+    ``gop`` sets the keyframe interval in frames (default: one per second);
+    ``vfr`` drops every third frame so timestamps are irregular.
+    """
+    w, h = size
+    args = [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+            "-f", "lavfi", "-i", f"{pattern}=size={w}x{h}:rate={fps}:duration={seconds}"]
+    if audio:
+        args += ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}"]
+    vf = []
+    if vfr:
+        vf.append("select='not(eq(mod(n\\,3)\\,2))'")
+    if vf:
+        args += ["-vf", ",".join(vf), "-fps_mode", "vfr"]
+    args += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+             "-g", str(gop or fps), "-keyint_min", str(gop or fps), "-sc_threshold", "0"]
+    if audio:
+        args += ["-c:a", "aac", "-b:a", "64k", "-shortest"]
+    args += ["-movflags", "+faststart", str(path)]
+    subprocess.run(args, check=True, timeout=120)
+    return path
+
+
+def make_audio_only(path: Path, *, seconds: float = 1.0) -> Path:
+    """Write an audio-only .mp4 (AAC): a file that is not a video."""
+    subprocess.run(
+        [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+         f"sine=frequency=440:sample_rate=48000:duration={seconds}", "-c:a", "aac", str(path)],
+        check=True, timeout=60,
+    )
+    return path
