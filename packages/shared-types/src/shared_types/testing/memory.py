@@ -17,6 +17,7 @@ from shared_types.errors import (
     LeaseLostError,
     ObjectNotFoundError,
 )
+from shared_types.job_updates import apply_job_update, job_sort_time
 from shared_types.models import (
     IN_PROGRESS_STATUSES,
     Job,
@@ -34,29 +35,6 @@ from shared_types.models import (
     now,
 )
 from shared_types.ports import Backend
-
-
-def apply_job_update(job: Job, changes: JobUpdate) -> Job:
-    """The job after ``changes`` (shared by every JobStore implementation)."""
-    data = job.model_dump()
-    for field in ("status", "total_segments", "completed_at", "final_key", "source_size_bytes",
-                  "title"):
-        value = getattr(changes, field)
-        if value is not None:
-            data[field] = value
-    if changes.clear_error:
-        data["error"] = None
-    if changes.error is not None:
-        data["error"] = changes.error.model_dump()
-    data["updated_at"] = now()
-    return Job.model_validate(data)
-
-
-def job_sort_time(job: Job) -> float:
-    """Newest-first sort key: completed_at for completed jobs, created_at otherwise."""
-    if job.status == JobStatus.COMPLETED and job.completed_at is not None:
-        return job.completed_at
-    return job.created_at
 
 
 class MemoryJobStore:

@@ -1,0 +1,67 @@
+"""Wiring: every port of the local embedded backend from BackendSettings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from shared_types.keys import INPUT_PREFIX, OUTPUT_PREFIX, SEGMENTS_PREFIX
+from shared_types.ports import Backend
+from shared_types.settings import BackendSettings
+
+from local_adapters.db import Database
+from local_adapters.jobs import SqliteJobStore
+from local_adapters.notifications import NotificationRule, Notifier
+from local_adapters.queue import SqliteQueue
+from local_adapters.reassembly import SqliteReassemblyLock
+from local_adapters.segments import SqliteSegmentCompletionStore, SqliteSegmentStatusStore
+from local_adapters.signing import UrlSigner, load_or_create_secret
+from local_adapters.storage import FilesystemStorage
+
+DEFAULT_MAX_RECEIVES = 5
+DB_NAME = "state.sqlite3"
+SECRET_NAME = "signing.key"
+
+
+def make_signer(settings: BackendSettings) -> UrlSigner:
+    """The URL signer for ``settings`` (secret from settings, else data_dir/signing.key)."""
+    data_dir = Path(settings.data_dir)
+    secret = (settings.signing_secret.encode() if settings.signing_secret
+              else load_or_create_secret(data_dir / SECRET_NAME))
+    return UrlSigner(secret, settings.public_base_url)
+
+
+def build_backend(settings: BackendSettings, *,
+                  max_receives: int = DEFAULT_MAX_RECEIVES) -> Backend:
+    """Every port on SQLite (``data_dir/state.sqlite3``) and folders (``data_dir/buckets``).
+
+    Object writes raise S3-shaped events: ``input/*/source.mp4`` in the input
+    bucket -> chunking queue, ``segments/*`` -> video-worker queue, ``jobs/*.mp4``
+    in the output bucket -> segment-output queue. Safe to call from several
+    processes on the same data_dir. Raises DatabaseBusyError if SQLite is locked.
+    """
+    data_dir = Path(settings.data_dir)
+    db = Database(data_dir / DB_NAME)
+    queues = {name: SqliteQueue(db, name, max_receives=max_receives)
+              for name in ("chunking", "video-worker", "segment-output", "reassembly")}
+    notifier = Notifier([
+        NotificationRule(settings.input_bucket, queues["chunking"],
+                         prefix=INPUT_PREFIX, suffix="/source.mp4"),
+        NotificationRule(settings.input_bucket, queues["video-worker"], prefix=SEGMENTS_PREFIX),
+        NotificationRule(settings.output_bucket, queues["segment-output"],
+                         prefix=OUTPUT_PREFIX, suffix=".mp4"),
+    ])
+    signer = make_signer(settings)
+    return Backend(
+        jobs=SqliteJobStore(db),
+        completions=SqliteSegmentCompletionStore(db),
+        segment_status=SqliteSegmentStatusStore(db),
+        reassembly=SqliteReassemblyLock(db),
+        chunking_queue=queues["chunking"],
+        video_queue=queues["video-worker"],
+        segment_output_queue=queues["segment-output"],
+        reassembly_queue=queues["reassembly"],
+        input_storage=FilesystemStorage(data_dir, settings.input_bucket, signer=signer,
+                                        notifier=notifier),
+        output_storage=FilesystemStorage(data_dir, settings.output_bucket, signer=signer,
+                                         notifier=notifier),
+    )

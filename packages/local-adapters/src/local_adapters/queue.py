@@ -1,0 +1,160 @@
+"""Queue on SQLite: leased receive in one UPDATE ... RETURNING, DLQ, redrive.
+
+A message row is visible when ``visible_at <= now``. Receiving sets a new
+``receipt`` and pushes ``visible_at`` out by the visibility timeout; only the
+current receipt can extend, release or delete. A visible row that was already
+received ``max_receives`` times moves to the dead-letter side (``dead = 1``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import time
+import uuid
+
+from shared_types.errors import LeaseLostError
+from shared_types.models import Message, QueueStats, now
+
+from local_adapters.db import Database
+
+log = logging.getLogger(__name__)
+
+MAX_RECEIVES_REASON = "received more than the queue's max receive count"
+_POLL_MIN_S = 0.005
+_POLL_MAX_S = 0.1
+
+
+class SqliteQueue:
+    """One named queue (and its DLQ) inside the shared SQLite database."""
+
+    def __init__(self, db: Database, name: str, *, max_receives: int = 5) -> None:
+        if max_receives < 1:
+            raise ValueError(f"max_receives must be at least 1, got {max_receives}")
+        self._db = db
+        self.name = name
+        self.max_receives = max_receives
+
+    def send(self, body: str, *, delay_s: float = 0) -> str:
+        """Enqueue a message, visible after ``delay_s``; returns its message id."""
+        message_id = str(uuid.uuid4())
+        with self._db.write() as conn:
+            conn.execute(
+                "INSERT INTO queue_messages (message_id, queue, body, visible_at)"
+                " VALUES (?, ?, ?, ?)",
+                (message_id, self.name, body, now() + max(0.0, delay_s)),
+            )
+        return message_id
+
+    def receive(self, *, max_messages: int = 1, wait_s: float = 0,
+                visibility_s: float = 30) -> builtins.list[Message]:
+        """Lease up to ``max_messages`` for ``visibility_s``; poll up to ``wait_s``.
+
+        Raises DatabaseBusyError when SQLite stays locked.
+        """
+        deadline = time.monotonic() + max(0.0, wait_s)
+        pause = _POLL_MIN_S
+        while True:
+            messages = self._lease(max_messages, visibility_s)
+            remaining = deadline - time.monotonic()
+            if messages or remaining <= 0:
+                return messages
+            time.sleep(min(pause, remaining))
+            pause = min(pause * 2, _POLL_MAX_S)
+
+    def _lease(self, max_messages: int, visibility_s: float) -> builtins.list[Message]:
+        t = now()
+        with self._db.write() as conn:
+            moved = conn.execute(
+                "UPDATE queue_messages SET dead = 1, dead_reason = ?, dead_at = ?, receipt = NULL"
+                " WHERE queue = ? AND dead = 0 AND visible_at <= ? AND receives >= ?",
+                (MAX_RECEIVES_REASON, t, self.name, t, self.max_receives),
+            ).rowcount
+            rows = conn.execute(
+                "UPDATE queue_messages SET receives = receives + 1, visible_at = ?,"
+                "   receipt = message_id || ':' || lower(hex(randomblob(8)))"
+                " WHERE seq IN (SELECT seq FROM queue_messages"
+                "   WHERE queue = ? AND dead = 0 AND visible_at <= ? ORDER BY seq LIMIT ?)"
+                " RETURNING seq, message_id, body, receipt, receives",
+                (t + visibility_s, self.name, t, max_messages),
+            ).fetchall()
+        if moved:
+            log.warning("queue=%s dead-lettered %d message(s) past %d receives",
+                        self.name, moved, self.max_receives)
+        return [Message(message_id=r[1], body=r[2], receipt=r[3], receive_count=r[4])
+                for r in sorted(rows)]
+
+    def _update_held(self, message: Message, sql: str, params: tuple) -> int:
+        with self._db.write() as conn:
+            return conn.execute(
+                sql + " WHERE message_id = ? AND receipt = ? AND dead = 0",
+                (*params, message.message_id, message.receipt),
+            ).rowcount
+
+    def extend(self, message: Message, visibility_s: float) -> None:
+        """Keep a leased message invisible ``visibility_s`` more seconds.
+
+        Raises LeaseLostError when the receipt is no longer current.
+        """
+        changed = self._update_held(
+            message, "UPDATE queue_messages SET visible_at = ?", (now() + visibility_s,))
+        if not changed:
+            raise LeaseLostError(f"queue {self.name}: lease of {message.message_id} was lost")
+
+    def delete(self, message: Message) -> None:
+        """Acknowledge a message; a stale receipt deletes nothing."""
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM queue_messages WHERE message_id = ? AND receipt = ?",
+                         (message.message_id, message.receipt))
+
+    def release(self, message: Message) -> None:
+        """Make a leased message visible again now (no-op for a stale receipt)."""
+        self._update_held(message, "UPDATE queue_messages SET visible_at = ?", (now(),))
+
+    def dead_letter(self, message: Message, reason: str) -> None:
+        """Move a leased message to the dead-letter queue now, recording ``reason``."""
+        self._update_held(
+            message,
+            "UPDATE queue_messages SET dead = 1, dead_reason = ?, dead_at = ?, receipt = NULL",
+            (reason, now()),
+        )
+
+    def dead_letters(self, *, limit: int = 100) -> builtins.list[Message]:
+        """Dead-lettered messages, oldest first, without consuming them."""
+        rows = self._db.read(
+            "SELECT message_id, body, receives FROM queue_messages"
+            " WHERE queue = ? AND dead = 1 ORDER BY dead_at, seq LIMIT ?", (self.name, limit))
+        return [Message(message_id=r[0], body=r[1], receipt="", receive_count=r[2])
+                for r in rows]
+
+    def dead_letter_reason(self, message_id: str) -> str | None:
+        """Why a message was dead-lettered, or None if it is not dead-lettered."""
+        rows = self._db.read(
+            "SELECT dead_reason FROM queue_messages WHERE message_id = ? AND dead = 1",
+            (message_id,))
+        return rows[0][0] if rows else None
+
+    def redrive(self, *, limit: int | None = None) -> int:
+        """Move dead-lettered messages back (receive count reset); returns how many."""
+        with self._db.write() as conn:
+            return conn.execute(
+                "UPDATE queue_messages SET dead = 0, dead_reason = NULL, dead_at = NULL,"
+                "   receives = 0, receipt = NULL, visible_at = ?"
+                " WHERE seq IN (SELECT seq FROM queue_messages WHERE queue = ? AND dead = 1"
+                "   ORDER BY dead_at, seq LIMIT ?)",
+                (now(), self.name, -1 if limit is None else limit),
+            ).rowcount
+
+    def stats(self) -> QueueStats:
+        """Visible / in-flight / dead-letter counts (exact for this backend)."""
+        row = self._db.read(
+            "SELECT COALESCE(SUM(dead = 0 AND visible_at <= ?), 0),"
+            "       COALESCE(SUM(dead = 0 AND visible_at > ?), 0),"
+            "       COALESCE(SUM(dead = 1), 0)"
+            " FROM queue_messages WHERE queue = ?", (now(), now(), self.name))[0]
+        return QueueStats(visible=row[0], in_flight=row[1], dead_letters=row[2])
+
+    def purge(self) -> None:
+        """Remove every message of this queue and its DLQ (tests and admin)."""
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM queue_messages WHERE queue = ?", (self.name,))

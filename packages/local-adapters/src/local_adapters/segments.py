@@ -1,0 +1,110 @@
+"""Per-segment records on SQLite: completions (idempotent) and processing status."""
+
+from __future__ import annotations
+
+import builtins
+
+from shared_types.models import SegmentCompletion, SegmentState, SegmentStatus, now
+
+from local_adapters.db import Database
+
+
+class SqliteSegmentCompletionStore:
+    """One row per (job_id, segment_index); the first completion wins."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def put(self, completion: SegmentCompletion) -> bool:
+        """Record a completion idempotently; True if it was new."""
+        with self._db.write() as conn:
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO segment_completions (job_id, segment_index, doc)"
+                " VALUES (?, ?, ?)",
+                (completion.job_id, completion.segment_index, completion.model_dump_json()),
+            )
+            return cur.rowcount == 1
+
+    def list(self, job_id: str) -> builtins.list[SegmentCompletion]:
+        """All completions of a job, ordered by segment_index."""
+        rows = self._db.read(
+            "SELECT doc FROM segment_completions WHERE job_id = ? ORDER BY segment_index",
+            (job_id,))
+        return [SegmentCompletion.model_validate_json(r[0]) for r in rows]
+
+    def count(self, job_id: str) -> int:
+        """Number of distinct completed segments of a job."""
+        rows = self._db.read(
+            "SELECT COUNT(*) FROM segment_completions WHERE job_id = ?", (job_id,))
+        return int(rows[0][0])
+
+    def delete_job(self, job_id: str) -> None:
+        """Forget every completion of a job."""
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM segment_completions WHERE job_id = ?", (job_id,))
+
+
+_STATUS_COLUMNS = "job_id, segment_index, state, attempts, last_error, updated_at"
+
+
+def _status(row) -> SegmentStatus:
+    return SegmentStatus(job_id=row[0], segment_index=row[1], state=SegmentState(row[2]),
+                         attempts=row[3], last_error=row[4], updated_at=row[5])
+
+
+class SqliteSegmentStatusStore:
+    """Segment-first status: a complete segment is never downgraded."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def _upsert(self, job_id: str, index: int, state: SegmentState, attempt: int,
+                error: str | None) -> SegmentStatus:
+        with self._db.write() as conn:
+            row = conn.execute(
+                "INSERT INTO segment_status (" + _STATUS_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (job_id, segment_index) DO UPDATE SET"
+                "   state = excluded.state,"
+                "   attempts = segment_status.attempts + excluded.attempts,"
+                "   last_error = excluded.last_error,"
+                "   updated_at = excluded.updated_at"
+                " WHERE segment_status.state != 'complete' OR excluded.state = 'complete'"
+                " RETURNING " + _STATUS_COLUMNS,
+                (job_id, index, state.value, attempt, error, now()),
+            ).fetchone()
+            if row is None:  # the update was refused: the segment is already complete
+                row = conn.execute(
+                    "SELECT " + _STATUS_COLUMNS + " FROM segment_status"
+                    " WHERE job_id = ? AND segment_index = ?", (job_id, index)).fetchone()
+            return _status(row)
+
+    def mark_pending(self, job_id: str, segment_index: int) -> SegmentStatus:
+        """Record an attempt before any work; a complete segment stays complete."""
+        return self._upsert(job_id, segment_index, SegmentState.PENDING, 1, None)
+
+    def mark_complete(self, job_id: str, segment_index: int) -> SegmentStatus:
+        """Set state complete (clears last_error); creates the row if missing."""
+        return self._upsert(job_id, segment_index, SegmentState.COMPLETE, 0, None)
+
+    def mark_failed(self, job_id: str, segment_index: int, error: str) -> SegmentStatus:
+        """Set state failed with a reason; a complete segment stays complete."""
+        return self._upsert(job_id, segment_index, SegmentState.FAILED, 0, error)
+
+    def get(self, job_id: str, segment_index: int) -> SegmentStatus | None:
+        """The status row, or None."""
+        rows = self._db.read(
+            "SELECT " + _STATUS_COLUMNS + " FROM segment_status"
+            " WHERE job_id = ? AND segment_index = ?", (job_id, segment_index))
+        return _status(rows[0]) if rows else None
+
+    def list(self, job_id: str) -> builtins.list[SegmentStatus]:
+        """All status rows of a job, ordered by segment_index."""
+        rows = self._db.read(
+            "SELECT " + _STATUS_COLUMNS + " FROM segment_status WHERE job_id = ?"
+            " ORDER BY segment_index", (job_id,))
+        return [_status(r) for r in rows]
+
+    def delete_job(self, job_id: str) -> None:
+        """Forget every status row of a job."""
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM segment_status WHERE job_id = ?", (job_id,))

@@ -1,0 +1,199 @@
+"""ObjectStorage on the filesystem: ``{data_dir}/buckets/{bucket}/{key}``.
+
+Keys are validated before touching the disk. Writes go to a temp file under
+``{data_dir}/tmp``, are fsynced, then renamed into place, so a reader never sees
+half an object. After each successful write the notifier raises the S3-shaped
+object-created event for matching queues.
+"""
+
+from __future__ import annotations
+
+import builtins
+import mimetypes
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from shared_types.errors import InvalidKeyError, ObjectNotFoundError
+from shared_types.models import ObjectInfo, PresignedRequest
+
+from local_adapters.notifications import Notifier
+from local_adapters.signing import UrlSigner
+
+MAX_KEY_BYTES = 1024
+COPY_CHUNK = 1024 * 1024
+
+
+def validate_key(key: str) -> str:
+    """``key`` if it is a safe relative object key.
+
+    Raises InvalidKeyError for empty keys, absolute paths, ``.``/``..`` or empty
+    segments, backslashes, NUL or other control characters, or over-long keys.
+    """
+    if not isinstance(key, str) or not key:
+        raise InvalidKeyError("object key must be a non-empty string")
+    if len(key.encode()) > MAX_KEY_BYTES:
+        raise InvalidKeyError(f"object key is longer than {MAX_KEY_BYTES} bytes")
+    if key.startswith("/"):
+        raise InvalidKeyError(f"object key {key!r} is an absolute path")
+    if "\\" in key or any(ord(c) < 32 for c in key):
+        raise InvalidKeyError(f"object key {key!r} has a backslash or control character")
+    for part in key.split("/"):
+        if part in ("", ".", ".."):
+            raise InvalidKeyError(f"object key {key!r} has an empty, '.' or '..' segment")
+    return key
+
+
+def content_type_for(key: str) -> str:
+    """The MIME type implied by a key's extension (application/octet-stream if unknown)."""
+    return mimetypes.guess_type(key)[0] or "application/octet-stream"
+
+
+def fsync_dir(path: Path) -> None:
+    """Persist a directory entry change (a rename) on POSIX filesystems."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class FilesystemStorage:
+    """One bucket as a folder; presigned URLs point at the local ``/storage`` app."""
+
+    def __init__(self, data_dir: Path, bucket: str, *, signer: UrlSigner,
+                 notifier: Notifier | None = None) -> None:
+        if not bucket or "/" in bucket or bucket in (".", ".."):
+            raise ValueError(f"invalid bucket name {bucket!r}")
+        self.bucket = bucket
+        self.root = Path(data_dir) / "buckets" / bucket
+        self.tmp_dir = Path(data_dir) / "tmp"
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.tmp_dir.mkdir(parents=True, exist_ok=True)
+        self.signer = signer
+        self.notifier = notifier or Notifier()
+
+    def path_of(self, key: str) -> Path:
+        """The file holding ``key``. Raises InvalidKeyError for unsafe keys."""
+        return self.root / validate_key(key)
+
+    def _info(self, key: str, path: Path) -> ObjectInfo:
+        st = path.stat()
+        return ObjectInfo(key=key, size=st.st_size, etag=f"{st.st_size:x}-{st.st_mtime_ns:x}",
+                          last_modified=st.st_mtime, content_type=content_type_for(key))
+
+    def temp_file(self) -> Path:
+        """A new empty temp file on the same filesystem as the bucket (caller owns it)."""
+        fd, name = tempfile.mkstemp(dir=self.tmp_dir, prefix="upload-")
+        os.close(fd)
+        return Path(name)
+
+    def adopt_file(self, key: str, tmp: Path) -> ObjectInfo:
+        """Move a finished temp file (from ``temp_file``) into place as ``key``.
+
+        fsyncs it, renames it atomically, then sends the object-created event.
+        Raises InvalidKeyError; DatabaseBusyError if the event cannot be queued.
+        """
+        dest = self.path_of(key)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(tmp, dest)
+        fsync_dir(dest.parent)
+        info = self._info(key, dest)
+        self.notifier.object_created(self.bucket, info)
+        return info
+
+    def _write_from(self, key: str, source) -> ObjectInfo:
+        validate_key(key)
+        tmp = self.temp_file()
+        try:
+            with open(tmp, "wb") as out:
+                shutil.copyfileobj(source, out, COPY_CHUNK)
+            return self.adopt_file(key, tmp)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def put_file(self, key: str, path: Path, *, content_type: str | None = None) -> ObjectInfo:
+        """Copy a file in (streaming, atomic). Raises InvalidKeyError, FileNotFoundError."""
+        with open(path, "rb") as src:
+            return self._write_from(key, src)
+
+    def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
+        """Store small content (atomic). Raises InvalidKeyError."""
+        validate_key(key)
+        tmp = self.temp_file()
+        try:
+            tmp.write_bytes(data)
+            return self.adopt_file(key, tmp)
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def _open(self, key: str):
+        try:
+            return open(self.path_of(key), "rb")
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise ObjectNotFoundError(f"no object {self.bucket}/{key}") from None
+
+    def get_file(self, key: str, path: Path) -> ObjectInfo:
+        """Copy an object to ``path`` (streaming). Raises ObjectNotFoundError."""
+        with self._open(key) as src, open(path, "wb") as out:
+            shutil.copyfileobj(src, out, COPY_CHUNK)
+            return self._info(key, Path(src.name))
+
+    def get_bytes(self, key: str) -> bytes:
+        """Read an object into memory. Raises ObjectNotFoundError."""
+        with self._open(key) as src:
+            return src.read()
+
+    def head(self, key: str) -> ObjectInfo | None:
+        """Metadata of an object, or None. Raises InvalidKeyError."""
+        path = self.path_of(key)
+        return self._info(key, path) if path.is_file() else None
+
+    def exists(self, key: str) -> bool:
+        """True when the object exists. Raises InvalidKeyError."""
+        return self.path_of(key).is_file()
+
+    def delete(self, key: str) -> None:
+        """Remove an object (no error if absent). Raises InvalidKeyError."""
+        self.path_of(key).unlink(missing_ok=True)
+
+    def list(self, prefix: str) -> Iterator[ObjectInfo]:
+        """Objects whose key starts with ``prefix``, in key order."""
+        base = self.root / prefix.rsplit("/", 1)[0] if "/" in prefix else self.root
+        if ".." in prefix.split("/") or not base.is_dir():
+            return
+        keys: builtins.list[str] = []
+        for dirpath, _dirs, files in os.walk(base):
+            rel = Path(dirpath).relative_to(self.root).as_posix()
+            for name in files:
+                key = name if rel == "." else f"{rel}/{name}"
+                if key.startswith(prefix):
+                    keys.append(key)
+        for key in sorted(keys):
+            path = self.root / key
+            if path.is_file():
+                yield self._info(key, path)
+
+    def presign_put(self, key: str, *, expires_s: int = 3600, max_bytes: int | None = None,
+                    content_type: str | None = None) -> PresignedRequest:
+        """A signed PUT URL for the local ``/storage`` app. Raises InvalidKeyError."""
+        url, exp = self.signer.sign("put", self.bucket, validate_key(key), expires_s=expires_s,
+                                    max_bytes=max_bytes)
+        headers = {"Content-Type": content_type} if content_type else {}
+        return PresignedRequest(url=url, method="PUT", headers=headers, expires_at=exp,
+                                max_bytes=max_bytes)
+
+    def presign_get(self, key: str, *, expires_s: int = 3600,
+                    download_name: str | None = None) -> str:
+        """A signed GET URL (Range works); ``download_name`` makes it an attachment."""
+        url, _ = self.signer.sign("get", self.bucket, validate_key(key), expires_s=expires_s,
+                                  download_name=download_name)
+        return url
+
+    def uri(self, key: str) -> str:
+        """``file://`` URI of the object's path. Raises InvalidKeyError."""
+        return self.path_of(key).resolve().as_uri()

@@ -1,0 +1,180 @@
+"""The ASGI app behind local presigned URLs; web-ui mounts it at ``/storage``.
+
+``GET /{bucket}/{key}`` serves an object with HTTP Range support (video
+seeking); ``PUT /{bucket}/{key}`` streams the request body to a temp file,
+enforcing the signed size cap while streaming, then moves it into place (which
+raises the object-created event). Every request needs a valid, unexpired
+signature made by this backend's :class:`UrlSigner`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from urllib.parse import quote
+
+import anyio
+from shared_types.errors import InvalidKeyError
+from shared_types.ports import Backend
+from shared_types.settings import BackendSettings
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from local_adapters.backend import build_backend
+from local_adapters.errors import SignatureError
+from local_adapters.signing import SignedRequest
+from local_adapters.storage import FilesystemStorage, validate_key
+
+log = logging.getLogger(__name__)
+
+CHUNK = 256 * 1024
+_RANGE_RE = re.compile(r"^bytes=(\d*)-(\d*)$")
+
+
+class RangeNotSatisfiableError(ValueError):
+    """The Range header is malformed or outside the object."""
+
+
+def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
+    """(start, end inclusive) of a single ``bytes=`` range, or None to send it all.
+
+    Several ranges are answered with the whole object (allowed by RFC 9110).
+    Raises RangeNotSatisfiableError for a malformed or unsatisfiable range.
+    """
+    if not header:
+        return None
+    if "," in header:
+        return None
+    m = _RANGE_RE.match(header.strip())
+    if not m or (m[1] == "" and m[2] == ""):
+        raise RangeNotSatisfiableError(f"malformed Range {header!r}")
+    if m[1] == "":  # suffix range: the last N bytes
+        length = int(m[2])
+        if length == 0 or size == 0:
+            raise RangeNotSatisfiableError("empty suffix range")
+        return max(0, size - length), size - 1
+    start = int(m[1])
+    end = int(m[2]) if m[2] else size - 1
+    if start >= size or end < start:
+        raise RangeNotSatisfiableError(f"range {header!r} outside 0..{size - 1}")
+    return start, min(end, size - 1)
+
+
+def content_disposition(name: str) -> str:
+    """An ``attachment`` header value safe for any file name."""
+    ascii_name = name.encode("ascii", "replace").decode().replace('"', "_").replace("\\", "_")
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name, safe='')}"
+
+
+async def _file_chunks(path, start: int, length: int):
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        remaining = length
+        while remaining > 0:
+            data = await anyio.to_thread.run_sync(fh.read, min(CHUNK, remaining))
+            if not data:
+                return
+            remaining -= len(data)
+            yield data
+
+
+def _error(status: int, reason: str) -> Response:
+    return PlainTextResponse(reason, status_code=status)
+
+
+class _StorageEndpoint:
+    def __init__(self, storages: dict[str, FilesystemStorage]) -> None:
+        self.storages = storages
+
+    def _resolve(self, request: Request, op: str
+                 ) -> tuple[FilesystemStorage, str, SignedRequest]:
+        bucket, key = request.path_params["bucket"], request.path_params["key"]
+        storage = self.storages.get(bucket)
+        if storage is None:
+            raise SignatureError(f"unknown bucket {bucket!r}")
+        signed = storage.signer.verify(bucket, key, dict(request.query_params), op=op)
+        return storage, validate_key(key), signed
+
+    async def __call__(self, scope, receive, send) -> None:
+        request = Request(scope, receive)
+        op = "put" if request.method == "PUT" else "get"
+        try:
+            storage, key, signed = self._resolve(request, op)
+            response = await (self._put(request, storage, key, signed.max_bytes) if op == "put"
+                              else self._get(request, storage, key, signed.download_name))
+        except SignatureError as exc:
+            response = _error(403, f"forbidden: {exc}")
+        except InvalidKeyError as exc:
+            response = _error(400, f"bad key: {exc}")
+        await response(scope, receive, send)
+
+    async def _get(self, request: Request, storage: FilesystemStorage, key: str,
+                   dl: str | None) -> Response:
+        info = storage.head(key)
+        if info is None:
+            return _error(404, f"no object {key}")
+        headers = {"Accept-Ranges": "bytes", "Content-Type": info.content_type or "",
+                   "ETag": f'"{info.etag}"'}
+        if dl:
+            headers["Content-Disposition"] = content_disposition(dl)
+        try:
+            span = parse_range(request.headers.get("range"), info.size)
+        except RangeNotSatisfiableError as exc:
+            return Response(f"range not satisfiable: {exc}", status_code=416,
+                            headers={"Content-Range": f"bytes */{info.size}"})
+        status, start, length = 200, 0, info.size
+        if span is not None:
+            status, start, length = 206, span[0], span[1] - span[0] + 1
+            headers["Content-Range"] = f"bytes {span[0]}-{span[1]}/{info.size}"
+        headers["Content-Length"] = str(length)
+        if request.method == "HEAD":
+            return Response(status_code=status, headers=headers)
+        return StreamingResponse(_file_chunks(storage.path_of(key), start, length),
+                                 status_code=status, headers=headers)
+
+    async def _put(self, request: Request, storage: FilesystemStorage, key: str,
+                   cap: int | None) -> Response:
+        declared = request.headers.get("content-length")
+        if cap is not None and declared and declared.isdigit() and int(declared) > cap:
+            return _error(413, f"upload of {declared} bytes is over the {cap}-byte limit")
+        tmp = storage.temp_file()
+        try:
+            total = 0
+            with open(tmp, "wb") as out:
+                async for chunk in request.stream():
+                    total += len(chunk)
+                    if cap is not None and total > cap:
+                        return _error(413, f"upload is over the {cap}-byte limit")
+                    out.write(chunk)
+            info = await anyio.to_thread.run_sync(storage.adopt_file, key, tmp)
+        except ClientDisconnect:
+            log.info("bucket=%s key=%s upload aborted by the client", storage.bucket, key)
+            return _error(400, "upload interrupted")
+        finally:
+            tmp.unlink(missing_ok=True)
+        log.info("bucket=%s key=%s uploaded %d bytes", storage.bucket, key, info.size)
+        return JSONResponse({"key": key, "size": info.size, "etag": info.etag},
+                            headers={"ETag": f'"{info.etag}"'})
+
+
+def storage_app(settings: BackendSettings, *, backend: Backend | None = None) -> Starlette:
+    """The Starlette app serving presigned URLs for the local buckets.
+
+    Pass ``backend`` to share one already built (its storages must be
+    FilesystemStorage); otherwise one is built from ``settings``. Responses:
+    403 bad/expired signature, 400 bad key, 404 missing object, 413 over the
+    size cap, 416 bad Range. Raises TypeError for a non-filesystem backend.
+    """
+    if backend is None:
+        backend = build_backend(settings)
+    storages = {}
+    for storage in (backend.input_storage, backend.output_storage):
+        if not isinstance(storage, FilesystemStorage):
+            raise TypeError(f"storage_app needs FilesystemStorage, got {type(storage).__name__}")
+        storages[storage.bucket] = storage
+    endpoint = _StorageEndpoint(storages)
+    return Starlette(routes=[
+        Route("/{bucket}/{key:path}", endpoint, methods=["GET", "HEAD", "PUT"]),
+    ])
