@@ -1,0 +1,57 @@
+"""The one wiring function of the web UI: ``create_app(settings, backend)``."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+from shared_types.ports import Backend
+
+from web_ui.eta import EtaEstimator
+from web_ui.handlers import install_handlers
+from web_ui.routes import api, events, pages
+from web_ui.security import BasicAuthMiddleware, BodyLimitMiddleware, SecurityHeadersMiddleware
+from web_ui.settings import WebSettings
+from web_ui.templating import build_templates
+from web_ui.wiring import STORAGE_MOUNT, build_backend, build_storage_app
+
+AUTH_EXEMPT = ("/healthz", STORAGE_MOUNT + "/")
+
+
+def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI:
+    """The FastAPI app: pages, SSE, JSON API, static files and, on the local
+    backend, the signed ``/storage`` routes. ``backend`` defaults to the one
+    ``settings.backend`` names (tests pass a fake)."""
+    backend = backend if backend is not None else build_backend(settings)
+    app = FastAPI(
+        title="StereoSpot", summary="2D to 3D video conversion",
+        docs_url=None, redoc_url=None, openapi_url="/openapi.json",
+    )
+    app.state.settings = settings
+    app.state.backend = backend
+    app.state.eta = EtaEstimator(backend.jobs, settings.eta_seconds_per_mb)
+    app.state.templates = build_templates()
+
+    app.include_router(pages.router)
+    app.include_router(events.router)
+    app.include_router(api.router)
+    app.mount("/static", StaticFiles(directory=str(files("web_ui") / "static")), name="static")
+    storage = build_storage_app(settings)
+    if storage is not None:
+        app.mount(STORAGE_MOUNT, storage, name="storage")
+    install_handlers(app)
+
+    # Last added runs first: headers wrap everything, auth before reading bodies.
+    app.add_middleware(
+        BodyLimitMiddleware, max_bytes=settings.max_body_bytes,
+        exempt_prefixes=(STORAGE_MOUNT + "/",),
+    )
+    if settings.basic_auth_enabled:
+        app.add_middleware(
+            BasicAuthMiddleware, user=settings.basic_auth_user,
+            password=settings.basic_auth_password.get_secret_value(),
+            exempt_prefixes=AUTH_EXEMPT,
+        )
+    app.add_middleware(SecurityHeadersMiddleware)
+    return app

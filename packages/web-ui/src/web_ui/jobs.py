@@ -1,0 +1,110 @@
+"""Job reads and creation, upload and playback URLs, download names."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from pydantic import BaseModel
+from shared_types.dtos import CreateJobRequest, PresignedPlaybackResponse
+from shared_types.errors import PermanentError
+from shared_types.keys import final_key, source_key
+from shared_types.models import LAYOUT_TAGS, Job, JobStatus, PresignedRequest, new_job_id
+from shared_types.ports import Backend
+
+from web_ui.errors import BadRequestError, JobStateError, PageNotFoundError
+
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_NAME_STEM = 80
+MAX_CURSOR_LENGTH = 512
+
+
+def parse_job_id(raw: str) -> str:
+    """The canonical form of a job id. Raises PageNotFoundError unless it is a UUID
+    (so a hostile id never reaches a store or a key)."""
+    if len(raw) > 64:
+        raise PageNotFoundError("No such job.")
+    try:
+        return str(uuid.UUID(raw))
+    except ValueError:
+        raise PageNotFoundError("No such job.") from None
+
+
+def load_job(backend: Backend, raw_job_id: str) -> Job:
+    """The job for an id from a URL. Raises PageNotFoundError."""
+    job = backend.jobs.get(parse_job_id(raw_job_id))
+    if job is None:
+        raise PageNotFoundError("No such job. It may have been deleted.")
+    return job
+
+
+def create_job(backend: Backend, request: CreateJobRequest) -> Job:
+    """Record a new job in ``created`` and return it."""
+    title = request.title.strip() if request.title else None
+    job = Job(job_id=new_job_id(), mode=request.mode, title=title or None, params=request.params)
+    backend.jobs.create(job)
+    return job
+
+
+def upload_request(
+    backend: Backend, job: Job, *, max_bytes: int, expires_s: int
+) -> PresignedRequest:
+    """A presigned PUT scoped to this job's source key. Raises JobStateError
+    unless the job still waits for its upload."""
+    if job.status != JobStatus.CREATED:
+        raise JobStateError("This job already has its video.")
+    return backend.input_storage.presign_put(
+        source_key(job.job_id), expires_s=expires_s, max_bytes=max_bytes
+    )
+
+
+def download_name(job: Job) -> str:
+    """A safe file name that carries the layout tag VR players detect,
+    e.g. ``holiday_LRF_Full_SBS.mp4``."""
+    stem = _UNSAFE_NAME.sub("_", job.title or "").strip("._-")[:MAX_NAME_STEM]
+    stem = stem or f"stereo-spot-{job.job_id[:8]}"
+    return f"{stem}_{LAYOUT_TAGS[job.mode]}.mp4"
+
+
+def playback(backend: Backend, job: Job, *, expires_s: int) -> PresignedPlaybackResponse:
+    """Presigned URLs to stream (Range requests work) and to download the result.
+    Raises JobStateError unless the job is completed."""
+    if job.status != JobStatus.COMPLETED:
+        raise JobStateError("The 3D video is not ready yet.")
+    key = job.final_key or final_key(job.job_id)
+    name = download_name(job)
+    return PresignedPlaybackResponse(
+        url=backend.output_storage.presign_get(key, expires_s=expires_s),
+        download_url=backend.output_storage.presign_get(
+            key, expires_s=expires_s, download_name=name
+        ),
+        download_name=name,
+    )
+
+
+class JobListing(BaseModel):
+    """One page of the unified job list (in-progress and failed on the first page)."""
+
+    in_progress: list[Job]
+    completed: list[Job]
+    failed: list[Job]
+    next_cursor: str | None = None
+
+
+def list_jobs(backend: Backend, *, limit: int, cursor: str | None = None) -> JobListing:
+    """Jobs newest first; ``cursor`` pages through completed jobs.
+    Raises BadRequestError for a cursor this backend did not issue."""
+    if cursor is not None and len(cursor) > MAX_CURSOR_LENGTH:
+        raise BadRequestError("Invalid page cursor.")
+    try:
+        completed = backend.jobs.list_by_status(JobStatus.COMPLETED, limit=limit, cursor=cursor)
+    except (ValueError, PermanentError) as exc:
+        raise BadRequestError("Invalid page cursor.") from exc
+    first_page = cursor is None
+    return JobListing(
+        in_progress=backend.jobs.list_in_progress(limit=limit) if first_page else [],
+        completed=completed.items,
+        failed=backend.jobs.list_by_status(JobStatus.FAILED, limit=limit).items
+        if first_page else [],
+        next_cursor=completed.next_cursor,
+    )

@@ -1,0 +1,1 @@
+"""HTTP routes: HTML pages, the JSON API and the SSE stream."""

@@ -1,0 +1,69 @@
+"""The JSON API under /api/ (OpenAPI at /openapi.json)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from shared_types.dtos import (
+    CreateJobRequest,
+    CreateJobResponse,
+    JobListItem,
+    JobListResponse,
+    JobView,
+    PresignedPlaybackResponse,
+)
+from shared_types.models import Job
+
+from web_ui import jobs as job_service
+from web_ui.deps import SAFE_API, BackendDep, EtaDep, SettingsDep
+from web_ui.progress import snapshot
+
+router = APIRouter(prefix="/api", tags=["jobs"])
+
+
+def _item(job: Job) -> JobListItem:
+    return JobListItem.model_validate(job.model_dump(include=set(JobListItem.model_fields)))
+
+
+@router.post("/jobs", status_code=201, dependencies=SAFE_API)
+def create_job(
+    body: CreateJobRequest, backend: BackendDep, settings: SettingsDep
+) -> CreateJobResponse:
+    """Create a job and return where to PUT its source video."""
+    job = job_service.create_job(backend, body)
+    upload = job_service.upload_request(
+        backend, job, max_bytes=settings.max_upload_bytes, expires_s=settings.upload_url_expires_s
+    )
+    return CreateJobResponse(
+        job_id=job.job_id, upload_url=upload.url, upload_method=upload.method,
+        upload_headers=upload.headers, max_upload_bytes=settings.max_upload_bytes,
+    )
+
+
+@router.get("/jobs")
+def list_jobs(
+    backend: BackendDep, settings: SettingsDep,
+    cursor: Annotated[str | None, Query(max_length=job_service.MAX_CURSOR_LENGTH)] = None,
+) -> JobListResponse:
+    """In-progress and failed jobs (first page only), then completed jobs, newest first."""
+    listing = job_service.list_jobs(backend, limit=settings.page_size, cursor=cursor)
+    jobs = listing.in_progress + listing.failed + listing.completed
+    return JobListResponse(items=[_item(j) for j in jobs], next_cursor=listing.next_cursor)
+
+
+@router.get("/jobs/{job_id}")
+def get_job(job_id: str, backend: BackendDep, eta: EtaDep) -> JobView:
+    """The job with its progress and, when failed, why."""
+    job = job_service.load_job(backend, job_id)
+    progress = snapshot(backend, job, eta).as_progress()
+    return JobView.model_validate({**job.model_dump(), "progress": progress})
+
+
+@router.get("/jobs/{job_id}/playback")
+def get_playback(
+    job_id: str, backend: BackendDep, settings: SettingsDep
+) -> PresignedPlaybackResponse:
+    """Presigned stream and download URLs of a completed job."""
+    job = job_service.load_job(backend, job_id)
+    return job_service.playback(backend, job, expires_s=settings.playback_url_expires_s)

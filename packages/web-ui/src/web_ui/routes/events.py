@@ -1,0 +1,22 @@
+"""The SSE progress stream of one job."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from sse_starlette import EventSourceResponse
+
+from web_ui import jobs as job_service
+from web_ui.deps import BackendDep, EtaDep, SettingsDep
+from web_ui.sse import progress_response
+
+router = APIRouter()
+
+
+@router.get("/jobs/{job_id}/events", include_in_schema=False)
+async def job_events(
+    request: Request, job_id: str, backend: BackendDep, settings: SettingsDep, eta: EtaDep,
+) -> EventSourceResponse:
+    canonical = job_service.parse_job_id(job_id)
+    return progress_response(
+        request, backend, canonical, eta, poll_s=settings.sse_poll_s, ping_s=settings.sse_ping_s
+    )

@@ -1,0 +1,114 @@
+"""Server-rendered pages and the HTML form actions."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import RedirectResponse, Response
+from shared_types.dtos import CreateJobRequest
+from shared_types.models import (
+    AnaglyphMethod,
+    ConversionParams,
+    DepthModel,
+    JobStatus,
+    OutputMode,
+)
+
+from web_ui import jobs as job_service
+from web_ui import lifecycle
+from web_ui.deps import SAFE_FORM, BackendDep, EtaDep, SettingsDep, TemplatesDep
+from web_ui.progress import snapshot
+from web_ui.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+RECENT_JOBS = 10
+
+
+@router.get("/")
+def dashboard(request: Request, backend: BackendDep, templates: TemplatesDep) -> Response:
+    listing = job_service.list_jobs(backend, limit=RECENT_JOBS)
+    return render(templates, request, "index.html", {"listing": listing})
+
+
+@router.get("/jobs")
+def job_list(
+    request: Request, backend: BackendDep, settings: SettingsDep, templates: TemplatesDep,
+    cursor: Annotated[str | None, Query(max_length=job_service.MAX_CURSOR_LENGTH)] = None,
+) -> Response:
+    listing = job_service.list_jobs(backend, limit=settings.page_size, cursor=cursor)
+    return render(templates, request, "jobs.html", {"listing": listing, "cursor": cursor})
+
+
+@router.post("/jobs", dependencies=SAFE_FORM)
+def create_job(
+    backend: BackendDep,
+    mode: Annotated[OutputMode, Form()],
+    title: Annotated[str | None, Form(max_length=200)] = None,
+    divergence: Annotated[float, Form(ge=0.0, le=10.0)] = 2.0,
+    convergence: Annotated[float, Form(ge=0.0, le=1.0)] = 0.5,
+    depth_model: Annotated[DepthModel, Form()] = DepthModel.HEURISTIC,
+    anaglyph_method: Annotated[AnaglyphMethod, Form()] = AnaglyphMethod.DUBOIS,
+) -> Response:
+    params = ConversionParams(
+        divergence=divergence, convergence=convergence, depth_model=depth_model,
+        anaglyph_method=anaglyph_method,
+    )
+    job = job_service.create_job(
+        backend, CreateJobRequest(mode=mode, title=title, params=params)
+    )
+    return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
+
+
+@router.get("/jobs/{job_id}")
+def job_page(
+    request: Request, job_id: str, backend: BackendDep, settings: SettingsDep, eta: EtaDep,
+    templates: TemplatesDep,
+) -> Response:
+    job = job_service.load_job(backend, job_id)
+    context: dict = {
+        "job": job,
+        "progress": snapshot(backend, job, eta),
+        "max_upload_bytes": settings.max_upload_bytes,
+        "eta_seconds_per_mb": eta.seconds_per_mb(),
+    }
+    if job.status == JobStatus.CREATED:
+        context["upload"] = job_service.upload_request(
+            backend, job, max_bytes=settings.max_upload_bytes,
+            expires_s=settings.upload_url_expires_s,
+        )
+    if job.status == JobStatus.COMPLETED:
+        context["playback"] = job_service.playback(
+            backend, job, expires_s=settings.playback_url_expires_s
+        )
+    return render(templates, request, "job.html", context)
+
+
+@router.get("/jobs/{job_id}/play")
+def play(job_id: str, backend: BackendDep, settings: SettingsDep) -> Response:
+    job = job_service.load_job(backend, job_id)
+    urls = job_service.playback(backend, job, expires_s=settings.playback_url_expires_s)
+    return RedirectResponse(urls.url, status_code=307)
+
+
+@router.post("/jobs/{job_id}/retry", dependencies=SAFE_FORM)
+def retry(job_id: str, backend: BackendDep) -> Response:
+    job = job_service.load_job(backend, job_id)
+    lifecycle.retry_job(backend, job)
+    return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
+
+
+@router.post("/jobs/{job_id}/delete", dependencies=SAFE_FORM)
+def delete(job_id: str, backend: BackendDep) -> Response:
+    job = job_service.load_job(backend, job_id)
+    lifecycle.delete_job(backend, job.job_id)
+    return RedirectResponse("/jobs", status_code=303)
+
+
+@router.get("/healthz", include_in_schema=True)
+def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+

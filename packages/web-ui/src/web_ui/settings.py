@@ -1,0 +1,43 @@
+"""Settings of the web UI service (read once in the entry point)."""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field, SecretStr
+from shared_types.settings import BackendSettings
+
+MB = 1024 * 1024
+
+
+class WebSettings(BackendSettings):
+    """Backend settings plus what the web server needs (env prefix ``STEREO_SPOT_``)."""
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+
+    max_upload_bytes: int = Field(500 * MB, gt=0, le=5 * 1024 * MB)
+    max_body_bytes: int = Field(64 * 1024, gt=0, description="cap on form/JSON request bodies")
+    upload_url_expires_s: int = Field(3600, ge=60, le=7 * 24 * 3600)
+    playback_url_expires_s: int = Field(3600, ge=60, le=7 * 24 * 3600)
+
+    # Seconds of conversion per MB of source; unset means learn it from completed jobs.
+    eta_seconds_per_mb: float | None = Field(
+        None,
+        gt=0,
+        validation_alias=AliasChoices(
+            "eta_seconds_per_mb", "STEREO_SPOT_ETA_SECONDS_PER_MB", "ETA_SECONDS_PER_MB"
+        ),
+    )
+
+    basic_auth_user: str | None = None
+    basic_auth_password: SecretStr | None = None
+
+    sse_poll_s: float = Field(1.0, gt=0, le=60)
+    sse_ping_s: float = Field(15.0, gt=0, le=300)
+    page_size: int = Field(25, ge=1, le=200)
+
+    # Mount local-adapters' signed /storage routes when the backend is local.
+    serve_storage: bool = True
+
+    @property
+    def basic_auth_enabled(self) -> bool:
+        return bool(self.basic_auth_user and self.basic_auth_password)

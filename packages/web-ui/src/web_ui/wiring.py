@@ -1,0 +1,40 @@
+"""The only module that knows which backend is real.
+
+``local`` wires local-adapters (SQLite + folder) and its signed ``/storage``
+routes; ``aws`` wires aws-adapters (DynamoDB, SQS, S3). The adapter packages
+are imported lazily so a deployment needs only the one it uses.
+"""
+
+from __future__ import annotations
+
+from shared_types.ports import Backend
+from starlette.types import ASGIApp
+
+from web_ui.settings import WebSettings
+
+STORAGE_MOUNT = "/storage"
+
+
+def build_backend(settings: WebSettings) -> Backend:
+    """The Backend named by ``settings.backend``.
+
+    Raises whatever the adapter raises when its store is unreachable or
+    misconfigured (TransientStoreError / PermanentStoreError).
+    """
+    if settings.backend == "aws":
+        import aws_adapters
+
+        return aws_adapters.build_backend(settings)
+    import local_adapters
+
+    return local_adapters.build_backend(settings)
+
+
+def build_storage_app(settings: WebSettings) -> ASGIApp | None:
+    """The signed upload/download routes to mount at ``/storage``, or None when
+    the backend's storage serves browsers itself (S3) or serving is turned off."""
+    if settings.backend != "local" or not settings.serve_storage:
+        return None
+    import local_adapters
+
+    return local_adapters.storage_app(settings)
