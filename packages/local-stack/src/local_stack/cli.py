@@ -1,0 +1,125 @@
+"""The ``stereo-spot`` command: serve, convert, jobs, retry, dlq.
+
+Settings are read once here (``STEREO_SPOT_*``), then command-line options
+override them. Every failure ends as one line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import tempfile
+from pathlib import Path
+
+from rich.console import Console
+from shared_types.errors import StereoSpotError
+from shared_types.models import ConversionParams, DepthModel, OutputMode
+
+from local_stack.settings import StackSettings
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="stereo-spot", description="Turn 2D videos into 3D.")
+    p.add_argument("-v", "--verbose", action="store_true", help="log what the CLI does")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the web UI and workers on this machine")
+    serve.add_argument("--host")
+    serve.add_argument("--port", type=int)
+    serve.add_argument("--workers", type=int, help="video-worker processes")
+    serve.add_argument("--data-dir", type=Path)
+
+    conv = sub.add_parser("convert", help="convert one file end to end")
+    conv.add_argument("input", type=Path)
+    conv.add_argument("-o", "--output", type=Path, required=True)
+    conv.add_argument("--mode", type=OutputMode, default=OutputMode.HALF_SBS,
+                      choices=list(OutputMode), metavar="{" + ",".join(OutputMode) + "}")
+    conv.add_argument("--divergence", type=float, default=2.0, help="max disparity, %% of width")
+    conv.add_argument("--convergence", type=float, default=0.5, help="screen plane 0..1")
+    conv.add_argument("--depth", type=DepthModel, default=DepthModel.HEURISTIC,
+                      choices=list(DepthModel), metavar="{" + ",".join(DepthModel) + "}")
+    conv.add_argument("--workers", type=int, help="video-worker processes")
+    conv.add_argument("--segment-seconds", type=float)
+    conv.add_argument("--data-dir", type=Path, help="keep the pipeline's data here (default: temp)")
+
+    sub.add_parser("jobs", help="list jobs")
+    retry = sub.add_parser("retry", help="resume a failed job")
+    retry.add_argument("job_id")
+    dlq = sub.add_parser("dlq", help="show dead-lettered messages")
+    dlq.add_argument("--redrive", action="store_true", help="move them back to their queues")
+    for cmd in (sub.choices["jobs"], retry, dlq):
+        cmd.add_argument("--data-dir", type=Path)
+    return p
+
+
+def _settings(args: argparse.Namespace) -> StackSettings:
+    settings = StackSettings()
+    overrides = {
+        name: getattr(args, name) for name in ("host", "port", "workers", "data_dir",
+                                                "segment_seconds")
+        if getattr(args, name, None) is not None
+    }
+    settings = settings.model_copy(update=overrides)
+    if "public_base_url" not in settings.model_fields_set:
+        settings = settings.model_copy(
+            update={"public_base_url": f"http://{settings.host}:{settings.port}"})
+    return StackSettings.model_validate(settings.model_dump())
+
+
+def _convert(args: argparse.Namespace, settings: StackSettings, console: Console) -> int:
+    from local_stack.convert import ConvertRequest, run_convert
+
+    params = ConversionParams(divergence=args.divergence, convergence=args.convergence,
+                              depth_model=args.depth)
+    request = ConvertRequest(args.input, args.output, args.mode, params)
+    if args.data_dir is not None:
+        snap = run_convert(settings, request, console)
+    else:
+        with tempfile.TemporaryDirectory(prefix="stereo-spot-") as tmp:
+            snap = run_convert(settings.model_copy(update={"data_dir": Path(tmp)}),
+                               request, console)
+    console.print(f"wrote {args.output} ({snap.segments_total} segment(s))")
+    return 0
+
+
+def _run(args: argparse.Namespace, console: Console) -> int:
+    settings = _settings(args)
+    if args.command == "serve":
+        from local_stack.serve import run_serve
+
+        return run_serve(settings, console)
+    if args.command == "convert":
+        return _convert(args, settings, console)
+
+    from local_stack import ops
+    from local_stack.wiring import build_backend
+
+    backend = build_backend(settings)
+    if args.command == "jobs":
+        ops.render_jobs(console, ops.list_jobs(backend))
+    elif args.command == "retry":
+        job = ops.retry(backend, args.job_id)
+        console.print(f"job {job.job_id} resumed: {job.status.value}")
+    elif args.redrive:
+        moved = ops.redrive_all(backend)
+        console.print(", ".join(f"{q}: {n}" for q, n in moved.items()) + " redriven")
+    else:
+        ops.render_dead_letters(console, ops.dead_letters(backend))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``stereo-spot`` console script; returns the exit code."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    console = Console(stderr=False)
+    try:
+        return _run(args, console)
+    except KeyboardInterrupt:
+        print("stereo-spot: interrupted", file=sys.stderr)
+        return 130
+    except (StereoSpotError, OSError, ValueError) as exc:
+        print(f"stereo-spot: {exc}", file=sys.stderr)
+        return 1

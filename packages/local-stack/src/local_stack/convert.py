@@ -1,0 +1,61 @@
+"""``stereo-spot convert``: one file through the whole pipeline, with worker processes."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from shared_types.models import ConversionParams, OutputMode
+
+from local_stack.pipeline import JobSnapshot, fetch_result, submit_job, wait_for_job
+from local_stack.probe import count_frames
+from local_stack.progress import JobProgressView
+from local_stack.services import worker_specs
+from local_stack.settings import StackSettings
+from local_stack.supervisor import Supervisor
+from local_stack.wiring import build_backend
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ConvertRequest:
+    source: Path
+    output: Path
+    mode: OutputMode
+    params: ConversionParams
+
+
+def run_convert(settings: StackSettings, request: ConvertRequest, console: Console) -> JobSnapshot:
+    """Convert ``request.source`` to ``request.output`` and return the final snapshot.
+
+    Starts a media-worker and ``settings.workers`` video-workers on the
+    settings' backend, submits the job, shows progress, downloads the result
+    and stops the workers. Raises FileNotFoundError for a missing input,
+    ConversionFailedError with the pipeline's reason when the job fails, and
+    StackTimeoutError after ``settings.job_timeout_s``.
+    """
+    if not request.source.is_file():
+        raise FileNotFoundError(f"input file not found: {request.source}")
+    backend = build_backend(settings)
+    supervisor = Supervisor(
+        worker_specs(settings),
+        backoff_base_s=settings.restart_backoff_s,
+        backoff_max_s=settings.restart_backoff_max_s,
+        drain_timeout_s=settings.drain_timeout_s,
+        on_event=lambda line: log.info("%s", line),
+    )
+    supervisor.start()
+    try:
+        job = submit_job(backend, request.source, mode=request.mode, params=request.params)
+        console.print(f"job {job.job_id}: {request.source.name} -> {request.mode.value}")
+        with JobProgressView(console, count_frames(request.source)) as view:
+            snap = wait_for_job(backend, job.job_id, poll_s=settings.poll_s,
+                                timeout_s=settings.job_timeout_s,
+                                on_snapshot=view.update, tick=supervisor.poll)
+    finally:
+        supervisor.stop()
+    fetch_result(backend, snap, request.output)
+    return snap

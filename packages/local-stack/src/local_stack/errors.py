@@ -1,0 +1,19 @@
+"""Errors of the stereo-spot CLI, classified like the rest of the pipeline."""
+
+from shared_types.errors import PermanentError, TransientError
+
+
+class LocalStackError(PermanentError):
+    """Base of every error raised by local_stack; its message is shown to a person."""
+
+
+class ConversionFailedError(LocalStackError):
+    """The pipeline finished the job as ``failed`` (the message says why)."""
+
+
+class ServiceMissingError(LocalStackError):
+    """A service package the command needs is not installed."""
+
+
+class StackTimeoutError(LocalStackError, TransientError):
+    """A job did not reach a final state in the time allowed."""

@@ -1,0 +1,124 @@
+"""Submit a file to the pipeline and follow its job to a final state.
+
+Works on any Backend (local or AWS): it only creates the job, puts the source
+under its canonical key (the storage's object-created event starts chunking)
+and reads the stores; the workers do the rest.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from shared_types.keys import final_key, source_key
+from shared_types.models import (
+    ConversionParams,
+    Job,
+    JobError,
+    JobStatus,
+    OutputMode,
+    SegmentState,
+    new_job_id,
+)
+from shared_types.ports import Backend
+
+from local_stack.errors import ConversionFailedError, StackTimeoutError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class JobSnapshot:
+    """What a progress display needs to know about a job at one moment."""
+
+    job_id: str
+    status: JobStatus
+    segments_total: int | None
+    segments_done: int
+    segments_failed: int
+    error: JobError | None
+
+    @property
+    def is_final(self) -> bool:
+        return self.status.is_final
+
+
+def submit_job(
+    backend: Backend,
+    source: Path,
+    *,
+    mode: OutputMode,
+    params: ConversionParams,
+    title: str | None = None,
+) -> Job:
+    """Create a job and upload ``source`` as its canonical source object.
+
+    Raises FileNotFoundError when ``source`` is missing; store errors propagate.
+    """
+    size = source.stat().st_size
+    job = Job(job_id=new_job_id(), mode=mode, params=params,
+              title=(title or source.name)[:200], source_size_bytes=size)
+    backend.jobs.create(job)
+    backend.input_storage.put_file(source_key(job.job_id), source, content_type="video/mp4")
+    log.info("job_id=%s submitted %s (%d bytes, mode %s)", job.job_id, source, size, mode)
+    return job
+
+
+def snapshot(backend: Backend, job_id: str) -> JobSnapshot:
+    """Read a job's status and per-segment progress. Raises ConversionFailedError
+    when the job does not exist."""
+    job = backend.jobs.get(job_id)
+    if job is None:
+        raise ConversionFailedError(f"job {job_id} disappeared")
+    done = backend.completions.count(job_id)
+    failed = sum(
+        1 for s in backend.segment_status.list(job_id) if s.state == SegmentState.FAILED
+    )
+    return JobSnapshot(job_id, job.status, job.total_segments, done, failed, job.error)
+
+
+def wait_for_job(
+    backend: Backend,
+    job_id: str,
+    *,
+    poll_s: float = 0.25,
+    timeout_s: float = 3600.0,
+    on_snapshot: Callable[[JobSnapshot], None] | None = None,
+    tick: Callable[[], None] | None = None,
+) -> JobSnapshot:
+    """Poll until the job is completed or failed and return its last snapshot.
+
+    ``tick`` runs between polls (the CLI supervises its workers there).
+    Raises StackTimeoutError after ``timeout_s``.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        snap = snapshot(backend, job_id)
+        if on_snapshot:
+            on_snapshot(snap)
+        if snap.is_final:
+            return snap
+        if time.monotonic() > deadline:
+            raise StackTimeoutError(
+                f"job {job_id} still {snap.status.value} after {timeout_s:.0f}s"
+            )
+        if tick:
+            tick()
+        time.sleep(poll_s)
+
+
+def fetch_result(backend: Backend, snap: JobSnapshot, output: Path) -> Path:
+    """Download a completed job's final video to ``output``.
+
+    Raises ConversionFailedError with the job's reason when it failed.
+    """
+    if snap.status != JobStatus.COMPLETED:
+        reason = snap.error.message if snap.error else "no reason recorded"
+        stage = f" during {snap.error.stage}" if snap.error else ""
+        raise ConversionFailedError(f"conversion failed{stage}: {reason}")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    backend.output_storage.get_file(final_key(snap.job_id), output)
+    return output

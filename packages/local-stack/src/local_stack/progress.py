@@ -1,0 +1,68 @@
+"""Rich progress bars for a job: segments, frames, fps and ETA."""
+
+from __future__ import annotations
+
+import time
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from local_stack.pipeline import JobSnapshot
+
+_STAGES = {
+    "created": "waiting for chunking",
+    "chunking_in_progress": "splitting",
+    "chunking_complete": "converting",
+    "reassembling": "joining",
+    "completed": "done",
+    "failed": "failed",
+}
+
+
+class JobProgressView:
+    """Turns snapshots into two bars. Frames are estimated from finished segments
+    (the workers report per segment), fps is frames over elapsed time."""
+
+    def __init__(self, console: Console, frames_total: int | None) -> None:
+        self._frames_total = frames_total
+        self._started = time.monotonic()
+        self.progress = Progress(
+            TextColumn("[bold]{task.description:<12}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[extra]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        self._segments = self.progress.add_task("segments", total=None, extra="")
+        self._frames = self.progress.add_task("frames", total=frames_total, extra="")
+
+    def __enter__(self) -> JobProgressView:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(*exc)
+
+    def update(self, snap: JobSnapshot) -> None:
+        """Show one snapshot."""
+        total = snap.segments_total
+        stage = _STAGES.get(snap.status.value, snap.status.value)
+        failed = f" ({snap.segments_failed} failed)" if snap.segments_failed else ""
+        self.progress.update(self._segments, total=total, completed=snap.segments_done,
+                             extra=f"{stage}{failed}")
+        if self._frames_total and total:
+            frames = round(self._frames_total * min(1.0, snap.segments_done / total))
+            elapsed = max(1e-6, time.monotonic() - self._started)
+            self.progress.update(self._frames, completed=frames,
+                                 extra=f"{frames / elapsed:6.1f} fps")

@@ -1,0 +1,28 @@
+"""Settings of the stereo-spot CLI (env prefix ``STEREO_SPOT_``), read once in ``cli.main``."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from shared_types.settings import BackendSettings
+
+
+class StackSettings(BackendSettings):
+    """Backend settings plus how the CLI runs and supervises the services.
+
+    Command-line options override these; children get them back as
+    ``STEREO_SPOT_*`` environment variables.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=0, le=65535)
+    workers: int = Field(2, ge=1, le=64, description="video-worker processes")
+    segment_seconds: float = Field(10.0, gt=0, le=3600)
+    visibility_s: float = Field(60.0, gt=0, description="queue lease of a worker message")
+    lease_s: float = Field(60.0, gt=0, description="reassembly lease")
+    poll_s: float = Field(0.25, gt=0, le=10, description="how often convert reads progress")
+    job_timeout_s: float = Field(6 * 3600.0, gt=0, description="convert gives up after this")
+    restart_backoff_s: float = Field(0.5, gt=0, description="first restart delay")
+    restart_backoff_max_s: float = Field(30.0, gt=0)
+    drain_timeout_s: float = Field(30.0, gt=0, description="SIGTERM grace before SIGKILL")
+    ffmpeg: str | None = None
+    models_dir: str | None = None

@@ -1,0 +1,177 @@
+"""Run services as child processes: restart crashed ones with backoff, drain on stop.
+
+Each child runs in its own session (so a terminal's Ctrl-C reaches only the
+supervisor, which forwards it once) and is asked by the kernel to terminate if
+the supervisor itself dies (Linux ``PR_SET_PDEATHSIG``), so no worker outlives
+a killed ``stereo-spot``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(frozen=True)
+class ChildSpec:
+    """One supervised process: a name for logs, its argv and extra environment."""
+
+    name: str
+    argv: Sequence[str]
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Child:
+    spec: ChildSpec
+    proc: subprocess.Popen | None = None
+    started_at: float = 0.0
+    crashes: int = 0  # consecutive crashes; reset once the child has run stably
+    restart_at: float | None = None
+    restarts: int = 0
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        except OSError:
+            pass
+
+
+def backoff_delay(crashes: int, base_s: float, max_s: float) -> float:
+    """Delay before restarting a child that crashed ``crashes`` times in a row."""
+    return min(max_s, base_s * 2 ** max(0, crashes - 1))
+
+
+class Supervisor:
+    """Starts children, restarts any that exits while running, stops them all on drain."""
+
+    def __init__(
+        self,
+        specs: Sequence[ChildSpec],
+        *,
+        backoff_base_s: float = 0.5,
+        backoff_max_s: float = 30.0,
+        stable_after_s: float = 30.0,
+        drain_timeout_s: float = 30.0,
+        base_env: Mapping[str, str] | None = None,
+        log_dir: Path | None = None,
+        on_event: Callable[[str], None] | None = None,
+    ) -> None:
+        self._children = [_Child(spec) for spec in specs]
+        self._backoff = (backoff_base_s, backoff_max_s)
+        self._stable_after_s = stable_after_s
+        self._drain_timeout_s = drain_timeout_s
+        self._base_env = dict(os.environ if base_env is None else base_env)
+        self._log_dir = log_dir
+        self._on_event = on_event or (lambda line: log.info("%s", line))
+        self._lock = threading.Lock()
+        self._stopping = False
+
+    def start(self) -> None:
+        """Start every child. Raises OSError if a program cannot be executed."""
+        with self._lock:
+            for child in self._children:
+                self._spawn(child)
+
+    def _spawn(self, child: _Child) -> None:
+        env = {**self._base_env, **child.spec.env}
+        out = None
+        if self._log_dir is not None:  # children's logs go to a file, not the terminal
+            self._log_dir.mkdir(parents=True, exist_ok=True)
+            out = open(self._log_dir / f"{child.spec.name}.log", "ab")  # noqa: SIM115
+        try:
+            child.proc = subprocess.Popen(
+                list(child.spec.argv), env=env, stdin=subprocess.DEVNULL,
+                stdout=out, stderr=subprocess.STDOUT if out else None,
+                start_new_session=True, preexec_fn=_die_with_parent,
+            )
+        finally:
+            if out is not None:
+                out.close()
+        child.started_at = time.monotonic()
+        child.restart_at = None
+        self._on_event(f"started {child.spec.name} (pid {child.proc.pid})")
+
+    def poll(self) -> None:
+        """Notice children that exited and restart them when their backoff is over."""
+        with self._lock:
+            if self._stopping:
+                return
+            now = time.monotonic()
+            for child in self._children:
+                if child.restart_at is not None:
+                    if now >= child.restart_at:
+                        child.restarts += 1
+                        self._spawn(child)
+                    continue
+                rc = child.proc.poll() if child.proc else None
+                if rc is None:
+                    continue
+                if now - child.started_at >= self._stable_after_s:
+                    child.crashes = 0
+                child.crashes += 1
+                delay = backoff_delay(child.crashes, *self._backoff)
+                child.restart_at = now + delay
+                self._on_event(
+                    f"{child.spec.name} exited with code {rc}; restarting in {delay:.1f}s")
+
+    def run(self, stop: threading.Event, *, tick_s: float = 0.2) -> bool:
+        """Supervise until ``stop`` is set, then drain every child (see ``stop``)."""
+        while not stop.wait(tick_s):
+            self.poll()
+        return self.stop()
+
+    def stop(self, sig: int = signal.SIGTERM) -> bool:
+        """Send ``sig`` to every child, wait up to the drain timeout, then SIGKILL
+        the stragglers. Returns True when every child exited within the grace."""
+        with self._lock:
+            self._stopping = True
+            live = [c.proc for c in self._children if c.proc and c.proc.poll() is None]
+        for proc in live:
+            _signal(proc, sig)
+        deadline = time.monotonic() + self._drain_timeout_s
+        clean = True
+        for proc in live:
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                clean = False
+                self._on_event(f"pid {proc.pid} did not drain in time; killing it")
+                _signal(proc, signal.SIGKILL)
+                proc.wait()
+        return clean
+
+    def pids(self, name_prefix: str = "") -> dict[str, int]:
+        """Live children by name (optionally only names starting with ``name_prefix``)."""
+        with self._lock:
+            return {
+                c.spec.name: c.proc.pid for c in self._children
+                if c.proc and c.proc.poll() is None and c.spec.name.startswith(name_prefix)
+            }
+
+    def restarts(self) -> dict[str, int]:
+        """How many times each child was restarted."""
+        with self._lock:
+            return {c.spec.name: c.restarts for c in self._children}
+
+
+def _signal(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        proc.send_signal(sig)
+    except ProcessLookupError:
+        pass

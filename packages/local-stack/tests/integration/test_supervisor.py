@@ -1,0 +1,106 @@
+"""The supervisor with real child processes (tiny Python programs)."""
+
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+
+from local_stack.supervisor import ChildSpec, Supervisor, backoff_delay
+
+PY = sys.executable
+
+
+def _wait_until(predicate, timeout_s=20.0):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_crashing_child_is_restarted_with_growing_backoff():
+    sup = Supervisor([ChildSpec("crasher", [PY, "-c", "raise SystemExit(3)"])],
+                     backoff_base_s=0.05, backoff_max_s=0.2, drain_timeout_s=2)
+    sup.start()
+    try:
+        assert _wait_until(lambda: (sup.poll(), sup.restarts()["crasher"] >= 3)[1])
+    finally:
+        sup.stop()
+
+
+def test_backoff_doubles_up_to_its_cap():
+    assert [backoff_delay(n, 0.5, 3.0) for n in (1, 2, 3, 4, 5)] == [0.5, 1.0, 2.0, 3.0, 3.0]
+
+
+def test_stop_forwards_sigterm_and_waits_for_the_child_to_drain(tmp_path: Path):
+    marker = tmp_path / "drained"
+    program = (
+        "import signal, sys, time, pathlib\n"
+        "def drain(*_):\n"
+        "    time.sleep(0.3)\n"
+        f"    pathlib.Path({str(marker)!r}).write_text('ok')\n"
+        "    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, drain)\n"
+        f"pathlib.Path({str(tmp_path / 'ready')!r}).write_text('1')\n"
+        "while True: time.sleep(0.05)\n"
+    )
+    sup = Supervisor([ChildSpec("worker", [PY, "-c", program])], drain_timeout_s=10)
+    sup.start()
+    assert _wait_until(lambda: (tmp_path / "ready").exists())
+    stop = threading.Event()
+    stop.set()
+    assert sup.run(stop) is True
+    assert marker.read_text() == "ok"
+    assert sup.pids() == {}
+
+
+def test_a_child_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path):
+    program = (
+        "import signal, time, pathlib\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        f"pathlib.Path({str(tmp_path / 'ready')!r}).write_text('1')\n"
+        "while True: time.sleep(0.05)\n"
+    )
+    sup = Supervisor([ChildSpec("stubborn", [PY, "-c", program])], drain_timeout_s=0.5)
+    sup.start()
+    assert _wait_until(lambda: (tmp_path / "ready").exists())
+    assert sup.stop() is False
+    assert sup.pids() == {}
+
+
+def test_children_get_their_environment_and_logs_go_to_the_log_dir(tmp_path: Path):
+    program = "import os; print('value=' + os.environ['STEREO_SPOT_PROBE'], flush=True)"
+    sup = Supervisor([ChildSpec("env", [PY, "-c", program], {"STEREO_SPOT_PROBE": "42"})],
+                     log_dir=tmp_path / "logs", backoff_base_s=60)
+    sup.start()
+    log = tmp_path / "logs" / "env.log"
+    assert _wait_until(lambda: log.exists() and "value=42" in log.read_text())
+    sup.stop()
+
+
+def test_children_die_when_the_supervisor_is_killed(tmp_path: Path):
+    pidfile = tmp_path / "child.pid"
+    child = (f"import os, time, pathlib\n"
+             f"pathlib.Path({str(pidfile)!r}).write_text(str(os.getpid()))\n"
+             "while True: time.sleep(0.05)")
+    parent = (
+        "import sys, threading\n"
+        "from local_stack.supervisor import ChildSpec, Supervisor\n"
+        f"s = Supervisor([ChildSpec('c', [sys.executable, '-c', {child!r}])])\n"
+        "s.start()\n"
+        "s.run(threading.Event())\n"
+    )
+    import subprocess
+
+    proc = subprocess.Popen([PY, "-c", parent])
+    try:
+        assert _wait_until(lambda: pidfile.exists() and pidfile.read_text())
+        child_pid = int(pidfile.read_text())
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert _wait_until(lambda: not Path(f"/proc/{child_pid}").exists()
+                           or "Z" in Path(f"/proc/{child_pid}/stat").read_text().split()[2])
+    finally:
+        proc.kill()

@@ -1,0 +1,30 @@
+"""The command line: options, settings overrides and one-line failures."""
+
+from pathlib import Path
+
+from local_stack import cli
+
+
+def test_options_override_settings_and_the_public_url_follows_the_port(tmp_path, monkeypatch):
+    monkeypatch.delenv("STEREO_SPOT_PUBLIC_BASE_URL", raising=False)
+    args = cli._parser().parse_args(
+        ["serve", "--port", "8765", "--workers", "3", "--data-dir", str(tmp_path)])
+    settings = cli._settings(args)
+    assert settings.port == 8765 and settings.workers == 3 and settings.data_dir == tmp_path
+    assert settings.public_base_url == "http://127.0.0.1:8765"
+
+
+def test_convert_of_a_missing_file_fails_with_one_line(tmp_path: Path, capsys):
+    rc = cli.main(["convert", str(tmp_path / "nope.mp4"), "-o", str(tmp_path / "o.mp4"),
+                   "--data-dir", str(tmp_path / "d")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 1
+    assert err.startswith("stereo-spot: input file not found") and "\n" not in err
+
+
+def test_convert_rejects_an_unknown_mode(capsys):
+    try:
+        cli.main(["convert", "in.mp4", "-o", "o.mp4", "--mode", "hologram"])
+    except SystemExit as exc:
+        assert exc.code == 2
+    assert "invalid OutputMode value" in capsys.readouterr().err

@@ -1,0 +1,32 @@
+"""jobs / dlq operations on the in-memory backend."""
+
+from rich.console import Console
+from shared_types.models import Job, JobStatus, JobUpdate, OutputMode
+from shared_types.testing.memory import memory_backend
+
+from local_stack import ops
+
+
+def test_jobs_lists_in_progress_then_completed_then_failed():
+    backend = memory_backend()
+    for job_id, status in (("a", JobStatus.COMPLETED), ("b", JobStatus.FAILED),
+                           ("c", JobStatus.CHUNKING_COMPLETE)):
+        backend.jobs.create(Job(job_id=job_id, mode=OutputMode.SBS))
+        backend.jobs.update(job_id, JobUpdate(status=status, completed_at=1.0))
+    assert [j.job_id for j in ops.list_jobs(backend)] == ["c", "a", "b"]
+    console = Console(record=True, width=200)
+    ops.render_jobs(console, ops.list_jobs(backend))
+    text = console.export_text()
+    assert "chunking_complete" in text and "failed" in text
+
+
+def test_dead_letters_are_listed_per_queue_and_redriven():
+    backend = memory_backend(max_receives=1)
+    backend.video_queue.send("poison")
+    [msg] = backend.video_queue.receive(visibility_s=30)
+    backend.video_queue.dead_letter(msg, "bad")
+    letters = ops.dead_letters(backend)
+    assert letters["video-worker"] == ["poison"] and letters["chunking"] == []
+    assert ops.redrive_all(backend)["video-worker"] == 1
+    assert ops.dead_letters(backend)["video-worker"] == []
+    assert [m.body for m in backend.video_queue.receive()] == ["poison"]

@@ -1,0 +1,87 @@
+"""Submitting a job and following it, on the in-memory backend."""
+
+from pathlib import Path
+
+import pytest
+from shared_types.keys import final_key, source_key
+from shared_types.models import (
+    ConversionParams,
+    JobError,
+    JobStatus,
+    JobUpdate,
+    OutputMode,
+    SegmentCompletion,
+)
+from shared_types.testing.memory import memory_backend
+
+from local_stack.errors import ConversionFailedError, StackTimeoutError
+from local_stack.pipeline import fetch_result, snapshot, submit_job, wait_for_job
+
+
+@pytest.fixture
+def backend():
+    return memory_backend()
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Path:
+    path = tmp_path / "clip.mp4"
+    path.write_bytes(b"not really a video, the workers decide")
+    return path
+
+
+def test_submit_creates_the_job_and_uploads_the_source_under_its_key(backend, source):
+    job = submit_job(backend, source, mode=OutputMode.TB, params=ConversionParams(divergence=3))
+    stored = backend.jobs.get(job.job_id)
+    assert stored.status == JobStatus.CREATED and stored.mode == OutputMode.TB
+    assert stored.params.divergence == 3 and stored.title == "clip.mp4"
+    assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
+
+
+def test_snapshot_counts_completions_of_a_chunked_job(backend, source):
+    job = submit_job(backend, source, mode=OutputMode.SBS, params=ConversionParams())
+    backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                              total_segments=3))
+    backend.completions.put(SegmentCompletion(job_id=job.job_id, segment_index=1,
+                                              output_key="k"))
+    backend.segment_status.mark_failed(job.job_id, 2, "boom")
+    snap = snapshot(backend, job.job_id)
+    assert (snap.segments_total, snap.segments_done, snap.segments_failed) == (3, 1, 1)
+    assert not snap.is_final
+
+
+def test_wait_returns_the_final_snapshot_and_ticks_between_polls(backend, source):
+    job = submit_job(backend, source, mode=OutputMode.SBS, params=ConversionParams())
+    ticks = []
+
+    def tick():
+        ticks.append(1)
+        if len(ticks) == 3:
+            backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
+
+    seen = []
+    snap = wait_for_job(backend, job.job_id, poll_s=0.001, on_snapshot=seen.append, tick=tick)
+    assert snap.status == JobStatus.COMPLETED
+    assert len(ticks) == 3 and len(seen) == 4
+
+
+def test_wait_gives_up_after_its_timeout(backend, source):
+    job = submit_job(backend, source, mode=OutputMode.SBS, params=ConversionParams())
+    with pytest.raises(StackTimeoutError, match="still created"):
+        wait_for_job(backend, job.job_id, poll_s=0.001, timeout_s=0.01)
+
+
+def test_a_failed_job_is_reported_with_its_stage_and_reason(backend, source, tmp_path):
+    job = submit_job(backend, source, mode=OutputMode.SBS, params=ConversionParams())
+    err = JobError(code="invalid_media", message="The file is not a video.", stage="chunking")
+    backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.FAILED, error=err))
+    with pytest.raises(ConversionFailedError, match="during chunking: The file is not a video"):
+        fetch_result(backend, snapshot(backend, job.job_id), tmp_path / "out.mp4")
+
+
+def test_a_completed_job_is_downloaded_to_the_output_path(backend, source, tmp_path):
+    job = submit_job(backend, source, mode=OutputMode.SBS, params=ConversionParams())
+    backend.output_storage.put_bytes(final_key(job.job_id), b"3d!")
+    backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
+    out = fetch_result(backend, snapshot(backend, job.job_id), tmp_path / "sub" / "o.mp4")
+    assert out.read_bytes() == b"3d!"

@@ -1,0 +1,42 @@
+"""Which children the stack runs and what environment they read."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from local_stack.errors import ServiceMissingError
+from local_stack.services import service_argv, service_env, stack_specs, worker_specs
+from local_stack.settings import StackSettings
+
+
+def test_the_stack_is_web_ui_media_worker_and_n_video_workers(tmp_path: Path):
+    settings = StackSettings(data_dir=tmp_path, workers=3)
+    names = [s.name for s in stack_specs(settings)]
+    assert names == ["web-ui", "media-worker", "video-worker-1", "video-worker-2",
+                     "video-worker-3"]
+    assert [s.name for s in worker_specs(settings)] == names[1:]
+
+
+def test_children_read_the_settings_back_from_their_environment(tmp_path: Path):
+    settings = StackSettings(data_dir=tmp_path, port=8123, segment_seconds=2.5,
+                             visibility_s=3, aws_endpoint_url=None)
+    env = service_env(settings)
+    assert env["STEREO_SPOT_DATA_DIR"] == str(tmp_path.resolve())
+    assert env["STEREO_SPOT_PORT"] == "8123"
+    assert env["STEREO_SPOT_SEGMENT_SECONDS"] == "2.5"
+    assert env["STEREO_SPOT_VISIBILITY_S"] == "3.0"
+    assert "STEREO_SPOT_AWS_ENDPOINT_URL" not in env
+    reread = StackSettings(_env_file=None, **{k.removeprefix("STEREO_SPOT_").lower(): v
+                                              for k, v in env.items() if "STEREO" in k})
+    assert reread.segment_seconds == 2.5 and reread.port == 8123
+
+
+def test_a_service_runs_from_this_interpreter_environment():
+    argv = service_argv("media-worker")
+    assert Path(argv[0]).parent == Path(sys.executable).parent or argv[0] == sys.executable
+
+
+def test_an_unknown_service_is_a_clear_error():
+    with pytest.raises(ServiceMissingError, match="unknown service"):
+        service_argv("no-such-service")
