@@ -1,0 +1,46 @@
+"""The one wiring place of the media worker: settings in, a ready MediaWorker out."""
+
+from __future__ import annotations
+
+from shared_types.consumer import ConsumerConfig
+from shared_types.ffmpeg import ffmpeg_path
+from shared_types.ports import Backend
+
+from media_worker.deps import MediaDeps
+from media_worker.ffmpeg_runner import FfmpegRunner
+from media_worker.probe import ProbeLimits
+from media_worker.settings import MediaWorkerSettings
+from media_worker.worker import MediaWorker
+
+
+def build_backend(settings: MediaWorkerSettings) -> Backend:
+    """The backend ``settings.backend`` names (adapters imported only when used)."""
+    if settings.backend == "aws":
+        import aws_adapters
+
+        return aws_adapters.build_backend(settings)
+    import local_adapters
+
+    return local_adapters.build_backend(settings)
+
+
+def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) -> MediaWorker:
+    """Wire a MediaWorker from settings; ``backend`` overrides the configured one
+    (tests, or an in-process driver that already holds a backend).
+    Raises FfmpegNotFoundError when no ffmpeg can be found."""
+    limits = ProbeLimits(max_bytes=settings.max_source_bytes,
+                         max_duration_s=settings.max_duration_s,
+                         max_width=settings.max_width, max_height=settings.max_height,
+                         timeout_s=settings.probe_timeout_s)
+    deps = MediaDeps(
+        backend=backend if backend is not None else build_backend(settings),
+        runner=FfmpegRunner(ffmpeg_path(settings.ffmpeg), timeout_s=settings.ffmpeg_timeout_s),
+        limits=limits,
+        work_dir=settings.work_dir,
+        segment_seconds=settings.segment_seconds,
+        lease_s=settings.lease_s,
+    )
+    wait_s = settings.sqs_wait_s if settings.backend == "aws" else min(settings.sqs_wait_s, 1.0)
+    config = ConsumerConfig(wait_s=wait_s, visibility_s=settings.visibility_s,
+                            backoff_base_s=settings.backoff_base_s)
+    return MediaWorker(deps=deps, config=config, max_attempts=settings.max_attempts)

@@ -1,0 +1,29 @@
+"""What the pure handlers need, bundled once by the bootstrap."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from shared_types.ports import Backend
+
+from media_worker.ffmpeg_runner import FfmpegRunner
+from media_worker.probe import ProbeLimits
+
+
+def worker_identity() -> str:
+    """``hostname:pid:thread``: who holds a lease, unique per consumer thread."""
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+
+
+@dataclass(frozen=True)
+class MediaDeps:
+    backend: Backend
+    runner: FfmpegRunner
+    limits: ProbeLimits
+    work_dir: Path
+    segment_seconds: float = 300.0
+    lease_s: float = 120.0

@@ -1,0 +1,80 @@
+"""Errors of the media worker, under one base class.
+
+Every concrete error is also a shared-types PermanentError or TransientError, so
+the consumer loop classifies it without knowing this package. ``code`` is the
+short machine-readable reason stored in JobError.code when a job fails.
+"""
+
+from __future__ import annotations
+
+from shared_types.errors import InvalidMediaError, PermanentError, StereoSpotError, TransientError
+
+
+class MediaWorkerError(StereoSpotError):
+    """Base of every media-worker error."""
+
+    code = "media_worker_error"
+
+
+class UnusableVideoError(MediaWorkerError, InvalidMediaError):
+    """The source is not a video we can convert; the message says why, in plain words."""
+
+    code = "invalid_media"
+
+
+class FfmpegFailedError(MediaWorkerError, PermanentError):
+    """ffmpeg exited with an error on a file that passed the probe."""
+
+    code = "ffmpeg_failed"
+
+
+class FfmpegTimeoutError(MediaWorkerError, PermanentError):
+    """ffmpeg ran past its wall-clock limit (the same input would again)."""
+
+    code = "ffmpeg_timeout"
+
+
+class FfmpegKilledError(MediaWorkerError, TransientError):
+    """ffmpeg was killed by a signal it did not ask for (OOM killer, host stop)."""
+
+    code = "ffmpeg_killed"
+
+
+class SegmentsMissingError(MediaWorkerError, TransientError):
+    """Reassembly was asked for before every segment has a completion."""
+
+    code = "segments_missing"
+
+
+class ReassemblyBusyError(MediaWorkerError, TransientError):
+    """Another worker holds the job's reassembly lease; retry after it ends."""
+
+    code = "reassembly_busy"
+
+
+class JobNotReadyError(MediaWorkerError, TransientError):
+    """The job is not yet in a status this step can work on."""
+
+    code = "job_not_ready"
+
+
+class FinalMissingError(MediaWorkerError, PermanentError):
+    """Reassembly is recorded as done but the final video is gone."""
+
+    code = "final_missing"
+
+
+class RetriesExhaustedError(MediaWorkerError, PermanentError):
+    """A step failed transiently on its last allowed attempt; the job is failed."""
+
+    code = "retries_exhausted"
+
+
+def error_code(exc: BaseException) -> str:
+    """The JobError code for an exception: ours carry one, others get a generic one."""
+    code = getattr(exc, "code", None)
+    if isinstance(code, str):
+        return code
+    if isinstance(exc, InvalidMediaError):
+        return "invalid_media"
+    return "permanent_error"

@@ -1,0 +1,84 @@
+"""Run ffmpeg safely: an argv list (never a shell), inputs restricted to local
+files and known containers, a wall-clock timeout, and the stderr tail in errors."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from media_worker.errors import FfmpegFailedError, FfmpegKilledError, FfmpegTimeoutError
+
+log = logging.getLogger(__name__)
+
+# Demuxers a user's file may be read with: real video containers only, never a
+# playlist (hls), a concat list or an image pipe that could reach other files.
+VIDEO_DEMUXERS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf"
+STDERR_TAIL_CHARS = 2000
+
+
+def file_input(path: Path, *, demuxer: str | None = None,
+               format_whitelist: str = VIDEO_DEMUXERS) -> list[str]:
+    """ffmpeg input arguments reading one local file and nothing else."""
+    args = ["-protocol_whitelist", "file", "-format_whitelist", format_whitelist]
+    if demuxer:
+        args += ["-f", demuxer]
+    return args + ["-i", str(path)]
+
+
+class FfmpegRunner:
+    """Runs ffmpeg with a wall-clock limit.
+
+    ``on_tick`` (if given to :meth:`run`) is called about every ``tick_s`` seconds
+    while ffmpeg runs, e.g. to renew a lease; an exception from it stops ffmpeg.
+    """
+
+    def __init__(self, binary: str, *, timeout_s: float, tick_s: float = 1.0):
+        self.binary = binary
+        self.timeout_s = timeout_s
+        self.tick_s = tick_s
+
+    def run(self, args: Sequence[str], *, on_tick: Callable[[], None] | None = None,
+            what: str = "ffmpeg") -> None:
+        """Run ``ffmpeg <args>``. Raises FfmpegFailedError (non-zero exit),
+        FfmpegTimeoutError (over the limit) or FfmpegKilledError (killed by a signal)."""
+        argv = [self.binary, "-hide_banner", "-nostdin", "-loglevel", "error", "-y", *args]
+        log.debug("running %s", argv)
+        with tempfile.TemporaryFile() as err:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=err)
+            try:
+                self._wait(proc, on_tick, what)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            if proc.returncode == 0:
+                return
+            err.seek(0)
+            tail = err.read().decode("utf-8", "replace")[-STDERR_TAIL_CHARS:].strip()
+        if proc.returncode < 0:
+            sig = signal.Signals(-proc.returncode).name
+            raise FfmpegKilledError(f"{what}: ffmpeg was killed by {sig}: {tail}")
+        raise FfmpegFailedError(f"{what}: ffmpeg exited with {proc.returncode}: {tail}")
+
+    def _wait(self, proc: subprocess.Popen, on_tick: Callable[[], None] | None,
+              what: str) -> None:
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                proc.kill()
+                proc.wait()
+                raise FfmpegTimeoutError(
+                    f"{what}: ffmpeg took longer than {self.timeout_s:g} s and was stopped")
+            try:
+                proc.wait(timeout=min(self.tick_s, remaining))
+                return
+            except subprocess.TimeoutExpired:
+                if on_tick is not None:
+                    on_tick()

@@ -1,0 +1,30 @@
+"""``media-worker``: consume the chunking and reassembly queues until SIGTERM."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from media_worker.bootstrap import build_worker
+from media_worker.settings import MediaWorkerSettings
+
+log = logging.getLogger(__name__)
+
+
+def main() -> int:
+    """Entry point: read settings once, configure logging, run both consumers."""
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(process)d %(threadName)s %(name)s: %(message)s",
+    )
+    settings = MediaWorkerSettings()
+    worker = build_worker(settings)
+    log.info("media-worker started: backend=%s segment_seconds=%g", settings.backend,
+             settings.segment_seconds)
+    worker.run()
+    log.info("media-worker stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""Probe an untrusted source with PyAV under bounded limits.
+
+Every rejection is an UnusableVideoError whose message is a sentence a person
+understands; the technical detail goes to the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from media_worker.errors import UnusableVideoError
+from media_worker.ffmpeg_runner import VIDEO_DEMUXERS
+
+log = logging.getLogger(__name__)
+
+MAX_STREAMS = 16
+PLAYLIST_MAGIC = (b"#EXTM3U", b"ffconcat", b"[playlist]", b"<?xml")
+NOT_A_VIDEO = "The file is not a video we can read"
+
+
+@dataclass(frozen=True)
+class ProbeLimits:
+    max_bytes: int
+    max_duration_s: float
+    max_width: int
+    max_height: int
+    timeout_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    size_bytes: int
+    duration_s: float
+    width: int
+    height: int
+    video_frames: int
+    has_audio: bool
+    max_keyframe_gap_s: float  # longest stretch without a keyframe (incl. to the end)
+    container: str
+
+
+def _reject(reason: str) -> UnusableVideoError:
+    return UnusableVideoError(reason)
+
+
+def _check_header(path: Path, limits: ProbeLimits) -> int:
+    size = path.stat().st_size
+    if size == 0:
+        raise _reject("The file is empty (0 bytes); please upload the video again.")
+    if size > limits.max_bytes:
+        raise _reject(f"The file is too large ({size / 1e9:.2f} GB); the limit is "
+                      f"{limits.max_bytes / 1e9:.2f} GB.")
+    with path.open("rb") as fh:
+        head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+    if head.startswith(PLAYLIST_MAGIC):
+        raise _reject("The file is a playlist, not a video; please upload the video file itself.")
+    return size
+
+
+def probe_video(path: Path, limits: ProbeLimits) -> VideoInfo:
+    """Open ``path`` with PyAV, check it against ``limits`` and scan its video
+    packets (demux only, no decoding). Raises UnusableVideoError."""
+    import av  # vendor import stays in this module
+
+    size = _check_header(path, limits)
+    try:
+        container = av.open(str(path), options={"format_whitelist": VIDEO_DEMUXERS},
+                            timeout=limits.timeout_s)
+    except (av.error.FFmpegError, OSError, ValueError) as exc:
+        log.info("probe of %s failed to open: %s", path, exc)
+        raise _reject(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "
+                      "damaged).") from exc
+    with container:
+        if len(container.streams) > MAX_STREAMS:
+            raise _reject(f"{NOT_A_VIDEO} (it has {len(container.streams)} streams; "
+                          f"at most {MAX_STREAMS} are allowed).")
+        if not container.streams.video:
+            raise _reject(f"{NOT_A_VIDEO} (no video stream found).")
+        stream = container.streams.video[0]
+        width, height = stream.codec_context.width, stream.codec_context.height
+        if not width or not height:
+            raise _reject(f"{NOT_A_VIDEO} (its picture size is unknown).")
+        if width > limits.max_width or height > limits.max_height:
+            raise _reject(f"The video is {width}x{height}, larger than the allowed "
+                          f"{limits.max_width}x{limits.max_height}.")
+        duration = _declared_duration(container, stream)
+        if duration is not None and duration > limits.max_duration_s:
+            raise _reject(f"The video is too long ({duration / 60:.1f} min); the limit is "
+                          f"{limits.max_duration_s / 60:.1f} min.")
+        frames, end_s, gap = _scan_packets(container, stream, limits, path)
+        has_audio = bool(container.streams.audio)
+        container_name = container.format.name
+    if frames == 0 or end_s <= 0:
+        raise _reject(f"{NOT_A_VIDEO} (it has no video frames; its duration is zero).")
+    if duration is not None and end_s + max(1.0, 0.05 * duration) < duration:
+        raise _reject(f"The video file is incomplete or damaged: it stops after {end_s:.1f} s "
+                      f"of its {duration:.1f} s.")
+    if end_s > limits.max_duration_s:
+        raise _reject(f"The video is too long ({end_s / 60:.1f} min); the limit is "
+                      f"{limits.max_duration_s / 60:.1f} min.")
+    return VideoInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
+                     video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
+                     container=container_name)
+
+
+def _declared_duration(container, stream) -> float | None:
+    if stream.duration is not None and stream.time_base is not None:
+        return float(stream.duration * stream.time_base)
+    if container.duration is not None:
+        return container.duration / 1_000_000
+    return None
+
+
+def _scan_packets(container, stream, limits: ProbeLimits, path: Path) -> tuple[int, float, float]:
+    """(frame count, end time in s, longest keyframe gap in s) of the video stream."""
+    import av
+
+    deadline = time.monotonic() + limits.timeout_s
+    frames, start, end, last_key, gap = 0, None, 0.0, None, 0.0
+    try:
+        for packet in container.demux(stream):
+            if packet.pts is None or packet.size == 0:
+                continue
+            t = float(packet.pts * packet.time_base)
+            dur = float(packet.duration * packet.time_base) if packet.duration else 0.0
+            start = t if start is None else min(start, t)
+            end = max(end, t + dur)
+            frames += 1
+            if packet.is_keyframe:
+                if last_key is not None:
+                    gap = max(gap, t - last_key)
+                last_key = t
+            if frames % 256 == 0 and time.monotonic() > deadline:
+                raise _reject(f"{NOT_A_VIDEO} (reading it took longer than "
+                              f"{limits.timeout_s:g} s).")
+    except av.error.FFmpegError as exc:
+        log.info("probe of %s failed while reading packets: %s", path, exc)
+        raise _reject(f"The video file is damaged (it cannot be read after frame {frames}).") \
+            from exc
+    if last_key is None:
+        if frames:
+            raise _reject(f"{NOT_A_VIDEO} (it has no keyframe to start from).")
+        return 0, 0.0, 0.0
+    gap = max(gap, end - last_key)
+    return frames, end - (start or 0.0), gap

@@ -1,0 +1,130 @@
+"""Reassembly: concatenate a job's converted segments into ``final.mp4``, once.
+
+The segment list comes from SegmentCompletions (never from listing storage).
+A lease with a fencing token guards the work: a worker that lost it cannot mark
+the job done. Any crash leaves the job recoverable by redelivery.
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+
+from pydantic import ValidationError
+from shared_types import keys
+from shared_types.errors import ConditionFailedError, MalformedMessageError
+from shared_types.models import (
+    Job,
+    JobStatus,
+    JobUpdate,
+    Message,
+    ReassemblyMessage,
+    SegmentCompletion,
+    now,
+)
+
+from media_worker.concat import concat_segments
+from media_worker.deps import MediaDeps, worker_identity
+from media_worker.errors import (
+    FinalMissingError,
+    JobNotReadyError,
+    ReassemblyBusyError,
+    SegmentsMissingError,
+)
+from media_worker.lease_keeper import LeaseKeeper
+
+log = logging.getLogger(__name__)
+
+STAGE = "reassembly"
+READY = (JobStatus.CHUNKING_COMPLETE, JobStatus.REASSEMBLING)
+
+
+def parse_reassembly_message(message: Message) -> str:
+    """The job id a reassembly message carries. Raises MalformedMessageError."""
+    try:
+        job_id = ReassemblyMessage.model_validate_json(message.body).job_id
+    except ValidationError as exc:
+        raise MalformedMessageError(f"not a reassembly message: {exc}") from exc
+    if not keys.is_valid_job_id(job_id):
+        raise MalformedMessageError(f"invalid job id {job_id!r} in reassembly message")
+    return job_id
+
+
+def handle_reassembly(message: Message, deps: MediaDeps) -> bool:
+    """Reassemble the job a message names. Returns True when this call set the job
+    ``completed``. Raises MalformedMessageError, TransientError subclasses
+    (segments missing, lease busy, job not ready), LeaseLostError, or permanent
+    errors (ffmpeg failure, final missing)."""
+    job_id = parse_reassembly_message(message)
+    backend = deps.backend
+    job = backend.jobs.get(job_id)
+    if job is None or job.status.is_final:
+        log.info("job_id=%s is %s; reassembly message acknowledged", job_id,
+                 job.status if job else "gone")
+        return False
+    if job.status not in READY:
+        raise JobNotReadyError(f"job {job_id} is {job.status}, not ready for reassembly")
+    final = keys.final_key(job_id)
+    if backend.reassembly.is_done(job_id):
+        return _finish_done_job(deps, job, final)
+    completions = _ordered_completions(deps, job)
+    lease = backend.reassembly.take_lease(job_id, worker_identity(), deps.lease_s)
+    if lease is None:
+        if backend.reassembly.is_done(job_id):
+            return _finish_done_job(deps, job, final)
+        raise ReassemblyBusyError(f"job {job_id} is being reassembled by another worker")
+    try:
+        backend.jobs.update(job_id, JobUpdate(status=JobStatus.REASSEMBLING),
+                            expected_status=READY)
+    except ConditionFailedError:
+        log.info("job_id=%s left reassembly meanwhile; nothing to do", job_id)
+        return False
+    with LeaseKeeper(backend.reassembly, lease, deps.lease_s) as keeper:
+        deps.work_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"join-{job_id}-") as tmp:
+            work = Path(tmp)
+            paths = []
+            for c in completions:
+                path = work / f"{c.segment_index:05d}.mp4"
+                backend.output_storage.get_file(c.output_key, path)
+                paths.append(path)
+            out = concat_segments(deps.runner, paths, work / "final.mp4")
+            keeper.check()  # a stale holder stops here, before writing
+            backend.output_storage.put_file(final, out, content_type="video/mp4")
+            log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))
+        backend.reassembly.complete(keeper.lease)
+    return _mark_completed(deps, job_id, final)
+
+
+def _ordered_completions(deps: MediaDeps, job: Job) -> list[SegmentCompletion]:
+    total = job.total_segments or 0
+    rows = {c.segment_index: c for c in deps.backend.completions.list(job.job_id)}
+    missing = [i for i in range(total) if i not in rows]
+    if total < 1 or missing:
+        shown = ", ".join(map(str, missing[:10])) + ("..." if len(missing) > 10 else "")
+        raise SegmentsMissingError(
+            f"job {job.job_id}: {len(missing)} of {total} segments not complete yet ({shown})")
+    return [rows[i] for i in range(total)]
+
+
+def _finish_done_job(deps: MediaDeps, job: Job, final: str) -> bool:
+    if not deps.backend.output_storage.exists(final):
+        raise FinalMissingError(
+            "The finished video is missing from storage; please convert it again.")
+    log.info("job_id=%s reassembly already done; fixing the job status only", job.job_id)
+    return _mark_completed(deps, job.job_id, final)
+
+
+def _mark_completed(deps: MediaDeps, job_id: str, final: str) -> bool:
+    try:
+        deps.backend.jobs.update(
+            job_id,
+            JobUpdate(status=JobStatus.COMPLETED, completed_at=now(), final_key=final),
+            expected_status=READY,
+        )
+    except ConditionFailedError:
+        log.info("job_id=%s already ended; completion not written again", job_id)
+        return False
+    log.info("job_id=%s completed", job_id)
+    return True

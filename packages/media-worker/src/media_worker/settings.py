@@ -1,0 +1,28 @@
+"""The one settings class of the media worker (env prefix ``STEREO_SPOT_``)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from pydantic import Field
+from shared_types.settings import BackendSettings
+
+
+class MediaWorkerSettings(BackendSettings):
+    """Read once in ``media_worker.main``; everything below it gets plain values."""
+
+    segment_seconds: float = Field(300.0, gt=0)
+    max_source_bytes: int = Field(20 * 1024**3, gt=0)
+    max_duration_s: float = Field(4 * 3600.0, gt=0)
+    max_width: int = Field(7680, gt=0)
+    max_height: int = Field(4320, gt=0)
+    probe_timeout_s: float = Field(60.0, gt=0)
+    ffmpeg: str | None = None  # STEREO_SPOT_FFMPEG: an explicit ffmpeg binary
+    ffmpeg_timeout_s: float = Field(3600.0, gt=0)
+    visibility_s: float = Field(120.0, gt=0)
+    lease_s: float = Field(120.0, gt=0)
+    max_attempts: int = Field(5, ge=1)  # a transient failure on this attempt fails the job
+    backoff_base_s: float = Field(2.0, gt=0)
+    work_dir: Path = Field(
+        default_factory=lambda: Path(tempfile.gettempdir()) / "stereo-spot-media")

@@ -1,0 +1,84 @@
+"""Split a probed source into keyframe-aligned segments with ``-c copy``.
+
+The segment muxer can only cut at keyframes, so a source whose keyframes are
+further apart than twice the target is first re-encoded once with regular
+keyframes (and the log says so).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from media_worker.errors import FfmpegFailedError
+from media_worker.ffmpeg_runner import FfmpegRunner, file_input
+from media_worker.probe import VideoInfo
+
+log = logging.getLogger(__name__)
+
+SEGMENT_PATTERN = "%05d.mp4"
+# With ffmpeg 9 the cut lands one GOP late unless the segment time has some slack.
+SEGMENT_TIME_DELTA = "0.05"
+
+
+def needs_keyframes(info: VideoInfo, segment_seconds: float) -> bool:
+    """True when the source's keyframes are too sparse to cut near ``segment_seconds``."""
+    return info.max_keyframe_gap_s > 2 * segment_seconds
+
+
+def keyframe_interval(segment_seconds: float) -> float:
+    """Keyframe spacing used when re-encoding: at most 2 s, several per segment."""
+    return max(0.5, min(2.0, segment_seconds / 4))
+
+
+def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
+                            segment_seconds: float, *,
+                            on_tick: Callable[[], None] | None = None) -> Path:
+    """Re-encode the video of ``source`` into ``dest`` with a keyframe at least every
+    :func:`keyframe_interval` seconds; audio is copied. Raises Ffmpeg*Error."""
+    every = keyframe_interval(segment_seconds)
+    runner.run([
+        *file_input(source),
+        "-map", "0:v:0", "-map", "0:a?",
+        "-c:v", "libx264", "-preset", "veryfast", "-crf", "18",
+        "-force_key_frames", f"expr:gte(t,n_forced*{every:g})",
+        "-c:a", "copy", "-movflags", "+faststart", str(dest),
+    ], on_tick=on_tick, what="re-encode with keyframes")
+    return dest
+
+
+def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_seconds: float,
+                   *, on_tick: Callable[[], None] | None = None) -> list[Path]:
+    """Cut ``source`` into ``out_dir/00000.mp4, 00001.mp4, ...`` of about
+    ``segment_seconds`` each, in order. Raises Ffmpeg*Error, or FfmpegFailedError
+    when ffmpeg produced no segment."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for stale in out_dir.glob("*.mp4"):
+        stale.unlink()
+    runner.run([
+        *file_input(source),
+        "-map", "0:v:0", "-map", "0:a?", "-c", "copy",
+        "-f", "segment", "-segment_time", f"{segment_seconds:g}",
+        "-segment_time_delta", SEGMENT_TIME_DELTA, "-reset_timestamps", "1",
+        "-segment_format", "mp4", "-segment_format_options", "movflags=+faststart",
+        str(out_dir / SEGMENT_PATTERN),
+    ], on_tick=on_tick, what="split into segments")
+    segments = sorted(p for p in out_dir.glob("*.mp4") if p.stat().st_size > 0)
+    if not segments:
+        raise FfmpegFailedError("split into segments: ffmpeg wrote no segment")
+    return segments
+
+
+def prepare_and_split(runner: FfmpegRunner, source: Path, info: VideoInfo, work: Path,
+                      segment_seconds: float, *, job_id: str,
+                      on_tick: Callable[[], None] | None = None) -> list[Path]:
+    """Re-encode when keyframes are too sparse, then split. Returns segment paths."""
+    if needs_keyframes(info, segment_seconds):
+        log.info("job_id=%s keyframes up to %.1f s apart exceed 2x the %.1f s target: "
+                 "re-encoding once with a keyframe every %.1f s before splitting",
+                 job_id, info.max_keyframe_gap_s, segment_seconds,
+                 keyframe_interval(segment_seconds))
+        source = reencode_with_keyframes(runner, source, work / "keyframed.mp4",
+                                         segment_seconds, on_tick=on_tick)
+    return split_segments(runner, source, work / "segments", segment_seconds, on_tick=on_tick)
