@@ -1,0 +1,49 @@
+"""SegmentCompletionStore on DynamoDB: PK ``job_id`` (S), SK ``segment_index`` (N).
+
+A Query by job_id returns completions in segment order, so reassembly builds
+its concat list without sorting or listing storage.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from shared_types.errors import ConditionFailedError
+from shared_types.models import SegmentCompletion
+
+from aws_adapters.dynamo_table import DynamoTable, to_item
+from aws_adapters.errors import translated
+
+
+class DynamoSegmentCompletionStore:
+    """Segment completions in one DynamoDB table."""
+
+    def __init__(self, table: str, *, client: Any = None, region: str | None = None,
+                 endpoint_url: str | None = None) -> None:
+        self._t = DynamoTable(table, client=client, region=region, endpoint_url=endpoint_url)
+
+    def put(self, completion: SegmentCompletion) -> bool:
+        """Record a completion with a conditional put; True if it was new,
+        False if this (job_id, segment_index) was already recorded."""
+        try:
+            with translated(f"put completion {completion.job_id}/{completion.segment_index}"):
+                self._t.client.put_item(
+                    TableName=self._t.table, Item=to_item(completion.model_dump(mode="json")),
+                    ConditionExpression="attribute_not_exists(job_id)")
+        except ConditionFailedError:
+            return False
+        return True
+
+    def list(self, job_id: str) -> builtins.list[SegmentCompletion]:
+        """All completions of a job, ordered by segment_index."""
+        return [SegmentCompletion.model_validate(row)
+                for row in self._t.query_partition("job_id", job_id)]
+
+    def count(self, job_id: str) -> int:
+        """Number of distinct completed segments of a job."""
+        return self._t.count_partition("job_id", job_id)
+
+    def delete_job(self, job_id: str) -> None:
+        """Forget every completion of a job."""
+        self._t.delete_partition("job_id", "segment_index", job_id)

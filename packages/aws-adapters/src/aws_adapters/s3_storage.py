@@ -1,0 +1,192 @@
+"""ObjectStorage on S3: streaming transfers, listing, SigV4 presigned URLs.
+
+Keys are validated like the local backend's (no ``..`` segment, no leading
+``/``, no backslash or NUL), so code that works locally cannot write a key
+that only S3 would accept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from shared_types.errors import InvalidKeyError, ObjectNotFoundError
+from shared_types.models import ObjectInfo, PresignedRequest, now
+
+from aws_adapters.clients import make_client
+from aws_adapters.errors import translated
+
+MULTIPART_THRESHOLD = 64 * 1024 * 1024
+MULTIPART_CHUNK = 16 * 1024 * 1024
+MAX_KEY_BYTES = 1024
+_UNSAFE_NAME = re.compile(r'[\x00-\x1f\x7f"\\/;]')
+
+
+def check_key(key: str) -> str:
+    """``key`` when it is a safe object key. Raises InvalidKeyError."""
+    if not key or key.startswith("/") or "\\" in key or "\x00" in key:
+        raise InvalidKeyError(f"unsafe object key {key!r}")
+    if any(part in ("..", ".") for part in key.split("/")):
+        raise InvalidKeyError(f"object key {key!r} has a '.' or '..' segment")
+    if len(key.encode("utf-8")) > MAX_KEY_BYTES:
+        raise InvalidKeyError(f"object key is over {MAX_KEY_BYTES} bytes")
+    return key
+
+
+def content_disposition(download_name: str) -> str:
+    """An ``attachment`` Content-Disposition saving as ``download_name`` (RFC 6266:
+    an ASCII fallback plus the UTF-8 ``filename*``)."""
+    clean = _UNSAFE_NAME.sub("_", download_name).strip() or "download"
+    ascii_name = clean.encode("ascii", "replace").decode().replace("?", "_")
+    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(clean, safe='')}"
+
+
+def _etag(value: str | None) -> str | None:
+    return value.strip('"') if value else None
+
+
+class S3ObjectStorage:
+    """One S3 bucket."""
+
+    def __init__(self, bucket: str, *, client: Any = None, region: str | None = None,
+                 endpoint_url: str | None = None) -> None:
+        self.bucket = bucket
+        self._client = client or make_client("s3", region=region, endpoint_url=endpoint_url)
+
+    def _transfer_config(self) -> Any:
+        from boto3.s3.transfer import TransferConfig
+
+        return TransferConfig(multipart_threshold=MULTIPART_THRESHOLD,
+                              multipart_chunksize=MULTIPART_CHUNK, use_threads=True)
+
+    def put_file(self, key: str, path: Path, *, content_type: str | None = None) -> ObjectInfo:
+        """Upload a file through the transfer manager (multipart over 64 MiB).
+        Raises InvalidKeyError, FileNotFoundError, AwsTransientError."""
+        check_key(key)
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"no file to upload at {path}")
+        extra = {"ContentType": content_type} if content_type else None
+        with translated(f"upload s3://{self.bucket}/{key}"):
+            self._client.upload_file(str(path), self.bucket, key, ExtraArgs=extra,
+                                     Config=self._transfer_config())
+        info = self.head(key)
+        if info is None:  # deleted by someone else right after the upload
+            raise ObjectNotFoundError(f"s3://{self.bucket}/{key} vanished after upload")
+        return info
+
+    def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
+        """Upload small content from memory. Raises InvalidKeyError."""
+        check_key(key)
+        extra = {"ContentType": content_type} if content_type else {}
+        with translated(f"put s3://{self.bucket}/{key}"):
+            resp = self._client.put_object(Bucket=self.bucket, Key=key, Body=data, **extra)
+        return ObjectInfo(key=key, size=len(data), etag=_etag(resp.get("ETag")),
+                          last_modified=now(), content_type=content_type)
+
+    def get_file(self, key: str, path: Path) -> ObjectInfo:
+        """Download to ``path`` through the transfer manager (written to a temp
+        name, then renamed). Raises ObjectNotFoundError."""
+        info = self.head(check_key(key))
+        if info is None:
+            raise ObjectNotFoundError(f"s3://{self.bucket}/{key}")
+        with translated(f"download s3://{self.bucket}/{key}"):
+            self._client.download_file(self.bucket, key, str(path),
+                                       Config=self._transfer_config())
+        return info
+
+    def get_bytes(self, key: str) -> bytes:
+        """Read small content into memory. Raises ObjectNotFoundError."""
+        check_key(key)
+        with translated(f"get s3://{self.bucket}/{key}"):
+            body = self._client.get_object(Bucket=self.bucket, Key=key)["Body"]
+            try:
+                return body.read()
+            finally:
+                body.close()
+
+    def head(self, key: str) -> ObjectInfo | None:
+        """Metadata of an object, or None."""
+        check_key(key)
+        try:
+            with translated(f"head s3://{self.bucket}/{key}"):
+                resp = self._client.head_object(Bucket=self.bucket, Key=key)
+        except ObjectNotFoundError:
+            return None
+        return ObjectInfo(key=key, size=int(resp["ContentLength"]), etag=_etag(resp.get("ETag")),
+                          last_modified=resp["LastModified"].timestamp(),
+                          content_type=resp.get("ContentType"))
+
+    def exists(self, key: str) -> bool:
+        """True when the object exists."""
+        return self.head(key) is not None
+
+    def delete(self, key: str) -> None:
+        """Remove an object; no error if absent."""
+        check_key(key)
+        with translated(f"delete s3://{self.bucket}/{key}"):
+            self._client.delete_object(Bucket=self.bucket, Key=key)
+
+    def list(self, prefix: str) -> Iterator[ObjectInfo]:
+        """Objects under a prefix, in key order (ListObjectsV2, paginated)."""
+        paginator = self._client.get_paginator("list_objects_v2")
+        with translated(f"list s3://{self.bucket}/{prefix}"):
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix):
+                for obj in page.get("Contents", []):
+                    yield ObjectInfo(key=obj["Key"], size=int(obj["Size"]),
+                                     etag=_etag(obj.get("ETag")),
+                                     last_modified=obj["LastModified"].timestamp())
+
+    def presign_put(self, key: str, *, expires_s: int = 3600, max_bytes: int | None = None,
+                    content_type: str | None = None) -> PresignedRequest:
+        """A SigV4 presigned PUT URL. The browser must send the returned headers.
+        S3 cannot cap a PUT's size: ``max_bytes`` is only reported back; use
+        :meth:`presign_post` where the cap must be enforced."""
+        check_key(key)
+        params: dict[str, Any] = {"Bucket": self.bucket, "Key": key}
+        headers: dict[str, str] = {}
+        if content_type:
+            params["ContentType"] = content_type
+            headers["Content-Type"] = content_type
+        with translated(f"presign PUT s3://{self.bucket}/{key}"):
+            url = self._client.generate_presigned_url("put_object", Params=params,
+                                                      ExpiresIn=int(expires_s))
+        return PresignedRequest(url=url, method="PUT", headers=headers,
+                                expires_at=now() + expires_s, max_bytes=max_bytes)
+
+    def presign_post(self, key: str, *, max_bytes: int, expires_s: int = 3600,
+                     content_type: str | None = None) -> PresignedRequest:
+        """A presigned POST (multipart form) whose policy has a
+        ``content-length-range`` of 1..``max_bytes``: S3 rejects larger uploads.
+        The browser posts ``fields`` then the file as the ``file`` field."""
+        check_key(key)
+        fields: dict[str, str] = {}
+        conditions: list[Any] = [["content-length-range", 1, int(max_bytes)]]
+        if content_type:
+            fields["Content-Type"] = content_type
+            conditions.append({"Content-Type": content_type})
+        with translated(f"presign POST s3://{self.bucket}/{key}"):
+            post = self._client.generate_presigned_post(
+                self.bucket, key, Fields=fields or None, Conditions=conditions,
+                ExpiresIn=int(expires_s))
+        return PresignedRequest(url=post["url"], method="POST", fields=post["fields"],
+                                expires_at=now() + expires_s, max_bytes=max_bytes)
+
+    def presign_get(self, key: str, *, expires_s: int = 3600,
+                    download_name: str | None = None) -> str:
+        """A SigV4 presigned GET URL (Range requests work); with
+        ``download_name`` the response carries an attachment Content-Disposition."""
+        check_key(key)
+        params: dict[str, Any] = {"Bucket": self.bucket, "Key": key}
+        if download_name:
+            params["ResponseContentDisposition"] = content_disposition(download_name)
+        with translated(f"presign GET s3://{self.bucket}/{key}"):
+            return self._client.generate_presigned_url("get_object", Params=params,
+                                                       ExpiresIn=int(expires_s))
+
+    def uri(self, key: str) -> str:
+        """``s3://bucket/key``."""
+        return f"s3://{self.bucket}/{key}"

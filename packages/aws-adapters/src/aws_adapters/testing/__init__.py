@@ -1,0 +1,1 @@
+"""Test helpers other packages reuse: a moto_server process and fake credentials."""
