@@ -1,0 +1,67 @@
+"""SegmentCompletionStore contract: idempotent put, ordered list, count, delete."""
+
+from __future__ import annotations
+
+import threading
+
+from shared_types.models import SegmentCompletion
+
+
+def completion(job_id: str, index: int, *, key: str | None = None) -> SegmentCompletion:
+    """A completion of one segment with a canonical-looking output key."""
+    return SegmentCompletion(job_id=job_id, segment_index=index, completed_at=100.0 + index,
+                             output_key=key or f"jobs/{job_id}/segments/{index}.mp4",
+                             total_segments=4)
+
+
+def test_first_put_is_new_and_a_repeat_is_not(completion_store):
+    assert completion_store.put(completion("job-a", 0)) is True
+    assert completion_store.put(completion("job-a", 0, key="other")) is False
+    rows = completion_store.list("job-a")
+    assert [r.output_key for r in rows] == ["jobs/job-a/segments/0.mp4"]
+
+
+def test_list_is_ordered_by_segment_index_and_per_job(completion_store):
+    for i in (2, 0, 3, 1):
+        completion_store.put(completion("job-a", i))
+    completion_store.put(completion("job-b", 9))
+    rows = completion_store.list("job-a")
+    assert [r.segment_index for r in rows] == [0, 1, 2, 3]
+    assert rows[2].model_dump() == completion("job-a", 2).model_dump()
+    assert completion_store.list("job-unknown") == []
+
+
+def test_count_counts_distinct_segments(completion_store):
+    for i in (0, 1, 1, 2, 2, 2):
+        completion_store.put(completion("job-a", i))
+    assert completion_store.count("job-a") == 3
+    assert completion_store.count("job-b") == 0
+
+
+def test_concurrent_puts_of_one_segment_report_exactly_one_new(completion_store):
+    results: list[bool] = []
+    lock = threading.Lock()
+
+    def put() -> None:
+        new = completion_store.put(completion("job-a", 5))
+        with lock:
+            results.append(new)
+
+    threads = [threading.Thread(target=put) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == [False] * 5 + [True]
+
+
+def test_delete_job_forgets_only_that_job(completion_store):
+    completion_store.put(completion("job-a", 0))
+    completion_store.put(completion("job-b", 0))
+    completion_store.delete_job("job-a")
+    assert completion_store.list("job-a") == []
+    assert completion_store.count("job-b") == 1
+    assert completion_store.put(completion("job-a", 0)) is True
+
+
+__all__ = [name for name in dir() if name.startswith("test_")] + ["completion"]

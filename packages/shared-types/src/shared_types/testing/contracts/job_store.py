@@ -1,0 +1,138 @@
+"""JobStore contract: conditional updates, newest-first lists, cursor pagination."""
+
+from __future__ import annotations
+
+import pytest
+
+from shared_types.errors import ConditionFailedError, JobNotFoundError
+from shared_types.models import Job, JobError, JobStatus, JobUpdate, OutputMode
+
+
+def make_job(job_id: str, *, created_at: float = 1000.0, status: JobStatus = JobStatus.CREATED,
+             completed_at: float | None = None) -> Job:
+    """A job with fixed timestamps so ordering contracts are deterministic."""
+    return Job(job_id=job_id, mode=OutputMode.HALF_SBS, status=status, created_at=created_at,
+               completed_at=completed_at, title=f"title {job_id}")
+
+
+def test_create_then_get_returns_an_equal_job(job_store):
+    job = make_job("job-a")
+    job_store.create(job)
+    got = job_store.get("job-a")
+    assert got is not None
+    assert got.model_dump() == job.model_dump()
+
+
+def test_get_of_unknown_job_is_none(job_store):
+    assert job_store.get("nope") is None
+
+
+def test_create_twice_raises_condition_failed_and_keeps_the_first(job_store):
+    job_store.create(make_job("job-a"))
+    with pytest.raises(ConditionFailedError):
+        job_store.create(make_job("job-a", created_at=5.0))
+    assert job_store.get("job-a").created_at == 1000.0
+
+
+def test_update_applies_changes_and_returns_the_new_job(job_store):
+    job_store.create(make_job("job-a"))
+    new = job_store.update("job-a", JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                              total_segments=7))
+    assert (new.status, new.total_segments) == (JobStatus.CHUNKING_COMPLETE, 7)
+    stored = job_store.get("job-a")
+    assert (stored.status, stored.total_segments, stored.title) == (
+        JobStatus.CHUNKING_COMPLETE, 7, "title job-a")
+
+
+def test_update_with_matching_expected_status_succeeds(job_store):
+    job_store.create(make_job("job-a"))
+    job_store.update("job-a", JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS),
+                     expected_status={JobStatus.CREATED})
+    assert job_store.get("job-a").status == JobStatus.CHUNKING_IN_PROGRESS
+
+
+def test_update_with_other_expected_status_raises_and_changes_nothing(job_store):
+    job_store.create(make_job("job-a", status=JobStatus.FAILED))
+    with pytest.raises(ConditionFailedError):
+        job_store.update("job-a", JobUpdate(status=JobStatus.COMPLETED, final_key="k"),
+                         expected_status=[JobStatus.REASSEMBLING, JobStatus.CHUNKING_COMPLETE])
+    job = job_store.get("job-a")
+    assert (job.status, job.final_key) == (JobStatus.FAILED, None)
+
+
+def test_update_of_unknown_job_raises_job_not_found(job_store):
+    with pytest.raises(JobNotFoundError):
+        job_store.update("nope", JobUpdate(status=JobStatus.FAILED))
+
+
+def test_error_is_recorded_then_cleared(job_store):
+    job_store.create(make_job("job-a"))
+    error = JobError(code="invalid_media", message="not a video", stage="chunking")
+    job_store.update("job-a", JobUpdate(status=JobStatus.FAILED, error=error))
+    assert job_store.get("job-a").error.message == "not a video"
+    job_store.update("job-a", JobUpdate(status=JobStatus.CREATED, clear_error=True))
+    assert job_store.get("job-a").error is None
+
+
+def test_list_by_status_is_newest_created_first_and_filters_status(job_store):
+    for i, t in enumerate([10.0, 30.0, 20.0]):
+        job_store.create(make_job(f"job-{i}", created_at=t))
+    job_store.create(make_job("other", created_at=40.0, status=JobStatus.FAILED))
+    page = job_store.list_by_status(JobStatus.CREATED)
+    assert [j.job_id for j in page.items] == ["job-1", "job-2", "job-0"]
+    assert page.next_cursor is None
+
+
+def test_completed_jobs_are_listed_newest_completed_first(job_store):
+    job_store.create(make_job("early", created_at=1.0, status=JobStatus.COMPLETED,
+                              completed_at=50.0))
+    job_store.create(make_job("late", created_at=2.0, status=JobStatus.COMPLETED,
+                              completed_at=40.0))
+    page = job_store.list_by_status(JobStatus.COMPLETED)
+    assert [j.job_id for j in page.items] == ["early", "late"]
+
+
+def test_status_change_moves_a_job_between_lists(job_store):
+    job_store.create(make_job("job-a"))
+    job_store.update("job-a", JobUpdate(status=JobStatus.COMPLETED, completed_at=99.0))
+    assert job_store.list_by_status(JobStatus.CREATED).items == []
+    assert [j.job_id for j in job_store.list_by_status(JobStatus.COMPLETED).items] == ["job-a"]
+
+
+def test_cursor_pages_through_every_job_once_in_order(job_store):
+    times = [float(t) for t in (5, 3, 9, 1, 7, 7, 2)]  # a tie on 7.0 too
+    for i, t in enumerate(times):
+        job_store.create(make_job(f"job-{i}", created_at=t))
+    seen, cursor = [], None
+    for _ in range(10):
+        page = job_store.list_by_status(JobStatus.CREATED, limit=3, cursor=cursor)
+        assert len(page.items) <= 3
+        seen += page.items
+        cursor = page.next_cursor
+        if cursor is None:
+            break
+    assert sorted(j.job_id for j in seen) == sorted(f"job-{i}" for i in range(len(times)))
+    created = [j.created_at for j in seen]
+    assert created == sorted(created, reverse=True)
+
+
+def test_list_in_progress_merges_statuses_newest_first(job_store):
+    job_store.create(make_job("a", created_at=1.0, status=JobStatus.CREATED))
+    job_store.create(make_job("b", created_at=4.0, status=JobStatus.CHUNKING_IN_PROGRESS))
+    job_store.create(make_job("c", created_at=3.0, status=JobStatus.CHUNKING_COMPLETE))
+    job_store.create(make_job("d", created_at=2.0, status=JobStatus.REASSEMBLING))
+    job_store.create(make_job("e", created_at=9.0, status=JobStatus.COMPLETED, completed_at=9.5))
+    job_store.create(make_job("f", created_at=8.0, status=JobStatus.FAILED))
+    assert [j.job_id for j in job_store.list_in_progress()] == ["b", "c", "d", "a"]
+    assert [j.job_id for j in job_store.list_in_progress(limit=2)] == ["b", "c"]
+
+
+def test_delete_removes_the_job_and_is_idempotent(job_store):
+    job_store.create(make_job("job-a"))
+    job_store.delete("job-a")
+    job_store.delete("job-a")
+    assert job_store.get("job-a") is None
+    assert job_store.list_by_status(JobStatus.CREATED).items == []
+
+
+__all__ = [name for name in dir() if name.startswith("test_")] + ["make_job"]

@@ -1,0 +1,99 @@
+"""ObjectStorage contract: put/get (bytes and files), head, exists, list, delete, presign.
+
+Whether a presigned URL really works over HTTP is implementation-specific and
+tested beside each implementation.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from shared_types.errors import ObjectNotFoundError
+from shared_types.models import now
+
+
+def test_put_bytes_then_get_bytes_round_trips(object_storage):
+    info = object_storage.put_bytes("jobs/job-a/final.mp4", b"\x00video\xff")
+    assert (info.key, info.size) == ("jobs/job-a/final.mp4", 7)
+    assert object_storage.get_bytes("jobs/job-a/final.mp4") == b"\x00video\xff"
+
+
+def test_put_file_then_get_file_streams_a_large_object(object_storage, tmp_path):
+    data = os.urandom(3 * 1024 * 1024 + 17)
+    src, dst = tmp_path / "src.bin", tmp_path / "dst.bin"
+    src.write_bytes(data)
+    info = object_storage.put_file("input/job-a/source.mp4", src, content_type="video/mp4")
+    assert info.size == len(data)
+    got = object_storage.get_file("input/job-a/source.mp4", dst)
+    assert got.size == len(data)
+    assert dst.read_bytes() == data
+
+
+def test_overwrite_replaces_the_content(object_storage):
+    object_storage.put_bytes("k/a.bin", b"first")
+    object_storage.put_bytes("k/a.bin", b"second!")
+    assert object_storage.get_bytes("k/a.bin") == b"second!"
+    assert object_storage.head("k/a.bin").size == 7
+
+
+def test_head_and_exists_describe_an_object(object_storage):
+    put = object_storage.put_bytes("k/a.bin", b"12345")
+    head = object_storage.head("k/a.bin")
+    assert (head.key, head.size) == ("k/a.bin", 5)
+    assert head.etag == put.etag
+    assert object_storage.exists("k/a.bin") is True
+
+
+def test_missing_objects(object_storage, tmp_path):
+    assert object_storage.head("k/none.bin") is None
+    assert object_storage.exists("k/none.bin") is False
+    with pytest.raises(ObjectNotFoundError):
+        object_storage.get_bytes("k/none.bin")
+    with pytest.raises(ObjectNotFoundError):
+        object_storage.get_file("k/none.bin", tmp_path / "out")
+
+
+def test_delete_is_idempotent(object_storage):
+    object_storage.put_bytes("k/a.bin", b"x")
+    object_storage.delete("k/a.bin")
+    object_storage.delete("k/a.bin")
+    assert object_storage.exists("k/a.bin") is False
+
+
+def test_list_returns_keys_under_a_prefix_in_order(object_storage):
+    keys = ["jobs/j1/segments/10.mp4", "jobs/j1/segments/2.mp4", "jobs/j1/final.mp4",
+            "jobs/j10/final.mp4", "jobs/j2/segments/0.mp4"]
+    for key in keys:
+        object_storage.put_bytes(key, key.encode())
+    listed = list(object_storage.list("jobs/j1/"))
+    assert [o.key for o in listed] == sorted(k for k in keys if k.startswith("jobs/j1/"))
+    assert [o.size for o in listed] == [len(o.key) for o in listed]
+    assert [o.key for o in object_storage.list("jobs/j1/seg")] == [
+        "jobs/j1/segments/10.mp4", "jobs/j1/segments/2.mp4"]
+    assert list(object_storage.list("nothing/")) == []
+
+
+def test_presign_put_describes_an_expiring_upload(object_storage):
+    req = object_storage.presign_put("input/job-a/source.mp4", expires_s=600,
+                                     max_bytes=1000, content_type="video/mp4")
+    assert req.url and req.method in ("PUT", "POST")
+    assert now() < req.expires_at <= now() + 601
+    assert req.max_bytes == 1000
+
+
+def test_presign_get_returns_a_distinct_url_per_download_name(object_storage):
+    object_storage.put_bytes("jobs/job-a/final.mp4", b"x")
+    plain = object_storage.presign_get("jobs/job-a/final.mp4", expires_s=600)
+    named = object_storage.presign_get("jobs/job-a/final.mp4", expires_s=600,
+                                       download_name="movie_LRF_Full_SBS.mp4")
+    assert plain and named and plain != named
+
+
+def test_uri_names_the_object(object_storage):
+    uri = object_storage.uri("jobs/job-a/final.mp4")
+    assert uri.endswith("jobs/job-a/final.mp4")
+
+
+__all__ = [name for name in dir() if name.startswith("test_")]
