@@ -1,0 +1,1 @@
+"""Helpers for end-to-end tests and benchmarks of the whole pipeline."""
