@@ -1,0 +1,74 @@
+"""The one wiring place: settings in, a ready VideoWorker out.
+
+``backend`` (the ports) comes from ``local_adapters`` or ``aws_adapters`` by
+``settings.backend`` unless given; ``inference`` from
+``settings.inference_backend`` unless given (tests inject doubles here).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from shared_types.ports import Backend
+
+from video_worker.errors import ConfigurationError
+from video_worker.http_backend import HttpInferenceBackend
+from video_worker.inference_backend import InferenceBackend
+from video_worker.local_backend import LocalInferenceBackend
+from video_worker.settings import VideoWorkerSettings
+from video_worker.worker import VideoWorker
+
+
+def build_backend(settings: VideoWorkerSettings) -> Backend:
+    """The ports for ``settings.backend``. Raises ConfigurationError when the
+    adapter package is missing."""
+    try:
+        if settings.backend == "aws":
+            from aws_adapters import build_backend as build
+        else:
+            from local_adapters import build_backend as build
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"the {settings.backend} backend's adapters are not installed: {exc}") from exc
+    return build(settings)
+
+
+def build_inference(
+    settings: VideoWorkerSettings, backend: Backend, stop: threading.Event
+) -> InferenceBackend:
+    """The inference backend named by ``settings.inference_backend``.
+
+    Raises ConfigurationError when its required setting is missing.
+    """
+    kind = settings.inference_backend
+    if kind == "local":
+        return LocalInferenceBackend(
+            backend.input_storage, backend.output_storage, models_dir=settings.models_dir,
+            ffmpeg=settings.ffmpeg, work_dir=settings.work_dir)
+    if kind == "http":
+        if not settings.inference_http_url:
+            raise ConfigurationError(
+                "STEREO_SPOT_INFERENCE_HTTP_URL must be set for the http inference backend")
+        return HttpInferenceBackend(
+            settings.inference_http_url, backend.input_storage, backend.output_storage,
+            timeout_s=settings.inference_http_timeout_s)
+    if not settings.sagemaker_endpoint:
+        raise ConfigurationError(
+            "STEREO_SPOT_SAGEMAKER_ENDPOINT must be set for the sagemaker inference backend")
+    from video_worker.sagemaker_backend import build_sagemaker_backend
+
+    return build_sagemaker_backend(settings, backend, stop)
+
+
+def build_worker(
+    settings: VideoWorkerSettings,
+    backend: Backend | None = None,
+    *,
+    inference: InferenceBackend | None = None,
+) -> VideoWorker:
+    """A VideoWorker wired for ``settings``. Raises ConfigurationError."""
+    backend = backend if backend is not None else build_backend(settings)
+    stop = threading.Event()
+    if inference is None:
+        inference = build_inference(settings, backend, stop)
+    return VideoWorker(backend=backend, inference=inference, settings=settings, stop=stop)

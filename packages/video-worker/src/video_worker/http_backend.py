@@ -1,0 +1,71 @@
+"""Inference over HTTP: ``POST {url}/invocations`` (the SageMaker container contract).
+
+The server reads the segment and writes the output itself; we only parse its
+answer. 4xx (but 408/429) is permanent with the server's reason, 5xx,
+timeouts and connection errors are transient.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import httpx
+from shared_types.models import ConversionParams, SegmentPayload
+from shared_types.ports import ObjectStorage
+
+from video_worker.envelope import error_message, parse_result_envelope
+from video_worker.errors import InferenceRejectedError, InferenceUnavailableError
+from video_worker.inference_backend import InferenceResult
+from video_worker.request import invocation_request
+
+log = logging.getLogger(__name__)
+
+RETRYABLE_4XX = frozenset({408, 425, 429})
+
+
+class HttpInferenceBackend:
+    """Calls an inference server that speaks ``POST /invocations``."""
+
+    def __init__(
+        self,
+        base_url: str,
+        input_storage: ObjectStorage,
+        output_storage: ObjectStorage,
+        *,
+        timeout_s: float = 1800.0,
+        client: httpx.Client | None = None,
+    ) -> None:
+        self._url = base_url.rstrip("/") + "/invocations"
+        self._input, self._output = input_storage, output_storage
+        self._timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
+        self._client = client or httpx.Client()
+
+    def convert(
+        self, payload: SegmentPayload, output_key: str, params: ConversionParams
+    ) -> InferenceResult:
+        """POST the segment's invocation and parse the envelope.
+
+        Raises InferenceRejectedError (permanent) on a 4xx and
+        InferenceUnavailableError (transient) on 5xx, timeouts, connection
+        errors and unreadable answers.
+        """
+        body = invocation_request(payload, output_key, params, self._input, self._output)
+        try:
+            response = self._client.post(self._url, json=body, timeout=self._timeout)
+        except httpx.HTTPError as exc:
+            raise InferenceUnavailableError(
+                f"inference server {self._url} unreachable: {exc!r}") from exc
+        status = response.status_code
+        if 400 <= status < 500 and status not in RETRYABLE_4XX:
+            reason = error_message(response.content, fallback=f"HTTP {status}")
+            raise InferenceRejectedError(f"the inference server rejected the segment: {reason}")
+        if not 200 <= status < 300:
+            reason = error_message(response.content, fallback=f"HTTP {status}")
+            raise InferenceUnavailableError(f"inference server answered {status}: {reason}")
+        result = parse_result_envelope(response.content, output_key)
+        log.info("job_id=%s segment_index=%d converted by %s",
+                 payload.job_id, payload.segment_index, self._url)
+        return result
+
+    def close(self) -> None:
+        self._client.close()

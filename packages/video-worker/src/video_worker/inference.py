@@ -1,0 +1,94 @@
+"""The inference handler: one segment-uploaded event in, one converted segment out.
+
+Segment-first: the segment's status row is written ``pending`` (attempts + 1)
+before any inference, so a crash mid-conversion leaves a trace. A segment
+already ``complete`` is acknowledged without work. A permanent inference error
+marks the segment ``failed`` with its reason and fails the job (stage
+``inference``); a transient one propagates so the message is redelivered. This
+handler never writes a SegmentCompletion: the output write raises an event
+that the segment-output handler turns into one.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from shared_types.errors import JobNotFoundError, PermanentError
+from shared_types.events import parse_s3_event_body
+from shared_types.keys import output_segment_key, parse_segment_key
+from shared_types.models import Message, SegmentPayload, SegmentState
+from shared_types.ports import Backend
+
+from video_worker.inference_backend import InferenceBackend, InferenceResult
+from video_worker.job_failure import fail_job
+
+log = logging.getLogger(__name__)
+
+STAGE = "inference"
+
+
+@dataclass(frozen=True)
+class InferenceDeps:
+    backend: Backend
+    inference: InferenceBackend
+
+
+def handle_inference_message(message: Message, deps: InferenceDeps) -> list[InferenceResult]:
+    """Convert every segment named by an S3 event message.
+
+    Keys that are not canonical segment keys are skipped (logged). Raises
+    MalformedMessageError for a body that is not an S3 event, a PermanentError
+    after recording a permanent failure, and TransientError for retryable ones.
+    """
+    results = []
+    for record in parse_s3_event_body(message.body):
+        if not record.event_name.startswith("ObjectCreated"):
+            continue
+        payload = parse_segment_key(record.bucket, record.key)
+        if payload is None:
+            log.warning("ignoring non-segment key %r in bucket %s", record.key, record.bucket)
+            continue
+        result = convert_segment(payload, deps)
+        if result is not None:
+            results.append(result)
+    return results
+
+
+def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceResult | None:
+    """Convert one segment unless it is already complete or its job is over.
+
+    Returns None when no work was needed. Raises JobNotFoundError for an
+    unknown job and re-raises inference errors after recording permanent ones.
+    """
+    backend, job_id, index = deps.backend, payload.job_id, payload.segment_index
+    status = backend.segment_status.get(job_id, index)
+    if status is not None and status.state == SegmentState.COMPLETE:
+        log.info("job_id=%s segment_index=%d already complete; nothing to do", job_id, index)
+        return None
+    job = backend.jobs.get(job_id)
+    if job is None:
+        raise JobNotFoundError(f"segment {index} of unknown job {job_id}")
+    if job.status.is_final:
+        log.info("job_id=%s segment_index=%d job is %s; skipping", job_id, index, job.status)
+        return None
+    status = backend.segment_status.mark_pending(job_id, index)
+    if status.state == SegmentState.COMPLETE:
+        return None
+    log.info("job_id=%s segment_index=%d inference attempt %d", job_id, index, status.attempts)
+    output_key = output_segment_key(job_id, index)
+    try:
+        result = deps.inference.convert(payload, output_key, job.params)
+    except PermanentError as exc:
+        reason = str(exc) or type(exc).__name__
+        backend.segment_status.mark_failed(job_id, index, reason)
+        fail_job(backend.jobs, job_id, code="inference_failed", stage=STAGE,
+                 message=f"Segment {index + 1} of {payload.total_segments} "
+                         f"could not be converted: {reason}")
+        raise
+    except Exception:
+        log.warning("job_id=%s segment_index=%d inference attempt %d failed; will retry",
+                    job_id, index, status.attempts)
+        raise
+    log.info("job_id=%s segment_index=%d inference done -> %s", job_id, index, output_key)
+    return result

@@ -1,0 +1,92 @@
+"""In-process inference: download the segment, run the engine, upload the result.
+
+The engine is ``stereo_inference.convert_file``, imported on first use so the
+worker starts (and its other backends work) where the engine is not installed.
+Uploading to the output bucket is what raises the segment-output event (the
+local storage emits it; on AWS, S3 does).
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from shared_types.models import ConversionParams, SegmentPayload
+from shared_types.ports import ObjectStorage
+
+from video_worker.errors import ConfigurationError
+from video_worker.inference_backend import InferenceResult
+
+log = logging.getLogger(__name__)
+
+ConvertFile = Callable[..., Any]
+
+
+def engine_convert_file() -> ConvertFile:
+    """``stereo_inference.convert_file``. Raises ConfigurationError when the
+    engine package is not installed."""
+    try:
+        from stereo_inference import convert_file
+    except ImportError as exc:
+        raise ConfigurationError(
+            "the local inference backend needs the stereo-inference package "
+            f"(pip install stereo-spot-stereo-inference): {exc}"
+        ) from exc
+    return convert_file
+
+
+class LocalInferenceBackend:
+    """Runs the 2D-to-3D engine in this process, one segment at a time per caller."""
+
+    def __init__(
+        self,
+        input_storage: ObjectStorage,
+        output_storage: ObjectStorage,
+        *,
+        convert_file: ConvertFile | None = None,
+        models_dir: Path | None = None,
+        ffmpeg: str | None = None,
+        work_dir: Path | None = None,
+    ) -> None:
+        self._input, self._output = input_storage, output_storage
+        self._convert_file = convert_file
+        self._models_dir, self._ffmpeg, self._work_dir = models_dir, ffmpeg, work_dir
+
+    def convert(
+        self, payload: SegmentPayload, output_key: str, params: ConversionParams
+    ) -> InferenceResult:
+        """Convert the segment in a temp dir and upload it to ``output_key``.
+
+        Raises the engine's errors unchanged (InvalidInputError is permanent,
+        EngineTransientError transient), ObjectNotFoundError when the segment is
+        gone, and ConfigurationError when the engine is not installed.
+        """
+        convert_file = self._convert_file or engine_convert_file()
+        if self._work_dir is not None:
+            self._work_dir.mkdir(parents=True, exist_ok=True)
+        prefix = f"vw-{payload.job_id}-{payload.segment_index}-"
+        with tempfile.TemporaryDirectory(prefix=prefix, dir=self._work_dir) as tmp:
+            source, target = Path(tmp) / "segment.mp4", Path(tmp) / "converted.mp4"
+            self._input.get_file(payload.key, source)
+            result = convert_file(
+                source, target, mode=payload.mode, params=params,
+                models_dir=self._models_dir, ffmpeg=self._ffmpeg,
+            )
+            self._output.put_file(output_key, target, content_type="video/mp4")
+        log.info("job_id=%s segment_index=%d converted in-process: %s frames",
+                 payload.job_id, payload.segment_index, getattr(result, "frames", "?"))
+        return InferenceResult(
+            output_key=output_key,
+            frames=getattr(result, "frames", None),
+            duration_s=getattr(result, "duration_s", None),
+            elapsed_s=getattr(result, "elapsed_s", None),
+            fps=getattr(result, "fps", None),
+            depth_model=_text(getattr(result, "depth_model", None)),
+        )
+
+
+def _text(value: object) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,42 @@
+"""The ``video-worker`` console script.
+
+``video-worker``          run both consumers and the periodic janitor until SIGTERM;
+``video-worker janitor``  run one janitor pass, print its report as JSON, exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from video_worker.bootstrap import build_worker
+from video_worker.errors import ConfigurationError
+from video_worker.settings import VideoWorkerSettings
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="video-worker",
+        description="StereoSpot video-worker: inference dispatch, segment completion, "
+                    "reassembly trigger. Configured by STEREO_SPOT_* environment variables.")
+    parser.add_argument("command", nargs="?", choices=["run", "janitor"], default="run",
+                        help="run the worker (default) or one janitor pass")
+    parser.add_argument("--log-level", default="INFO")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s %(threadName)s %(message)s")
+    try:
+        worker = build_worker(VideoWorkerSettings())
+    except ConfigurationError as exc:
+        print(f"video-worker: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "janitor":
+        print(worker.janitor_pass().model_dump_json())
+        return 0
+    worker.run()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

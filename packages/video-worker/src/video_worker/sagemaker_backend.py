@@ -1,0 +1,203 @@
+"""Inference on a SageMaker async endpoint: upload the request JSON, call
+``InvokeEndpointAsync``, then poll the invocation's own output and failure
+locations in S3 until one appears.
+
+Up to ``max_in_flight`` invocations run at once; each is tied to the message
+whose handler started it (the consumer's heartbeat keeps that message
+invisible meanwhile) and its slot is released only when that invocation
+succeeds, fails or is given up on. boto3 stays inside this module.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlparse
+
+from shared_types.models import ConversionParams, SegmentPayload
+from shared_types.ports import ObjectStorage
+
+from video_worker.envelope import error_message, parse_result_envelope
+from video_worker.errors import InferenceRejectedError, InferenceUnavailableError
+from video_worker.inference_backend import InferenceResult
+from video_worker.request import invocation_request
+
+log = logging.getLogger(__name__)
+
+FetchLocation = Callable[[str], bytes | None]
+REQUESTS_PREFIX = "sagemaker-requests"
+# Error codes of the engine's error body that retrying cannot fix.
+PERMANENT_CODES = frozenset({"invalid_input", "model_not_installed", "bad_request",
+                             "unsupported_mode", "invalid_uri"})
+_TRANSIENT_CLIENT_CODES = frozenset({
+    "ThrottlingException", "Throttling", "ServiceUnavailable", "InternalFailure",
+    "InternalServerError", "RequestTimeout", "RequestTimeoutException",
+})
+
+
+class SageMakerInferenceBackend:
+    """Async SageMaker inference with a bounded number of invocations in flight."""
+
+    def __init__(
+        self,
+        endpoint: str,
+        input_storage: ObjectStorage,
+        output_storage: ObjectStorage,
+        *,
+        runtime_client: Any,
+        fetch_location: FetchLocation,
+        max_in_flight: int = 5,
+        poll_s: float = 5.0,
+        timeout_s: float = 3600.0,
+        stop: threading.Event | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._endpoint = endpoint
+        self._input, self._output = input_storage, output_storage
+        self._client, self._fetch = runtime_client, fetch_location
+        self._slots = threading.BoundedSemaphore(max_in_flight)
+        self._poll_s, self._timeout_s = poll_s, timeout_s
+        self._stop = stop or threading.Event()
+        self._clock = clock
+        self._in_flight = 0
+        self._count_lock = threading.Lock()
+        self.max_seen_in_flight = 0
+
+    @property
+    def in_flight(self) -> int:
+        """Invocations started and not yet settled."""
+        return self._in_flight
+
+    def convert(
+        self, payload: SegmentPayload, output_key: str, params: ConversionParams
+    ) -> InferenceResult:
+        """Invoke the endpoint for one segment and wait for its own answer.
+
+        Raises InferenceRejectedError when the invocation failed for good and
+        InferenceUnavailableError when it failed transiently, timed out, or the
+        worker is draining (the message is then redelivered).
+        """
+        body = invocation_request(payload, output_key, params, self._input, self._output)
+        request_key = f"{REQUESTS_PREFIX}/{payload.job_id}/{payload.segment_index}.json"
+        self._input.put_bytes(request_key, json.dumps(body).encode(),
+                              content_type="application/json")
+        with self._slots:
+            self._enter()
+            try:
+                output_uri, failure_uri = self._invoke(payload, request_key)
+                return self._await(payload, output_key, output_uri, failure_uri)
+            finally:
+                self._leave()
+
+    def _invoke(self, payload: SegmentPayload, request_key: str) -> tuple[str, str]:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        inference_id = f"{payload.job_id}-{payload.segment_index}-{uuid.uuid4().hex[:8]}"
+        try:
+            response = self._client.invoke_endpoint_async(
+                EndpointName=self._endpoint,
+                InputLocation=self._input.uri(request_key),
+                ContentType="application/json",
+                InferenceId=inference_id[:64],
+                InvocationTimeoutSeconds=int(min(3600, self._timeout_s)),
+            )
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
+            if code in _TRANSIENT_CLIENT_CODES or status >= 500:
+                raise InferenceUnavailableError(f"SageMaker {code or status}: {exc}") from exc
+            raise InferenceRejectedError(f"SageMaker refused the invocation: {exc}") from exc
+        except BotoCoreError as exc:
+            raise InferenceUnavailableError(f"SageMaker unreachable: {exc}") from exc
+        log.info("job_id=%s segment_index=%d invoked %s async (inference_id=%s)",
+                 payload.job_id, payload.segment_index, self._endpoint,
+                 response.get("InferenceId", inference_id))
+        return response["OutputLocation"], response.get("FailureLocation", "")
+
+    def _await(self, payload: SegmentPayload, output_key: str, output_uri: str,
+               failure_uri: str) -> InferenceResult:
+        deadline = self._clock() + self._timeout_s
+        while True:
+            answer = self._fetch(output_uri)
+            if answer is not None:
+                return parse_result_envelope(answer, output_key)
+            failure = self._fetch(failure_uri) if failure_uri else None
+            if failure is not None:
+                raise classify_failure(failure)
+            if self._clock() >= deadline:
+                raise InferenceUnavailableError(
+                    f"no answer from SageMaker within {self._timeout_s:.0f}s "
+                    f"for job {payload.job_id} segment {payload.segment_index}")
+            if self._stop.wait(self._poll_s):
+                raise InferenceUnavailableError(
+                    "worker draining; the invocation goes on and the message will be redelivered")
+
+    def _enter(self) -> None:
+        with self._count_lock:
+            self._in_flight += 1
+            self.max_seen_in_flight = max(self.max_seen_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._count_lock:
+            self._in_flight -= 1
+
+
+def classify_failure(body: bytes) -> Exception:
+    """The error for an async failure body: permanent when the engine said the
+    input is bad, transient otherwise (model crash, timeout, capacity)."""
+    reason = error_message(body, fallback="SageMaker async invocation failed")
+    code = ""
+    try:
+        doc = json.loads(body)
+        if isinstance(doc, dict) and isinstance(doc.get("error"), dict):
+            code = str(doc["error"].get("code", ""))
+    except ValueError:
+        pass
+    if code in PERMANENT_CODES:
+        return InferenceRejectedError(f"the inference endpoint rejected the segment: {reason}")
+    return InferenceUnavailableError(f"SageMaker async invocation failed: {reason}")
+
+
+class S3LocationReader:
+    """Reads ``s3://bucket/key`` locations; None while the object does not exist."""
+
+    def __init__(self, s3_client: Any) -> None:
+        self._s3 = s3_client
+
+    def __call__(self, uri: str) -> bytes | None:
+        """The object's bytes, or None if absent. Raises InferenceUnavailableError otherwise."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        parsed = urlparse(uri)
+        if parsed.scheme != "s3" or not parsed.netloc:
+            raise InferenceRejectedError(f"not an S3 location: {uri!r}")
+        try:
+            obj = self._s3.get_object(Bucket=parsed.netloc, Key=parsed.path.lstrip("/"))
+            return obj["Body"].read()
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
+                return None
+            raise InferenceUnavailableError(f"cannot read {uri}: {exc}") from exc
+        except BotoCoreError as exc:
+            raise InferenceUnavailableError(f"cannot read {uri}: {exc}") from exc
+
+
+def build_sagemaker_backend(settings: Any, backend: Any, stop: threading.Event
+                            ) -> SageMakerInferenceBackend:
+    """A SageMaker backend with real boto3 clients, from VideoWorkerSettings."""
+    import boto3
+
+    kwargs = {"region_name": settings.aws_region}
+    if settings.aws_endpoint_url:
+        kwargs["endpoint_url"] = settings.aws_endpoint_url
+    return SageMakerInferenceBackend(
+        settings.sagemaker_endpoint, backend.input_storage, backend.output_storage,
+        runtime_client=boto3.client("sagemaker-runtime", **kwargs),
+        fetch_location=S3LocationReader(boto3.client("s3", **kwargs)),
+        max_in_flight=settings.inference_max_in_flight, poll_s=settings.inference_poll_s,
+        timeout_s=settings.inference_timeout_s, stop=stop)

@@ -1,0 +1,62 @@
+"""The segment-output handler: a converted segment landed in the output bucket.
+
+Records the SegmentCompletion (idempotent), marks the segment ``complete``
+(which also clears an earlier ``failed``), then runs the trigger-on-write:
+``trigger_reassembly_if_ready`` sends the job to reassembly exactly once, when
+chunking is complete and every segment has a completion. ``final.mp4`` and any
+other non-segment key are ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from shared_types.events import parse_s3_event_body
+from shared_types.keys import parse_output_segment_key
+from shared_types.models import Message, SegmentCompletion, SegmentOutput
+from shared_types.ports import Backend
+from shared_types.reassembly_trigger import trigger_reassembly_if_ready
+
+log = logging.getLogger(__name__)
+
+
+def handle_segment_output_message(message: Message, backend: Backend) -> int:
+    """Record every converted segment named by an output-bucket event message.
+
+    Returns how many completions were new. Raises MalformedMessageError for a
+    body that is not an S3 event; store errors propagate (transient).
+    """
+    new = 0
+    for record in parse_s3_event_body(message.body):
+        if not record.event_name.startswith("ObjectCreated"):
+            continue
+        output = parse_output_segment_key(record.bucket, record.key)
+        if output is None:
+            log.debug("ignoring output key %r (not a converted segment)", record.key)
+            continue
+        new += record_segment_output(output, backend)
+    return new
+
+
+def record_segment_output(output: SegmentOutput, backend: Backend) -> bool:
+    """Record one converted segment and trigger reassembly if it was the last.
+
+    Returns True when the completion was new. Completions for unknown jobs or
+    out-of-range indexes are ignored (logged).
+    """
+    job_id, index = output.job_id, output.segment_index
+    job = backend.jobs.get(job_id)
+    if job is None:
+        log.warning("job_id=%s segment_index=%d output for unknown job ignored", job_id, index)
+        return False
+    if job.total_segments is not None and index >= job.total_segments:
+        log.warning("job_id=%s segment_index=%d beyond total_segments=%d; ignored",
+                    job_id, index, job.total_segments)
+        return False
+    new = backend.completions.put(SegmentCompletion(
+        job_id=job_id, segment_index=index, output_key=output.key,
+        total_segments=job.total_segments))
+    backend.segment_status.mark_complete(job_id, index)
+    log.info("job_id=%s segment_index=%d completion recorded (new=%s)", job_id, index, new)
+    trigger_reassembly_if_ready(backend, job_id)
+    return new

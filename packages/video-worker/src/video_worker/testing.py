@@ -1,0 +1,68 @@
+"""Test doubles and factories for video-worker (used by its tests and by
+packages that drive the worker in-process)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from shared_types.events import build_s3_event_body
+from shared_types.keys import output_segment_key, segment_key
+from shared_types.models import (
+    ConversionParams,
+    Job,
+    JobStatus,
+    Message,
+    OutputMode,
+    SegmentPayload,
+)
+from shared_types.ports import Backend
+
+from video_worker.inference_backend import InferenceResult
+
+
+class RecordingInference:
+    """An InferenceBackend double: writes a fake output like a real backend
+    would, records its calls, and raises ``error`` when set."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.calls: list[tuple[SegmentPayload, str, ConversionParams]] = []
+        self.error: Exception | None = None
+        self.during: Callable[[SegmentPayload], None] | None = None
+        self.lock = threading.Lock()
+
+    def convert(self, payload: SegmentPayload, output_key: str,
+                params: ConversionParams) -> InferenceResult:
+        with self.lock:
+            self.calls.append((payload, output_key, params))
+        if self.during is not None:
+            self.during(payload)
+        if self.error is not None:
+            raise self.error
+        self.backend.output_storage.put_bytes(output_key, b"converted:" + payload.key.encode())
+        return InferenceResult(output_key=output_key, frames=24)
+
+
+def make_job(backend: Backend, job_id: str = "job-1", *,
+             status: JobStatus = JobStatus.CHUNKING_COMPLETE, total: int | None = 2,
+             mode: OutputMode = OutputMode.HALF_SBS, **params: object) -> Job:
+    job = Job(job_id=job_id, mode=mode, status=status, total_segments=total,
+              params=ConversionParams(**params))
+    backend.jobs.create(job)
+    return job
+
+
+def message(body: str, n: int = 1) -> Message:
+    return Message(message_id=f"m-{n}", body=body, receipt=f"r-{n}")
+
+
+def segment_event(backend: Backend, job_id: str, index: int, total: int,
+                  mode: OutputMode = OutputMode.HALF_SBS) -> str:
+    return build_s3_event_body(backend.input_storage.bucket,
+                               segment_key(job_id, index, total, mode), size=100)
+
+
+def output_event(backend: Backend, job_id: str, index: int) -> str:
+    return build_s3_event_body(backend.output_storage.bucket,
+                               output_segment_key(job_id, index), size=100)
