@@ -1,0 +1,154 @@
+"""Reassembly handler on in-memory fakes, with a fake ffmpeg that joins bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from shared_types import keys
+from shared_types.errors import LeaseLostError, MalformedMessageError
+from shared_types.models import (
+    JobStatus,
+    JobUpdate,
+    Message,
+    ReassemblyMessage,
+    SegmentCompletion,
+)
+from shared_types.testing.memory import MemoryReassemblyLock
+
+from media_worker.deps import MediaDeps
+from media_worker.errors import FinalMissingError, ReassemblyBusyError, SegmentsMissingError
+from media_worker.probe import ProbeLimits
+from media_worker.reassembly import handle_reassembly
+
+
+class JoiningRunner:
+    """Stands in for ffmpeg: the output (last argument) is the inputs' bytes joined."""
+
+    def __init__(self, during=None):
+        self.calls = 0
+        self.during = during
+
+    def run(self, args, *, on_tick=None, what="ffmpeg"):
+        self.calls += 1
+        list_file = Path(args[args.index("-i") + 1])
+        parts = [line.split("'")[1] for line in list_file.read_text().splitlines()[1:]]
+        if self.during:
+            self.during()
+        Path(args[-1]).write_bytes(b"".join(Path(p).read_bytes() for p in parts))
+
+
+def deps_for(backend, runner, tmp_path, lease_s=30.0):
+    return MediaDeps(backend=backend, runner=runner, limits=ProbeLimits(10**9, 3600, 8000, 8000),
+                     work_dir=tmp_path, segment_seconds=2, lease_s=lease_s)
+
+
+def message(job_id: str) -> Message:
+    return Message(message_id="m1", body=ReassemblyMessage(job_id=job_id).model_dump_json(),
+                   receipt="r1")
+
+
+def chunked_job(backend, new_job, total=3, completed=None):
+    job = new_job(backend)
+    backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                              total_segments=total))
+    for i in range(total) if completed is None else completed:
+        key = keys.output_segment_key(job.job_id, i)
+        backend.output_storage.put_bytes(key, f"<seg{i}>".encode())
+        backend.completions.put(SegmentCompletion(job_id=job.job_id, segment_index=i,
+                                                  output_key=key))
+    return job.job_id
+
+
+def test_all_segments_are_joined_in_order_and_the_job_completed(mem_backend, new_job, tmp_path):
+    job_id = chunked_job(mem_backend, new_job)
+    runner = JoiningRunner()
+
+    assert handle_reassembly(message(job_id), deps_for(mem_backend, runner, tmp_path)) is True
+
+    final = mem_backend.output_storage.get_bytes(keys.final_key(job_id))
+    assert final == b"<seg0><seg1><seg2>"
+    job = mem_backend.jobs.get(job_id)
+    assert job.status == JobStatus.COMPLETED
+    assert job.final_key == keys.final_key(job_id) and job.completed_at is not None
+    assert mem_backend.reassembly.is_done(job_id)
+
+
+def test_missing_segments_are_retried_later_and_nothing_is_written(
+        mem_backend, new_job, tmp_path):
+    job_id = chunked_job(mem_backend, new_job, total=3, completed=[0, 2])
+
+    with pytest.raises(SegmentsMissingError, match="1 of 3"):
+        handle_reassembly(message(job_id), deps_for(mem_backend, JoiningRunner(), tmp_path))
+
+    assert mem_backend.jobs.get(job_id).status == JobStatus.CHUNKING_COMPLETE
+    assert not mem_backend.output_storage.exists(keys.final_key(job_id))
+
+
+def test_a_lease_held_by_another_worker_means_retry_later(mem_backend, new_job, tmp_path):
+    job_id = chunked_job(mem_backend, new_job)
+    mem_backend.reassembly.take_lease(job_id, "other-host:1:1", 60)
+    runner = JoiningRunner()
+
+    with pytest.raises(ReassemblyBusyError):
+        handle_reassembly(message(job_id), deps_for(mem_backend, runner, tmp_path))
+    assert runner.calls == 0
+
+
+def test_when_final_exists_and_the_lock_is_done_only_the_status_is_fixed(
+        mem_backend, new_job, tmp_path):
+    job_id = chunked_job(mem_backend, new_job)
+    lease = mem_backend.reassembly.take_lease(job_id, "crashed:1:1", 60)
+    mem_backend.output_storage.put_bytes(keys.final_key(job_id), b"final")
+    mem_backend.reassembly.complete(lease)
+    runner = JoiningRunner()
+
+    assert handle_reassembly(message(job_id), deps_for(mem_backend, runner, tmp_path)) is True
+    assert runner.calls == 0
+    assert mem_backend.jobs.get(job_id).status == JobStatus.COMPLETED
+    assert mem_backend.output_storage.get_bytes(keys.final_key(job_id)) == b"final"
+
+
+def test_done_lock_without_final_is_a_permanent_failure(mem_backend, new_job, tmp_path):
+    job_id = chunked_job(mem_backend, new_job)
+    mem_backend.reassembly.complete(mem_backend.reassembly.take_lease(job_id, "x:1:1", 60))
+
+    with pytest.raises(FinalMissingError, match="missing"):
+        handle_reassembly(message(job_id), deps_for(mem_backend, JoiningRunner(), tmp_path))
+
+
+def test_a_worker_that_lost_its_lease_neither_writes_nor_completes(
+        mem_backend, new_job, tmp_path):
+    clock = [1000.0]
+    mem_backend = mem_backend.__class__(**{**mem_backend.__dict__,
+                                           "reassembly": MemoryReassemblyLock(lambda: clock[0])})
+    job_id = chunked_job(mem_backend, new_job)
+
+    def lease_expires_and_is_retaken():
+        clock[0] += 120
+        mem_backend.reassembly.take_lease(job_id, "new-holder:2:2", 60)
+
+    runner = JoiningRunner(during=lease_expires_and_is_retaken)
+    with pytest.raises(LeaseLostError):
+        handle_reassembly(message(job_id), deps_for(mem_backend, runner, tmp_path, lease_s=30))
+
+    assert not mem_backend.output_storage.exists(keys.final_key(job_id))
+    assert mem_backend.jobs.get(job_id).status == JobStatus.REASSEMBLING
+    assert not mem_backend.reassembly.is_done(job_id)
+
+
+@pytest.mark.parametrize("status", [JobStatus.COMPLETED, JobStatus.FAILED])
+def test_a_job_that_already_ended_is_left_alone(mem_backend, new_job, tmp_path, status):
+    job_id = chunked_job(mem_backend, new_job)
+    mem_backend.jobs.update(job_id, JobUpdate(status=status))
+    runner = JoiningRunner()
+
+    assert handle_reassembly(message(job_id), deps_for(mem_backend, runner, tmp_path)) is False
+    assert runner.calls == 0 and mem_backend.jobs.get(job_id).status == status
+
+
+@pytest.mark.parametrize("body", ["not json", "{}", '{"job_id": "../etc"}'])
+def test_a_malformed_reassembly_message_is_rejected(mem_backend, tmp_path, body):
+    with pytest.raises(MalformedMessageError):
+        handle_reassembly(Message(message_id="m", body=body, receipt="r"),
+                          deps_for(mem_backend, JoiningRunner(), tmp_path))

@@ -1,0 +1,23 @@
+"""Settings come from STEREO_SPOT_* variables, once."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from media_worker.settings import MediaWorkerSettings
+
+
+def test_settings_read_the_stereo_spot_prefix(monkeypatch, tmp_path):
+    monkeypatch.setenv("STEREO_SPOT_SEGMENT_SECONDS", "12.5")
+    monkeypatch.setenv("STEREO_SPOT_FFMPEG", "/opt/ffmpeg")
+    monkeypatch.setenv("STEREO_SPOT_WORK_DIR", str(tmp_path))
+    s = MediaWorkerSettings()
+    assert (s.segment_seconds, s.ffmpeg, s.work_dir) == (12.5, "/opt/ffmpeg", tmp_path)
+    assert s.max_width == 7680 and s.segment_seconds > 0
+
+
+def test_nonsense_limits_are_refused(monkeypatch):
+    monkeypatch.setenv("STEREO_SPOT_SEGMENT_SECONDS", "0")
+    with pytest.raises(ValidationError):
+        MediaWorkerSettings()
