@@ -1,0 +1,89 @@
+"""Model validation: bounded conversion params, statuses, errors, job updates."""
+
+import pytest
+from pydantic import ValidationError
+
+from shared_types.job_updates import apply_job_update, job_sort_time
+from shared_types.models import (
+    ConversionParams,
+    Job,
+    JobError,
+    JobStatus,
+    JobUpdate,
+    OutputMode,
+    ReassemblyMessage,
+    SegmentCompletion,
+)
+
+
+def test_conversion_params_have_sane_defaults():
+    params = ConversionParams()
+    assert 0 <= params.divergence <= 10 and 0 <= params.convergence <= 1
+    assert params.preset == "veryfast"
+
+
+@pytest.mark.parametrize("changes", [
+    {"divergence": -1}, {"divergence": 11}, {"convergence": 1.5}, {"crf": 52},
+    {"preset": "placebo"}, {"depth_model": "midas"}, {"anaglyph_method": "purple"},
+    {"unknown": 1},
+])
+def test_conversion_params_reject_out_of_range_or_unknown_values(changes):
+    with pytest.raises(ValidationError):
+        ConversionParams(**changes)
+
+
+def test_job_rejects_an_unknown_mode_and_status():
+    with pytest.raises(ValidationError):
+        Job(job_id="j", mode="3d-glasses")
+    with pytest.raises(ValidationError):
+        Job(job_id="j", mode="sbs", status="paused")
+
+
+def test_job_round_trips_through_json():
+    job = Job(job_id="j", mode=OutputMode.TB, title="t", total_segments=3,
+              error=JobError(code="c", message="m", stage="chunking"))
+    assert Job.model_validate_json(job.model_dump_json()) == job
+
+
+def test_only_completed_and_failed_are_final():
+    assert {s for s in JobStatus if s.is_final} == {JobStatus.COMPLETED, JobStatus.FAILED}
+
+
+def test_job_error_limits_its_message_length():
+    with pytest.raises(ValidationError):
+        JobError(code="c", message="x" * 2001, stage="s")
+
+
+def test_apply_job_update_changes_only_given_fields():
+    job = Job(job_id="j", mode="sbs", title="keep", created_at=1.0, updated_at=1.0)
+    new = apply_job_update(job, JobUpdate(status=JobStatus.CHUNKING_COMPLETE, total_segments=4))
+    assert (new.status, new.total_segments, new.title) == (
+        JobStatus.CHUNKING_COMPLETE, 4, "keep")
+    assert new.updated_at > 1.0
+    assert job.status == JobStatus.CREATED
+
+
+def test_apply_job_update_sets_and_clears_errors():
+    job = Job(job_id="j", mode="sbs")
+    failed = apply_job_update(job, JobUpdate(
+        status=JobStatus.FAILED, error=JobError(code="c", message="m", stage="s")))
+    assert failed.error.message == "m"
+    assert apply_job_update(failed, JobUpdate(clear_error=True)).error is None
+
+
+def test_sort_time_uses_completed_at_only_for_completed_jobs():
+    done = Job(job_id="j", mode="sbs", created_at=1.0, completed_at=5.0,
+               status=JobStatus.COMPLETED)
+    failed = done.model_copy(update={"status": JobStatus.FAILED})
+    assert (job_sort_time(done), job_sort_time(failed)) == (5.0, 1.0)
+
+
+def test_reassembly_message_ignores_extra_fields_but_needs_a_job_id():
+    assert ReassemblyMessage.model_validate({"job_id": "j", "x": 1}).job_id == "j"
+    with pytest.raises(ValidationError):
+        ReassemblyMessage.model_validate({})
+
+
+def test_segment_completion_needs_an_integer_index():
+    with pytest.raises(ValidationError):
+        SegmentCompletion(job_id="j", segment_index="first", output_key="k")
