@@ -37,7 +37,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
     app.include_router(events.router)
     app.include_router(api.router)
     app.mount("/static", StaticFiles(directory=str(files("web_ui") / "static")), name="static")
-    storage = build_storage_app(settings)
+    storage = build_storage_app(settings, backend)
     if storage is not None:
         app.mount(STORAGE_MOUNT, storage, name="storage")
     install_handlers(app)

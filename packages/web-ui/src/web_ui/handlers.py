@@ -9,6 +9,7 @@ from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from shared_types.errors import ConditionFailedError, NotFoundError, TransientError
+from starlette.exceptions import HTTPException
 
 from web_ui.errors import WebUiError
 from web_ui.templating import render
@@ -68,6 +69,11 @@ def install_handlers(app: FastAPI) -> None:
             request, 503, "Storage is unavailable right now; try again in a moment.",
             headers={"Retry-After": RETRY_AFTER_S},
         )
+
+    @app.exception_handler(HTTPException)
+    async def on_http(request: Request, exc: HTTPException) -> Response:
+        message = "Page not found." if exc.status_code == 404 else str(exc.detail)
+        return error_response(request, exc.status_code, message, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def on_invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -68,28 +68,33 @@ class BodyLimitMiddleware:
             await too_large(scope, receive, send)
             return
         seen = 0
-        started = False
+        started = refused = False
 
         async def counted_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
+                if seen > self.max_bytes and not refused:
+                    # Answer now: frameworks turn errors raised while reading into 400s.
+                    if not started:
+                        refused = True
+                        await too_large(scope, receive, send)
                     raise _BodyTooLarge
             return message
 
         async def tracked_send(message: Message) -> None:
             nonlocal started
+            if refused:
+                return  # the 413 has been sent; drop the app's own answer
             started = started or message["type"] == "http.response.start"
             await send(message)
 
         try:
             await self.app(scope, counted_receive, tracked_send)
         except _BodyTooLarge:
-            if started:
+            if not refused:
                 raise
-            await too_large(scope, receive, send)
 
 
 def credentials_match(header: str | None, user: str, password: str) -> bool:

@@ -30,11 +30,13 @@ def build_backend(settings: WebSettings) -> Backend:
     return local_adapters.build_backend(settings)
 
 
-def build_storage_app(settings: WebSettings) -> ASGIApp | None:
-    """The signed upload/download routes to mount at ``/storage``, or None when
-    the backend's storage serves browsers itself (S3) or serving is turned off."""
+def build_storage_app(settings: WebSettings, backend: Backend) -> ASGIApp | None:
+    """The signed upload/download routes to mount at ``/storage`` (sharing
+    ``backend``'s folder storages), or None when the backend's storage serves
+    browsers itself (S3) or serving is turned off. Raises TypeError when the
+    backend is local but its storages are not folder storages."""
     if settings.backend != "local" or not settings.serve_storage:
         return None
     import local_adapters
 
-    return local_adapters.storage_app(settings)
+    return local_adapters.storage_app(settings, backend=backend)

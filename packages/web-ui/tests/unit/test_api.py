@@ -1,0 +1,61 @@
+from shared_types.models import JobError, JobStatus
+
+from .conftest import add_job
+
+
+def test_create_job_returns_the_id_and_a_scoped_upload_url(client, backend, settings):
+    r = client.post("/api/jobs", json={"mode": "tb", "params": {"divergence": 1.0}})
+    assert r.status_code == 201
+    body = r.json()
+    job = backend.jobs.get(body["job_id"])
+    assert job.mode == "tb" and job.params.divergence == 1.0
+    assert f"input/{body['job_id']}/source.mp4" in body["upload_url"]
+    assert body["upload_method"] == "PUT"
+    assert body["max_upload_bytes"] == settings.max_upload_bytes
+
+
+def test_create_job_validates_the_body(client):
+    assert client.post("/api/jobs", json={"mode": "4d"}).status_code == 422
+    r = client.post("/api/jobs", json={"mode": "sbs", "params": {"divergence": -1}})
+    assert r.status_code == 422
+    assert client.post("/api/jobs", json={"mode": "sbs", "extra": 1}).status_code == 422
+
+
+def test_create_job_must_be_json(client):
+    r = client.post("/api/jobs", content='{"mode": "sbs"}',
+                    headers={"content-type": "text/plain"})
+    assert r.status_code == 403
+    assert r.json() == {"detail": "API requests must be application/json."}
+
+
+def test_get_job_returns_status_progress_and_error(client, backend):
+    err = JobError(code="x", message="why it failed", stage="reassembly")
+    job = add_job(backend, status=JobStatus.FAILED, error=err, total_segments=4)
+    body = client.get(f"/api/jobs/{job.job_id}").json()
+    assert body["status"] == "failed"
+    assert body["error"]["message"] == "why it failed"
+    assert body["progress"]["segments_total"] == 4
+
+
+def test_get_unknown_job_is_a_json_404(client):
+    r = client.get("/api/jobs/not-a-uuid")
+    assert r.status_code == 404 and r.json() == {"detail": "No such job."}
+
+
+def test_list_jobs_includes_every_group(client, backend):
+    a = add_job(backend)
+    b = add_job(backend, status=JobStatus.COMPLETED, completed_at=1.0)
+    ids = [i["job_id"] for i in client.get("/api/jobs").json()["items"]]
+    assert sorted(ids) == sorted([a.job_id, b.job_id])
+
+
+def test_playback_urls_of_a_completed_job(client, backend):
+    job = add_job(backend, status=JobStatus.COMPLETED, title="z")
+    body = client.get(f"/api/jobs/{job.job_id}/playback").json()
+    assert body["download_name"] == "z_LRF_Full_SBS.mp4"
+
+
+def test_openapi_documents_the_api(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/api/jobs", "/api/jobs/{job_id}"} <= set(paths)
+    assert "post" in paths["/api/jobs"]

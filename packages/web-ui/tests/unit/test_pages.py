@@ -1,0 +1,150 @@
+from shared_types.keys import final_key
+from shared_types.models import AnaglyphMethod, JobError, JobStatus, OutputMode
+
+from .conftest import add_job
+
+MISSING = "a3bb189e-8bf9-3888-9912-ace4e6543002"
+
+
+def test_dashboard_shows_the_create_form_and_recent_jobs(client, backend):
+    job = add_job(backend, title="Recent one")
+    r = client.get("/")
+    assert r.status_code == 200
+    assert r.template.name == "index.html"
+    assert [j.job_id for j in r.context["listing"].in_progress] == [job.job_id]
+    assert 'id="create-form"' in r.text and "Recent one" in r.text
+    assert r.context["csrf_token"] in r.text
+
+
+def test_job_list_shows_each_group(client, backend):
+    add_job(backend, status=JobStatus.FAILED, title="Broken")
+    add_job(backend, status=JobStatus.COMPLETED, completed_at=1.0, title="Finished")
+    r = client.get("/jobs")
+    assert r.template.name == "jobs.html"
+    assert [j.title for j in r.context["listing"].failed] == ["Broken"]
+    assert [j.title for j in r.context["listing"].completed] == ["Finished"]
+
+
+def test_creating_a_job_redirects_to_its_page(client, backend, token):
+    r = client.post("/jobs", data={
+        "mode": "anaglyph", "anaglyph_method": "gray", "divergence": "3.5",
+        "convergence": "0.2", "depth_model": "heuristic", "title": "Cats",
+        "csrf_token": token,
+    }, follow_redirects=False)
+    assert r.status_code == 303
+    job_id = r.headers["location"].rsplit("/", 1)[1]
+    job = backend.jobs.get(job_id)
+    assert job.mode == OutputMode.ANAGLYPH and job.title == "Cats"
+    assert job.params.anaglyph_method == AnaglyphMethod.GRAY
+    assert job.params.divergence == 3.5
+
+
+def test_out_of_range_form_fields_get_a_readable_400(client, backend, token):
+    r = client.post("/jobs", data={"mode": "sbs", "divergence": "99", "csrf_token": token})
+    assert r.status_code == 400
+    assert r.template.name == "error.html"
+    assert any(d.startswith("divergence:") for d in r.context["details"])
+    assert backend.jobs.list_in_progress() == []
+
+
+def test_an_overlong_title_is_rejected(client, token):
+    r = client.post("/jobs", data={"mode": "sbs", "title": "t" * 201, "csrf_token": token})
+    assert r.status_code == 400
+
+
+def test_a_created_job_page_offers_a_presigned_upload(client, backend, settings):
+    job = add_job(backend)
+    r = client.get(f"/jobs/{job.job_id}")
+    assert r.template.name == "job.html"
+    upload = r.context["upload"]
+    assert f"input/{job.job_id}/source.mp4" in upload.url
+    assert upload.max_bytes == settings.max_upload_bytes
+    assert 'id="upload-form"' in r.text
+    assert f'data-max-bytes="{settings.max_upload_bytes}"' in r.text
+    assert f'data-events-url="/jobs/{job.job_id}/events"' in r.text
+
+
+def test_a_running_job_page_shows_progress_and_no_upload(client, backend):
+    job = add_job(backend, status=JobStatus.CHUNKING_COMPLETE, total_segments=3)
+    r = client.get(f"/jobs/{job.job_id}")
+    assert "upload" not in r.context
+    assert r.context["progress"].segments_total == 3
+    assert r.text.count('class="cell pending"') == 3
+
+
+def test_a_completed_job_page_has_player_and_tagged_download(client, backend):
+    job = add_job(backend, status=JobStatus.COMPLETED, mode=OutputMode.HALF_SBS,
+                  title="Beach", final_key=None)
+    r = client.get(f"/jobs/{job.job_id}")
+    playback = r.context["playback"]
+    assert playback.download_name == "Beach_Half_SBS.mp4"
+    assert 'id="player"' in r.text and 'download="Beach_Half_SBS.mp4"' in r.text
+    assert "data-events-url" not in r.text
+    assert final_key(job.job_id) in playback.url
+
+
+def test_a_failed_job_page_shows_the_reason_and_a_retry_button(client, backend):
+    err = JobError(code="invalid_media", message="The file is not a video.", stage="chunking")
+    job = add_job(backend, status=JobStatus.FAILED, error=err)
+    r = client.get(f"/jobs/{job.job_id}")
+    assert "The file is not a video." in r.text
+    assert f'action="/jobs/{job.job_id}/retry"' in r.text
+
+
+def test_user_text_is_escaped(client, backend):
+    job = add_job(backend, title='<script>alert("x")</script>')
+    r = client.get(f"/jobs/{job.job_id}")
+    assert "<script>alert" not in r.text
+    assert "&lt;script&gt;" in r.text
+
+
+def test_unknown_and_malformed_job_ids_get_a_404_page(client):
+    for path in (f"/jobs/{MISSING}", "/jobs/not-a-uuid", "/jobs/..%2F..%2Fetc"):
+        r = client.get(path)
+        assert r.status_code == 404, path
+        assert r.template.name == "error.html"
+
+
+def test_play_redirects_to_a_presigned_url(client, backend):
+    job = add_job(backend, status=JobStatus.COMPLETED)
+    r = client.get(f"/jobs/{job.job_id}/play", follow_redirects=False)
+    assert r.status_code == 307
+    assert r.headers["location"].startswith("memory://output/jobs/")
+
+
+def test_play_of_an_unfinished_job_is_a_conflict(client, backend):
+    job = add_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS)
+    assert client.get(f"/jobs/{job.job_id}/play", follow_redirects=False).status_code == 409
+
+
+def test_retry_puts_a_failed_job_back_to_work(client, backend, token):
+    job = add_job(backend, status=JobStatus.FAILED)
+    r = client.post(f"/jobs/{job.job_id}/retry", data={"csrf_token": token},
+                    follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == f"/jobs/{job.job_id}"
+    assert backend.jobs.get(job.job_id).status == JobStatus.CREATED
+
+
+def test_retrying_a_running_job_is_refused(client, backend, token):
+    job = add_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS)
+    r = client.post(f"/jobs/{job.job_id}/retry", data={"csrf_token": token})
+    assert r.status_code == 409
+    assert r.context["message"] == "Only a failed job can be retried."
+
+
+def test_delete_removes_the_job_and_returns_to_the_list(client, backend, token):
+    job = add_job(backend)
+    r = client.post(f"/jobs/{job.job_id}/delete", data={"csrf_token": token},
+                    follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/jobs"
+    assert backend.jobs.get(job.job_id) is None
+
+
+def test_static_files_are_served_locally(client):
+    r = client.get("/static/app.js")
+    assert r.status_code == 200 and "EventSource" in r.text
+    assert client.get("/static/app.css").status_code == 200
+
+
+def test_healthz(client):
+    assert client.get("/healthz").json() == {"status": "ok"}

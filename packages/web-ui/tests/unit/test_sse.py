@@ -1,0 +1,96 @@
+import threading
+import time
+
+from shared_types.models import JobStatus, JobUpdate, SegmentCompletion
+
+from .conftest import add_job
+from .sse_parse import parse_events
+
+
+def names(events):
+    return [e["event"] for e in events if e["event"] != "ping"]
+
+
+def test_a_final_job_gets_one_snapshot_then_done(client, backend):
+    job = add_job(backend, status=JobStatus.COMPLETED)
+    r = client.get(f"/jobs/{job.job_id}/events")
+    assert r.headers["content-type"].startswith("text/event-stream")
+    events = parse_events(r.text)
+    assert names(events) == ["progress", "done"]
+    assert events[0]["json"]["percent"] == 100.0
+    assert events[0]["id"] and events[0]["retry"] == "2000"
+    assert events[1]["json"] == {"status": "completed"}
+
+
+def test_progress_streams_each_change_until_the_job_completes(client, backend):
+    job = add_job(backend, status=JobStatus.CHUNKING_COMPLETE, total_segments=2)
+
+    def advance():
+        for i in range(2):
+            time.sleep(0.15)
+            backend.completions.put(SegmentCompletion(
+                job_id=job.job_id, segment_index=i, output_key=f"o{i}"))
+        time.sleep(0.15)
+        backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
+
+    driver = threading.Thread(target=advance)
+    driver.start()
+    r = client.get(f"/jobs/{job.job_id}/events")
+    driver.join()
+    events = parse_events(r.text)
+    progress = [e["json"] for e in events if e["event"] == "progress"]
+    done = [p["segments_done"] for p in progress]
+    # Each poll sends the state if it changed (a slow machine may merge two changes).
+    assert done[0] == 0 and done == sorted(done) and done[-1] == 2
+    assert progress[0]["strip"] == ["pending", "pending"]
+    assert progress[-1]["strip"] == ["done", "done"]
+    assert progress[-1]["status"] == "completed"
+    assert names(events)[-1] == "done"
+    ids = [e["id"] for e in events if e["event"] == "progress"]
+    assert len(set(ids)) == len(ids)
+
+
+def test_reconnect_with_last_event_id_skips_the_state_already_seen(client, backend):
+    job = add_job(backend, status=JobStatus.FAILED)
+    first = parse_events(client.get(f"/jobs/{job.job_id}/events").text)
+    seen = first[0]["id"]
+    again = parse_events(client.get(f"/jobs/{job.job_id}/events",
+                                    headers={"Last-Event-ID": seen}).text)
+    assert names(again) == ["done"]
+    other = parse_events(client.get(f"/jobs/{job.job_id}/events",
+                                    headers={"Last-Event-ID": "stale"}).text)
+    assert names(other) == ["progress", "done"]
+
+
+def test_a_deleted_job_ends_the_stream_with_gone(client, backend):
+    job = add_job(backend)
+
+    def delete_soon():
+        time.sleep(0.1)
+        backend.jobs.delete(job.job_id)
+
+    t = threading.Thread(target=delete_soon)
+    t.start()
+    events = parse_events(client.get(f"/jobs/{job.job_id}/events").text)
+    t.join()
+    assert names(events) == ["progress", "gone"]
+
+
+def test_keep_alive_pings_are_named_events(settings, backend):
+    from fastapi.testclient import TestClient
+
+    from web_ui.app import create_app
+
+    quick = settings.model_copy(update={"sse_ping_s": 0.05})
+    client = TestClient(create_app(quick, backend))
+    job = add_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS)
+    t = threading.Timer(0.4, lambda: backend.jobs.update(
+        job.job_id, JobUpdate(status=JobStatus.COMPLETED)))
+    t.start()
+    events = parse_events(client.get(f"/jobs/{job.job_id}/events").text)
+    t.join()
+    assert any(e["event"] == "ping" for e in events)
+
+
+def test_events_for_a_bad_id_are_a_404(client):
+    assert client.get("/jobs/nope/events").status_code == 404

@@ -1,0 +1,15 @@
+import pytest
+
+from web_ui.templating import human_duration, iso_utc
+
+
+def test_iso_utc():
+    assert iso_utc(0) == "1970-01-01T00:00:00Z"
+    assert iso_utc(None) == ""
+
+
+@pytest.mark.parametrize(("seconds", "text"), [
+    (None, ""), (4.4, "about 4 s"), (150, "about 2 min"), (3 * 3600 + 600, "about 3 h 10 min"),
+])
+def test_human_duration(seconds, text):
+    assert human_duration(seconds) == text
