@@ -1,0 +1,68 @@
+"""Real media for integration tests: generated with ffmpeg, measured with PyAV."""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from shared_types.ffmpeg import ffmpeg_path
+from shared_types.testing.media import make_video
+
+
+@dataclass(frozen=True)
+class Timeline:
+    frames: int
+    video_s: float
+    audio_s: float | None
+    fps: float
+    size: tuple[int, int]
+
+
+def measure(path: Path) -> Timeline:
+    """Frame count and per-stream durations (from packet timestamps, no decoding)."""
+    import av
+
+    spans: dict[str, list[float]] = {}
+    frames = 0
+    with av.open(str(path)) as container:
+        video = container.streams.video[0]
+        fps = float(video.average_rate or video.guessed_rate or 0)
+        size = (video.codec_context.width, video.codec_context.height)
+        for packet in container.demux():
+            if packet.pts is None or packet.size == 0:
+                continue
+            kind = packet.stream.type
+            start = float(packet.pts * packet.time_base)
+            stop = start + float((packet.duration or 0) * packet.time_base)
+            lo, hi = spans.get(kind, [start, stop])
+            spans[kind] = [min(lo, start), max(hi, stop)]
+            frames += kind == "video"
+    audio = spans.get("audio")
+    return Timeline(frames=frames, video_s=spans["video"][1] - spans["video"][0],
+                    audio_s=audio[1] - audio[0] if audio else None, fps=fps, size=size)
+
+
+def make_odd_video(path: Path, *, seconds: float = 4.0) -> Path:
+    """An H.264 4:4:4 video of 161x97 (odd sizes need a chroma format without subsampling)."""
+    subprocess.run([
+        ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+        "-f", "lavfi", "-i", f"testsrc2=size=160x96:rate=25:duration={seconds}",
+        "-f", "lavfi", "-i", f"sine=frequency=300:sample_rate=44100:duration={seconds}",
+        "-vf", "scale=161:97", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv444p",
+        "-g", "25", "-c:a", "aac", "-shortest", str(path)], check=True, timeout=60)
+    return path
+
+
+SOURCES = {
+    "audio": lambda p: make_video(p, seconds=5, audio=True),
+    "sparse-keyframes": lambda p: make_video(p, seconds=6, gop=150),
+    "odd-dimensions": lambda p: make_odd_video(p, seconds=4),
+    "variable-frame-rate": lambda p: make_video(p, seconds=5, vfr=True),
+}
+
+
+@pytest.fixture(params=sorted(SOURCES))
+def source_video(request, tmp_path: Path) -> tuple[str, Path]:
+    return request.param, SOURCES[request.param](tmp_path / f"{request.param}.mp4")

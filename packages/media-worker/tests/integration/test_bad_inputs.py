@@ -1,0 +1,75 @@
+"""Bad uploads end as failed jobs with a reason a person understands; the worker
+keeps going and the next good upload still converts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from shared_types.models import JobStatus
+from shared_types.testing.media import make_audio_only, make_video
+
+
+def text_renamed(tmp: Path) -> Path:
+    path = tmp / "notes.mp4"
+    path.write_text("Meeting notes: this is plain text, not a video.\n" * 20)
+    return path
+
+
+def truncated(tmp: Path) -> Path:
+    whole = make_video(tmp / "whole.mp4", seconds=4).read_bytes()
+    path = tmp / "truncated.mp4"
+    path.write_bytes(whole[: len(whole) // 2])
+    return path
+
+
+def zero_bytes(tmp: Path) -> Path:
+    path = tmp / "empty.mp4"
+    path.write_bytes(b"")
+    return path
+
+
+def audio_only(tmp: Path) -> Path:
+    return make_audio_only(tmp / "audio.mp4", seconds=1)
+
+
+def hls_playlist(tmp: Path) -> Path:
+    target = make_video(tmp / "secret.mp4", seconds=1)
+    path = tmp / "playlist.mp4"
+    path.write_text("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n"
+                    f"#EXTINF:1.0,\nfile://{target}\n#EXT-X-ENDLIST\n")
+    return path
+
+
+BAD = {
+    "text renamed .mp4": (text_renamed, "not a video we can read"),
+    "truncated mp4": (truncated, "incomplete or damaged"),
+    "zero-byte file": (zero_bytes, "empty (0 bytes)"),
+    "audio only": (audio_only, "no video stream found"),
+    "HLS playlist to a local file": (hls_playlist, "playlist, not a video"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_a_bad_upload_fails_its_job_with_a_human_reason(
+        local_backend, new_job, upload, worker_for, tmp_path, name):
+    make, reason = BAD[name]
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, make(tmp_path))
+    worker = worker_for(local_backend)
+
+    assert worker.process_chunking_once(wait_s=1)
+
+    failed = local_backend.jobs.get(job.job_id)
+    assert failed.status == JobStatus.FAILED
+    assert failed.error.stage == "chunking" and failed.error.code == "invalid_media"
+    assert reason in failed.error.message
+    assert failed.error.message.endswith(".") and "Errno" not in failed.error.message
+    stats = local_backend.chunking_queue.stats()
+    assert stats.visible + stats.in_flight + stats.dead_letters == 0
+    assert not list(local_backend.input_storage.list(f"segments/{job.job_id}/"))
+    # the same worker goes on to chunk a good upload
+    good = new_job(local_backend)
+    upload(local_backend, good.job_id, make_video(tmp_path / "good.mp4", seconds=2))
+    assert worker.process_chunking_once(wait_s=1)
+    assert local_backend.jobs.get(good.job_id).status == JobStatus.CHUNKING_COMPLETE

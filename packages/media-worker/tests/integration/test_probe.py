@@ -1,0 +1,34 @@
+"""Probe limits on real files: each refusal names the limit in plain words."""
+
+from __future__ import annotations
+
+import pytest
+from shared_types.testing.media import make_video
+
+from media_worker.errors import UnusableVideoError
+from media_worker.probe import ProbeLimits, probe_video
+
+ROOMY = dict(max_bytes=10**9, max_duration_s=3600, max_width=8000, max_height=8000)
+
+
+@pytest.fixture(scope="module")
+def clip(tmp_path_factory):
+    return make_video(tmp_path_factory.mktemp("probe") / "clip.mp4", seconds=3, gop=24)
+
+
+def test_a_good_clip_is_described(clip):
+    info = probe_video(clip, ProbeLimits(**ROOMY))
+    assert (info.width, info.height, info.video_frames) == (160, 96, 72)
+    assert info.duration_s == pytest.approx(3.0, abs=0.05) and info.has_audio
+    assert info.max_keyframe_gap_s == pytest.approx(1.0, abs=0.05)
+
+
+@pytest.mark.parametrize("limit, words", [
+    ({"max_bytes": 1000}, "too large"),
+    ({"max_duration_s": 2}, "too long"),
+    ({"max_width": 100}, "160x96, larger than the allowed 100x8000"),
+    ({"max_height": 50}, "larger than the allowed"),
+])
+def test_a_clip_over_a_limit_is_refused_with_the_limit_named(clip, limit, words):
+    with pytest.raises(UnusableVideoError, match=words):
+        probe_video(clip, ProbeLimits(**{**ROOMY, **limit}))
