@@ -1,0 +1,119 @@
+"""The app on the real local backend (SQLite + folders + signed /storage), with a
+real video uploaded through the presigned URL."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import pytest
+from fastapi.testclient import TestClient
+from shared_types.events import parse_s3_event_body
+from shared_types.keys import final_key, source_key
+from shared_types.models import JobError, JobStatus, JobUpdate
+from shared_types.testing.media import make_video
+
+from web_ui.app import create_app
+from web_ui.settings import WebSettings
+
+
+def make_settings(tmp_path, **overrides) -> WebSettings:
+    return WebSettings(data_dir=tmp_path / "data", public_base_url="http://testserver",
+                       signing_secret="integration-secret-0123456789", sse_poll_s=0.01,
+                       **overrides)
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory):
+    return make_video(tmp_path_factory.mktemp("media") / "clip.mp4", seconds=1.0)
+
+
+@pytest.fixture
+def app(tmp_path):
+    return create_app(make_settings(tmp_path))
+
+
+@pytest.fixture
+def client(app):
+    return TestClient(app)
+
+
+def path_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.path}?{parts.query}"
+
+
+def create(client, mode="sbs", title="Clip"):
+    r = client.post("/api/jobs", json={"mode": mode, "title": title})
+    assert r.status_code == 201
+    return r.json()
+
+
+def test_upload_through_the_presigned_url_reaches_the_chunking_queue(client, app, video):
+    body = create(client)
+    data = video.read_bytes()
+    r = client.put(path_of(body["upload_url"]), content=data)
+    assert r.status_code == 200, r.text
+    backend = app.state.backend
+    assert backend.input_storage.head(source_key(body["job_id"])).size == len(data)
+    [message] = backend.chunking_queue.receive()
+    [record] = parse_s3_event_body(message.body)
+    assert record.key == source_key(body["job_id"])
+    page = client.get(f"/jobs/{body['job_id']}")
+    assert "Uploaded, waiting to be split" in page.text
+
+
+def test_an_upload_over_the_limit_is_refused_by_storage(tmp_path, video):
+    client = TestClient(create_app(make_settings(tmp_path, max_upload_bytes=1000)))
+    body = create(client)
+    r = client.put(path_of(body["upload_url"]), content=video.read_bytes())
+    assert r.status_code == 413
+
+
+def test_an_upload_url_cannot_write_another_key(client, app, video):
+    body = create(client)
+    other = path_of(body["upload_url"]).replace(body["job_id"], "0" * 8 + body["job_id"][8:])
+    assert client.put(other, content=b"x").status_code == 403
+
+
+def test_completed_job_streams_with_ranges_and_downloads_with_its_tag(client, app, video):
+    body = create(client, mode="half-sbs", title="Beach day")
+    backend = app.state.backend
+    backend.output_storage.put_file(final_key(body["job_id"]), video, content_type="video/mp4")
+    backend.jobs.update(body["job_id"], JobUpdate(
+        status=JobStatus.COMPLETED, final_key=final_key(body["job_id"]), completed_at=1.0))
+
+    play = client.get(f"/jobs/{body['job_id']}/play", follow_redirects=False)
+    assert play.status_code == 307
+    part = client.get(path_of(play.headers["location"]), headers={"Range": "bytes=0-99"})
+    assert part.status_code == 206 and len(part.content) == 100
+    assert part.content == video.read_bytes()[:100]
+
+    urls = client.get(f"/api/jobs/{body['job_id']}/playback").json()
+    assert urls["download_name"] == "Beach_day_Half_SBS.mp4"
+    download = client.get(path_of(urls["download_url"]))
+    assert "Beach_day_Half_SBS.mp4" in download.headers["content-disposition"]
+    assert download.headers["x-content-type-options"] == "nosniff"
+
+
+def test_retry_and_delete_on_the_local_backend(client, app, video):
+    body = create(client)
+    job_id = body["job_id"]
+    client.put(path_of(body["upload_url"]), content=video.read_bytes())
+    backend = app.state.backend
+    backend.chunking_queue.delete(backend.chunking_queue.receive()[0])
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.FAILED, error=JobError(
+        code="transient", message="worker crashed", stage="chunking")))
+    client.get("/")
+    token = client.cookies["stereo_spot_csrf"]
+
+    r = client.post(f"/jobs/{job_id}/retry", data={"csrf_token": token}, follow_redirects=False)
+    assert r.status_code == 303
+    assert backend.jobs.get(job_id).status == JobStatus.CREATED
+    [message] = backend.chunking_queue.receive()
+    assert json.loads(message.body)["Records"][0]["s3"]["object"]["key"].endswith("source.mp4")
+
+    r = client.post(f"/jobs/{job_id}/delete", data={"csrf_token": token}, follow_redirects=False)
+    assert r.status_code == 303
+    assert backend.jobs.get(job_id) is None
+    assert not backend.input_storage.exists(source_key(job_id))
