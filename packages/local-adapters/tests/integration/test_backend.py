@@ -1,0 +1,56 @@
+"""build_backend: one data folder shared by several builds (processes), secrets, DLQ."""
+
+import stat
+from urllib.parse import parse_qsl, urlsplit
+
+from shared_types.models import Job
+
+from local_adapters import SqliteQueue, build_backend, make_signer
+
+
+def test_two_builds_on_one_data_dir_share_state(settings):
+    first, second = build_backend(settings), build_backend(settings)
+    first.jobs.create(Job(job_id="job-1", mode="sbs"))
+    first.reassembly_queue.send("job-1")
+    assert second.jobs.get("job-1") is not None
+    [msg] = second.reassembly_queue.receive(visibility_s=30)
+    assert msg.body == "job-1"
+    assert (settings.data_dir / "state.sqlite3").is_file()
+    assert (settings.data_dir / "buckets" / settings.input_bucket).is_dir()
+
+
+def test_without_a_configured_secret_one_is_generated_privately_and_reused(settings):
+    settings = settings.model_copy(update={"signing_secret": None})
+    url = build_backend(settings).output_storage.presign_get("jobs/j/final.mp4")
+    key_file = settings.data_dir / "signing.key"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert len(key_file.read_bytes()) >= 32
+    query = dict(parse_qsl(urlsplit(url).query))
+    signed = make_signer(settings).verify(settings.output_bucket, "jobs/j/final.mp4", query,
+                                          op="get")
+    assert signed.key == "jobs/j/final.mp4"
+
+
+def test_max_receives_is_configurable_and_reasons_are_kept(settings):
+    b = build_backend(settings, max_receives=1)
+    queue = b.chunking_queue
+    assert isinstance(queue, SqliteQueue)
+    queue.send("poison")
+    [msg] = queue.receive(visibility_s=0)
+    assert queue.receive(wait_s=0) == []
+    [dead] = queue.dead_letters()
+    assert dead.message_id == msg.message_id
+    assert "max receive" in queue.dead_letter_reason(dead.message_id)
+    queue.send("bad")
+    [bad] = queue.receive(visibility_s=30)
+    queue.dead_letter(bad, "malformed body")
+    assert queue.dead_letter_reason(bad.message_id) == "malformed body"
+
+
+def test_writes_leave_no_temp_files_behind(settings, tmp_path):
+    b = build_backend(settings)
+    src = tmp_path / "big.bin"
+    src.write_bytes(b"x" * 100_000)
+    b.output_storage.put_file("jobs/j/final.mp4", src)
+    b.output_storage.put_bytes("jobs/j/segments/0.mp4", b"y")
+    assert list((settings.data_dir / "tmp").iterdir()) == []

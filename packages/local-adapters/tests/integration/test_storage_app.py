@@ -1,0 +1,146 @@
+"""The /storage ASGI app: signatures, expiry, size cap while streaming, Range."""
+
+import pytest
+from shared_types.events import parse_s3_event_body
+from starlette.testclient import TestClient
+
+from local_adapters import build_backend, storage_app
+
+KEY = "input/job-1/source.mp4"
+DATA = bytes(range(256)) * 40  # 10,240 bytes
+
+
+@pytest.fixture
+def backend(settings):
+    return build_backend(settings)
+
+
+@pytest.fixture
+def client(settings, backend):
+    with TestClient(storage_app(settings, backend=backend)) as test_client:
+        yield test_client
+
+
+def path_of(url: str) -> str:
+    return url.removeprefix("http://testserver/storage")
+
+
+def test_presigned_put_stores_the_object_and_raises_its_event(client, backend):
+    req = backend.input_storage.presign_put(KEY, max_bytes=len(DATA))
+    resp = client.put(path_of(req.url), content=DATA)
+    assert resp.status_code == 200, resp.text
+    assert backend.input_storage.get_bytes(KEY) == DATA
+    [msg] = backend.chunking_queue.receive(visibility_s=30)
+    [record] = parse_s3_event_body(msg.body)
+    assert (record.bucket, record.key, record.size) == (backend.input_storage.bucket, KEY,
+                                                        len(DATA))
+
+
+def test_put_over_the_declared_cap_is_refused_before_reading(client, backend):
+    req = backend.input_storage.presign_put(KEY, max_bytes=100)
+    resp = client.put(path_of(req.url), content=DATA)
+    assert resp.status_code == 413
+    assert "100-byte limit" in resp.text
+    assert not backend.input_storage.exists(KEY)
+
+
+def test_put_over_the_cap_is_stopped_while_streaming_without_content_length(
+        client, backend, settings):
+    req = backend.input_storage.presign_put(KEY, max_bytes=5000)
+
+    def chunks():
+        for i in range(0, len(DATA), 1000):
+            yield DATA[i:i + 1000]
+
+    resp = client.put(path_of(req.url), content=chunks())
+    assert resp.status_code == 413
+    assert not backend.input_storage.exists(KEY)
+    assert backend.chunking_queue.stats().visible == 0
+    assert list((settings.data_dir / "tmp").iterdir()) == []
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda url: url.replace("max=100", "max=100000"),
+    lambda url: url.replace("source.mp4", "other.mp4"),
+    lambda url: url.replace("sig=", "sig=0"),
+    lambda url: url.split("&sig=")[0],
+])
+def test_tampered_put_urls_are_forbidden(client, backend, tamper):
+    req = backend.input_storage.presign_put(KEY, max_bytes=100)
+    resp = client.put(path_of(tamper(req.url)), content=b"x")
+    assert resp.status_code == 403
+    assert resp.text.startswith("forbidden:")
+    assert not backend.input_storage.exists(KEY)
+
+
+def test_expired_urls_are_forbidden(client, backend):
+    backend.input_storage.put_bytes(KEY, DATA)
+    url = backend.input_storage.presign_get(KEY, expires_s=-1)
+    resp = client.get(path_of(url))
+    assert (resp.status_code, resp.text) == (403, "forbidden: URL expired")
+
+
+def test_a_get_url_cannot_upload(client, backend):
+    url = backend.input_storage.presign_get(KEY)
+    assert client.put(path_of(url), content=b"x").status_code == 403
+
+
+def test_get_serves_the_whole_object_as_video(client, backend):
+    backend.output_storage.put_bytes("jobs/job-1/final.mp4", DATA)
+    resp = client.get(path_of(backend.output_storage.presign_get("jobs/job-1/final.mp4")))
+    assert resp.status_code == 200
+    assert resp.content == DATA
+    assert resp.headers["content-type"] == "video/mp4"
+    assert resp.headers["accept-ranges"] == "bytes"
+    assert "content-disposition" not in resp.headers
+
+
+def test_get_with_range_returns_partial_content(client, backend):
+    backend.output_storage.put_bytes("jobs/job-1/final.mp4", DATA)
+    url = path_of(backend.output_storage.presign_get("jobs/job-1/final.mp4"))
+    resp = client.get(url, headers={"Range": "bytes=1000-1999"})
+    assert resp.status_code == 206
+    assert resp.content == DATA[1000:2000]
+    assert resp.headers["content-range"] == f"bytes 1000-1999/{len(DATA)}"
+    tail = client.get(url, headers={"Range": "bytes=-10"})
+    assert (tail.status_code, tail.content) == (206, DATA[-10:])
+
+
+def test_unsatisfiable_range_is_416_with_the_size(client, backend):
+    backend.output_storage.put_bytes("jobs/job-1/final.mp4", DATA)
+    url = path_of(backend.output_storage.presign_get("jobs/job-1/final.mp4"))
+    resp = client.get(url, headers={"Range": f"bytes={len(DATA)}-"})
+    assert resp.status_code == 416
+    assert resp.headers["content-range"] == f"bytes */{len(DATA)}"
+
+
+def test_download_name_makes_an_attachment(client, backend):
+    backend.output_storage.put_bytes("jobs/job-1/final.mp4", DATA)
+    url = backend.output_storage.presign_get("jobs/job-1/final.mp4",
+                                             download_name="clip_LRF_Full_SBS.mp4")
+    resp = client.get(path_of(url))
+    assert resp.headers["content-disposition"].startswith(
+        'attachment; filename="clip_LRF_Full_SBS.mp4"')
+
+
+def test_head_reports_size_without_a_body(client, backend):
+    backend.output_storage.put_bytes("jobs/job-1/final.mp4", DATA)
+    resp = client.head(path_of(backend.output_storage.presign_get("jobs/job-1/final.mp4")))
+    assert resp.status_code == 200
+    assert resp.headers["content-length"] == str(len(DATA))
+    assert resp.content == b""
+
+
+def test_missing_object_is_404_and_unknown_bucket_403(client, backend):
+    resp = client.get(path_of(backend.output_storage.presign_get("jobs/job-1/final.mp4")))
+    assert resp.status_code == 404
+    url = path_of(backend.output_storage.presign_get("jobs/job-1/final.mp4"))
+    assert client.get(url.replace("/stereo-spot-output/", "/nope/")).status_code == 403
+
+
+def test_storage_app_builds_its_own_backend_from_settings(settings):
+    backend = build_backend(settings)
+    backend.output_storage.put_bytes("jobs/j/final.mp4", b"abc")
+    with TestClient(storage_app(settings)) as client:
+        resp = client.get(path_of(backend.output_storage.presign_get("jobs/j/final.mp4")))
+    assert resp.content == b"abc"
