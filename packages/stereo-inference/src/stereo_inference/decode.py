@@ -1,0 +1,125 @@
+"""Threaded decoding with PyAV into batches ready for the GPU/CPU stages.
+
+A background thread decodes (with FFmpeg's own frame threads), scales each
+frame once for the depth estimator and once to the eye geometry, and hands
+batches over a small bounded queue, so decoding overlaps depth and warping.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+import av
+import numpy as np
+
+from stereo_inference.errors import InvalidInputError
+
+_END = object()
+
+
+@dataclass
+class FrameBatch:
+    depth_rgb: np.ndarray  # (B,h,w,3) uint8 at the estimator's size
+    eyes: np.ndarray  # (B,H*3/2,W) uint8 yuv420p, or (B,H,W,3) rgb24
+    pts: list[int | None] = field(default_factory=list)
+    durations: list[int | None] = field(default_factory=list)
+    time_base: Fraction | None = None
+
+
+class FrameReader:
+    """Iterate ``FrameBatch``es of the first video stream of ``path``.
+
+    Raises InvalidInputError (from the iterator) when the stream cannot be decoded.
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        eye_size: tuple[int, int],
+        depth_size: tuple[int, int],
+        eye_format: str,
+        batch_size: int,
+        prefetch: int = 2,
+    ) -> None:
+        self.path = Path(path)
+        self.eye_size, self.depth_size = eye_size, depth_size
+        self.eye_format, self.batch_size = eye_format, max(1, batch_size)
+        self._queue: queue.Queue = queue.Queue(maxsize=prefetch)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="decode", daemon=True)
+
+    def __iter__(self) -> Iterator[FrameBatch]:
+        self._thread.start()
+        try:
+            while True:
+                item = self._queue.get()
+                if item is _END:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stop the decoding thread (safe to call twice)."""
+        self._stop.set()
+        while self._thread.is_alive():
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                self._thread.join(timeout=0.05)
+
+    def _put(self, item) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _run(self) -> None:
+        try:
+            with av.open(str(self.path)) as container:
+                stream = container.streams.video[0]
+                stream.thread_type = "AUTO"
+                self._decode(container, stream)
+            self._put(_END)
+        except av.FFmpegError as exc:
+            self._put(InvalidInputError(f"cannot decode {self.path.name}: {exc}"))
+        except BaseException as exc:  # handed to the consumer, which re-raises it
+            self._put(exc)
+
+    def _decode(self, container, stream) -> None:
+        (ew, eh), (dw, dh) = self.eye_size, self.depth_size
+        depth, eyes, pts, durations = [], [], [], []
+        for frame in container.decode(stream):
+            if self._stop.is_set():
+                return
+            depth.append(frame.to_ndarray(width=dw, height=dh, format="rgb24"))
+            eyes.append(frame.to_ndarray(width=ew, height=eh, format=self.eye_format))
+            pts.append(frame.pts)
+            durations.append(frame.duration or None)
+            if len(eyes) == self.batch_size:
+                if not self._put(self._batch(depth, eyes, pts, durations, stream)):
+                    return
+                depth, eyes, pts, durations = [], [], [], []
+        if eyes:
+            self._put(self._batch(depth, eyes, pts, durations, stream))
+
+    @staticmethod
+    def _batch(depth, eyes, pts, durations, stream) -> FrameBatch:
+        return FrameBatch(
+            depth_rgb=np.stack(depth),
+            eyes=np.stack(eyes),
+            pts=pts,
+            durations=durations,
+            time_base=stream.time_base,
+        )

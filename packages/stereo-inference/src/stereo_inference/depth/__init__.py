@@ -1,0 +1,62 @@
+"""Depth estimators behind one interface, chosen by name.
+
+An estimator maps RGB frames (B,3,h,w) float 0..1 to a relative depth
+(B,1,h,w) where larger means nearer; the scale is arbitrary (temporal
+normalisation maps it to 0..1). ``iw3`` is not a frame estimator: it converts a
+whole segment itself (see ``stereo_inference.iw3``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import torch
+from shared_types.models import DepthModel
+
+from stereo_inference.errors import InvalidInputError
+
+
+class DepthEstimator(Protocol):
+    name: str
+
+    def input_size(self, width: int, height: int) -> tuple[int, int]:
+        """The (width, height) the estimator wants its frames at."""
+
+    def estimate(self, rgb: torch.Tensor) -> torch.Tensor:
+        """Relative depth (B,1,h,w), larger = nearer, for frames (B,3,h,w) in 0..1."""
+
+
+def load_estimator(
+    model: DepthModel | str, *, models_dir: Path | None, device: torch.device
+) -> DepthEstimator:
+    """The estimator named ``model`` on ``device``.
+
+    Raises ModelNotInstalledError when its weights are not in ``models_dir``,
+    InvalidInputError for an unknown name or for ``iw3`` (which is not a frame
+    estimator).
+    """
+    try:
+        model = DepthModel(model)
+    except ValueError as exc:
+        names = ", ".join(m.value for m in DepthModel)
+        raise InvalidInputError(f"unknown depth model {model!r}; choose one of {names}") from exc
+    if model is DepthModel.HEURISTIC:
+        from stereo_inference.depth.heuristic import HeuristicDepth
+
+        return HeuristicDepth(device)
+    if model is DepthModel.IW3:
+        raise InvalidInputError("iw3 converts whole segments; it is not a frame estimator")
+    from stereo_inference.depth.depth_anything import DepthAnythingDepth
+
+    return DepthAnythingDepth.load(model.value, models_dir=models_dir, device=device)
+
+
+def default_depth_model(models_dir: Path | None) -> DepthModel:
+    """The best installed model: the smallest Depth-Anything-V2 found, else heuristic."""
+    from stereo_inference.depth.depth_anything import is_installed
+
+    for model in (DepthModel.DA2_SMALL, DepthModel.DA2_BASE, DepthModel.DA2_LARGE):
+        if is_installed(model.value, models_dir):
+            return model
+    return DepthModel.HEURISTIC

@@ -1,0 +1,86 @@
+"""Depth-Anything-V2 through ``transformers``, loaded from a local weights folder.
+
+Weights live in ``<models_dir>/<name>`` (what ``save_pretrained`` or
+``stereo-inference models download NAME`` writes); nothing is fetched at run time.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from stereo_inference.errors import ModelNotInstalledError
+
+log = logging.getLogger(__name__)
+
+_MEAN = (0.485, 0.456, 0.406)
+_STD = (0.229, 0.224, 0.225)
+PATCH = 14
+
+
+def model_dir(name: str, models_dir: Path | None) -> Path | None:
+    """Where the weights of ``name`` are expected, or None without a models dir."""
+    return Path(models_dir) / name if models_dir else None
+
+
+def is_installed(name: str, models_dir: Path | None) -> bool:
+    """True when ``<models_dir>/<name>/config.json`` exists."""
+    folder = model_dir(name, models_dir)
+    return bool(folder and (folder / "config.json").is_file())
+
+
+class DepthAnythingDepth:
+    """A DepthAnythingForDepthEstimation model wrapped as a DepthEstimator."""
+
+    def __init__(self, model, name: str, device: torch.device, *, resolution: int = 518) -> None:
+        self.name = name
+        self.device = device
+        self.resolution = resolution
+        self.half = device.type == "cuda"
+        self.model = model.to(device, torch.float16 if self.half else torch.float32).eval()
+        self._mean = torch.tensor(_MEAN, device=device).view(1, 3, 1, 1)
+        self._std = torch.tensor(_STD, device=device).view(1, 3, 1, 1)
+
+    @classmethod
+    def load(
+        cls, name: str, *, models_dir: Path | None, device: torch.device, resolution: int = 518
+    ) -> DepthAnythingDepth:
+        """Load ``<models_dir>/<name>``. Raises ModelNotInstalledError when absent or broken."""
+        folder = model_dir(name, models_dir)
+        if not is_installed(name, models_dir):
+            where = folder if folder else "<STEREO_SPOT_MODELS_DIR>/" + name
+            raise ModelNotInstalledError(
+                f"depth model {name!r} is not installed: expected its weights in {where} "
+                f"(config.json + model.safetensors); install them with "
+                f"`stereo-inference models download {name}` or choose --depth heuristic"
+            )
+        from transformers import DepthAnythingForDepthEstimation
+
+        try:
+            model = DepthAnythingForDepthEstimation.from_pretrained(str(folder))
+        except (OSError, ValueError) as exc:
+            raise ModelNotInstalledError(f"depth model in {folder} cannot be loaded: {exc}") from exc
+        log.info("loaded depth model %s from %s on %s", name, folder, device)
+        return cls(model, name, device, resolution=resolution)
+
+    def input_size(self, width: int, height: int) -> tuple[int, int]:
+        scale = self.resolution / min(width, height)
+        return _multiple(width * scale), _multiple(height * scale)
+
+    @torch.inference_mode()
+    def estimate(self, rgb: torch.Tensor) -> torch.Tensor:
+        x = (rgb.to(self.device, torch.float32) - self._mean) / self._std
+        if self.half:
+            x = x.half()
+        depth = self.model(pixel_values=x).predicted_depth  # (B,h',w'), larger = nearer
+        depth = depth.unsqueeze(1).float()
+        if depth.shape[-2:] != rgb.shape[-2:]:
+            depth = F.interpolate(depth, size=rgb.shape[-2:], mode="bilinear", align_corners=False)
+        return depth
+
+
+def _multiple(value: float) -> int:
+    return max(PATCH, int(round(value / PATCH)) * PATCH)

@@ -1,0 +1,83 @@
+"""Output layouts: frame geometry, side-by-side / top-bottom packing, anaglyph.
+
+Stereo layouts are packed on YUV 4:2:0 planes (no colour conversion at all);
+anaglyph mixes colours, so it works on RGB.
+"""
+
+from __future__ import annotations
+
+import torch
+from shared_types.models import AnaglyphMethod, OutputMode
+
+from stereo_inference.errors import InvalidInputError
+
+# Dubois' least-squares red/cyan matrices (rows: output R, G, B; columns: input R, G, B).
+_DUBOIS_LEFT = ((0.456, 0.500, 0.176), (-0.040, -0.038, -0.016), (-0.015, -0.021, -0.005))
+_DUBOIS_RIGHT = ((-0.043, -0.088, -0.002), (0.378, 0.734, -0.018), (-0.072, -0.113, 1.226))
+_LUMA = (0.299, 0.587, 0.114)
+
+
+def parse_mode(mode: OutputMode | str) -> OutputMode:
+    """The OutputMode named ``mode``. Raises InvalidInputError for an unknown one."""
+    try:
+        return OutputMode(mode)
+    except ValueError as exc:
+        names = ", ".join(m.value for m in OutputMode)
+        raise InvalidInputError(f"unknown output mode {mode!r}; choose one of {names}") from exc
+
+
+def _even(v: float) -> int:
+    return max(2, int(v) // 2 * 2)
+
+
+def eye_size(mode: OutputMode, width: int, height: int) -> tuple[int, int]:
+    """(width, height) of one eye's image for a source of ``width`` x ``height``."""
+    if mode is OutputMode.HALF_SBS:
+        return _even(width / 2), _even(height)
+    if mode is OutputMode.HALF_TB:
+        return _even(width), _even(height / 2)
+    return _even(width), _even(height)
+
+
+def output_size(mode: OutputMode, width: int, height: int) -> tuple[int, int]:
+    """(width, height) of the packed output frame (always even)."""
+    ew, eh = eye_size(mode, width, height)
+    if mode in (OutputMode.SBS, OutputMode.HALF_SBS):
+        return 2 * ew, eh
+    if mode in (OutputMode.TB, OutputMode.HALF_TB):
+        return ew, 2 * eh
+    return ew, eh
+
+
+def pack(mode: OutputMode, left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
+    """Put two eye images (B,C,H,W) next to (SBS) or above (TB) each other."""
+    if mode in (OutputMode.SBS, OutputMode.HALF_SBS):
+        return torch.cat([left, right], dim=3)
+    if mode in (OutputMode.TB, OutputMode.HALF_TB):
+        return torch.cat([left, right], dim=2)
+    raise ValueError(f"{mode} is not a packed stereo layout")
+
+
+def anaglyph(
+    left: torch.Tensor, right: torch.Tensor, method: AnaglyphMethod | str
+) -> torch.Tensor:
+    """A red/cyan anaglyph (B,3,H,W) of two RGB eye images (B,3,H,W) in 0..1:
+    red carries the left eye, green and blue the right eye."""
+    method = AnaglyphMethod(method)
+    if method is AnaglyphMethod.DUBOIS:
+        ml = torch.tensor(_DUBOIS_LEFT, dtype=left.dtype, device=left.device)
+        mr = torch.tensor(_DUBOIS_RIGHT, dtype=left.dtype, device=left.device)
+        out = torch.einsum("oc,bchw->bohw", ml, left) + torch.einsum("oc,bchw->bohw", mr, right)
+        return out.clamp_(0, 1)
+    if method is AnaglyphMethod.COLOR:
+        return torch.cat([left[:, 0:1], right[:, 1:3]], dim=1)
+    gray_left = _gray(left)
+    if method is AnaglyphMethod.GRAY:
+        gray_right = _gray(right)
+        return torch.cat([gray_left, gray_right, gray_right], dim=1)
+    return torch.cat([gray_left, right[:, 1:3]], dim=1)  # half-color
+
+
+def _gray(rgb: torch.Tensor) -> torch.Tensor:
+    r, g, b = _LUMA
+    return r * rgb[:, 0:1] + g * rgb[:, 1:2] + b * rgb[:, 2:3]

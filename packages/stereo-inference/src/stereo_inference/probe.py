@@ -1,0 +1,95 @@
+"""Probe a video with PyAV before any work: is it a video, how big, how long."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import av
+from pydantic import BaseModel
+
+from stereo_inference.errors import InvalidInputError
+
+MAX_DIMENSION = 8192
+
+
+class VideoInfo(BaseModel):
+    """What the engine needs to know about an input before converting it."""
+
+    width: int
+    height: int
+    fps: float
+    frames: int | None  # from the container; None when it does not say
+    duration_s: float
+    codec: str
+    rotation: int  # degrees, from the display matrix
+    sample_aspect: tuple[int, int] | None
+    audio_codecs: list[str]
+
+
+def probe_video(path: Path) -> VideoInfo:
+    """Open ``path`` and describe its first video stream.
+
+    Raises InvalidInputError for a missing, zero-byte, corrupt or audio-only
+    file, or a frame size beyond MAX_DIMENSION.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidInputError(f"input file not found: {path.name}")
+    if path.stat().st_size == 0:
+        raise InvalidInputError(f"input file is empty (0 bytes): {path.name}")
+    try:
+        with av.open(str(path), options={"probesize": "20000000"}) as container:
+            return _describe(container, path)
+    except InvalidInputError:
+        raise
+    except (av.FFmpegError, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidInputError(f"not a readable video file: {path.name} ({exc})") from exc
+
+
+def _describe(container, path: Path) -> VideoInfo:
+    videos = [s for s in container.streams.video if s.codec_context is not None]
+    audio = [s.codec_context.name for s in container.streams.audio]
+    if not videos:
+        kind = "audio-only file" if audio else "file without a video stream"
+        raise InvalidInputError(f"{path.name} is an {kind}; a video is required")
+    stream = videos[0]
+    width, height = stream.codec_context.width, stream.codec_context.height
+    if not width or not height:
+        raise InvalidInputError(f"{path.name}: video stream has no frame size")
+    if max(width, height) > MAX_DIMENSION:
+        raise InvalidInputError(
+            f"{path.name}: {width}x{height} exceeds the {MAX_DIMENSION}px limit"
+        )
+    rate = stream.average_rate or stream.guessed_rate or Fraction(25)
+    duration = _duration_s(container, stream)
+    rotation, first_ok = _first_frame_rotation(container, stream)
+    if not first_ok:
+        raise InvalidInputError(f"{path.name}: no decodable video frame")
+    sar = stream.sample_aspect_ratio
+    return VideoInfo(
+        width=width,
+        height=height,
+        fps=float(rate),
+        frames=stream.frames or None,
+        duration_s=duration,
+        codec=stream.codec_context.name,
+        rotation=rotation,
+        sample_aspect=(sar.numerator, sar.denominator) if sar else None,
+        audio_codecs=audio,
+    )
+
+
+def _duration_s(container, stream) -> float:
+    if stream.duration is not None and stream.time_base:
+        return float(stream.duration * stream.time_base)
+    if container.duration is not None:
+        return container.duration / av.time_base
+    return 0.0
+
+
+def _first_frame_rotation(container, stream) -> tuple[int, bool]:
+    """Decode one frame: proves the stream is decodable and reads its rotation."""
+    for frame in container.decode(stream):
+        return int(round(frame.rotation or 0)) % 360, True
+    return 0, False
