@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 import time
 from typing import Any
 
@@ -36,6 +37,12 @@ def _seconds(value: float, upper: int) -> int:
     return max(0, min(upper, math.ceil(value)))
 
 
+def region_of(queue_url: str) -> str | None:
+    """The region in an AWS queue URL (``https://sqs.<region>.amazonaws.com/...``)."""
+    match = re.match(r"^https?://sqs\.([a-z0-9-]+)\.amazonaws\.com", queue_url)
+    return match[1] if match else None
+
+
 def _message(raw: dict[str, Any]) -> Message:
     count = int(raw.get("Attributes", {}).get("ApproximateReceiveCount", 1))
     return Message(message_id=raw["MessageId"], body=raw["Body"],
@@ -50,7 +57,8 @@ class SqsQueue:
                  dlq_url: str | None = None) -> None:
         self.url = queue_url
         self.name = name or queue_url.rstrip("/").rsplit("/", 1)[-1]
-        self._client = client or make_client("sqs", region=region, endpoint_url=endpoint_url)
+        self._client = client or make_client(
+            "sqs", region=region or region_of(queue_url), endpoint_url=endpoint_url)
         self._dlq_url = dlq_url
 
     @classmethod
