@@ -93,3 +93,13 @@ def test_janitor_pass_uses_the_settings(backend, inference):
     worker = build_worker(settings(stuck_after_s=10_000), backend, inference=inference)
     h.make_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS, total=None)
     assert worker.janitor_pass().chunking_resent == []
+
+
+def test_the_command_explains_a_configuration_error(monkeypatch, capsys, tmp_path):
+    from video_worker.main import main
+
+    monkeypatch.setenv("STEREO_SPOT_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("STEREO_SPOT_INFERENCE_BACKEND", "sagemaker")
+    monkeypatch.delenv("STEREO_SPOT_SAGEMAKER_ENDPOINT", raising=False)
+    assert main(["janitor"]) == 2
+    assert "STEREO_SPOT_SAGEMAKER_ENDPOINT must be set" in capsys.readouterr().err
