@@ -34,7 +34,8 @@ def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) 
                          timeout_s=settings.probe_timeout_s)
     deps = MediaDeps(
         backend=backend if backend is not None else build_backend(settings),
-        runner=FfmpegRunner(ffmpeg_path(settings.ffmpeg), timeout_s=settings.ffmpeg_timeout_s),
+        runner=FfmpegRunner(ffmpeg_path(settings.ffmpeg), timeout_s=settings.ffmpeg_timeout_s,
+                            tick_s=min(1.0, settings.lease_s / 3)),
         limits=limits,
         work_dir=settings.work_dir,
         segment_seconds=settings.segment_seconds,

@@ -1,9 +1,14 @@
-"""Keep a reassembly lease alive while long work runs."""
+"""Keep a reassembly lease alive while long work runs, from the work's own ticks.
+
+The ffmpeg runner calls its ``on_tick`` hook about every second while ffmpeg
+runs, and reassembly calls :meth:`LeaseKeeper.tick` between downloads, so no
+extra thread is needed: the lease is renewed whenever a third of it has passed.
+"""
 
 from __future__ import annotations
 
 import logging
-import threading
+import time
 
 from shared_types.errors import LeaseLostError
 from shared_types.models import Lease
@@ -13,39 +18,29 @@ log = logging.getLogger(__name__)
 
 
 class LeaseKeeper:
-    """Renews ``lease`` every ``lease_s / 3`` seconds in a background thread.
+    """Holds the latest renewal of ``lease``.
 
-    ``lease`` always holds the latest renewal; :meth:`check` raises LeaseLostError
-    once a renewal found the lease retaken, so the holder stops before writing.
+    :meth:`tick` renews once ``lease_s / 3`` seconds passed since the last renewal;
+    :meth:`check` renews now. Both raise LeaseLostError when the lease was retaken,
+    which stops the work (an exception from ``on_tick`` stops ffmpeg) before the
+    stale holder writes anything.
     """
 
-    def __init__(self, lock: ReassemblyLock, lease: Lease, lease_s: float):
-        self._lock, self.lease, self._lease_s = lock, lease, lease_s
-        self._done = threading.Event()
-        self._lost: LeaseLostError | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True, name="lease-keeper")
+    def __init__(self, lock: ReassemblyLock, lease: Lease, lease_s: float,
+                 clock=time.monotonic):
+        self._lock, self.lease, self._lease_s, self._clock = lock, lease, lease_s, clock
+        self._renewed_at = clock()
 
-    def __enter__(self) -> LeaseKeeper:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._done.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._done.wait(self._lease_s / 3):
-            try:
-                self.lease = self._lock.renew(self.lease, self._lease_s)
-            except LeaseLostError as exc:
-                log.warning("job_id=%s reassembly lease lost: %s", self.lease.job_id, exc)
-                self._lost = exc
-                return
-            except Exception:  # a missed renewal is not fatal; the next may work
-                log.warning("job_id=%s lease renewal failed", self.lease.job_id, exc_info=True)
+    def tick(self) -> None:
+        """Renew if a third of the lease has passed. Raises LeaseLostError."""
+        if self._clock() - self._renewed_at >= self._lease_s / 3:
+            self.check()
 
     def check(self) -> None:
-        """Raise LeaseLostError if the lease was lost; otherwise renew it now."""
-        if self._lost is not None:
-            raise self._lost
-        self.lease = self._lock.renew(self.lease, self._lease_s)
+        """Renew the lease now. Raises LeaseLostError if it was retaken or done."""
+        try:
+            self.lease = self._lock.renew(self.lease, self._lease_s)
+        except LeaseLostError:
+            log.warning("job_id=%s reassembly lease lost; stopping", self.lease.job_id)
+            raise
+        self._renewed_at = self._clock()

@@ -80,20 +80,21 @@ def handle_reassembly(message: Message, deps: MediaDeps) -> bool:
     except ConditionFailedError:
         log.info("job_id=%s left reassembly meanwhile; nothing to do", job_id)
         return False
-    with LeaseKeeper(backend.reassembly, lease, deps.lease_s) as keeper:
-        deps.work_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"join-{job_id}-") as tmp:
-            work = Path(tmp)
-            paths = []
-            for c in completions:
-                path = work / f"{c.segment_index:05d}.mp4"
-                backend.output_storage.get_file(c.output_key, path)
-                paths.append(path)
-            out = concat_segments(deps.runner, paths, work / "final.mp4")
-            keeper.check()  # a stale holder stops here, before writing
-            backend.output_storage.put_file(final, out, content_type="video/mp4")
-            log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))
-        backend.reassembly.complete(keeper.lease)
+    keeper = LeaseKeeper(backend.reassembly, lease, deps.lease_s)
+    deps.work_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"join-{job_id}-") as tmp:
+        work = Path(tmp)
+        paths = []
+        for c in completions:
+            path = work / f"{c.segment_index:05d}.mp4"
+            backend.output_storage.get_file(c.output_key, path)
+            paths.append(path)
+            keeper.tick()
+        out = concat_segments(deps.runner, paths, work / "final.mp4", on_tick=keeper.tick)
+        keeper.check()  # a stale holder stops here, before writing
+        backend.output_storage.put_file(final, out, content_type="video/mp4")
+        log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))
+    backend.reassembly.complete(keeper.lease)
     return _mark_completed(deps, job_id, final)
 
 

@@ -3,6 +3,7 @@ inputs are local files in known containers only."""
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
@@ -49,3 +50,19 @@ def test_ffmpeg_killed_by_a_signal_is_transient(tmp_path):
     runner = FfmpegRunner(script(tmp_path, "echo dying >&2\nkill -9 $$\n"), timeout_s=10)
     with pytest.raises(FfmpegKilledError, match="SIGKILL"):
         runner.run(["-version"])
+
+
+def test_an_error_from_the_tick_hook_stops_ffmpeg(tmp_path):
+    from shared_types.errors import LeaseLostError
+
+    pid_file = tmp_path / "pid"
+    runner = FfmpegRunner(script(tmp_path, f"echo $$ > '{pid_file}'\nexec sleep 30\n"),
+                          timeout_s=30, tick_s=0.1)
+
+    def lease_lost():
+        raise LeaseLostError("retaken")
+
+    with pytest.raises(LeaseLostError):
+        runner.run(["-version"], on_tick=lease_lost)
+    with pytest.raises(ProcessLookupError):  # killed and reaped, not left running
+        os.kill(int(pid_file.read_text()), 0)
