@@ -3,9 +3,11 @@
 import stat
 from urllib.parse import parse_qsl, urlsplit
 
+import pytest
+from shared_types.errors import TransientError
 from shared_types.models import Job
 
-from local_adapters import SqliteQueue, build_backend, make_signer
+from local_adapters import Database, DatabaseBusyError, SqliteQueue, build_backend, make_signer
 
 
 def test_two_builds_on_one_data_dir_share_state(settings):
@@ -54,3 +56,18 @@ def test_writes_leave_no_temp_files_behind(settings, tmp_path):
     b.output_storage.put_file("jobs/j/final.mp4", src)
     b.output_storage.put_bytes("jobs/j/segments/0.mp4", b"y")
     assert list((settings.data_dir / "tmp").iterdir()) == []
+
+
+def test_a_database_held_by_another_writer_raises_a_transient_busy_error(tmp_path):
+    locked = Database(tmp_path / "state.sqlite3")
+    impatient = Database(tmp_path / "state.sqlite3", busy_timeout_s=0.05)
+    holder = locked.connection()
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(DatabaseBusyError) as info:
+            SqliteQueue(impatient, "q").send("x")
+        assert isinstance(info.value, TransientError)
+    finally:
+        holder.execute("ROLLBACK")
+    SqliteQueue(impatient, "q").send("x")
+    assert SqliteQueue(locked, "q").stats().visible == 1
