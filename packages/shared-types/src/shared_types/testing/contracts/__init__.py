@@ -18,11 +18,16 @@ a backend with coarser timers (SQS visibility is whole seconds) overrides it by
 defining its own ``lease_s`` fixture in the test module.
 """
 
+import threading
 import time
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 
 DEFAULT_LEASE_S = 0.3
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -34,3 +39,23 @@ def lease_s() -> float:
 def wait_past(seconds: float) -> None:
     """Sleep until ``seconds`` have surely passed (a margin for coarse clocks)."""
     time.sleep(seconds * 1.5 + 0.05)
+
+
+def run_concurrently(call: Callable[[], T], times: int) -> list[T]:
+    """Results of ``call`` run ``times`` times at once on separate threads."""
+    results: list[T] = []
+    lock = threading.Lock()
+    start = threading.Barrier(times)
+
+    def run() -> None:
+        start.wait()
+        result = call()
+        with lock:
+            results.append(result)
+
+    threads = [threading.Thread(target=run) for _ in range(times)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import threading
-
 from shared_types.models import SegmentCompletion
+from shared_types.testing.contracts import run_concurrently
 
 
 def completion(job_id: str, index: int, *, key: str | None = None) -> SegmentCompletion:
@@ -39,19 +38,7 @@ def test_count_counts_distinct_segments(completion_store):
 
 
 def test_concurrent_puts_of_one_segment_report_exactly_one_new(completion_store):
-    results: list[bool] = []
-    lock = threading.Lock()
-
-    def put() -> None:
-        new = completion_store.put(completion("job-a", 5))
-        with lock:
-            results.append(new)
-
-    threads = [threading.Thread(target=put) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = run_concurrently(lambda: completion_store.put(completion("job-a", 5)), 6)
     assert sorted(results) == [False] * 5 + [True]
 
 

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from shared_types.errors import LeaseLostError
-from shared_types.testing.contracts import lease_s, wait_past  # noqa: F401  (fixture)
+from shared_types.testing.contracts import lease_s, run_concurrently, wait_past  # noqa: F401  (fixture)
 
 
 def test_trigger_is_true_exactly_once(reassembly_lock):
@@ -19,19 +17,7 @@ def test_trigger_is_true_exactly_once(reassembly_lock):
 
 
 def test_concurrent_triggers_have_one_winner(reassembly_lock):
-    wins: list[bool] = []
-    lock = threading.Lock()
-
-    def trigger() -> None:
-        won = reassembly_lock.trigger("job-a")
-        with lock:
-            wins.append(won)
-
-    threads = [threading.Thread(target=trigger) for _ in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    wins = run_concurrently(lambda: reassembly_lock.trigger("job-a"), 8)
     assert wins.count(True) == 1
 
 
