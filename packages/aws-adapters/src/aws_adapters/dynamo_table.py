@@ -82,9 +82,8 @@ class DynamoTable:
         item = resp.get("Item")
         return from_item(item) if item else None
 
-    def query_partition(self, name: str, value: Any, **extra: Any) -> Iterator[dict[str, Any]]:
-        """Every item whose partition key ``name`` equals ``value``, in sort-key
-        order, following pagination. Raises AwsTransientError."""
+    def _pages(self, name: str, value: Any, extra: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """Every response page of a Query for one partition (strongly consistent)."""
         kwargs: dict[str, Any] = {
             "TableName": self.table,
             "KeyConditionExpression": "#pk = :pk",
@@ -96,32 +95,23 @@ class DynamoTable:
         while True:
             with translated(f"query {self.table} {name}={value}"):
                 resp = self.client.query(**kwargs)
-            for item in resp.get("Items", []):
-                yield from_item(item)
+            yield resp
             last = resp.get("LastEvaluatedKey")
             if not last:
                 return
             kwargs["ExclusiveStartKey"] = last
 
+    def query_partition(self, name: str, value: Any, **extra: Any) -> Iterator[dict[str, Any]]:
+        """Every item whose partition key ``name`` equals ``value``, in sort-key
+        order, following pagination. Raises AwsTransientError."""
+        for page in self._pages(name, value, extra):
+            for item in page.get("Items", []):
+                yield from_item(item)
+
     def count_partition(self, name: str, value: Any) -> int:
         """Number of items in one partition (a paginated COUNT query)."""
-        kwargs: dict[str, Any] = {
-            "TableName": self.table,
-            "KeyConditionExpression": "#pk = :pk",
-            "ExpressionAttributeNames": {"#pk": name},
-            "ExpressionAttributeValues": to_values({":pk": value}),
-            "ConsistentRead": True,
-            "Select": "COUNT",
-        }
-        total = 0
-        while True:
-            with translated(f"count {self.table} {name}={value}"):
-                resp = self.client.query(**kwargs)
-            total += int(resp.get("Count", 0))
-            last = resp.get("LastEvaluatedKey")
-            if not last:
-                return total
-            kwargs["ExclusiveStartKey"] = last
+        return sum(int(page.get("Count", 0))
+                   for page in self._pages(name, value, {"Select": "COUNT"}))
 
     def delete_partition(self, pk: str, sk: str, value: Any) -> None:
         """Delete every item of one partition (BatchWriteItem, retrying

@@ -45,6 +45,7 @@ def test_running_it_again_is_harmless(aws_settings):
 
 
 def test_a_missing_table_is_a_clear_not_found(backend, aws_settings):
-    boto3.client("dynamodb", region_name="us-east-1").delete_table(TableName=aws_settings.jobs_table)
+    ddb = boto3.client("dynamodb", region_name="us-east-1")
+    ddb.delete_table(TableName=aws_settings.jobs_table)
     with pytest.raises(AwsNotFoundError, match="get stereo-spot-jobs"):
         backend.jobs.get("j1")
