@@ -52,12 +52,6 @@ class ReassemblyBusyError(MediaWorkerError, TransientError):
     code = "reassembly_busy"
 
 
-class JobNotReadyError(MediaWorkerError, TransientError):
-    """The job is not yet in a status this step can work on."""
-
-    code = "job_not_ready"
-
-
 class FinalMissingError(MediaWorkerError, PermanentError):
     """Reassembly is recorded as done but the final video is gone."""
 

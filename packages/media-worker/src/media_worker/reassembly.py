@@ -28,7 +28,6 @@ from media_worker.concat import concat_segments
 from media_worker.deps import MediaDeps, worker_identity
 from media_worker.errors import (
     FinalMissingError,
-    JobNotReadyError,
     ReassemblyBusyError,
     SegmentsMissingError,
 )
@@ -54,8 +53,8 @@ def parse_reassembly_message(message: Message) -> str:
 def handle_reassembly(message: Message, deps: MediaDeps) -> bool:
     """Reassemble the job a message names. Returns True when this call set the job
     ``completed``. Raises MalformedMessageError, TransientError subclasses
-    (segments missing, lease busy, job not ready), LeaseLostError, or permanent
-    errors (ffmpeg failure, final missing)."""
+    (segments missing, lease busy), LeaseLostError, or permanent errors (ffmpeg
+    failure, final missing)."""
     job_id = parse_reassembly_message(message)
     backend = deps.backend
     job = backend.jobs.get(job_id)
@@ -64,7 +63,10 @@ def handle_reassembly(message: Message, deps: MediaDeps) -> bool:
                  job.status if job else "gone")
         return False
     if job.status not in READY:
-        raise JobNotReadyError(f"job {job_id} is {job.status}, not ready for reassembly")
+        # stale (e.g. sent before the job was retried): the trigger sends again when ready
+        log.warning("job_id=%s is %s, not ready for reassembly; message dropped", job_id,
+                    job.status)
+        return False
     final = keys.final_key(job_id)
     if backend.reassembly.is_done(job_id):
         return _finish_done_job(deps, job, final)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from shared_types.settings import BackendSettings
 
 
@@ -26,3 +26,10 @@ class MediaWorkerSettings(BackendSettings):
     backoff_base_s: float = Field(2.0, gt=0)
     work_dir: Path = Field(
         default_factory=lambda: Path(tempfile.gettempdir()) / "stereo-spot-media")
+
+    @model_validator(mode="after")
+    def _lease_fits_visibility(self) -> MediaWorkerSettings:
+        # a crashed holder's message must come back only once its lease can be retaken
+        if self.lease_s > self.visibility_s:
+            raise ValueError("lease_s must not be longer than visibility_s")
+        return self

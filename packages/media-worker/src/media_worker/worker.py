@@ -11,16 +11,19 @@ import logging
 from dataclasses import dataclass, field
 
 from shared_types.consumer import Consumer, ConsumerConfig, run_consumers
-from shared_types.errors import MalformedMessageError, PermanentError
+from shared_types.errors import LeaseLostError, MalformedMessageError, PermanentError
 from shared_types.events import parse_s3_event_body
 from shared_types.models import Message
 
 from media_worker import chunking, reassembly
 from media_worker.deps import MediaDeps
-from media_worker.errors import RetriesExhaustedError
+from media_worker.errors import ReassemblyBusyError, RetriesExhaustedError
 from media_worker.job_status import fail_job
 
 log = logging.getLogger(__name__)
+
+# Another worker holds (or took over) the job: a duplicate giving up must not fail it.
+SOMEONE_ELSE_WORKS = (ReassemblyBusyError, LeaseLostError)
 
 
 @dataclass
@@ -71,7 +74,7 @@ class MediaWorker:
 
     def _fail_if_last_attempt(self, message: Message, job_ids: list[str], stage: str,
                               exc: Exception) -> None:
-        if message.receive_count < self.max_attempts:
+        if message.receive_count < self.max_attempts or isinstance(exc, SOMEONE_ELSE_WORKS):
             return
         reason = RetriesExhaustedError(
             f"The {stage} step kept failing after {message.receive_count} attempts "

@@ -152,3 +152,11 @@ def test_a_malformed_reassembly_message_is_rejected(mem_backend, tmp_path, body)
     with pytest.raises(MalformedMessageError):
         handle_reassembly(Message(message_id="m", body=body, receipt="r"),
                           deps_for(mem_backend, JoiningRunner(), tmp_path))
+
+
+def test_a_stale_message_for_a_job_not_yet_chunked_is_dropped(mem_backend, new_job, tmp_path):
+    job = new_job(mem_backend)
+    runner = JoiningRunner()
+    assert handle_reassembly(message(job.job_id), deps_for(mem_backend, runner, tmp_path)) \
+        is False
+    assert runner.calls == 0 and mem_backend.jobs.get(job.job_id).status == JobStatus.CREATED

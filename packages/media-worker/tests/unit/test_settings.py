@@ -21,3 +21,8 @@ def test_nonsense_limits_are_refused(monkeypatch):
     monkeypatch.setenv("STEREO_SPOT_SEGMENT_SECONDS", "0")
     with pytest.raises(ValidationError):
         MediaWorkerSettings()
+
+
+def test_a_lease_longer_than_the_visibility_is_refused():
+    with pytest.raises(ValidationError, match="lease_s"):
+        MediaWorkerSettings(lease_s=300, visibility_s=120)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from shared_types import keys
 from shared_types.events import build_s3_event_body
-from shared_types.models import JobStatus, JobUpdate, ReassemblyMessage
+from shared_types.models import JobStatus, JobUpdate, ReassemblyMessage, SegmentCompletion
 
 
 def chunk_complete(backend, job_id, total=2):
@@ -78,3 +78,23 @@ def test_one_unusable_source_in_a_message_fails_only_its_own_job(
     assert failed.status == JobStatus.FAILED and failed.error.stage == "chunking"
     assert failed.error.message == "The file is empty (0 bytes); please upload the video again."
     assert mem_backend.jobs.get(gone.job_id).status == JobStatus.COMPLETED
+
+
+def test_a_duplicate_that_keeps_finding_the_lease_busy_never_fails_the_job(
+        mem_backend, new_job, worker_for):
+    job = new_job(mem_backend)
+    chunk_complete(mem_backend, job.job_id, total=1)
+    out = keys.output_segment_key(job.job_id, 0)
+    mem_backend.output_storage.put_bytes(out, b"x")
+    mem_backend.completions.put(SegmentCompletion(job_id=job.job_id, segment_index=0,
+                                                  output_key=out))
+    mem_backend.reassembly.take_lease(job.job_id, "busy-elsewhere:1:1", 600)
+    mem_backend.reassembly_queue.send(ReassemblyMessage(job_id=job.job_id).model_dump_json())
+    worker = worker_for(mem_backend)
+    worker.config.visibility_s = 0.01
+
+    for _ in range(worker.max_attempts + 1):
+        worker.process_reassembly_once(wait_s=1)
+
+    assert mem_backend.jobs.get(job.job_id).status == JobStatus.CHUNKING_COMPLETE
+    assert mem_backend.reassembly_queue.stats().dead_letters == 1
