@@ -97,7 +97,7 @@ def snapshot(backend: Backend, job: Job, eta: EtaEstimator) -> ProgressSnapshot:
     if total:
         states = {s.segment_index: s.state for s in backend.segment_status.list(job.job_id)}
         cells = segment_cells(total, states, done)
-    if job.status in (JobStatus.CREATED, JobStatus.CHUNKING_IN_PROGRESS) and size is None:
+    if not job.status.is_final and size is None:
         head = backend.input_storage.head(source_key(job.job_id))
         size = head.size if head else None
         if job.status == JobStatus.CREATED and head is not None:

@@ -1,0 +1,184 @@
+"""The web UI in a real headless Chromium, on the real local backend.
+
+A person's path: create a job on the dashboard, upload a real video through the
+page's own file control (XHR PUT to the signed /storage URL), watch the progress
+bar move while a fake pipeline driver advances the job, then play the result
+and download it under a file name carrying the layout tag. Screenshots of each
+stage go to packages/web-ui/test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import uvicorn
+from shared_types.keys import final_key, source_key
+from shared_types.models import JobStatus, JobUpdate, SegmentCompletion, now
+from shared_types.ports import Backend
+from shared_types.testing.media import make_video
+
+from web_ui.app import create_app
+from web_ui.settings import WebSettings
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+SEGMENTS = 4
+STEP_S = 0.6
+BAR_STATE = """() => {
+  const bar = document.getElementById('job-progress');
+  const eta = document.getElementById('eta');
+  return {bar: bar ? bar.value : null, eta: eta ? eta.textContent : '',
+          player: Boolean(document.getElementById('player'))};
+}"""
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing in CI (.ci/run installs Debian chromium)",
+                    pytrace=False)
+    pytest.skip(f"{CHROMIUM} is not installed (apt-get install -y chromium)",
+                allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path):
+    """The app on 127.0.0.1 (uvicorn in a thread) and its backend."""
+    port = free_port()
+    settings = WebSettings(
+        data_dir=tmp_path / "data", public_base_url=f"http://127.0.0.1:{port}",
+        signing_secret="browser-test-secret-0123456789", eta_seconds_per_mb=30.0,
+        sse_poll_s=0.1, host="127.0.0.1", port=port,
+    )
+    app = create_app(settings)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                        lifespan="off"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", app.state.backend
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def drive_pipeline(backend: Backend, job_id: str, final_video: Path, stop: threading.Event):
+    """Stand-in for the workers: advance the job once its source is uploaded."""
+    while not backend.input_storage.exists(source_key(job_id)):
+        if stop.wait(0.05):
+            return
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS))
+    stop.wait(STEP_S)
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                          total_segments=SEGMENTS))
+    for i in range(SEGMENTS):
+        backend.segment_status.mark_pending(job_id, i)
+        if stop.wait(STEP_S):
+            return
+        backend.completions.put(SegmentCompletion(job_id=job_id, segment_index=i,
+                                                  output_key=f"jobs/{job_id}/segments/{i}.mp4"))
+        backend.segment_status.mark_complete(job_id, i)
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.REASSEMBLING))
+    backend.output_storage.put_file(final_key(job_id), final_video, content_type="video/mp4")
+    stop.wait(STEP_S)
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.COMPLETED, completed_at=now(),
+                                          final_key=final_key(job_id)))
+
+
+def test_a_person_converts_a_video_in_the_browser(server, tmp_path):
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+
+    base, backend = server
+    source = make_video(tmp_path / "holiday.mp4", seconds=2.0)
+    result = make_video(tmp_path / "final.mp4", seconds=2.0, size=(320, 96))
+    shutil.rmtree(ARTIFACTS, ignore_errors=True)
+    ARTIFACTS.mkdir(parents=True)
+    stop = threading.Event()
+    driver = None
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_context(accept_downloads=True).new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+            page.goto(base + "/")
+            page.screenshot(path=ARTIFACTS / "1-dashboard.png", full_page=True)
+            page.fill("input[name=title]", "E2E clip")
+            page.select_option("#mode", "sbs")
+            page.click("#create-job")
+            page.wait_for_url("**/jobs/*")
+            job_id = page.url.rsplit("/", 1)[1]
+            assert backend.jobs.get(job_id).status == JobStatus.CREATED
+
+            driver = threading.Thread(target=drive_pipeline,
+                                      args=(backend, job_id, result, stop), daemon=True)
+            driver.start()
+            page.set_input_files("#file", str(source))
+            assert "Estimated conversion time" in page.text_content("#upload-estimate")
+            page.screenshot(path=ARTIFACTS / "2-upload.png", full_page=True)
+            page.click("#upload-button")
+            page.wait_for_function(
+                "() => document.getElementById('upload-message').textContent"
+                ".startsWith('Uploaded')")
+            assert page.eval_on_selector("#upload-progress", "e => e.value") == 100
+            assert backend.input_storage.head(source_key(job_id)).size == source.stat().st_size
+
+            seen: list[float] = []
+            etas: set[str] = set()
+            mid_shot = False
+            deadline = time.monotonic() + 60
+            while True:
+                assert time.monotonic() < deadline, f"job never finished; bar values {seen}"
+                try:
+                    state = page.evaluate(BAR_STATE)
+                except PlaywrightError:  # the page reloads itself when the job is done
+                    continue
+                if state["player"]:
+                    break
+                value = state["bar"]
+                etas.add(state["eta"])
+                if value is not None and (not seen or value != seen[-1]):
+                    seen.append(value)
+                if not mid_shot and value is not None and 5 < value < 90:
+                    page.screenshot(path=ARTIFACTS / "3-progress.png", full_page=True)
+                    mid_shot = True
+                time.sleep(0.05)
+            assert len(seen) >= 3, f"progress bar barely moved: {seen}"
+            assert seen == sorted(seen), f"progress bar went backwards: {seen}"
+            assert mid_shot
+            assert any(e.endswith(" left") for e in etas), f"no ETA shown: {etas}"
+
+            page.wait_for_function(
+                "() => document.getElementById('player').readyState >= 2", timeout=20_000)
+            page.screenshot(path=ARTIFACTS / "4-player.png", full_page=True)
+            link = page.locator("#download")
+            assert link.get_attribute("download") == "E2E_clip_LRF_Full_SBS.mp4"
+            with page.expect_download() as info:
+                link.click()
+            download = info.value
+            assert download.suggested_filename == "E2E_clip_LRF_Full_SBS.mp4"
+            saved = ARTIFACTS / download.suggested_filename
+            download.save_as(saved)
+            assert saved.read_bytes() == result.read_bytes()
+            assert errors == []
+        finally:
+            stop.set()
+            browser.close()
+    if driver is not None:
+        driver.join(timeout=10)
