@@ -57,3 +57,13 @@ def run_cli():
                               capture_output=True, text=True, timeout=timeout_s)
 
     return run
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

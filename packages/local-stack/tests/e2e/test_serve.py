@@ -1,0 +1,80 @@
+"""``stereo-spot serve`` driven over HTTP like a browser would."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from local_stack.testing.media import video_facts
+
+
+def _wait_healthy(base: str, proc: subprocess.Popen, timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "stereo-spot serve exited early"
+        try:
+            if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError("web-ui did not answer /healthz")
+
+
+def _follow_sse(url: str, timeout_s: float = 180) -> list[tuple[str, dict]]:
+    events, name = [], None
+    with httpx.stream("GET", url, timeout=timeout_s) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith("event:"):
+                name = line.split(":", 1)[1].strip()
+            elif line.startswith("data:") and name:
+                data = line.split(":", 1)[1].strip()
+                events.append((name, json.loads(data) if data.startswith("{") else data))
+                if name in ("done", "gone"):
+                    return events
+    return events
+
+
+def test_serve_converts_an_upload_and_streams_progress_and_the_result(
+    clip_4s, tmp_path: Path, stack_env, free_port
+):
+    base = f"http://127.0.0.1:{free_port}"
+    env = stack_env(tmp_path / "data", STEREO_SPOT_SEGMENT_SECONDS="2")
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "stereo-spot"), "serve", "--port", str(free_port),
+         "--workers", "1"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        _wait_healthy(base, proc)
+        created = httpx.post(f"{base}/api/jobs", json={"mode": "sbs", "title": "e2e"}, timeout=10)
+        assert created.status_code == 201, created.text
+        job = created.json()
+        put = httpx.request(job["upload_method"], job["upload_url"], content=clip_4s.read_bytes(),
+                            headers=job["upload_headers"], timeout=30)
+        assert put.status_code in (200, 201, 204), put.text
+
+        events = _follow_sse(f"{base}/jobs/{job['job_id']}/events")
+        assert events[-1] == ("done", {"status": "completed"})
+        stages = [data["status"] for name, data in events if name == "progress"]
+        assert stages[-1] == "completed"
+
+        playback = httpx.get(f"{base}/api/jobs/{job['job_id']}/playback", timeout=10).json()
+        assert "LRF_Full_SBS" in playback["download_name"]
+        ranged = httpx.get(playback["url"], headers={"Range": "bytes=0-99"}, timeout=10)
+        assert ranged.status_code == 206 and len(ranged.content) == 100
+        assert ranged.headers["content-range"].startswith("bytes 0-99/")
+        whole = httpx.get(playback["url"], timeout=30)
+        out = tmp_path / "final.mp4"
+        out.write_bytes(whole.content)
+        facts = video_facts(out)
+        assert (facts.width, facts.height, facts.frames) == (320, 96, 96) and facts.has_audio
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, output
+    assert "running at" in output and "stopped" in output
