@@ -17,7 +17,7 @@ class MediaWorkerSettings(BackendSettings):
     max_duration_s: float = Field(4 * 3600.0, gt=0)
     max_width: int = Field(7680, gt=0)
     max_height: int = Field(4320, gt=0)
-    probe_timeout_s: float = Field(60.0, gt=0)
+    probe_timeout_s: float = Field(300.0, gt=0)  # the packet scan reads the whole file
     ffmpeg: str | None = None  # STEREO_SPOT_FFMPEG: an explicit ffmpeg binary
     ffmpeg_timeout_s: float = Field(3600.0, gt=0)
     visibility_s: float = Field(120.0, gt=0)
