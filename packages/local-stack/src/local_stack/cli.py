@@ -79,7 +79,7 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
         with tempfile.TemporaryDirectory(prefix="stereo-spot-") as tmp:
             snap = run_convert(settings.model_copy(update={"data_dir": Path(tmp)}),
                                request, console)
-    console.print(f"wrote {args.output} ({snap.segments_total} segment(s))")
+    console.print(f"wrote {args.output} ({snap.segments_total} segment(s))", soft_wrap=True)
     return 0
 
 

@@ -45,12 +45,14 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         backoff_base_s=settings.restart_backoff_s,
         backoff_max_s=settings.restart_backoff_max_s,
         drain_timeout_s=settings.drain_timeout_s,
+        log_dir=Path(settings.data_dir) / "logs",
         on_event=lambda line: log.info("%s", line),
     )
     supervisor.start()
     try:
         job = submit_job(backend, request.source, mode=request.mode, params=request.params)
-        console.print(f"job {job.job_id}: {request.source.name} -> {request.mode.value}")
+        console.print(f"job {job.job_id}: {request.source.name} -> {request.mode.value}",
+                      soft_wrap=True)
         with JobProgressView(console, count_frames(request.source)) as view:
             snap = wait_for_job(backend, job.job_id, poll_s=settings.poll_s,
                                 timeout_s=settings.job_timeout_s,
