@@ -40,12 +40,20 @@ def human_duration(seconds: float | None) -> str:
     return f"about {s // 3600} h {round(s % 3600 / 60)} min"
 
 
+def human_size(num_bytes: int) -> str:
+    """'500.0 MB' / '1.0 KB' style text for a byte count."""
+    if num_bytes >= 1024 * 1024:
+        return f"{num_bytes / (1024 * 1024):.1f} MB"
+    return f"{num_bytes / 1024:.1f} KB"
+
+
 def build_templates() -> Jinja2Templates:
     """The package's templates with its filters and option lists."""
     templates = Jinja2Templates(directory=str(files("web_ui") / "templates"))
     env = templates.env
     env.filters["iso_utc"] = iso_utc
     env.filters["human_duration"] = human_duration
+    env.filters["human_size"] = human_size
     env.globals.update(
         modes=MODE_LABELS, layout_tags=LAYOUT_TAGS,
         anaglyph_methods=list(AnaglyphMethod), depth_models=list(DepthModel),

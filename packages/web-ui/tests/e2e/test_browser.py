@@ -10,7 +10,6 @@ stage go to packages/web-ui/test-artifacts/.
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import threading
 import time
@@ -54,14 +53,16 @@ def free_port() -> int:
 
 
 @pytest.fixture
-def server(tmp_path):
-    """The app on 127.0.0.1 (uvicorn in a thread) and its backend."""
+def server(request, tmp_path):
+    """The app on 127.0.0.1 (uvicorn in a thread) and its backend; indirect
+    parametrisation overrides settings."""
     port = free_port()
-    settings = WebSettings(
-        data_dir=tmp_path / "data", public_base_url=f"http://127.0.0.1:{port}",
-        signing_secret="browser-test-secret-0123456789", eta_seconds_per_mb=30.0,
-        sse_poll_s=0.1, host="127.0.0.1", port=port,
-    )
+    settings = WebSettings(**{
+        "data_dir": tmp_path / "data", "public_base_url": f"http://127.0.0.1:{port}",
+        "signing_secret": "browser-test-secret-0123456789", "eta_seconds_per_mb": 30.0,
+        "sse_poll_s": 0.1, "host": "127.0.0.1", "port": port,
+        **getattr(request, "param", {}),
+    })
     app = create_app(settings)
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                                         lifespan="off"))
@@ -99,86 +100,113 @@ def drive_pipeline(backend: Backend, job_id: str, final_video: Path, stop: threa
                                           final_key=final_key(job_id)))
 
 
-def test_a_person_converts_a_video_in_the_browser(server, tmp_path):
-    from playwright.sync_api import Error as PlaywrightError
+@pytest.fixture
+def browser():
     from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def create_job_in_page(page, base: str, title: str) -> str:
+    page.goto(base + "/")
+    page.fill("input[name=title]", title)
+    page.select_option("#mode", "sbs")
+    page.click("#create-job")
+    page.wait_for_url("**/jobs/*")
+    return page.url.rsplit("/", 1)[1]
+
+
+@pytest.mark.parametrize("server", [{"max_upload_bytes": 1000}], indirect=True)
+def test_a_file_over_the_limit_is_refused_before_uploading(server, browser, tmp_path):
+    base, backend = server
+    source = make_video(tmp_path / "big.mp4", seconds=1.0)
+    page = browser.new_page()
+    job_id = create_job_in_page(page, base, "Too big")
+    page.set_input_files("#file", str(source))
+    page.click("#upload-button")
+    message = page.text_content("#upload-message")
+    assert message.startswith("That file is ") and message.endswith("the limit is 1.0 KB."), message
+    page.screenshot(path=ARTIFACTS / "5-too-large.png", full_page=True)
+    assert not backend.input_storage.exists(source_key(job_id))
+    assert page.eval_on_selector("#upload-progress", "e => e.value") == 0
+
+
+def test_a_person_converts_a_video_in_the_browser(server, browser, tmp_path):
+    from playwright.sync_api import Error as PlaywrightError
 
     base, backend = server
     source = make_video(tmp_path / "holiday.mp4", seconds=2.0)
     result = make_video(tmp_path / "final.mp4", seconds=2.0, size=(320, 96))
-    shutil.rmtree(ARTIFACTS, ignore_errors=True)
-    ARTIFACTS.mkdir(parents=True)
     stop = threading.Event()
     driver = None
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_context(accept_downloads=True).new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page = browser.new_context(accept_downloads=True).new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
 
-            page.goto(base + "/")
-            page.screenshot(path=ARTIFACTS / "1-dashboard.png", full_page=True)
-            page.fill("input[name=title]", "E2E clip")
-            page.select_option("#mode", "sbs")
-            page.click("#create-job")
-            page.wait_for_url("**/jobs/*")
-            job_id = page.url.rsplit("/", 1)[1]
-            assert backend.jobs.get(job_id).status == JobStatus.CREATED
+        page.goto(base + "/")
+        page.screenshot(path=ARTIFACTS / "1-dashboard.png", full_page=True)
+        job_id = create_job_in_page(page, base, "E2E clip")
+        assert backend.jobs.get(job_id).status == JobStatus.CREATED
 
-            driver = threading.Thread(target=drive_pipeline,
-                                      args=(backend, job_id, result, stop), daemon=True)
-            driver.start()
-            page.set_input_files("#file", str(source))
-            assert "Estimated conversion time" in page.text_content("#upload-estimate")
-            page.screenshot(path=ARTIFACTS / "2-upload.png", full_page=True)
-            page.click("#upload-button")
-            page.wait_for_function(
-                "() => document.getElementById('upload-message').textContent"
-                ".startsWith('Uploaded')")
-            assert page.eval_on_selector("#upload-progress", "e => e.value") == 100
-            assert backend.input_storage.head(source_key(job_id)).size == source.stat().st_size
+        driver = threading.Thread(target=drive_pipeline,
+                                  args=(backend, job_id, result, stop), daemon=True)
+        driver.start()
+        page.set_input_files("#file", str(source))
+        assert "Estimated conversion time" in page.text_content("#upload-estimate")
+        page.screenshot(path=ARTIFACTS / "2-upload.png", full_page=True)
+        page.click("#upload-button")
+        page.wait_for_function(
+            "() => document.getElementById('upload-message').textContent"
+            ".startsWith('Uploaded')")
+        assert page.eval_on_selector("#upload-progress", "e => e.value") == 100
+        assert backend.input_storage.head(source_key(job_id)).size == source.stat().st_size
 
-            seen: list[float] = []
-            etas: set[str] = set()
-            mid_shot = False
-            deadline = time.monotonic() + 60
-            while True:
-                assert time.monotonic() < deadline, f"job never finished; bar values {seen}"
-                try:
-                    state = page.evaluate(BAR_STATE)
-                except PlaywrightError:  # the page reloads itself when the job is done
-                    continue
-                if state["player"]:
-                    break
-                value = state["bar"]
-                etas.add(state["eta"])
-                if value is not None and (not seen or value != seen[-1]):
-                    seen.append(value)
-                if not mid_shot and value is not None and 5 < value < 90:
-                    page.screenshot(path=ARTIFACTS / "3-progress.png", full_page=True)
-                    mid_shot = True
-                time.sleep(0.05)
-            assert len(seen) >= 3, f"progress bar barely moved: {seen}"
-            assert seen == sorted(seen), f"progress bar went backwards: {seen}"
-            assert mid_shot
-            assert any(e.endswith(" left") for e in etas), f"no ETA shown: {etas}"
+        seen: list[float] = []
+        etas: set[str] = set()
+        mid_shot = False
+        deadline = time.monotonic() + 60
+        while True:
+            assert time.monotonic() < deadline, f"job never finished; bar values {seen}"
+            try:
+                state = page.evaluate(BAR_STATE)
+            except PlaywrightError:  # the page reloads itself when the job is done
+                continue
+            if state["player"]:
+                break
+            value = state["bar"]
+            etas.add(state["eta"])
+            if value is not None and (not seen or value != seen[-1]):
+                seen.append(value)
+            if not mid_shot and value is not None and 5 < value < 90:
+                page.screenshot(path=ARTIFACTS / "3-progress.png", full_page=True)
+                mid_shot = True
+            time.sleep(0.05)
+        assert len(seen) >= 3, f"progress bar barely moved: {seen}"
+        assert seen == sorted(seen), f"progress bar went backwards: {seen}"
+        assert mid_shot
+        assert any(e.endswith(" left") for e in etas), f"no ETA shown: {etas}"
 
-            page.wait_for_function(
-                "() => document.getElementById('player').readyState >= 2", timeout=20_000)
-            page.screenshot(path=ARTIFACTS / "4-player.png", full_page=True)
-            link = page.locator("#download")
-            assert link.get_attribute("download") == "E2E_clip_LRF_Full_SBS.mp4"
-            with page.expect_download() as info:
-                link.click()
-            download = info.value
-            assert download.suggested_filename == "E2E_clip_LRF_Full_SBS.mp4"
-            saved = ARTIFACTS / download.suggested_filename
-            download.save_as(saved)
-            assert saved.read_bytes() == result.read_bytes()
-            assert errors == []
-        finally:
-            stop.set()
-            browser.close()
+        page.wait_for_function(
+            "() => document.getElementById('player').readyState >= 2", timeout=20_000)
+        page.screenshot(path=ARTIFACTS / "4-player.png", full_page=True)
+        link = page.locator("#download")
+        assert link.get_attribute("download") == "E2E_clip_LRF_Full_SBS.mp4"
+        with page.expect_download() as info:
+            link.click()
+        download = info.value
+        assert download.suggested_filename == "E2E_clip_LRF_Full_SBS.mp4"
+        saved = ARTIFACTS / download.suggested_filename
+        download.save_as(saved)
+        assert saved.read_bytes() == result.read_bytes()
+        assert errors == []
+    finally:
+        stop.set()
     if driver is not None:
         driver.join(timeout=10)

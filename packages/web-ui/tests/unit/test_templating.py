@@ -1,6 +1,6 @@
 import pytest
 
-from web_ui.templating import human_duration, iso_utc
+from web_ui.templating import human_duration, human_size, iso_utc
 
 
 def test_iso_utc():
@@ -13,3 +13,8 @@ def test_iso_utc():
 ])
 def test_human_duration(seconds, text):
     assert human_duration(seconds) == text
+
+
+def test_human_size():
+    assert human_size(500 * 1024 * 1024) == "500.0 MB"
+    assert human_size(1000) == "1.0 KB"

@@ -17,6 +17,10 @@
     return "about " + Math.floor(s / 3600) + " h " + Math.round((s % 3600) / 60) + " min";
   }
 
+  function humanSize(bytes) {
+    return bytes >= 1048576 ? (bytes / 1048576).toFixed(1) + " MB" : (bytes / 1024).toFixed(1) + " KB";
+  }
+
   function text(id, value) {
     var el = document.getElementById(id);
     if (el) { el.textContent = value; }
@@ -67,8 +71,7 @@
       if (!file) { return "Choose a video file first."; }
       if (file.size === 0) { return "That file is empty."; }
       if (file.size > maxBytes) {
-        return "That file is " + (file.size / 1048576).toFixed(1) + " MB; the limit is " +
-          Math.round(maxBytes / 1048576) + " MB.";
+        return "That file is " + humanSize(file.size) + "; the limit is " + humanSize(maxBytes) + ".";
       }
       if (file.type && file.type.indexOf("video/") !== 0) { return "That file is not a video."; }
       return null;
