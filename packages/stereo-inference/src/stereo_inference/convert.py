@@ -6,6 +6,7 @@ import logging
 import os
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 import torch
@@ -46,6 +47,26 @@ def resolve_device(device: str | None) -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def cpu_threads() -> int:
+    """Torch threads for CPU work: half the cores, since decoding and x264 run
+    beside it (more makes OpenMP threads spin against them)."""
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+@contextmanager
+def torch_threads(device: torch.device, threads: int | None):
+    """Run with ``threads`` torch CPU threads (default ``cpu_threads()``), then restore."""
+    if device.type != "cpu":
+        yield
+        return
+    previous = torch.get_num_threads()
+    torch.set_num_threads(threads or cpu_threads())
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
 def partial_path(output_path: Path) -> Path:
     """Where a conversion writes until it is complete (same folder, same suffix)."""
     return output_path.with_name(f".{output_path.stem}.partial{output_path.suffix or '.mp4'}")
@@ -64,6 +85,7 @@ def convert_file(
     device: str | None = None,
     iw3_low_vram: bool = False,
     timeout_s: float = 3600,
+    threads: int | None = None,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
@@ -85,6 +107,13 @@ def convert_file(
             low_vram=iw3_low_vram, timeout_s=timeout_s,
         )
     dev = resolve_device(device)
+    with torch_threads(dev, threads):
+        return _convert(input_path, output_path, mode, params, info, dev, progress,
+                        depth_state, models_dir, ffmpeg, timeout_s, started)
+
+
+def _convert(input_path, output_path, mode, params, info, dev, progress, depth_state,
+             models_dir, ffmpeg, timeout_s, started) -> ConversionResult:
     estimator = load_estimator(params.depth_model, models_dir=models_dir, device=dev)
     normalizer = TemporalNormalizer(estimator.name, depth_state)
     renderer = StereoRenderer(mode, params, estimator, normalizer, dev)
