@@ -10,13 +10,11 @@ stage go to packages/web-ui/test-artifacts/.
 from __future__ import annotations
 
 import os
-import socket
 import threading
 import time
 from pathlib import Path
 
 import pytest
-import uvicorn
 from shared_types.keys import final_key, source_key
 from shared_types.models import JobStatus, JobUpdate, SegmentCompletion, now
 from shared_types.ports import Backend
@@ -24,6 +22,8 @@ from shared_types.testing.media import make_video
 
 from web_ui.app import create_app
 from web_ui.settings import WebSettings
+
+from ..serving import free_port, serve_in_thread
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -46,12 +46,6 @@ if not Path(CHROMIUM).exists():
                 allow_module_level=True)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def server(request, tmp_path):
     """The app on 127.0.0.1 (uvicorn in a thread) and its backend; indirect
@@ -64,17 +58,8 @@ def server(request, tmp_path):
         **getattr(request, "param", {}),
     })
     app = create_app(settings)
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                        lifespan="off"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", app.state.backend
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with serve_in_thread(app, port) as base:
+        yield base, app.state.backend
 
 
 def drive_pipeline(backend: Backend, job_id: str, final_video: Path, stop: threading.Event):
