@@ -81,9 +81,10 @@ def service_env(settings: StackSettings) -> dict[str, str]:
 
 
 def worker_specs(settings: StackSettings) -> list[ChildSpec]:
-    """media-worker plus ``settings.workers`` video-workers."""
+    """``settings.media_workers`` media-workers plus ``settings.workers`` video-workers."""
     env = service_env(settings)
-    specs = [ChildSpec("media-worker", service_argv("media-worker"), env)]
+    specs = [ChildSpec(f"media-worker-{i + 1}", service_argv("media-worker"), env)
+             for i in range(settings.media_workers)]
     specs += [
         ChildSpec(f"video-worker-{i + 1}", service_argv("video-worker"), env)
         for i in range(settings.workers)

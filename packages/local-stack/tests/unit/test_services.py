@@ -13,7 +13,7 @@ from local_stack.settings import StackSettings
 def test_the_stack_is_web_ui_media_worker_and_n_video_workers(tmp_path: Path):
     settings = StackSettings(data_dir=tmp_path, workers=3)
     names = [s.name for s in stack_specs(settings)]
-    assert names == ["web-ui", "media-worker", "video-worker-1", "video-worker-2",
+    assert names == ["web-ui", "media-worker-1", "video-worker-1", "video-worker-2",
                      "video-worker-3"]
     assert [s.name for s in worker_specs(settings)] == names[1:]
 
