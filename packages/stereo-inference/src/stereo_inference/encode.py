@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import subprocess
 from fractions import Fraction
+from functools import cache
 from pathlib import Path
 
 import av
@@ -71,17 +72,12 @@ class StereoEncoder:
 
     def _add_video(self, size, fps, time_base, crf, preset, use_nvenc):
         rate = Fraction(fps).limit_denominator(100000) if fps > 0 else Fraction(25)
-        if use_nvenc:
-            try:
-                stream = self.out.add_stream(
-                    "h264_nvenc", rate=rate, options={"cq": str(crf), "preset": "p4"}
-                )
-                self._configure(stream, size, time_base)
-                stream.codec_context.open()
-                return stream
-            except (av.FFmpegError, ValueError) as exc:
-                log.info("h264_nvenc unavailable (%s); using libx264", exc)
-        stream = self.out.add_stream("libx264", rate=rate, options={"crf": str(crf), "preset": preset})
+        if use_nvenc and nvenc_available():
+            options = {"cq": str(crf), "preset": "p4"}
+            stream = self.out.add_stream("h264_nvenc", rate=rate, options=options)
+        else:
+            options = {"crf": str(crf), "preset": preset}
+            stream = self.out.add_stream("libx264", rate=rate, options=options)
         self._configure(stream, size, time_base)
         return stream
 
@@ -154,6 +150,20 @@ class StereoEncoder:
                 closable.close()
             except av.FFmpegError:
                 pass
+
+
+@cache
+def nvenc_available() -> bool:
+    """True when an h264_nvenc encoder can really be opened (a GPU and driver)."""
+    try:
+        ctx = av.CodecContext.create("h264_nvenc", "w")
+        ctx.width, ctx.height, ctx.pix_fmt = 256, 256, "yuv420p"
+        ctx.time_base = Fraction(1, 25)
+        ctx.open()
+        return True
+    except (av.FFmpegError, ValueError) as exc:
+        log.info("h264_nvenc unavailable (%s); using libx264", exc)
+        return False
 
 
 def reencode_audio(ffmpeg: str, video: Path, source: Path, output: Path, timeout_s: float) -> None:

@@ -62,7 +62,9 @@ class DepthAnythingDepth:
         try:
             model = DepthAnythingForDepthEstimation.from_pretrained(str(folder))
         except (OSError, ValueError) as exc:
-            raise ModelNotInstalledError(f"depth model in {folder} cannot be loaded: {exc}") from exc
+            raise ModelNotInstalledError(
+                f"depth model in {folder} cannot be loaded: {exc}"
+            ) from exc
         log.info("loaded depth model %s from %s on %s", name, folder, device)
         return cls(model, name, device, resolution=resolution)
 

@@ -1,0 +1,102 @@
+"""``stereo-inference``: convert one file, serve HTTP, download models."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from shared_types.models import (
+    ENCODER_PRESETS,
+    AnaglyphMethod,
+    ConversionParams,
+    DepthModel,
+    OutputMode,
+)
+
+from stereo_inference.errors import EngineError
+from stereo_inference.settings import InferenceSettings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="stereo-inference", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    conv = sub.add_parser("convert", help="convert one 2D video into a stereo video")
+    conv.add_argument("input", type=Path)
+    conv.add_argument("output", type=Path)
+    conv.add_argument("--mode", choices=[m.value for m in OutputMode], default="half-sbs")
+    conv.add_argument("--divergence", type=float, default=2.0, help="percent of width")
+    conv.add_argument("--convergence", type=float, default=0.5, help="0 near .. 1 far")
+    conv.add_argument("--depth", choices=[m.value for m in DepthModel], default=None,
+                      help="default: the best installed model, else heuristic")
+    conv.add_argument("--anaglyph-method", choices=[m.value for m in AnaglyphMethod],
+                      default="dubois")
+    conv.add_argument("--crf", type=int, default=20)
+    conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
+    conv.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
+    conv.add_argument("--no-progress", action="store_true")
+    serve = sub.add_parser("serve", help="SageMaker-style HTTP server")
+    serve.add_argument("--host", default="0.0.0.0")
+    serve.add_argument("--port", type=int, default=8080)
+    models = sub.add_parser("models", help="manage depth model weights")
+    models_sub = models.add_subparsers(dest="models_command", required=True)
+    download = models_sub.add_parser("download", help="download weights (needs internet)")
+    download.add_argument("name")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    settings = InferenceSettings()
+    try:
+        if args.command == "convert":
+            return _convert(args, settings)
+        if args.command == "serve":
+            return _serve(args, settings)
+        from stereo_inference.models import download_model
+
+        folder = download_model(args.name, settings.models_dir)
+        print(f"installed {args.name} in {folder}")
+        return 0
+    except (EngineError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _convert(args, settings: InferenceSettings) -> int:
+    from stereo_inference.convert import convert_file
+    from stereo_inference.depth import default_depth_model
+    from stereo_inference.progress import progress_bar
+
+    params = ConversionParams(
+        divergence=args.divergence, convergence=args.convergence,
+        depth_model=args.depth or default_depth_model(settings.models_dir),
+        anaglyph_method=args.anaglyph_method, crf=args.crf, preset=args.preset,
+    )
+    with progress_bar(enabled=not args.no_progress) as progress:
+        result = convert_file(
+            args.input, args.output, mode=args.mode, params=params, progress=progress,
+            models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
+            device=args.device or settings.device, threads=settings.threads,
+            iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+        )
+    print(
+        f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "
+        f"{result.fps:.1f} fps, depth {result.depth_model}"
+    )
+    return 0
+
+
+def _serve(args, settings: InferenceSettings) -> int:
+    import uvicorn
+
+    from stereo_inference.server import create_app
+
+    uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

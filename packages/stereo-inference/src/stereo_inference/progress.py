@@ -1,0 +1,35 @@
+"""A terminal progress bar (frames, fps, ETA) for the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+
+@contextmanager
+def progress_bar(*, enabled: bool = True) -> Iterator[Callable[[int, int | None], None] | None]:
+    """Yield a ``progress(frames_done, frames_total)`` callback drawing a bar."""
+    if not enabled:
+        yield None
+        return
+    columns = (
+        TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
+        TextColumn("{task.fields[fps]:.1f} fps"), TextColumn("ETA"), TimeRemainingColumn(),
+    )
+    with Progress(*columns, transient=False) as bar:
+        task = bar.add_task("convert", total=None, fps=0.0)
+
+        def update(done: int, total: int | None) -> None:
+            elapsed = bar.tasks[0].elapsed or 0.0
+            bar.update(task, completed=done, total=total, fps=done / elapsed if elapsed else 0.0)
+
+        yield update

@@ -1,0 +1,167 @@
+"""The SageMaker-style HTTP server: ``GET /ping`` and ``POST /invocations``.
+
+One conversion runs at a time (a lock), like a SageMaker container; ``/ping``
+answers meanwhile. Outputs to S3 go through the ObjectStorage port (the S3
+adapter of aws-adapters, imported lazily); file:// outputs are written to a
+partial name and renamed into place only when complete.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from shared_types.errors import NotFoundError, PermanentError, TransientError
+from shared_types.ports import ObjectStorage
+
+from stereo_inference.convert import convert_file
+from stereo_inference.envelope import (
+    InvocationRequest,
+    MetricsData,
+    SegmentOutputData,
+    error_body,
+    result_envelope,
+)
+from stereo_inference.errors import ModelNotInstalledError
+from stereo_inference.metrics import CloudWatchMetrics, LogMetrics, Metrics
+from stereo_inference.settings import InferenceSettings
+from stereo_inference.uris import Location, parse_uri
+
+log = logging.getLogger(__name__)
+StorageFactory = Callable[[str], ObjectStorage]
+
+
+def s3_storage_factory(settings: InferenceSettings) -> StorageFactory:
+    """ObjectStorage per bucket from aws-adapters (imported only when S3 is used)."""
+
+    def make(bucket: str) -> ObjectStorage:
+        from aws_adapters.s3_storage import S3ObjectStorage
+
+        return S3ObjectStorage(
+            bucket, region=settings.aws_region, endpoint_url=settings.aws_endpoint_url
+        )
+
+    return make
+
+
+def default_metrics(settings: InferenceSettings) -> Metrics:
+    """CloudWatch or log metrics, as configured."""
+    if settings.metrics == "cloudwatch":
+        return CloudWatchMetrics(settings.metrics_namespace, cloud=settings.cloud,
+                                 region=settings.aws_region,
+                                 endpoint_url=settings.aws_endpoint_url)
+    return LogMetrics(cloud=settings.cloud)
+
+
+def create_app(
+    settings: InferenceSettings,
+    *,
+    storage_factory: StorageFactory | None = None,
+    metrics: Metrics | None = None,
+) -> FastAPI:
+    """The FastAPI app serving conversions with ``settings``."""
+    app = FastAPI(title="stereo-inference", docs_url=None, redoc_url=None)
+    storages = storage_factory or s3_storage_factory(settings)
+    sink = metrics or default_metrics(settings)
+    busy = threading.Lock()
+
+    @app.get("/ping")
+    def ping() -> dict:
+        return {"status": "ok"}
+
+    @app.post("/invocations")
+    def invocations(request: InvocationRequest) -> JSONResponse:
+        with busy:
+            body = _invoke(request, settings, storages, sink)
+        return JSONResponse(body)
+
+    _install_error_handlers(app)
+    return app
+
+
+def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: StorageFactory,
+            sink: Metrics) -> dict:
+    source = parse_uri(req.input_uri, file_root=settings.file_root)
+    target = parse_uri(req.output_uri, file_root=settings.file_root)
+    started = time.perf_counter()
+    work = Path(tempfile.mkdtemp(prefix="stereo-inference-", dir=settings.work_dir))
+    try:
+        input_path = _fetch(source, work, storages)
+        size = input_path.stat().st_size
+        output_path = target.path if target.path else work / "output.mp4"
+        if target.path:
+            output_path.parent.mkdir(parents=True, exist_ok=True)
+        result = convert_file(
+            input_path, output_path, mode=req.mode, params=req.params,
+            depth_state=req.depth_state, models_dir=settings.models_dir,
+            ffmpeg=settings.ffmpeg, device=settings.device, threads=settings.threads,
+            iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+        )
+        if target.bucket:
+            storages(target.bucket).put_file(target.key, output_path, content_type="video/mp4")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    duration = time.perf_counter() - started
+    published = sink.record_segment(duration, size)
+    log.info("converted %s -> %s (%d frames, %.1fs)", req.input_uri, req.output_uri,
+             result.frames, duration)
+    output = SegmentOutputData(
+        output_uri=req.output_uri, mode=req.mode, frames=result.frames,
+        duration_s=result.duration_s, width=result.width, height=result.height,
+        depth_model=result.depth_model, elapsed_s=result.elapsed_s, fps=result.fps,
+        depth_state=result.depth_state,
+    )
+    return result_envelope(output, MetricsData(**published))
+
+
+def _fetch(source: Location, work: Path, storages: StorageFactory) -> Path:
+    if source.path:
+        if not source.path.is_file():
+            raise NotFoundError(f"input not found: {source.uri}")
+        return source.path
+    path = work / ("input" + (Path(source.key).suffix or ".mp4"))
+    storages(source.bucket).get_file(source.key, path)
+    return path
+
+
+def _install_error_handlers(app: FastAPI) -> None:
+    def reply(status: int, code: str, exc: Exception) -> JSONResponse:
+        return JSONResponse(error_body(code, str(exc)), status_code=status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
+            for e in exc.errors()
+        )
+        return JSONResponse(error_body("invalid_request", problems), status_code=400)
+
+    @app.exception_handler(NotFoundError)
+    async def not_found(_: Request, exc: NotFoundError) -> JSONResponse:
+        return reply(404, "input_not_found", exc)
+
+    @app.exception_handler(ModelNotInstalledError)
+    async def no_model(_: Request, exc: ModelNotInstalledError) -> JSONResponse:
+        return reply(422, "model_not_installed", exc)
+
+    @app.exception_handler(PermanentError)
+    async def permanent(_: Request, exc: PermanentError) -> JSONResponse:
+        return reply(400, "invalid_input", exc)
+
+    @app.exception_handler(TransientError)
+    async def transient(_: Request, exc: TransientError) -> JSONResponse:
+        log.warning("transient failure: %s", exc)
+        return reply(503, "transient", exc)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected failure")
+        return reply(500, "internal", exc)
