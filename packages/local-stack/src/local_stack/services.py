@@ -85,10 +85,9 @@ def worker_specs(settings: StackSettings) -> list[ChildSpec]:
     env = service_env(settings)
     specs = [ChildSpec(f"media-worker-{i + 1}", service_argv("media-worker"), env)
              for i in range(settings.media_workers)]
-    specs += [
-        ChildSpec(f"video-worker-{i + 1}", service_argv("video-worker"), env)
-        for i in range(settings.workers)
-    ]
+    video = ([sys.executable, "-m", "local_stack.seamless_worker"]
+             if settings.seamless_segments else service_argv("video-worker"))
+    specs += [ChildSpec(f"video-worker-{i + 1}", video, env) for i in range(settings.workers)]
     return specs
 
 

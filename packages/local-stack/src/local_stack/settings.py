@@ -16,6 +16,8 @@ class StackSettings(BackendSettings):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
     workers: int = Field(2, ge=1, le=64, description="video-worker processes")
+    seamless_segments: bool = Field(
+        True, description="seed each segment's depth normalisation from the previous one")
     media_workers: int = Field(1, ge=1, le=16, description="media-worker processes")
     segment_seconds: float = Field(10.0, gt=0, le=3600)
     visibility_s: float = Field(60.0, gt=0, description="queue lease of a worker message")
