@@ -1,0 +1,118 @@
+"""Do segment boundaries show a jump in depth? (issue 8, "Seamless segments")
+
+Generates a clip with slow camera motion (a pan across a still image), splits it
+into keyframe-aligned segments like media-worker does (``-f segment -c copy``),
+converts every segment on its own with the engine three ways, and reports
+
+    seam ratio = mean |frame-to-frame change| at segment boundaries
+                 / median |frame-to-frame change| within segments
+
+of the joined output (goal: <= 1.5):
+
+- ``independent``: each segment starts with fresh depth normalisation (no state);
+- ``seamless``: each segment is seeded by ``local_stack.seams.warm_depth_state``
+  on the tail of the previous *input* segment (what the stack's workers do, in
+  parallel);
+- ``sequential``: each segment gets the previous segment's returned depth_state
+  (only possible one after another; the ideal).
+
+Usage: .venv/bin/python bench/segment_seams.py [--seconds 24] [--segment-seconds 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from local_stack.seams import warm_depth_state
+from local_stack.testing.media import gray_frames
+from shared_types.ffmpeg import ffmpeg_path
+from shared_types.models import ConversionParams, OutputMode
+from stereo_inference import convert_file
+
+
+def _ffmpeg(*args: str) -> None:
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", *args],
+                   check=True, timeout=600)
+
+
+def make_pan_clip(path: Path, seconds: float, size: tuple[int, int], fps: int) -> Path:
+    """A slow pan across a still fractal image (camera motion, no cuts): exactly
+    one pixel per frame, so the source changes evenly from frame to frame."""
+    w, h = size
+    still = path.with_suffix(".png")
+    _ffmpeg("-f", "lavfi", "-i", f"mandelbrot=size={w + int(seconds * fps) + w}x{h * 2}:rate=1",
+            "-frames:v", "1",
+            str(still))
+    _ffmpeg("-loop", "1", "-framerate", str(fps), "-i", str(still), "-t", str(seconds),
+            "-vf", f"crop={w}:{h}:x='{w // 2}+n':y='{h // 2}'",
+            "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p",
+            "-g", str(fps), "-keyint_min", str(fps), "-sc_threshold", "0", str(path))
+    return path
+
+
+def split(source: Path, out_dir: Path, segment_s: float) -> list[Path]:
+    """Keyframe-aligned segments with -c copy (as media-worker cuts them)."""
+    _ffmpeg("-i", str(source), "-map", "0:v:0", "-c", "copy", "-f", "segment",
+            "-segment_time", str(segment_s), "-segment_time_delta", "0.05",
+            "-reset_timestamps", "1", str(out_dir / "seg%05d.mp4"))
+    return sorted(out_dir.glob("seg*.mp4"))
+
+
+def seam_ratio(outputs: list[Path]) -> tuple[float, float, float]:
+    """(ratio, mean boundary change, median within-segment change) of joined outputs."""
+    clips = [gray_frames(p) for p in outputs]
+    frames = np.concatenate(clips)
+    change = np.abs(np.diff(frames, axis=0)).mean(axis=(1, 2))
+    ends = np.cumsum([len(c) for c in clips])[:-1] - 1  # change from last frame to next first
+    boundary = np.zeros(len(change), dtype=bool)
+    boundary[ends] = True
+    b, w = float(change[boundary].mean()), float(np.median(change[~boundary]))
+    return b / w, b, w
+
+
+def run(seconds: float, segment_s: float, size: tuple[int, int], fps: int) -> dict:
+    params = ConversionParams(preset="veryfast", crf=18)
+    with tempfile.TemporaryDirectory(prefix="seams-") as tmp:
+        tmp = Path(tmp)
+        clip = make_pan_clip(tmp / "pan.mp4", seconds, size, fps)
+        (tmp / "segs").mkdir()
+        segments = split(clip, tmp / "segs", segment_s)
+        report: dict = {"segments": len(segments), "seconds": seconds, "size": list(size)}
+        for variant in ("independent", "seamless", "sequential"):
+            outs, state, started = [], None, time.perf_counter()
+            for i, seg in enumerate(segments):
+                if variant == "seamless":
+                    state = warm_depth_state(segments[i - 1], params) if i else None
+                elif variant == "independent":
+                    state = None
+                out = tmp / f"{variant}-{i:05d}.mp4"
+                result = convert_file(seg, out, mode=OutputMode.SBS, params=params,
+                                      depth_state=state)
+                state = result.depth_state
+                outs.append(out)
+            ratio, b, w = seam_ratio(outs)
+            report[variant] = {"seam_ratio": round(ratio, 3), "boundary_change": round(b, 5),
+                               "within_change_median": round(w, 5),
+                               "wall_s": round(time.perf_counter() - started, 2)}
+        return report
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seconds", type=float, default=24)
+    p.add_argument("--segment-seconds", type=float, default=4)
+    p.add_argument("--width", type=int, default=320)
+    p.add_argument("--height", type=int, default=180)
+    p.add_argument("--fps", type=int, default=24)
+    a = p.parse_args()
+    print(json.dumps(run(a.seconds, a.segment_seconds, (a.width, a.height), a.fps)))
+
+
+if __name__ == "__main__":
+    main()
