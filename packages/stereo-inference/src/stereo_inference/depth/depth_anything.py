@@ -69,7 +69,7 @@ class DepthAnythingDepth:
         return cls(model, name, device, resolution=resolution)
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
-        scale = self.resolution / min(width, height)
+        scale = min(self.resolution, min(width, height)) / min(width, height)  # never upscale
         return _multiple(width * scale), _multiple(height * scale)
 
     @torch.inference_mode()

@@ -1,0 +1,41 @@
+from pathlib import Path
+
+import av
+import pytest
+from shared_types.testing.media import make_audio_only, make_video
+
+
+@pytest.fixture(scope="session")
+def media(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("media")
+
+
+@pytest.fixture(scope="session")
+def clip(media) -> Path:
+    """1 s, 160x96, 24 fps, with AAC audio."""
+    return make_video(media / "clip.mp4", seconds=1.0)
+
+
+@pytest.fixture(scope="session")
+def vfr_clip(media) -> Path:
+    return make_video(media / "vfr.mp4", seconds=1.0, vfr=True, audio=False)
+
+
+@pytest.fixture(scope="session")
+def audio_only(media) -> Path:
+    return make_audio_only(media / "audio.mp4")
+
+
+def read_video(path: Path) -> dict:
+    """Frame count, size, timestamps (s), audio stream count, rotation of a file."""
+    with av.open(str(path)) as c:
+        stream = c.streams.video[0]
+        frames = list(c.decode(stream))
+        return {
+            "frames": len(frames),
+            "size": (frames[0].width, frames[0].height),
+            "times": [round(float(f.pts * f.time_base), 4) for f in frames],
+            "audio": len(c.streams.audio),
+            "rotation": frames[0].rotation,
+            "first": frames[0].to_ndarray(format="rgb24"),
+        }

@@ -1,0 +1,38 @@
+import pytest
+
+from stereo_inference.cli import build_parser, main
+
+from .conftest import read_video
+
+
+def test_convert_writes_the_output_and_reports(clip, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
+    out = tmp_path / "o.mp4"
+    code = main(["convert", str(clip), str(out), "--mode", "tb", "--divergence", "3",
+                 "--crf", "28", "--preset", "ultrafast", "--no-progress"])
+    assert code == 0
+    assert "24 frames, 160x192" in capsys.readouterr().out
+    assert read_video(out)["size"] == (160, 192)
+
+
+def test_a_bad_input_exits_2_with_the_reason(tmp_path, capsys):
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"")
+    assert main(["convert", str(bad), str(tmp_path / "o.mp4"), "--no-progress"]) == 2
+    assert "empty" in capsys.readouterr().err
+
+
+def test_unknown_choices_are_refused_by_the_parser():
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["convert", "a", "b", "--mode", "vr180"])
+
+
+def test_serve_takes_host_and_port():
+    args = build_parser().parse_args(["serve", "--host", "127.0.0.1", "--port", "9000"])
+    assert (args.host, args.port) == ("127.0.0.1", 9000)
+
+
+def test_models_download_refuses_unknown_names(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
+    assert main(["models", "download", "midas"]) == 2
+    assert "unknown model" in capsys.readouterr().err

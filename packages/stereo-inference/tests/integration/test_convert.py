@@ -1,0 +1,121 @@
+import json
+import subprocess
+
+import av
+import numpy as np
+import pytest
+from shared_types.ffmpeg import ffmpeg_path
+from shared_types.models import ConversionParams, OutputMode
+
+from stereo_inference import ConversionResult, convert_file
+from stereo_inference.errors import InvalidInputError
+
+from .conftest import read_video
+
+GEOMETRY = {
+    OutputMode.SBS: (320, 96),
+    OutputMode.HALF_SBS: (160, 96),
+    OutputMode.TB: (160, 192),
+    OutputMode.HALF_TB: (160, 96),
+    OutputMode.ANAGLYPH: (160, 96),
+}
+
+
+@pytest.mark.parametrize("mode", list(OutputMode))
+def test_each_mode_keeps_every_frame_the_audio_and_has_its_geometry(clip, tmp_path, mode):
+    out = tmp_path / f"out_{mode}.mp4"
+    result = convert_file(clip, out, mode=mode)
+    source, converted = read_video(clip), read_video(out)
+    assert converted["frames"] == source["frames"] == result.frames == 24
+    assert converted["size"] == GEOMETRY[mode] == (result.width, result.height)
+    assert converted["times"] == source["times"]
+    assert converted["audio"] == 1
+    assert result.depth_model == "heuristic"
+    assert not list(tmp_path.glob(".*partial*"))
+
+
+def test_variable_frame_rate_timestamps_are_kept(vfr_clip, tmp_path):
+    out = tmp_path / "vfr_out.mp4"
+    convert_file(vfr_clip, out, mode="half-sbs")
+    source, converted = read_video(vfr_clip), read_video(out)
+    assert converted["times"] == source["times"]
+    gaps = np.diff(converted["times"])
+    assert gaps.max() > 1.5 * gaps.min()  # really irregular
+
+
+def test_rotation_metadata_survives(clip, tmp_path):
+    rotated = tmp_path / "rotated.mp4"
+    subprocess.run(
+        [ffmpeg_path(), "-loglevel", "error", "-display_rotation", "90", "-i", str(clip),
+         "-c", "copy", str(rotated)], check=True, timeout=60,
+    )
+    out = tmp_path / "rot_out.mp4"
+    convert_file(rotated, out, mode="sbs")
+    assert read_video(rotated)["rotation"] != 0
+    assert read_video(out)["rotation"] == read_video(rotated)["rotation"]
+
+
+def test_audio_the_container_cannot_hold_is_reencoded_to_aac(tmp_path, clip):
+    source = tmp_path / "mulaw.mov"  # mp4 cannot hold mu-law audio
+    subprocess.run(
+        [ffmpeg_path(), "-loglevel", "error", "-i", str(clip), "-c:v", "copy",
+         "-c:a", "pcm_mulaw", str(source)], check=True, timeout=60,
+    )
+    out = tmp_path / "mulaw_out.mp4"
+    convert_file(source, out, mode="half-sbs")
+    with av.open(str(out)) as c:
+        assert [s.codec_context.name for s in c.streams.audio] == ["aac"]
+        assert c.streams.audio[0].duration * c.streams.audio[0].time_base > 0.9
+    assert read_video(out)["frames"] == 24
+
+
+def test_the_result_is_json_and_its_depth_state_continues_the_next_segment(clip, tmp_path):
+    first = convert_file(clip, tmp_path / "a.mp4", mode="anaglyph")
+    state = json.loads(first.model_dump_json())["depth_state"]
+    assert state["model"] == "heuristic" and len(state["thumb"]) == 18 * 32
+    second = convert_file(clip, tmp_path / "b.mp4", mode="anaglyph", depth_state=state)
+    assert isinstance(second, ConversionResult) and second.frames == 24
+
+
+def test_progress_reports_frames_done_and_total(clip, tmp_path):
+    seen = []
+    convert_file(clip, tmp_path / "p.mp4", mode="tb", progress=lambda d, t: seen.append((d, t)))
+    assert seen[-1] == (24, 24)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_parameters_change_the_output(clip, tmp_path):
+    flat = ConversionParams(divergence=0.0)
+    deep = ConversionParams(divergence=5.0, convergence=1.0)
+    a = read_video(convert_file(clip, tmp_path / "f.mp4", mode="sbs", params=flat) and
+                   tmp_path / "f.mp4")["first"].astype(int)
+    b = read_video(convert_file(clip, tmp_path / "d.mp4", mode="sbs", params=deep) and
+                   tmp_path / "d.mp4")["first"].astype(int)
+    # with no divergence both eyes are the same picture; with 5 % they differ
+    assert np.abs(a[:, :160] - a[:, 160:]).mean() < 2
+    assert np.abs(b[:, :160] - b[:, 160:]).mean() > 5
+
+
+@pytest.mark.parametrize(
+    ("make", "match"),
+    [
+        (lambda p: p.write_bytes(b""), "empty"),
+        (lambda p: p.write_bytes(b"\x00garbage" * 500), "not a readable video"),
+    ],
+)
+def test_zero_byte_and_corrupt_inputs_are_clear_errors(tmp_path, make, match):
+    bad = tmp_path / "bad.mp4"
+    make(bad)
+    with pytest.raises(InvalidInputError, match=match):
+        convert_file(bad, tmp_path / "o.mp4", mode="sbs")
+    assert not (tmp_path / "o.mp4").exists()
+
+
+def test_audio_only_input_is_a_clear_error(audio_only, tmp_path):
+    with pytest.raises(InvalidInputError, match="audio-only"):
+        convert_file(audio_only, tmp_path / "o.mp4", mode="sbs")
+
+
+def test_an_unknown_mode_is_a_clear_error(clip, tmp_path):
+    with pytest.raises(InvalidInputError, match="unknown output mode"):
+        convert_file(clip, tmp_path / "o.mp4", mode="vr180")

@@ -1,0 +1,49 @@
+import pytest
+import torch
+from shared_types.models import ConversionParams, DepthModel
+
+from stereo_inference import convert_file
+from stereo_inference.depth import default_depth_model, load_estimator
+from stereo_inference.depth.architectures import random_depth_anything
+from stereo_inference.errors import ModelNotInstalledError
+
+from .conftest import read_video
+
+
+@pytest.fixture(scope="module")
+def models_dir(tmp_path_factory):
+    """A tiny randomly initialised Depth-Anything saved like downloaded weights."""
+    root = tmp_path_factory.mktemp("models")
+    random_depth_anything("tiny").save_pretrained(root / "depth-anything-v2-small")
+    return root
+
+
+def test_the_saved_model_loads_and_estimates_depth_at_patch_multiples(models_dir):
+    est = load_estimator("depth-anything-v2-small", models_dir=models_dir,
+                         device=torch.device("cpu"))
+    w, h = est.input_size(160, 96)
+    assert w % 14 == 0 and h % 14 == 0
+    depth = est.estimate(torch.rand(2, 3, h, w))
+    assert depth.shape == (2, 1, h, w) and torch.isfinite(depth).all()
+
+
+def test_convert_runs_with_the_installed_model(models_dir, clip, tmp_path):
+    params = ConversionParams(depth_model=DepthModel.DA2_SMALL)
+    result = convert_file(clip, tmp_path / "o.mp4", mode="half-sbs", params=params,
+                          models_dir=models_dir)
+    assert result.depth_model == "depth-anything-v2-small"
+    assert read_video(tmp_path / "o.mp4")["frames"] == 24
+
+
+def test_the_installed_model_becomes_the_default(models_dir, tmp_path):
+    assert default_depth_model(models_dir) is DepthModel.DA2_SMALL
+    assert default_depth_model(tmp_path) is DepthModel.HEURISTIC
+
+
+def test_a_missing_model_names_the_folder_and_the_install_command(tmp_path, clip):
+    params = ConversionParams(depth_model=DepthModel.DA2_BASE)
+    with pytest.raises(ModelNotInstalledError) as err:
+        convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params, models_dir=tmp_path)
+    message = str(err.value)
+    assert str(tmp_path / "depth-anything-v2-base") in message
+    assert "stereo-inference models download depth-anything-v2-base" in message

@@ -1,0 +1,45 @@
+import json
+
+import torch
+
+from stereo_inference.temporal import TemporalNormalizer
+
+
+def frames(n, value=0.5, h=18, w=32):
+    return torch.full((n, 3, h, w), value)
+
+
+def ramp_depth(n, scale=1.0):
+    return torch.linspace(0, 1, 32).view(1, 1, 1, 32).expand(n, 1, 18, 32) * scale
+
+
+def test_output_is_within_zero_and_one():
+    out = TemporalNormalizer("heuristic").normalize(ramp_depth(3, 7.0), frames(3))
+    assert float(out.min()) >= 0 and float(out.max()) <= 1 and float(out.max()) > 0.9
+
+
+def test_a_sudden_range_change_is_eased_not_jumped_within_a_shot():
+    norm = TemporalNormalizer("heuristic")
+    norm.normalize(ramp_depth(1, 1.0), frames(1))
+    out = norm.normalize(ramp_depth(1, 0.5), frames(1))  # same shot, depth halves
+    fresh = TemporalNormalizer("heuristic").normalize(ramp_depth(1, 0.5), frames(1))
+    assert float(out.max()) < float(fresh.max()) - 0.1  # range kept, so no pumping
+
+
+def test_a_scene_cut_resets_the_range():
+    norm = TemporalNormalizer("heuristic")
+    norm.normalize(ramp_depth(1, 1.0), frames(1, 0.1))
+    out = norm.normalize(ramp_depth(1, 0.5), frames(1, 0.9))  # a different picture
+    assert float(out.max()) > 0.95
+    assert norm.cuts == 1
+
+
+def test_state_round_trips_through_json_and_continues_the_range():
+    first = TemporalNormalizer("heuristic")
+    first.normalize(ramp_depth(2, 1.0), frames(2))
+    state = json.loads(json.dumps(first.state()))
+    second = TemporalNormalizer("heuristic", state)
+    out = second.normalize(ramp_depth(1, 0.5), frames(1))
+    assert float(out.max()) < 0.9  # continued the previous segment's range
+    other_model = TemporalNormalizer("depth-anything-v2-small", state)
+    assert float(other_model.normalize(ramp_depth(1, 0.5), frames(1)).max()) > 0.95

@@ -1,0 +1,57 @@
+import pytest
+import torch
+
+from stereo_inference.warp import plan_warp, warp_left_view, warp_view
+
+
+def ramp_image(h=4, w=32):
+    x = torch.arange(w, dtype=torch.float32) / w
+    return x.view(1, 1, 1, w).expand(1, 3, h, w).contiguous()
+
+
+def test_a_constant_disparity_shifts_the_view_left_by_a_subpixel_amount():
+    image = ramp_image()
+    out = warp_view(image, torch.full((1, 1, 4, 32), 2.5))
+    # right-view pixel t shows source x = t + 2.5 (linear ramp => exact)
+    expected = (torch.arange(32.0) + 2.5) / 32
+    assert torch.allclose(out[0, 0, 0, :28], expected[:28], atol=1e-5)
+
+
+def test_a_near_object_shifts_left_more_than_the_background_and_wins():
+    image = torch.zeros(1, 3, 1, 20)
+    image[..., 10:14] = 1.0  # a bright near object
+    disparity = torch.full((1, 1, 1, 20), 1.0)
+    disparity[..., 10:14] = 4.0
+    out = warp_view(image, disparity)[0, 0, 0]
+    assert out[6:10].tolist() == [1.0, 1.0, 1.0, 1.0]  # moved 4 px left, over the background
+    assert out[10:14].max() == 0.0  # revealed background, not the object
+
+
+def test_holes_are_filled_from_the_background_side():
+    image = torch.arange(10.0).view(1, 1, 1, 10).expand(1, 3, 1, 10)
+    disparity = torch.zeros(1, 1, 1, 10)
+    disparity[..., 4:6] = 2.0
+    src = plan_warp(disparity, fill="replicate")[0, 0, 0]
+    # pixels 4 and 5 are revealed; the background neighbour is on the right (6)
+    assert src[4:6].tolist() == [6.0, 6.0]
+    out = warp_view(image, disparity)[0, 0, 0]
+    assert (out[4:6] >= 6).all()  # mirrored background texture, never the object (4, 5)
+
+
+def test_the_left_view_shifts_near_content_to_the_right():
+    image = torch.zeros(1, 1, 1, 20)
+    image[..., 5] = 1.0
+    out = warp_left_view(image, torch.full((1, 1, 1, 20), 3.0))
+    assert int(out[0, 0, 0].argmax()) == 8
+
+
+def test_zero_disparity_is_the_identity():
+    image = torch.rand(2, 3, 8, 16)
+    assert torch.allclose(warp_view(image, torch.zeros(2, 1, 8, 16)), image, atol=1e-6)
+
+
+def test_mismatched_shapes_are_refused():
+    with pytest.raises(ValueError, match="disagree"):
+        warp_view(torch.rand(1, 3, 8, 16), torch.zeros(1, 1, 8, 15))
+    with pytest.raises(ValueError, match="B,1,H,W"):
+        plan_warp(torch.zeros(1, 2, 8, 16))
