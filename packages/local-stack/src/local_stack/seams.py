@@ -44,29 +44,44 @@ def warm_depth_state(
     """
     if params.depth_model is DepthModel.IW3:
         return None
-    import numpy as np
     import torch
-    from stereo_inference.decode import FrameReader
     from stereo_inference.depth import load_estimator
     from stereo_inference.probe import probe_video
     from stereo_inference.temporal import TemporalNormalizer
 
     info = probe_video(previous_segment)
-    device = torch.device("cpu")
-    estimator = load_estimator(params.depth_model, models_dir=models_dir, device=device)
-    reader = FrameReader(previous_segment, eye_size=(2, 2),
-                         depth_size=estimator.input_size(info.width, info.height),
-                         eye_format="yuv420p", batch_size=8)
-    tail: deque[np.ndarray] = deque(maxlen=tail_frames)
-    for batch in reader:
-        tail.extend(batch.depth_rgb)
-    if not tail:
+    estimator = load_estimator(params.depth_model, models_dir=models_dir,
+                               device=torch.device("cpu"))
+    tail = _tail_frames(previous_segment, estimator.input_size(info.width, info.height),
+                        tail_frames, info.fps)
+    if tail is None:
         return None
     normalizer = TemporalNormalizer(estimator.name)
     with torch.inference_mode():
-        rgb = torch.from_numpy(np.stack(tail)).permute(0, 3, 1, 2).float().div_(255)
+        rgb = torch.from_numpy(tail).permute(0, 3, 1, 2).float().div_(255)
         normalizer.normalize(estimator.estimate(rgb), rgb)
     return normalizer.state()
+
+
+def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float):
+    """The last ``count`` frames as (N,h,w,3) uint8 at ``size``, converted like the
+    engine's reader does; decoding starts at a keyframe shortly before them."""
+    import av
+    import numpy as np
+
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        end = stream.duration or (container.duration or 0) / av.time_base / stream.time_base
+        back = (count / max(fps, 1.0) + 2.0) / stream.time_base
+        if end and end > back:
+            container.seek(int(end - back), stream=stream)
+        frames: deque = deque(maxlen=count)
+        frames.extend(container.decode(stream))
+    if not frames:
+        return None
+    w, h = size
+    return np.stack([f.to_ndarray(width=w, height=h, format="rgb24") for f in frames])
 
 
 class SeamlessInference:

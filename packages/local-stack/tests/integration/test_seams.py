@@ -3,11 +3,11 @@
 from pathlib import Path
 
 import pytest
-
-from local_stack.seams import SeamlessInference, warm_depth_state
 from shared_types.keys import output_segment_key, segment_key
 from shared_types.models import ConversionParams, DepthModel, OutputMode, SegmentPayload
 from shared_types.testing.memory import MemoryStorage
+
+from local_stack.seams import SeamlessInference, warm_depth_state
 
 pytest.importorskip("stereo_inference")
 
