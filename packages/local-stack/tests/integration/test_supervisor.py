@@ -20,6 +20,13 @@ def _wait_until(predicate, timeout_s=20.0):
     return False
 
 
+def _program_signalling_ready(tmp_path: Path, setup: str) -> str:
+    """A child that runs ``setup``, writes tmp_path/ready, then idles."""
+    return ("import signal, sys, time, pathlib\n" + setup
+            + f"pathlib.Path({str(tmp_path / 'ready')!r}).write_text('1')\n"
+            + "while True: time.sleep(0.05)\n")
+
+
 def test_a_crashing_child_is_restarted_with_growing_backoff():
     sup = Supervisor([ChildSpec("crasher", [PY, "-c", "raise SystemExit(3)"])],
                      backoff_base_s=0.05, backoff_max_s=0.2, drain_timeout_s=2)
@@ -36,16 +43,14 @@ def test_backoff_doubles_up_to_its_cap():
 
 def test_stop_forwards_sigterm_and_waits_for_the_child_to_drain(tmp_path: Path):
     marker = tmp_path / "drained"
-    program = (
-        "import signal, sys, time, pathlib\n"
+    on_term = (
         "def drain(*_):\n"
         "    time.sleep(0.3)\n"
         f"    pathlib.Path({str(marker)!r}).write_text('ok')\n"
         "    sys.exit(0)\n"
         "signal.signal(signal.SIGTERM, drain)\n"
-        f"pathlib.Path({str(tmp_path / 'ready')!r}).write_text('1')\n"
-        "while True: time.sleep(0.05)\n"
     )
+    program = _program_signalling_ready(tmp_path, on_term)
     sup = Supervisor([ChildSpec("worker", [PY, "-c", program])], drain_timeout_s=10)
     sup.start()
     assert _wait_until(lambda: (tmp_path / "ready").exists())
@@ -57,12 +62,8 @@ def test_stop_forwards_sigterm_and_waits_for_the_child_to_drain(tmp_path: Path):
 
 
 def test_a_child_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path):
-    program = (
-        "import signal, time, pathlib\n"
-        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-        f"pathlib.Path({str(tmp_path / 'ready')!r}).write_text('1')\n"
-        "while True: time.sleep(0.05)\n"
-    )
+    program = _program_signalling_ready(tmp_path,
+                                        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n")
     sup = Supervisor([ChildSpec("stubborn", [PY, "-c", program])], drain_timeout_s=0.5)
     sup.start()
     assert _wait_until(lambda: (tmp_path / "ready").exists())
