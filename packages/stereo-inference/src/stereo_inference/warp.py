@@ -7,81 +7,111 @@ wins occlusions; holes left by disocclusion are filled from the background side.
 The left eye is the same call on mirrored inputs (``warp_left_view``).
 
 How: every row is treated as a piecewise-linear curve x -> x - d(x). Each target
-pixel looks for the source segments [x, x+1] whose image covers it (a z-buffer
-over candidates keeps the nearest), so the source is resampled at the exact
-sub-pixel position instead of being splatted. Segments that fold (occlusion) or
-stretch past ``max_stretch`` (a depth edge, i.e. disocclusion) do not cover
-anything: those pixels become holes and take the background neighbour's source
-position, mirrored so the background texture continues instead of smearing.
-Everything is a handful of vectorised tensor ops, so it runs on CPU and CUDA.
+pixel t collects the disparities of the source segments [x, x+1] whose image
+covers it and keeps the largest (a z-buffer); it then samples the source at
+t + z, the exact sub-pixel position, instead of being splatted. Segments that
+fold (occlusion) or stretch past ``max_stretch`` (a depth edge, i.e.
+disocclusion) cover nothing: those pixels are holes and take the source
+position of their background-side neighbour (``fill="replicate"``, the best
+scorer in bench/stereo_quality.py; ``"mirror"`` continues the texture instead).
+Everything is a few vectorised tensor ops, so it runs on CPU and CUDA.
 """
 
 from __future__ import annotations
 
 import torch
 
-FILL_MODES = ("mirror", "replicate")
-# Candidates are ranked by one int64 key: quantised disparity in the high 32 bits
-# (nearest wins), source position in the low 32 bits (carried along for free).
-_Q = 1024.0
-_Z_OFFSET = 4096.0
+FILL_MODES = ("replicate", "mirror")
+_NEG_INF = float("-inf")
 
 
 def plan_warp(
-    disparity: torch.Tensor, *, max_stretch: float = 1.9, fill: str = "mirror"
+    disparity: torch.Tensor, *, max_stretch: float = 1.9, fill: str = "replicate"
 ) -> torch.Tensor:
     """Source x position (B,1,H,W) that each right-view pixel samples.
 
-    Raises ValueError for a disparity that is not (B,1,H,W), an unknown fill, or
-    a width or disparity too large for the packed z-buffer keys.
+    A target t covered by a surface of disparity z samples the source at t + z
+    (inverting t = x - d(x)), so the warp only needs a z-buffer of disparities.
+    Raises ValueError for a disparity that is not (B,1,H,W) or an unknown fill.
     """
     if disparity.dim() != 4 or disparity.shape[1] != 1:
         raise ValueError(f"disparity must be (B,1,H,W), got {tuple(disparity.shape)}")
     if fill not in FILL_MODES:
         raise ValueError(f"fill must be one of {FILL_MODES}, got {fill!r}")
     b, _, h, w = disparity.shape
-    if w >= 2**20:
-        raise ValueError(f"image width {w} is too large")
-    d = disparity.reshape(b * h, w).float().clamp(-_Z_OFFSET + 1, _Z_OFFSET - 1)
+    d = disparity.reshape(b * h, w).float()
     x = torch.arange(w, device=d.device, dtype=d.dtype)
     f = x - d  # where each source pixel lands
-    keys = torch.full((b * h, w), -1, device=d.device, dtype=torch.int64)
-    for t, dz, s, valid in _candidates(f, d, x, max_stretch):
-        key = ((dz + _Z_OFFSET) * _Q).long() * 2**32 + (s.clamp(-1, w) * _Q + _Q).long()
-        key.masked_fill_(~valid, -1)
-        keys.scatter_reduce_(1, t.clamp(0, w - 1).long(), key, reduce="amax")
-    src = (keys & 0xFFFFFFFF).to(d.dtype) / _Q - 1.0
-    _fill_holes(src, keys, fill)
+    # Columns 0 and w+1 collect every target outside the frame.
+    zbuf = torch.full((b * h, w + 2), _NEG_INF, device=d.device, dtype=d.dtype)
+    ok = _cover_segments(zbuf, f, d, max_stretch)
+    _cover_edge_pixels(zbuf, f, d, ok)
+    zbuf = zbuf[:, 1 : w + 1]
+    src = zbuf + x
+    _fill_holes(src, zbuf, fill)
     return src.clamp_(0, w - 1).reshape(b, 1, h, w)
 
 
-def _candidates(f, d, x, max_stretch):
-    """(target, disparity, source position, valid) for every way a target is covered."""
-    w = f.shape[1]
-    # Each source pixel covers its nearest target (keeps 1-px details alive).
-    t = torch.round(f)
-    yield t, d, x + (t - f), (t >= 0) & (t < w)
-    # Each unfolded, not over-stretched segment covers the targets inside it.
-    f0, f1 = f[:, :-1], f[:, 1:]
-    d0, dd = d[:, :-1], d[:, 1:] - d[:, :-1]
+def _scatter(zbuf: torch.Tensor, rows: torch.Tensor | None, t: torch.Tensor, z: torch.Tensor):
+    """z-buffer ``z`` at targets ``t`` (dense rows when ``rows`` is None)."""
+    w2 = zbuf.shape[1]
+    col = (t + 1).clamp_(0, w2 - 1).long()
+    if rows is None:
+        zbuf.scatter_reduce_(1, col, z, reduce="amax")
+    else:
+        zbuf.view(-1).scatter_reduce_(0, rows * w2 + col, z, reduce="amax")
+
+
+def _cover_segments(zbuf, f, d, max_stretch) -> torch.Tensor:
+    """Each unfolded, not over-stretched segment [x, x+1] covers the targets inside it.
+
+    The first target of every segment is handled densely; the rare second (and
+    further) targets of stretched segments sparsely. Returns the valid-segment mask.
+    """
+    f0, f1, d0 = f[:, :-1], f[:, 1:], d[:, :-1]
+    dd = d[:, 1:] - d0
     span = f1 - f0
     ok = (span > 1e-3) & (span <= max_stretch)
-    inv = 1.0 / span.clamp(min=1e-3)
-    first = torch.ceil(f0)
-    for k in range(int(max_stretch) + 1):
-        t = first + k
-        a = (t - f0) * inv
-        yield t, d0 + a * dd, x[:-1] + a, ok & (t <= f1) & (t >= 0) & (t < w)
+    t = torch.ceil(f0)
+    a = (t - f0) / span
+    z = torch.addcmul(d0, a, dd).masked_fill_(~(ok & (t <= f1)), _NEG_INF)
+    _scatter(zbuf, None, t, z)
+    for k in range(1, int(max_stretch) + 1):
+        rows, cols = (ok & (t + k <= f1)).nonzero(as_tuple=True)
+        if rows.numel() == 0:
+            break
+        tk = t[rows, cols] + k
+        ak = (tk - f0[rows, cols]) / span[rows, cols]
+        _scatter(zbuf, rows, tk, d0[rows, cols] + ak * dd[rows, cols])
+    return ok
 
 
-def _fill_holes(src: torch.Tensor, keys: torch.Tensor, fill: str) -> None:
-    """Give each uncovered pixel the source position of its background-side neighbour."""
-    rows, w = src.shape
-    flat_keys = keys.reshape(-1)
-    hole = (flat_keys < 0).nonzero().squeeze(1)
+def _cover_edge_pixels(zbuf, f, d, ok) -> None:
+    """Pixels beside a folded or torn segment (depth edges, frame borders) also
+    cover their nearest target, so thin details and edges keep their full width."""
+    edge = torch.zeros_like(f, dtype=torch.bool)
+    edge[:, 0] = True
+    edge[:, -1] = True
+    bad = ~ok
+    edge[:, :-1] |= bad
+    edge[:, 1:] |= bad
+    rows, cols = edge.nonzero(as_tuple=True)
+    _scatter(zbuf, rows, torch.round(f[rows, cols]), d[rows, cols])
+
+
+def _fill_holes(src: torch.Tensor, zbuf: torch.Tensor, fill: str) -> None:
+    """Give each uncovered pixel the source position of its background-side neighbour.
+
+    Between two surfaces the background texture is mirrored from the hole's edge
+    (it continues instead of smearing); at the frame border it is replicated.
+    """
+    w = src.shape[1]
+    flat_z = zbuf.reshape(-1)
+    uncovered = torch.isinf(flat_z)
+    hole = uncovered.nonzero().squeeze(1)
     if hole.numel() == 0:
         return
-    covered = (flat_keys >= 0).nonzero().squeeze(1)
+    covered = (~uncovered).nonzero().squeeze(1)
     flat_src = src.view(-1)
     if covered.numel() == 0:
         flat_src[hole] = (hole % w).to(src.dtype)
@@ -93,13 +123,13 @@ def _fill_holes(src: torch.Tensor, keys: torch.Tensor, fill: str) -> None:
     row = hole // w
     has_right = (pos < covered.numel()) & (right // w == row)
     has_left = (pos > 0) & (left // w == row)
-    z_right, z_left = flat_keys[right] >> 32, flat_keys[left] >> 32
     # The background (smaller disparity) side wins; a lone side wins by default.
-    use_right = has_right & (~has_left | (z_right <= z_left))
+    use_right = has_right & (~has_left | (flat_z[right] <= flat_z[left]))
     nb = torch.where(use_right, right, left)
     filled = flat_src[nb]
     if fill == "mirror":
-        filled = filled + (nb - hole).to(src.dtype)
+        both = has_left & has_right
+        filled = filled + torch.where(both, nb - hole, 0).to(src.dtype)
     lone = ~(has_left | has_right)
     flat_src[hole] = torch.where(lone, (hole % w).to(src.dtype), filled)
 

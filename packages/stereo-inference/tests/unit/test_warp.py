@@ -55,3 +55,19 @@ def test_mismatched_shapes_are_refused():
         warp_view(torch.rand(1, 3, 8, 16), torch.zeros(1, 1, 8, 15))
     with pytest.raises(ValueError, match="B,1,H,W"):
         plan_warp(torch.zeros(1, 2, 8, 16))
+
+
+def test_mirror_fill_continues_the_background_texture_into_the_hole():
+    disparity = torch.zeros(1, 1, 1, 10)
+    disparity[..., 4:6] = 2.0
+    src = plan_warp(disparity, fill="mirror")[0, 0, 0]
+    assert src[4:6].tolist() == [8.0, 7.0]
+
+
+def test_a_one_pixel_detail_in_front_survives():
+    image = torch.zeros(1, 1, 1, 20)
+    image[..., 10] = 1.0
+    disparity = torch.zeros(1, 1, 1, 20)
+    disparity[..., 10] = 3.0
+    out = warp_view(image, disparity)[0, 0, 0]
+    assert float(out[7]) == 1.0 and float(out.sum()) == 1.0
