@@ -30,3 +30,24 @@ def test_dead_letters_are_listed_per_queue_and_redriven():
     assert ops.redrive_all(backend)["video-worker"] == 1
     assert ops.dead_letters(backend)["video-worker"] == []
     assert [m.body for m in backend.video_queue.receive()] == ["poison"]
+
+
+def test_retry_resumes_a_failed_job_and_refuses_others():
+    import pytest
+    from shared_types.keys import source_key
+    from shared_types.models import JobError
+
+    from local_stack.errors import LocalStackError
+
+    backend = memory_backend()
+    backend.jobs.create(Job(job_id="f", mode=OutputMode.SBS))
+    backend.input_storage.put_bytes(source_key("f"), b"video")
+    backend.jobs.update("f", JobUpdate(status=JobStatus.FAILED, error=JobError(
+        code="x", message="boom", stage="chunking")))
+    assert ops.retry(backend, "f").status == JobStatus.CREATED
+    [event] = backend.chunking_queue.receive()
+    assert source_key("f") in event.body
+    with pytest.raises(LocalStackError, match="cannot retry job f"):
+        ops.retry(backend, "f")
+    with pytest.raises(LocalStackError, match="no job with id nope"):
+        ops.retry(backend, "nope")
