@@ -6,6 +6,7 @@ anaglyph mixes colours, so it works on RGB.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 from shared_types.models import AnaglyphMethod, OutputMode
 
@@ -49,13 +50,18 @@ def output_size(mode: OutputMode, width: int, height: int) -> tuple[int, int]:
     return ew, eh
 
 
-def pack(mode: OutputMode, left: torch.Tensor, right: torch.Tensor) -> torch.Tensor:
-    """Put two eye images (B,C,H,W) next to (SBS) or above (TB) each other."""
+def pack(mode: OutputMode, left, right):
+    """Put two eye images (tensors or arrays, ..., H, W) next to (SBS) or above (TB)
+    each other. Raises ValueError for anaglyph, which is not a packed layout."""
     if mode in (OutputMode.SBS, OutputMode.HALF_SBS):
-        return torch.cat([left, right], dim=3)
-    if mode in (OutputMode.TB, OutputMode.HALF_TB):
-        return torch.cat([left, right], dim=2)
-    raise ValueError(f"{mode} is not a packed stereo layout")
+        axis = -1
+    elif mode in (OutputMode.TB, OutputMode.HALF_TB):
+        axis = -2
+    else:
+        raise ValueError(f"{mode} is not a packed stereo layout")
+    if isinstance(left, np.ndarray):
+        return np.concatenate([left, right], axis=axis)
+    return torch.cat([left, right], dim=axis)
 
 
 def anaglyph(

@@ -17,6 +17,7 @@ from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import anaglyph, pack
+from stereo_inference.remap import remap_rows, stretch_plan
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
@@ -47,10 +48,38 @@ class StereoRenderer:
         small = torch.from_numpy(batch.depth_rgb).to(self.device).permute(0, 3, 1, 2)
         small = small.float().div_(255)
         depth = self.normalizer.normalize(self.estimator.estimate(small), small)
+        if self.device.type == "cpu":
+            return self._render_cpu(batch.eyes, depth)
         eyes = torch.from_numpy(batch.eyes).to(self.device)
         if self.mode is OutputMode.ANAGLYPH:
             return self._anaglyph(eyes, depth)
         return self._packed_yuv(eyes, depth)
+
+    def _render_cpu(self, eyes: np.ndarray, depth: torch.Tensor) -> np.ndarray:
+        """The same as the tensor path, resampled with OpenCV (faster on a CPU)."""
+        b = eyes.shape[0]
+        h = eyes.shape[1] if self.mode is OutputMode.ANAGLYPH else eyes.shape[1] * 2 // 3
+        w = eyes.shape[2]
+        plan = self._plan(depth, h, w)[:, 0].numpy()
+        out = []
+        for i in range(b):
+            maps = [stretch_plan(plan[j], h, w) for j in (b + i, i)]  # left, right
+            if self.mode is OutputMode.ANAGLYPH:
+                left, right = (
+                    torch.from_numpy(remap_rows(eyes[i], m)).permute(2, 0, 1)[None].float()
+                    for m in maps
+                )
+                mixed = anaglyph(left / 255, right / 255, self.params.anaglyph_method) * 255
+                out.append(_to_uint8(mixed[0].permute(1, 2, 0)))
+                continue
+            luma = eyes[i, :h]
+            chroma = eyes[i, h:].reshape(2, h // 2, w // 2)
+            cmaps = [stretch_plan(plan[j], h // 2, w // 2, 2) for j in (b + i, i)]
+            y = pack(self.mode, *(remap_rows(luma, m) for m in maps))
+            u = pack(self.mode, *(remap_rows(chroma[0], m) for m in cmaps))
+            v = pack(self.mode, *(remap_rows(chroma[1], m) for m in cmaps))
+            out.append(np.concatenate([y.ravel(), u.ravel(), v.ravel()]).reshape(-1, y.shape[1]))
+        return np.stack(out)
 
     def _anaglyph(self, rgb: torch.Tensor, depth: torch.Tensor) -> np.ndarray:
         image = rgb.permute(0, 3, 1, 2).float()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-WIDTH = 192
+WIDTH = 128
 _WEIGHTS = (0.55, 0.3, 0.15)  # vertical position, detail, motion
 
 
@@ -48,16 +48,24 @@ def _gradient(gray: torch.Tensor) -> torch.Tensor:
 
 
 def _blur(x: torch.Tensor, h: int) -> torch.Tensor:
-    """A wide separable box blur (two passes approximate a Gaussian)."""
+    """A wide separable box blur, twice (approximates a Gaussian), via running sums."""
     k = max(3, (h // 8) | 1)
     for _ in range(2):
-        x = F.avg_pool2d(F.pad(x, (k // 2, k // 2, 0, 0), mode="replicate"), (1, k), stride=1)
-        x = F.avg_pool2d(F.pad(x, (0, 0, k // 2, k // 2), mode="replicate"), (k, 1), stride=1)
+        x = _box(_box(x, k, 3), k, 2)
     return x
 
 
+def _box(x: torch.Tensor, k: int, dim: int) -> torch.Tensor:
+    r = k // 2
+    first, last = x.narrow(dim, 0, 1), x.narrow(dim, x.shape[dim] - 1, 1)
+    padded = torch.cat([torch.zeros_like(first), *([first] * r), x, *([last] * r)], dim)
+    sums = padded.cumsum(dim)
+    n = x.shape[dim]
+    return (sums.narrow(dim, k, n) - sums.narrow(dim, 0, n)) / k
+
+
 def _normalised(x: torch.Tensor) -> torch.Tensor:
-    """Scale each frame and channel to about 0..1 by its own high percentile."""
-    flat = x.flatten(2)[:, :, ::7]  # a subsample is plenty for a percentile
-    top = torch.quantile(flat, 0.98, dim=2).clamp(min=1e-4)[..., None, None]
+    """Scale each frame and channel to 0..1 by its own maximum (already blurred,
+    so one bright pixel cannot dominate)."""
+    top = x.amax(dim=(2, 3), keepdim=True).clamp(min=1e-4)
     return (x / top).clamp(0, 1)
