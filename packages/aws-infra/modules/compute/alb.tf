@@ -1,0 +1,64 @@
+resource "aws_lb" "this" {
+  # checkov:skip=CKV_AWS_91:ALB access logs need a log bucket with an ELB-account policy; enable per deployment (docs/SECURITY.md).
+  # checkov:skip=CKV_AWS_150:Deletion protection would block terraform destroy of dev stacks; the ALB holds no state.
+  # checkov:skip=CKV2_AWS_28:WAF is an opt-in cost; narrow allowed_ingress_cidrs or add WAF for public exposure (docs/SECURITY.md).
+  # checkov:skip=CKV2_AWS_76:WAF (Log4j rule set) is opt-in, as above; the app is Python, not Java.
+  name                       = "${var.name_prefix}-alb"
+  load_balancer_type         = "application"
+  internal                   = false
+  subnets                    = aws_subnet.public[*].id
+  security_groups            = [aws_security_group.alb.id]
+  idle_timeout               = var.alb_idle_timeout_s
+  drop_invalid_header_fields = true
+}
+
+resource "aws_lb_target_group" "web_ui" {
+  name        = "${var.name_prefix}-web-ui"
+  port        = local.web_ui_port
+  protocol    = "HTTP"
+  target_type = "ip"
+  vpc_id      = aws_vpc.this.id
+  # SSE streams must not be cut off early when a task drains.
+  deregistration_delay = 30
+  health_check {
+    path                = "/"
+    matcher             = "200-399"
+    interval            = 15
+    healthy_threshold   = 2
+    unhealthy_threshold = 3
+  }
+}
+
+resource "aws_lb_listener" "http" {
+  # checkov:skip=CKV_AWS_2:Plain HTTP only when no certificate_arn is given (dev); with one, this listener redirects to HTTPS.
+  # checkov:skip=CKV_AWS_103:Same listener: TLS policy applies to the HTTPS listener created with certificate_arn.
+  load_balancer_arn = aws_lb.this.arn
+  port              = 80
+  protocol          = "HTTP"
+
+  default_action {
+    type             = var.certificate_arn == "" ? "forward" : "redirect"
+    target_group_arn = var.certificate_arn == "" ? aws_lb_target_group.web_ui.arn : null
+    dynamic "redirect" {
+      for_each = var.certificate_arn == "" ? [] : [1]
+      content {
+        port        = "443"
+        protocol    = "HTTPS"
+        status_code = "HTTP_301"
+      }
+    }
+  }
+}
+
+resource "aws_lb_listener" "https" {
+  count             = var.certificate_arn == "" ? 0 : 1
+  load_balancer_arn = aws_lb.this.arn
+  port              = 443
+  protocol          = "HTTPS"
+  ssl_policy        = "ELBSecurityPolicy-TLS13-1-2-2021-06"
+  certificate_arn   = var.certificate_arn
+  default_action {
+    type             = "forward"
+    target_group_arn = aws_lb_target_group.web_ui.arn
+  }
+}

@@ -1,0 +1,99 @@
+variable "region" {
+  description = "AWS region."
+  type        = string
+  default     = "us-east-1"
+}
+
+variable "name_prefix" {
+  description = "Prefix of every resource name; the app's defaults expect \"stereo-spot\"."
+  type        = string
+  default     = "stereo-spot"
+}
+
+variable "image_tag" {
+  description = "Image tag of this release (the git SHA the build targets pushed)."
+  type        = string
+  default     = "latest"
+}
+
+variable "input_bucket_name" {
+  description = "Input bucket name (bucket names are global); empty means \"<name_prefix>-input\"."
+  type        = string
+  default     = ""
+}
+
+variable "output_bucket_name" {
+  description = "Output bucket name; empty means \"<name_prefix>-output\"."
+  type        = string
+  default     = ""
+}
+
+variable "app_origins" {
+  description = "Origins the browser uses for the app (CORS); empty means the ALB URL."
+  type        = list(string)
+  default     = []
+}
+
+variable "allowed_ingress_cidrs" {
+  description = "Who may reach the ALB."
+  type        = list(string)
+  default     = ["0.0.0.0/0"]
+}
+
+variable "certificate_arn" {
+  description = "ACM certificate for HTTPS; empty serves HTTP (dev only)."
+  type        = string
+  default     = ""
+}
+
+variable "inference_backend" {
+  description = "sagemaker or http."
+  type        = string
+  default     = "sagemaker"
+}
+
+variable "inference_http_url" {
+  description = "Inference server URL when inference_backend = http."
+  type        = string
+  default     = ""
+}
+
+variable "sagemaker_instance_type" {
+  description = "GPU instance type of the SageMaker endpoint."
+  type        = string
+  default     = "ml.g4dn.xlarge"
+}
+
+variable "sagemaker_max_instances" {
+  description = "Max SageMaker endpoint instances (cost guardrail)."
+  type        = number
+  default     = 2
+}
+
+variable "max_tasks" {
+  description = "Max Fargate tasks per service (cost guardrail)."
+  type        = map(number)
+  default = {
+    web-ui       = 2
+    media-worker = 4
+    video-worker = 8
+  }
+}
+
+variable "eta_seconds_per_mb" {
+  description = "ETA_SECONDS_PER_MB shown by the UI; 0 lets the UI learn it from finished jobs."
+  type        = number
+  default     = 0
+}
+
+variable "alarm_email" {
+  description = "Email subscribed to alarms; empty for none."
+  type        = string
+  default     = ""
+}
+
+variable "inference_source_repository" {
+  description = "Git URL CodeBuild clones to build the inference image."
+  type        = string
+  default     = "https://github.com/stereo-spot/stereo-spot.git"
+}
