@@ -13,6 +13,7 @@ resource "aws_lb" "this" {
 }
 
 resource "aws_lb_target_group" "web_ui" {
+  # checkov:skip=CKV_AWS_378:TLS ends at the ALB; ALB to task traffic stays inside the VPC on private subnets.
   name        = "${var.name_prefix}-web-ui"
   port        = local.web_ui_port
   protocol    = "HTTP"
@@ -21,8 +22,8 @@ resource "aws_lb_target_group" "web_ui" {
   # SSE streams must not be cut off early when a task drains.
   deregistration_delay = 30
   health_check {
-    path                = "/"
-    matcher             = "200-399"
+    path                = "/healthz"
+    matcher             = "200"
     interval            = 15
     healthy_threshold   = 2
     unhealthy_threshold = 3

@@ -58,6 +58,7 @@ resource "aws_iam_role_policy" "sagemaker" {
 }
 
 resource "aws_sagemaker_model" "this" {
+  # checkov:skip=CKV_AWS_370:The container reads segments from and writes results to S3 itself; network isolation would cut that off.
   count              = local.use_sagemaker ? 1 : 0
   name               = "${var.name_prefix}-inference-${replace(var.image_tag, "/[^a-zA-Z0-9-]/", "-")}"
   execution_role_arn = aws_iam_role.sagemaker[0].arn
