@@ -36,9 +36,12 @@ locals {
       { Action = ["s3:DeleteObject"], Resource = ["${local.input_arn}/segments/*"] },
       { Action = ["s3:ListBucket"], Resource = [local.input_arn, local.output_arn] },
       {
+        # Queue depths for the dashboard.
         Action = ["sqs:GetQueueAttributes"],
-        Resource = [for k in ["chunking", "video-worker", "segment-output", "reassembly"] :
-        local.dp.queue_arns[k]]
+        Resource = [
+          local.dp.queue_arns["chunking"], local.dp.queue_arns["video-worker"],
+          local.dp.queue_arns["segment-output"], local.dp.queue_arns["reassembly"],
+        ]
       },
     ]
     media-worker = [
@@ -58,7 +61,7 @@ locals {
       { Action = ["s3:GetObject"], Resource = ["${local.output_arn}/jobs/*"] },
       { Action = ["s3:PutObject", "s3:AbortMultipartUpload"], Resource = ["${local.output_arn}/jobs/*/final.mp4"] },
     ]
-    video-worker = concat([
+    video-worker = [
       {
         Action   = local.queue_consume_actions,
         Resource = [local.dp.queue_arns["video-worker"], local.dp.queue_arns["segment-output"]]
@@ -79,11 +82,15 @@ locals {
       { Action = ["s3:GetObject"], Resource = ["${local.input_arn}/segments/*"] },
       { Action = ["s3:GetObject", "s3:PutObject"], Resource = ["${local.output_arn}/jobs/*/segments/*"] },
       { Action = ["s3:ListBucket"], Resource = [local.output_arn] },
-      ], local.use_sagemaker ? [
-      { Action = ["sagemaker:InvokeEndpointAsync"], Resource = [aws_sagemaker_endpoint.this[0].arn] },
-      { Action = ["s3:PutObject", "s3:GetObject"], Resource = ["${local.output_arn}/sagemaker-async/*"] },
-    ] : [])
+    ]
   }
+
+  # video-worker's extra rights with inference_backend = "sagemaker": invoke
+  # the endpoint, write async requests and read async responses.
+  sagemaker_statements = local.use_sagemaker ? [
+    { Action = ["sagemaker:InvokeEndpointAsync"], Resource = [aws_sagemaker_endpoint.this[0].arn] },
+    { Action = ["s3:PutObject", "s3:GetObject"], Resource = ["${local.output_arn}/sagemaker-async/*"] },
+  ] : []
 }
 
 data "aws_iam_policy_document" "ecs_tasks_assume" {
@@ -107,8 +114,12 @@ resource "aws_iam_role_policy" "task" {
   name     = "stereo-spot-${each.key}"
   role     = each.value.id
   policy = jsonencode({
-    Version   = "2012-10-17"
-    Statement = [for s in local.task_statements[each.key] : merge({ Effect = "Allow" }, s)]
+    Version = "2012-10-17"
+    Statement = [
+      for s in concat(local.task_statements[each.key],
+      each.key == "video-worker" ? local.sagemaker_statements : []) :
+      merge({ Effect = "Allow" }, s)
+    ]
   })
 }
 

@@ -1,0 +1,1 @@
+"""Test helpers for Terraform projects: offline terraform, checkov, HCL parsing."""

@@ -1,0 +1,155 @@
+"""Structural rules of modules/compute and the root module, read with python-hcl2."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from shared_types.settings import BackendSettings
+
+from stereo_spot_deploy.testing.hcl import TerraformDir, load_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICES = ("web-ui", "media-worker", "video-worker")
+
+
+@pytest.fixture(scope="module")
+def compute() -> TerraformDir:
+    return load_dir(ROOT / "modules" / "compute")
+
+
+@pytest.fixture(scope="module")
+def root() -> TerraformDir:
+    return load_dir(ROOT)
+
+
+def _statements(compute: TerraformDir, service: str) -> list[dict]:
+    return compute.locals["task_statements"][service]
+
+
+def _resources(statement: dict) -> list[str]:
+    res = statement["Resource"]
+    return [res] if isinstance(res, str) else res
+
+
+def test_every_task_role_names_its_resources(compute):
+    for service in SERVICES:
+        for statement in _statements(compute, service):
+            for resource in _resources(statement):
+                assert resource != "*", f"{service}: wildcard resource"
+                assert re.match(r"^\$\{local\.(tables|dp|input_arn|output_arn)", resource), (
+                    f"{service}: {resource} is not one of this stack's named resources")
+                # Wildcards only inside an object-key pattern of our buckets or over
+                # a table's own indexes.
+                if "*" in resource:
+                    in_key = resource.startswith(("${local.input_arn}/", "${local.output_arn}/"))
+                    assert in_key or resource.endswith('"]}/index/*'), resource
+    # video-worker's SageMaker extras are a conditional expression: check its text.
+    sagemaker = compute.locals["sagemaker_statements"]
+    assert sagemaker.startswith("${local.use_sagemaker ? [")
+    assert '"*"' not in sagemaker
+    assert "aws_sagemaker_endpoint.this[0].arn" in sagemaker
+
+
+def test_no_task_role_gets_a_service_wide_action(compute):
+    text = compute.locals["task_statements"]
+    flat = repr(text) + compute.text
+    assert not re.search(r'"(s3|sqs|dynamodb|sagemaker|ecr|logs):\*"', flat)
+
+
+def test_each_worker_consumes_only_its_own_queues(compute):
+    def queues(service):
+        return {m for s in _statements(compute, service) for r in _resources(s)
+                for m in re.findall(r'queue_arns\["([\w-]+)"\]', r)}
+
+    assert queues("media-worker") == {"chunking", "reassembly"}
+    assert queues("video-worker") == {"video-worker", "segment-output", "reassembly"}
+
+
+def test_task_env_names_are_settings_the_app_reads(compute):
+    fields = set(BackendSettings.model_fields)
+    env = compute.locals["backend_env"]
+    assert env["STEREO_SPOT_BACKEND"] == "aws"
+    for name in env:
+        assert name.startswith("STEREO_SPOT_")
+        assert name.removeprefix("STEREO_SPOT_").lower() in fields, name
+    expected = {f"STEREO_SPOT_{f.upper()}" for f in fields
+                if f.endswith(("_queue_url", "_table", "_bucket"))} | {"STEREO_SPOT_AWS_REGION"}
+    assert expected <= set(env)
+
+
+def test_video_worker_gets_the_inference_switch_and_web_ui_the_eta(compute):
+    text = compute.text
+    for name in ("STEREO_SPOT_INFERENCE_BACKEND", "STEREO_SPOT_INFERENCE_MAX_IN_FLIGHT",
+                 "STEREO_SPOT_SAGEMAKER_ENDPOINT", "STEREO_SPOT_INFERENCE_HTTP_URL",
+                 "STEREO_SPOT_ETA_SECONDS_PER_MB"):
+        assert name in text
+    condition = compute.variables["inference_backend"]["validation"][0]["condition"]
+    assert '["sagemaker", "http"]' in condition
+    for rtype in ("aws_sagemaker_model", "aws_sagemaker_endpoint_configuration",
+                  "aws_sagemaker_endpoint"):
+        assert compute.resource(rtype, "this")["count"] == "${local.use_sagemaker ? 1 : 0}"
+    config = compute.resource("aws_sagemaker_endpoint_configuration", "this")
+    assert config["async_inference_config"]
+
+
+def test_every_dlq_has_an_alarm_and_there_is_a_stuck_job_alarm(compute):
+    alarm = compute.resource("aws_cloudwatch_metric_alarm", "dlq_depth")
+    assert alarm["for_each"] == "${local.dp.dlq_names}"
+    assert alarm["threshold"] == 0 and alarm["comparison_operator"] == "GreaterThanThreshold"
+    stuck = compute.resource("aws_cloudwatch_metric_alarm", "stuck_jobs")
+    assert any("completed == 0" in q.get("expression", "") for q in stuck["metric_query"])
+
+
+def test_workers_scale_on_their_queues_up_to_the_guardrail(compute):
+    assert compute.locals["scaled_workers"] == {
+        "media-worker": ["chunking", "reassembly"],
+        "video-worker": ["video-worker", "segment-output"],
+    }
+    target = compute.resource("aws_appautoscaling_target", "worker")
+    assert target["max_capacity"] == "${var.max_tasks[each.key]}"
+    assert set(compute.default("max_tasks")) == set(SERVICES)
+
+
+def test_tasks_run_in_private_subnets_behind_an_sse_friendly_alb(compute):
+    service = compute.resource("aws_ecs_service", "service")
+    net = service["network_configuration"][0]
+    assert net["assign_public_ip"] is False
+    assert net["subnets"] == "${aws_subnet.private[*].id}"
+    assert compute.default("alb_idle_timeout_s") >= 300
+    endpoints = compute.resource("aws_vpc_endpoint", "gateway")
+    assert "s3" in endpoints["for_each"] and endpoints["vpc_endpoint_type"] == "Gateway"
+    health = compute.resource("aws_lb_target_group", "web_ui")["health_check"][0]
+    assert health["path"] == "/healthz"
+
+
+def test_every_image_has_an_immutable_ecr_repository(compute):
+    assert compute.locals["repositories"] == "${concat(local.services, [\"inference\"])}"
+    repo = compute.resource("aws_ecr_repository", "this")
+    assert repo["image_tag_mutability"] == "IMMUTABLE"
+
+
+def test_root_tags_everything_and_pins_the_provider(root):
+    tags = root.providers[0]["aws"]["default_tags"][0]["tags"]
+    assert tags["project"] == "stereo-spot"
+    for directory in (ROOT, ROOT / "modules" / "compute", ROOT / "modules" / "data-plane",
+                      ROOT.parent / "aws-infra-setup"):
+        tf = load_dir(directory)
+        aws = tf.terraform[0]["required_providers"][0]["aws"]
+        assert aws == {"source": "hashicorp/aws", "version": "~> 5.100"}, directory
+
+
+def test_modules_are_local_only(root):
+    for name, module in root.modules.items():
+        assert module["source"].startswith("./modules/"), name
+
+
+def test_root_outputs_every_queue_table_bucket_and_the_app_url(root):
+    for name in ("app_url", "queue_urls", "dlq_urls", "tables", "buckets", "deploy_env"):
+        assert name in root.outputs
+    deploy_env = root.outputs["deploy_env"]["value"]
+    for service in SERVICES:
+        suffix = service.upper().replace("-", "_")
+        assert f"STEREO_SPOT_DEPLOY_REPO_{suffix}" in deploy_env
+        assert f"STEREO_SPOT_DEPLOY_SERVICE_{suffix}" in deploy_env
