@@ -205,8 +205,8 @@ def main(argv=None) -> dict:
     p.add_argument("--threads", type=int, default=1,
                    help="torch threads (default 1, like the single-threaded numpy reference)")
     args = p.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
+    cv2.setNumThreads(args.threads)  # warp_view resamples with OpenCV on a CPU
     rows = {"ours": [], "reference": [], "left_as_right": []}
     times = {"ours": [], "reference": []}
     for seed in range(args.scenes):

@@ -27,8 +27,9 @@ def stretch_plan(plan: np.ndarray, h: int, w: int, subsample: int = 1) -> np.nda
     return plan.astype(np.float32, copy=False)
 
 
-def remap_rows(plane: np.ndarray, map_x: np.ndarray) -> np.ndarray:
-    """``plane`` (h, w[, c]) uint8 resampled along x at ``map_x`` (h, w), bilinear."""
+def remap_rows(plane: np.ndarray, map_x: np.ndarray, dst: np.ndarray | None = None) -> np.ndarray:
+    """``plane`` (h, w[, c]) uint8 or float32 resampled along x at ``map_x`` (h, w),
+    bilinear; written into ``dst`` when given."""
     h, w = map_x.shape
-    return cv2.remap(plane, map_x, _rows(h, w), cv2.INTER_LINEAR,
+    return cv2.remap(plane, map_x, _rows(h, w), cv2.INTER_LINEAR, dst=dst,
                      borderMode=cv2.BORDER_REPLICATE)

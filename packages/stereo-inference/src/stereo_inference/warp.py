@@ -19,6 +19,7 @@ Everything is a few vectorised tensor ops, so it runs on CPU and CUDA.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 FILL_MODES = ("replicate", "mirror")
@@ -44,8 +45,8 @@ def plan_warp(
     f = x - d  # where each source pixel lands
     # Columns 0 and w+1 collect every target outside the frame.
     zbuf = torch.full((b * h, w + 2), _NEG_INF, device=d.device, dtype=d.dtype)
-    ok = _cover_segments(zbuf, f, d, max_stretch)
-    _cover_edge_pixels(zbuf, f, d, ok)
+    bad = _cover_segments(zbuf, f, d, max_stretch)
+    _cover_edge_pixels(zbuf, f, d, bad)
     zbuf = zbuf[:, 1 : w + 1]
     src = zbuf + x
     _fill_holes(src, zbuf, fill)
@@ -66,36 +67,37 @@ def _cover_segments(zbuf, f, d, max_stretch) -> torch.Tensor:
     """Each unfolded, not over-stretched segment [x, x+1] covers the targets inside it.
 
     The first target of every segment is handled densely; the rare second (and
-    further) targets of stretched segments sparsely. Returns the valid-segment mask.
+    further) targets of stretched segments sparsely. Returns the torn-or-folded
+    segment mask.
     """
     f0, f1, d0 = f[:, :-1], f[:, 1:], d[:, :-1]
     dd = d[:, 1:] - d0
     span = f1 - f0
-    ok = (span > 1e-3) & (span <= max_stretch)
+    bad = (span <= 1e-3) | (span > max_stretch)
     t = torch.ceil(f0)
+    room = f1 - t  # how many more targets fit after the first
     a = (t - f0) / span
-    z = torch.addcmul(d0, a, dd).masked_fill_(~(ok & (t <= f1)), _NEG_INF)
+    z = torch.addcmul(d0, a, dd).masked_fill_(bad | (room < 0), _NEG_INF)
     _scatter(zbuf, None, t, z)
     for k in range(1, int(max_stretch) + 1):
-        rows, cols = (ok & (t + k <= f1)).nonzero(as_tuple=True)
+        rows, cols = ((room >= k) & ~bad).nonzero(as_tuple=True)
         if rows.numel() == 0:
             break
         tk = t[rows, cols] + k
         ak = (tk - f0[rows, cols]) / span[rows, cols]
         _scatter(zbuf, rows, tk, d0[rows, cols] + ak * dd[rows, cols])
-    return ok
+    return bad
 
 
-def _cover_edge_pixels(zbuf, f, d, ok) -> None:
-    """Pixels beside a folded or torn segment (depth edges, frame borders) also
-    cover their nearest target, so thin details and edges keep their full width."""
-    edge = torch.zeros_like(f, dtype=torch.bool)
-    edge[:, 0] = True
-    edge[:, -1] = True
-    bad = ~ok
-    edge[:, :-1] |= bad
-    edge[:, 1:] |= bad
-    rows, cols = edge.nonzero(as_tuple=True)
+def _cover_edge_pixels(zbuf, f, d, bad) -> None:
+    """Pixels beside a folded or torn segment (depth edges) and at the frame
+    borders also cover their nearest target, so thin details and edges keep
+    their full width."""
+    rows, cols = bad.nonzero(as_tuple=True)
+    n, w = f.shape
+    every = torch.arange(n, device=f.device)
+    rows = torch.cat([rows, rows, every, every])
+    cols = torch.cat([cols, cols + 1, torch.zeros_like(every), torch.full_like(every, w - 1)])
     _scatter(zbuf, rows, torch.round(f[rows, cols]), d[rows, cols])
 
 
@@ -137,6 +139,8 @@ def _fill_holes(src: torch.Tensor, zbuf: torch.Tensor, fill: str) -> None:
 def sample_rows(image: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     """Linearly resample each row of ``image`` (B,C,H,W) at x positions ``src`` (B,1,H,W)."""
     b, c, h, w = image.shape
+    if image.device.type == "cpu" and image.dtype == torch.float32:
+        return _sample_rows_opencv(image, src)
     x0 = src.floor()
     a = (src - x0).to(image.dtype)
     i0 = x0.long().clamp_(0, w - 1)
@@ -144,6 +148,19 @@ def sample_rows(image: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     v0 = image.gather(3, i0.expand(b, c, h, w))
     v1 = image.gather(3, i1.expand(b, c, h, w))
     return torch.lerp(v0, v1, a)
+
+
+def _sample_rows_opencv(image: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+    """The same bilinear resampling with OpenCV's SIMD remap (about 5x faster on a CPU)."""
+    from stereo_inference.remap import remap_rows
+
+    images = image.contiguous().numpy()
+    maps = src.float().contiguous().numpy()
+    out = np.empty_like(images)
+    for i in range(images.shape[0]):
+        for ch in range(images.shape[1]):
+            remap_rows(images[i, ch], maps[i, 0], dst=out[i, ch])
+    return torch.from_numpy(out)
 
 
 def warp_view(image: torch.Tensor, disparity: torch.Tensor, **options) -> torch.Tensor:
