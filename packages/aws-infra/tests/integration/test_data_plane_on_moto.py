@@ -1,0 +1,158 @@
+"""Apply modules/data-plane with the real terraform + AWS provider against
+moto_server, then drive it through the project's own adapters: an upload to
+input/ arrives on the chunking queue as an S3 event the workers can parse."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from aws_adapters import build_backend
+from aws_adapters.testing.moto_server import fake_aws_credentials, run_moto_server
+from shared_types.events import parse_s3_event_body
+from shared_types.keys import final_key, output_segment_key, segment_key, source_key
+from shared_types.ports import Backend, Queue
+from shared_types.settings import BackendSettings
+from stereo_spot_deploy.testing.tools import find_terraform
+
+MODULE = Path(__file__).resolve().parents[2] / "modules" / "data-plane"
+
+ROOT_CONFIG = """
+terraform {{
+  required_providers {{
+    aws = {{ source = "hashicorp/aws", version = "~> 5.100" }}
+  }}
+}}
+provider "aws" {{
+  region                      = "us-east-1"
+  access_key                  = "testing"
+  secret_key                  = "testing"
+  skip_credentials_validation = true
+  skip_metadata_api_check     = true
+  skip_requesting_account_id  = true
+  s3_use_path_style           = true
+  endpoints {{
+    s3       = "{url}"
+    sqs      = "{url}"
+    dynamodb = "{url}"
+    sts      = "{url}"
+  }}
+}}
+module "data_plane" {{
+  source               = "{module}"
+  cors_allowed_origins = ["http://127.0.0.1:8000"]
+  force_destroy_buckets = true
+  # moto_server speaks plain HTTP and does not store RedriveAllowPolicy.
+  enforce_tls          = false
+  restrict_dlq_sources = false
+}}
+output "data_plane" {{
+  value = module.data_plane
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def applied(tmp_path_factory) -> Iterator[tuple[str, dict]]:
+    """(moto URL, data-plane outputs) after a real `terraform apply`."""
+    workdir = tmp_path_factory.mktemp("data-plane-root")
+    terraform = find_terraform(os.environ, workdir)
+    with fake_aws_credentials(), run_moto_server() as url:
+        (workdir / "main.tf").write_text(ROOT_CONFIG.format(url=url, module=MODULE))
+        terraform.init_offline(workdir)
+        done = terraform.run(workdir, "apply", "-auto-approve", "-parallelism=30", timeout=280)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+        out = terraform.run(workdir, "output", "-json")
+        yield url, json.loads(out.stdout)["data_plane"]["value"]
+
+
+@pytest.fixture(scope="module")
+def backend(applied) -> Backend:
+    url, outputs = applied
+    settings = BackendSettings(
+        backend="aws", aws_endpoint_url=url, aws_region="us-east-1",
+        input_bucket=outputs["buckets"]["input"], output_bucket=outputs["buckets"]["output"],
+        jobs_table=outputs["tables"]["jobs"],
+        segment_completions_table=outputs["tables"]["segment-completions"],
+        segment_status_table=outputs["tables"]["segment-status"],
+        reassembly_table=outputs["tables"]["reassembly-triggered"],
+        chunking_queue_url=outputs["queue_urls"]["chunking"],
+        video_worker_queue_url=outputs["queue_urls"]["video-worker"],
+        segment_output_queue_url=outputs["queue_urls"]["segment-output"],
+        reassembly_queue_url=outputs["queue_urls"]["reassembly"],
+    )
+    with fake_aws_credentials():
+        yield build_backend(settings)
+
+
+def _event_keys(queue: Queue) -> list[tuple[str, str]]:
+    """(bucket, key) of every object event waiting on ``queue``; acknowledges them."""
+    found = []
+    for _ in range(5):
+        messages = queue.receive(max_messages=10, wait_s=1, visibility_s=30)
+        for message in messages:
+            found += [(r.bucket, r.key) for r in parse_s3_event_body(message.body)]
+            queue.delete(message)
+        if found:
+            return found
+    return found
+
+
+def test_outputs_name_what_the_app_expects_by_default(applied):
+    _, outputs = applied
+    defaults = BackendSettings()
+    assert outputs["buckets"] == {"input": defaults.input_bucket, "output": defaults.output_bucket}
+    assert outputs["tables"]["jobs"] == defaults.jobs_table
+    assert set(outputs["queue_urls"]) == {"chunking", "video-worker", "segment-output",
+                                          "reassembly"}
+    assert outputs["queue_urls"]["chunking"].endswith("/stereo-spot-chunking")
+    assert outputs["dlq_urls"]["chunking"].endswith("/stereo-spot-chunking-dlq")
+
+
+def test_an_upload_to_input_arrives_on_the_chunking_queue(backend):
+    key = source_key("job-moto-1")
+    backend.input_storage.put_bytes(key, b"\x00\x00\x00\x18ftypmp42", content_type="video/mp4")
+    assert _event_keys(backend.chunking_queue) == [(backend.input_storage.bucket, key)]
+    assert _event_keys(backend.video_queue) == []
+
+
+def test_segments_and_outputs_route_to_their_own_queues(backend):
+    seg = segment_key("job-moto-2", 0, 2, "sbs")
+    backend.input_storage.put_bytes(seg, b"segment")
+    assert _event_keys(backend.video_queue) == [(backend.input_storage.bucket, seg)]
+
+    out = output_segment_key("job-moto-2", 0)
+    backend.output_storage.put_bytes(out, b"converted")
+    assert _event_keys(backend.segment_output_queue) == [(backend.output_storage.bucket, out)]
+    assert _event_keys(backend.chunking_queue) == []
+
+
+def test_final_video_reaches_segment_output_but_nothing_else(backend):
+    final = final_key("job-moto-3")
+    backend.output_storage.put_bytes(final, b"final")
+    assert _event_keys(backend.segment_output_queue) == [(backend.output_storage.bucket, final)]
+    assert _event_keys(backend.video_queue) == []
+
+
+def test_a_dead_lettered_message_lands_in_the_terraform_dlq_and_redrives(backend):
+    queue = backend.reassembly_queue
+    queue.send('{"job_id": "job-moto-4"}')
+    [message] = queue.receive(max_messages=1, wait_s=1, visibility_s=30)
+    queue.dead_letter(message, "test: poison message")
+    assert [m.body for m in queue.dead_letters()] == ['{"job_id": "job-moto-4"}']
+    assert queue.redrive() == 1
+    [again] = queue.receive(max_messages=1, wait_s=1, visibility_s=30)
+    assert again.body == '{"job_id": "job-moto-4"}'
+    queue.delete(again)
+
+
+def test_the_jobs_table_serves_the_status_indexes(backend):
+    from shared_types.models import Job, JobStatus, OutputMode
+
+    backend.jobs.create(Job(job_id="job-moto-5", mode=OutputMode.SBS, status=JobStatus.CREATED))
+    page = backend.jobs.list_by_status(JobStatus.CREATED)
+    assert [j.job_id for j in page.items] == ["job-moto-5"]
