@@ -54,17 +54,23 @@ def cpu_threads() -> int:
 
 
 @contextmanager
-def torch_threads(device: torch.device, threads: int | None):
-    """Run with ``threads`` torch CPU threads (default ``cpu_threads()``), then restore."""
+def compute_threads(device: torch.device, threads: int | None):
+    """Run with ``threads`` torch and OpenCV CPU threads (default ``cpu_threads()``),
+    then restore both (they are process-wide settings)."""
     if device.type != "cpu":
         yield
         return
-    previous = torch.get_num_threads()
-    torch.set_num_threads(threads or cpu_threads())
+    import cv2
+
+    previous = torch.get_num_threads(), cv2.getNumThreads()
+    n = threads or cpu_threads()
+    torch.set_num_threads(n)
+    cv2.setNumThreads(n)
     try:
         yield
     finally:
-        torch.set_num_threads(previous)
+        torch.set_num_threads(previous[0])
+        cv2.setNumThreads(previous[1])
 
 
 def partial_path(output_path: Path) -> Path:
@@ -107,7 +113,7 @@ def convert_file(
             low_vram=iw3_low_vram, timeout_s=timeout_s,
         )
     dev = resolve_device(device)
-    with torch_threads(dev, threads):
+    with compute_threads(dev, threads):
         return _convert(input_path, output_path, mode, params, info, dev, progress,
                         depth_state, models_dir, ffmpeg, timeout_s, started)
 
