@@ -50,6 +50,10 @@ variable "inference_backend" {
   description = "sagemaker or http."
   type        = string
   default     = "sagemaker"
+  validation {
+    condition     = contains(["sagemaker", "http"], var.inference_backend)
+    error_message = "inference_backend must be \"sagemaker\" or \"http\"."
+  }
 }
 
 variable "inference_http_url" {

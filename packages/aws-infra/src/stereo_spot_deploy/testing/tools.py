@@ -50,9 +50,11 @@ class Terraform:
             capture_output=True, text=True, timeout=timeout, check=False,
         )
 
-    def init_offline(self, workdir: Path) -> None:
-        """``terraform init -backend=false`` from the plugin dir; fails the test on error."""
-        done = self.run(workdir, "init", "-backend=false", f"-plugin-dir={self.plugin_dir}")
+    def init_offline(self, workdir: Path, *, backend: bool = False) -> None:
+        """``terraform init`` from the plugin dir (``-backend=false`` unless
+        ``backend``); fails the test on error."""
+        done = self.run(workdir, "init", f"-backend={str(backend).lower()}",
+                        f"-plugin-dir={self.plugin_dir}")
         assert done.returncode == 0, done.stdout + done.stderr
 
 
