@@ -96,8 +96,9 @@ def convert_file(
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
     The output appears atomically (written to a partial name, then renamed).
-    ``ffmpeg`` is used only to re-encode audio the container cannot hold (and
-    by iw3). Raises InvalidInputError (not a video, unknown mode),
+    ``ffmpeg`` is used only to re-encode audio the container cannot hold.
+    ``device`` defaults to CUDA when available; ``threads`` sets torch/OpenCV CPU
+    threads for the call (default half the cores, restored afterwards). Raises InvalidInputError (not a video, unknown mode),
     ModelNotInstalledError, EngineTransientError (encoder or iw3 failure).
     """
     started = time.perf_counter()

@@ -37,6 +37,8 @@ class StereoRenderer:
     ) -> None:
         self.mode, self.params = mode, params
         self.estimator, self.normalizer, self.device = estimator, normalizer, device
+        # OpenCV resamples faster on a CPU; tensors on a GPU (and in tests, on both).
+        self.use_opencv = device.type == "cpu"
 
     @property
     def eye_format(self) -> str:
@@ -47,8 +49,11 @@ class StereoRenderer:
         """Packed output frames: (B,H*3/2,W) yuv420p, or (B,H,W,3) rgb24 for anaglyph."""
         small = torch.from_numpy(batch.depth_rgb).to(self.device).permute(0, 3, 1, 2)
         small = small.float().div_(255)
-        depth = self.normalizer.normalize(self.estimator.estimate(small), small)
-        if self.device.type == "cpu":
+        step = getattr(self.estimator, "max_batch", None) or small.shape[0]
+        raw = torch.cat([self.estimator.estimate(small[i : i + step])
+                         for i in range(0, small.shape[0], step)])
+        depth = self.normalizer.normalize(raw, small)
+        if self.use_opencv:
             return self._render_cpu(batch.eyes, depth)
         eyes = torch.from_numpy(batch.eyes).to(self.device)
         if self.mode is OutputMode.ANAGLYPH:

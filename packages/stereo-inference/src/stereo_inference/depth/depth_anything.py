@@ -37,6 +37,7 @@ class DepthAnythingDepth:
 
     def __init__(self, model, name: str, device: torch.device, *, resolution: int = 518) -> None:
         self.name = name
+        self.max_batch = 8 if device.type == "cuda" else 2  # bounds activation memory
         self.device = device
         self.resolution = resolution
         self.half = device.type == "cuda"
