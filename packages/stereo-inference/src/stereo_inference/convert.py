@@ -98,8 +98,9 @@ def convert_file(
     The output appears atomically (written to a partial name, then renamed).
     ``ffmpeg`` is used only to re-encode audio the container cannot hold.
     ``device`` defaults to CUDA when available; ``threads`` sets torch/OpenCV CPU
-    threads for the call (default half the cores, restored afterwards). Raises InvalidInputError (not a video, unknown mode),
-    ModelNotInstalledError, EngineTransientError (encoder or iw3 failure).
+    threads for the call (default half the cores, restored afterwards).
+    Raises InvalidInputError (not a video, unknown mode), ModelNotInstalledError,
+    EngineTransientError (encoder or iw3 failure).
     """
     started = time.perf_counter()
     input_path, output_path = Path(input_path), Path(output_path)
