@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from aws_adapters import build_backend
 from aws_adapters.testing.moto_server import fake_aws_credentials, run_moto_server
 from shared_types.events import parse_s3_event_body
 from shared_types.keys import final_key, output_segment_key, segment_key, source_key
 from shared_types.ports import Backend, Queue
 from shared_types.settings import BackendSettings
+
 from stereo_spot_deploy.testing.tools import find_terraform
 
 MODULE = Path(__file__).resolve().parents[2] / "modules" / "data-plane"

@@ -1,0 +1,85 @@
+import base64
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from stereo_spot_deploy.errors import CommandFailedError, DeployError
+from stereo_spot_deploy.images import build_image, dockerfile, image_ref, push_image
+
+REPO_ROOT = Path(__file__).resolve().parents[4]
+REPO = "123456789012.dkr.ecr.us-east-1.amazonaws.com/stereo-spot-web-ui"
+
+
+class FakeDocker:
+    """Stands in for the docker CLI: records each call, optionally fails one."""
+
+    def __init__(self, fail_on: str | None = None):
+        self.calls: list[tuple[list[str], str | None]] = []
+        self.fail_on = fail_on
+
+    def __call__(self, argv, stdin, cwd):
+        self.calls.append((list(argv), stdin))
+        if self.fail_on and self.fail_on in argv:
+            raise CommandFailedError(f"docker {self.fail_on} failed")
+        return ""
+
+
+@pytest.mark.parametrize("service", ["web-ui", "media-worker", "video-worker"])
+def test_every_service_has_a_dockerfile_with_an_entry_point(service):
+    path = dockerfile(REPO_ROOT, service)
+    text = path.read_text()
+    assert text.startswith("#") and "FROM python:3.11" in text
+    assert f'CMD ["{service}"]' in text
+    assert "USER 10001" in text
+    assert path.with_name(path.name + ".dockerignore").is_file()
+
+
+def test_build_uses_the_repo_root_as_context_and_tags_the_release():
+    docker = FakeDocker()
+    ref = image_ref(REPO, "abc123def456")
+    build_image(REPO_ROOT, "web-ui", ref, runner=docker)
+    [(argv, _)] = docker.calls
+    assert argv[:2] == ["docker", "build"]
+    assert argv[argv.index("-t") + 1] == f"{REPO}:abc123def456"
+    assert argv[argv.index("-f") + 1].endswith("packages/aws-infra/docker/web-ui.Dockerfile")
+    assert argv[-1] == str(REPO_ROOT)
+
+
+@pytest.mark.parametrize("tag", ["", "-x", "has space", "a" * 129, "tag:colon"])
+def test_bad_tags_are_refused(tag):
+    with pytest.raises(DeployError, match="invalid image tag"):
+        image_ref(REPO, tag)
+
+
+def _ecr_with_token():
+    ecr = boto3.client("ecr", region_name="us-east-1", aws_access_key_id="x",
+                       aws_secret_access_key="x")
+    stub = Stubber(ecr)
+    stub.add_response("get_authorization_token", {"authorizationData": [{
+        "authorizationToken": base64.b64encode(b"AWS:s3cret").decode(),
+        "proxyEndpoint": "https://123456789012.dkr.ecr.us-east-1.amazonaws.com",
+    }]})
+    stub.activate()
+    return ecr, stub
+
+
+def test_push_logs_in_with_the_token_on_stdin_then_pushes():
+    ecr, stub = _ecr_with_token()
+    docker = FakeDocker()
+    push_image(ecr, f"{REPO}:abc", runner=docker)
+    (login, password), (push, _) = docker.calls
+    assert login == ["docker", "login", "--username", "AWS", "--password-stdin",
+                     "123456789012.dkr.ecr.us-east-1.amazonaws.com"]
+    assert password == "s3cret" and "s3cret" not in login
+    assert push == ["docker", "push", f"{REPO}:abc"]
+    stub.assert_no_pending_responses()
+
+
+def test_a_failed_login_never_pushes():
+    ecr, _ = _ecr_with_token()
+    docker = FakeDocker(fail_on="login")
+    with pytest.raises(CommandFailedError):
+        push_image(ecr, f"{REPO}:abc", runner=docker)
+    assert [argv[1] for argv, _ in docker.calls] == ["login"]
