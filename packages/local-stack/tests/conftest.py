@@ -26,8 +26,12 @@ def clip_4s(tmp_path_factory) -> Path:
 
 
 def _stack_env(data_dir: Path, **overrides: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STEREO_SPOT_")}
+    # Nx sets FORCE_COLOR for its children; CLI output asserted here must be plain text.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("STEREO_SPOT_") and k != "FORCE_COLOR"}
     env.update({
+        "NO_COLOR": "1",
+        "TTY_COMPATIBLE": "0",
         "STEREO_SPOT_DATA_DIR": str(data_dir),
         "STEREO_SPOT_VISIBILITY_S": "3",
         "STEREO_SPOT_LEASE_S": "3",
@@ -67,3 +71,11 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def plain_console(monkeypatch):
+    """Rich output read by the tests is plain text even under Nx's FORCE_COLOR."""
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.setenv("TTY_COMPATIBLE", "0")
