@@ -45,7 +45,8 @@ def _stub_rollout(stub, new_config):
         "ModelName": f"{ENDPOINT}-abc123-20260101", "ExecutionRoleArn": ROLE,
         "PrimaryContainer": {"Image": IMAGE, "Environment": {"STEREO_SPOT_X": "1"}},
     })
-    stub.add_response("create_endpoint_config", {"EndpointConfigArn": ARN + "endpoint-config/new"}, {
+    new_arn = {"EndpointConfigArn": ARN + "endpoint-config/new"}
+    stub.add_response("create_endpoint_config", new_arn, {
         "EndpointConfigName": new_config,
         "ProductionVariants": [{"VariantName": "primary",
                                 "ModelName": f"{ENDPOINT}-abc123-20260101",

@@ -89,7 +89,7 @@ def run_checkov(directory: Path, env: Mapping[str, str]) -> dict:
                      "run `npx nx run aws-infra:install-checkov`", env)
     done = subprocess.run(
         [str(CHECKOV), "--skip-download", "--framework", "terraform", "-d", str(directory),
-         "-o", "json", "--quiet"],
+         "-o", "json"],
         capture_output=True, text=True, timeout=240, check=False,
     )
     assert done.returncode in (0, 1), done.stderr
