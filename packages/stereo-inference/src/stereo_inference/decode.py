@@ -103,7 +103,10 @@ class FrameReader:
         for frame in container.decode(stream):
             if self._stop.is_set():
                 return
-            depth.append(frame.to_ndarray(width=dw, height=dh, format="rgb24"))
+            # The depth input is small and gets blurred or patch-embedded: the
+            # cheapest scaler is enough (the default one cost ~1 ms a 720p frame).
+            depth.append(frame.to_ndarray(width=dw, height=dh, format="rgb24",
+                                          interpolation="FAST_BILINEAR"))
             eyes.append(frame.to_ndarray(width=ew, height=eh, format=self.eye_format))
             pts.append(frame.pts)
             durations.append(frame.duration or None)
