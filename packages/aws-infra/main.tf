@@ -1,9 +1,11 @@
 module "data_plane" {
-  source               = "./modules/data-plane"
-  name_prefix          = var.name_prefix
-  input_bucket_name    = var.input_bucket_name
-  output_bucket_name   = var.output_bucket_name
-  cors_allowed_origins = length(var.app_origins) > 0 ? var.app_origins : [module.compute.app_url]
+  source                 = "./modules/data-plane"
+  name_prefix            = var.name_prefix
+  input_bucket_name      = var.input_bucket_name
+  output_bucket_name     = var.output_bucket_name
+  cors_allowed_origins   = length(var.app_origins) > 0 ? var.app_origins : [module.compute.app_url]
+  segment_retention_days = var.segment_retention_days
+  force_destroy_buckets  = var.force_destroy_buckets
 }
 
 module "compute" {
@@ -21,6 +23,10 @@ module "compute" {
   max_tasks                   = var.max_tasks
   eta_seconds_per_mb          = var.eta_seconds_per_mb
   alarm_email                 = var.alarm_email
+  inference_max_in_flight     = var.inference_max_in_flight
+  worker_spot                 = var.worker_spot
+  log_retention_days          = var.log_retention_days
+  stuck_job_minutes           = var.stuck_job_minutes
   data_plane = {
     buckets     = module.data_plane.buckets
     bucket_arns = module.data_plane.bucket_arns

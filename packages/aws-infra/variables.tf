@@ -101,3 +101,39 @@ variable "inference_source_repository" {
   type        = string
   default     = "https://github.com/stereo-spot/stereo-spot.git"
 }
+
+variable "inference_max_in_flight" {
+  description = "Async inference requests each video-worker keeps in flight."
+  type        = number
+  default     = 5
+}
+
+variable "worker_spot" {
+  description = "Run media-worker and video-worker on Fargate Spot."
+  type        = bool
+  default     = true
+}
+
+variable "log_retention_days" {
+  description = "CloudWatch log retention of every service."
+  type        = number
+  default     = 30
+}
+
+variable "stuck_job_minutes" {
+  description = "Minutes without a completed segment (while some wait) before the stuck-job alarm."
+  type        = number
+  default     = 30
+}
+
+variable "segment_retention_days" {
+  description = "Days intermediate segments are kept."
+  type        = number
+  default     = 1
+}
+
+variable "force_destroy_buckets" {
+  description = "Let terraform destroy delete non-empty buckets (dev stacks only)."
+  type        = bool
+  default     = false
+}
