@@ -124,12 +124,16 @@ def _convert(input_path, output_path, mode, params, info, dev, progress, depth_s
              models_dir, ffmpeg, timeout_s, started) -> ConversionResult:
     estimator = load_estimator(params.depth_model, models_dir=models_dir, device=dev)
     normalizer = TemporalNormalizer(estimator.name, depth_state)
-    renderer = StereoRenderer(mode, params, estimator, normalizer, dev)
     ew, eh = eye_size(mode, info.width, info.height)
+    renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh))
+    # The OpenCV path halves half-layout eyes itself while warping (no scaler pass).
+    decode_size = output_size(OutputMode.ANAGLYPH, info.width, info.height)
+    if not renderer.use_opencv:
+        decode_size = (ew, eh)
     out_w, out_h = output_size(mode, info.width, info.height)
     reader = FrameReader(
         input_path,
-        eye_size=(ew, eh),
+        eye_size=decode_size,
         depth_size=estimator.input_size(info.width, info.height),
         eye_format=renderer.eye_format,
         batch_size=max(1, min(16, BATCH_PIXELS // (info.width * info.height))),

@@ -78,6 +78,9 @@ class StereoEncoder:
         else:
             options = {"crf": str(crf), "preset": preset}
             stream = self.out.add_stream("libx264", rate=rate, options=options)
+            # PyAV asks for slice threads; x264's frame threads (what the ffmpeg
+            # CLI uses) encode about 25 % faster.
+            stream.codec_context.thread_type = "AUTO"
         self._configure(stream, size, time_base)
         return stream
 

@@ -27,6 +27,13 @@ def stretch_plan(plan: np.ndarray, h: int, w: int, subsample: int = 1) -> np.nda
     return plan.astype(np.float32, copy=False)
 
 
+def shrink(plane: np.ndarray, w: int, h: int) -> np.ndarray:
+    """``plane`` area-averaged to (h, w) (a box filter for the 2:1 half layouts)."""
+    if plane.shape[:2] == (h, w):
+        return plane
+    return cv2.resize(plane, (w, h), interpolation=cv2.INTER_AREA)
+
+
 def remap_rows(plane: np.ndarray, map_x: np.ndarray, dst: np.ndarray | None = None) -> np.ndarray:
     """``plane`` (h, w[, c]) uint8 or float32 resampled along x at ``map_x`` (h, w),
     bilinear; written into ``dst`` when given."""

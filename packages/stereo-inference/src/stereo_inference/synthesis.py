@@ -17,7 +17,7 @@ from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import anaglyph, pack
-from stereo_inference.remap import remap_rows, stretch_plan
+from stereo_inference.remap import remap_rows, shrink, stretch_plan
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
@@ -34,8 +34,10 @@ class StereoRenderer:
         estimator: DepthEstimator,
         normalizer: TemporalNormalizer,
         device: torch.device,
+        eye_size: tuple[int, int] | None = None,
     ) -> None:
         self.mode, self.params = mode, params
+        self.eye_size = eye_size  # (w, h) of one eye; None: the decoded size
         self.estimator, self.normalizer, self.device = estimator, normalizer, device
         # OpenCV resamples faster on a CPU; tensors on a GPU (and in tests, on both).
         self.use_opencv = device.type == "cpu"
@@ -61,28 +63,35 @@ class StereoRenderer:
         return self._packed_yuv(eyes, depth)
 
     def _render_cpu(self, eyes: np.ndarray, depth: torch.Tensor) -> np.ndarray:
-        """The same as the tensor path, resampled with OpenCV (faster on a CPU)."""
+        """The same as the tensor path, resampled with OpenCV (faster on a CPU).
+
+        ``eyes`` may be larger than the eye images (half layouts decode at full
+        size): they are area-averaged first, cheaper than the decoder's scaler.
+        """
         b = eyes.shape[0]
-        h = eyes.shape[1] if self.mode is OutputMode.ANAGLYPH else eyes.shape[1] * 2 // 3
-        w = eyes.shape[2]
+        sh = eyes.shape[1] if self.mode is OutputMode.ANAGLYPH else eyes.shape[1] * 2 // 3
+        sw = eyes.shape[2]
+        w, h = self.eye_size or (sw, sh)
         plan = self._plan(depth, h, w)[:, 0].numpy()
         out = []
         for i in range(b):
             maps = [stretch_plan(plan[j], h, w) for j in (b + i, i)]  # left, right
             if self.mode is OutputMode.ANAGLYPH:
+                rgb = shrink(eyes[i], w, h)
                 left, right = (
-                    torch.from_numpy(remap_rows(eyes[i], m)).permute(2, 0, 1)[None].float()
+                    torch.from_numpy(remap_rows(rgb, m)).permute(2, 0, 1)[None].float()
                     for m in maps
                 )
                 mixed = anaglyph(left / 255, right / 255, self.params.anaglyph_method) * 255
                 out.append(_to_uint8(mixed[0].permute(1, 2, 0)))
                 continue
-            luma = eyes[i, :h]
-            chroma = eyes[i, h:].reshape(2, h // 2, w // 2)
+            luma = shrink(eyes[i, :sh], w, h)
+            chroma = eyes[i, sh:].reshape(2, sh // 2, sw // 2)
+            u_plane, v_plane = (shrink(c, w // 2, h // 2) for c in chroma)
             cmaps = [stretch_plan(plan[j], h // 2, w // 2, 2) for j in (b + i, i)]
             y = pack(self.mode, *(remap_rows(luma, m) for m in maps))
-            u = pack(self.mode, *(remap_rows(chroma[0], m) for m in cmaps))
-            v = pack(self.mode, *(remap_rows(chroma[1], m) for m in cmaps))
+            u = pack(self.mode, *(remap_rows(u_plane, m) for m in cmaps))
+            v = pack(self.mode, *(remap_rows(v_plane, m) for m in cmaps))
             out.append(np.concatenate([y.ravel(), u.ravel(), v.ravel()]).reshape(-1, y.shape[1]))
         return np.stack(out)
 
