@@ -29,25 +29,11 @@ resource "aws_sqs_queue_policy" "s3_events" {
   })
 }
 
-resource "aws_s3_bucket_notification" "input" {
-  bucket = aws_s3_bucket.this["input"].id
+resource "aws_s3_bucket_notification" "this" {
+  for_each = aws_s3_bucket.this
+  bucket   = each.value.id
   dynamic "queue" {
-    for_each = { for k, v in local.notification_routes : k => v if v.bucket == "input" }
-    content {
-      id            = queue.key
-      queue_arn     = aws_sqs_queue.work[queue.key].arn
-      events        = ["s3:ObjectCreated:*"]
-      filter_prefix = queue.value.prefix
-      filter_suffix = queue.value.suffix
-    }
-  }
-  depends_on = [aws_sqs_queue_policy.s3_events]
-}
-
-resource "aws_s3_bucket_notification" "output" {
-  bucket = aws_s3_bucket.this["output"].id
-  dynamic "queue" {
-    for_each = { for k, v in local.notification_routes : k => v if v.bucket == "output" }
+    for_each = { for k, v in local.notification_routes : k => v if v.bucket == each.key }
     content {
       id            = queue.key
       queue_arn     = aws_sqs_queue.work[queue.key].arn
