@@ -30,7 +30,6 @@ from pathlib import Path
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, DepthModel
 from shared_types.testing.media import make_video
-
 from stereo_inference import convert_file
 
 RESOLUTIONS = {"480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
@@ -47,6 +46,11 @@ def ffmpeg_transcode(src: Path, dst: Path, crf: int, preset: str) -> float:
         check=True, timeout=3600,
     )
     return time.perf_counter() - start
+
+
+def cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def install_random_model(name: str, models_dir: Path) -> None:
@@ -81,15 +85,19 @@ def main(argv=None) -> dict:
         if args.random_weights and args.depth.startswith("depth-anything"):
             install_random_model(args.depth, models_dir)
         params = ConversionParams(depth_model=args.depth, crf=args.crf, preset=args.preset)
-        ffmpeg_runs, convert_runs = [], []
+        ffmpeg_runs, convert_runs, ffmpeg_cpu, convert_cpu = [], [], [], []
         for _ in range(max(1, args.repeat)):
             if not args.skip_ffmpeg:
+                before = cpu_seconds(resource.RUSAGE_CHILDREN)
                 ffmpeg_runs.append(
                     ffmpeg_transcode(clip, work / "plain.mp4", args.crf, args.preset))
+                ffmpeg_cpu.append(cpu_seconds(resource.RUSAGE_CHILDREN) - before)
+            before = cpu_seconds(resource.RUSAGE_SELF)
             start = time.perf_counter()
             result = convert_file(clip, work / "stereo.mp4", mode=args.mode, params=params,
                                   models_dir=models_dir, device=args.device)
             convert_runs.append(time.perf_counter() - start)
+            convert_cpu.append(cpu_seconds(resource.RUSAGE_SELF) - before)
         t_ffmpeg = statistics.median(ffmpeg_runs) if ffmpeg_runs else None
         t_convert = statistics.median(convert_runs)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -101,6 +109,9 @@ def main(argv=None) -> dict:
         "ratio": round(t_ffmpeg / t_convert, 3) if t_ffmpeg else None,
         "peak_rss_mb": round(peak_mb), "repeat": len(convert_runs),
         "ratios": [round(f / c, 3) for f, c in zip(ffmpeg_runs, convert_runs, strict=False)],
+        # CPU seconds (user + system): less sensitive to other jobs on a shared machine
+        "cpu_ratio": (round(statistics.median(ffmpeg_cpu) / statistics.median(convert_cpu), 3)
+                      if ffmpeg_cpu else None),
     }
     print(json.dumps(summary))
     return summary

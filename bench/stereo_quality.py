@@ -27,7 +27,6 @@ import cv2
 import numpy as np
 import torch
 from scipy.ndimage import gaussian_filter
-
 from stereo_inference.warp import warp_view
 
 # ---------------------------------------------------------------- scenes
