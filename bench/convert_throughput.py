@@ -72,6 +72,9 @@ def main(argv=None) -> dict:
     p.add_argument("--crf", type=int, default=20)
     p.add_argument("--preset", default="veryfast")
     p.add_argument("--skip-ffmpeg", action="store_true", help="only time the conversion")
+    p.add_argument("--clip", type=Path, default=None,
+                   help="convert this clip instead of generating one (machines without ffmpeg)")
+    p.add_argument("--ffmpeg", default=None, help="ffmpeg binary for the engine's audio path")
     p.add_argument("--repeat", type=int, default=3,
                    help="alternating runs of each; medians are reported (the machine is noisy)")
     args = p.parse_args(argv)
@@ -79,8 +82,8 @@ def main(argv=None) -> dict:
     size = RESOLUTIONS[args.resolution]
     with tempfile.TemporaryDirectory(prefix="convert-bench-") as tmp:
         work = Path(tmp)
-        clip = make_video(work / "clip.mp4", seconds=seconds, size=size, fps=args.fps,
-                          gop=args.fps * 2)
+        clip = args.clip or make_video(work / "clip.mp4", seconds=seconds, size=size,
+                                       fps=args.fps, gop=args.fps * 2)
         models_dir = work / "models"
         if args.random_weights and args.depth.startswith("depth-anything"):
             install_random_model(args.depth, models_dir)
@@ -95,7 +98,8 @@ def main(argv=None) -> dict:
             before = cpu_seconds(resource.RUSAGE_SELF)
             start = time.perf_counter()
             result = convert_file(clip, work / "stereo.mp4", mode=args.mode, params=params,
-                                  models_dir=models_dir, device=args.device)
+                                  models_dir=models_dir, device=args.device,
+                                  ffmpeg=args.ffmpeg)
             convert_runs.append(time.perf_counter() - start)
             convert_cpu.append(cpu_seconds(resource.RUSAGE_SELF) - before)
         t_ffmpeg = statistics.median(ffmpeg_runs) if ffmpeg_runs else None
