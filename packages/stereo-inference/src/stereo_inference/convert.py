@@ -21,6 +21,7 @@ from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import eye_size, output_size, parse_mode
 from stereo_inference.pipeline import run_stages
 from stereo_inference.probe import probe_video
+from stereo_inference.seams import context_state
 from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.temporal import TemporalNormalizer
 
@@ -92,6 +93,7 @@ def convert_file(
     iw3_low_vram: bool = False,
     timeout_s: float = 3600,
     threads: int | None = None,
+    context_path: Path | None = None,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
@@ -99,6 +101,10 @@ def convert_file(
     ``ffmpeg`` is used only to re-encode audio the container cannot hold.
     ``device`` defaults to CUDA when available; ``threads`` sets torch/OpenCV CPU
     threads for the call (default half the cores, restored afterwards).
+    ``context_path`` (the previous segment's input), when given and
+    ``depth_state`` is None, seeds depth normalisation from its tail so the
+    seam does not jump (``stereo_inference.seams``); an unreadable context is
+    logged and ignored.
     Raises InvalidInputError (not a video, unknown mode), ModelNotInstalledError,
     EngineTransientError (encoder or iw3 failure).
     """
@@ -116,6 +122,9 @@ def convert_file(
         )
     dev = resolve_device(device)
     with compute_threads(dev, threads):
+        if context_path is not None and depth_state is None:
+            depth_state = context_state(Path(context_path), params, models_dir=models_dir,
+                                        device=dev)
         return _convert(input_path, output_path, mode, params, info, dev, progress,
                         depth_state, models_dir, ffmpeg, timeout_s, started)
 

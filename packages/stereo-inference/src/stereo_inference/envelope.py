@@ -25,6 +25,9 @@ class InvocationRequest(BaseModel):
     mode: OutputMode
     params: ConversionParams = Field(default_factory=ConversionParams)
     depth_state: dict | None = None  # from the previous segment's segment_output block
+    # The previous segment's input: its tail seeds depth normalisation (seamless
+    # segments) when no depth_state is given. Same URI rules as input_uri.
+    context_uri: str | None = None
 
 
 class SegmentOutputData(BaseModel):

@@ -91,10 +91,14 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             sink: Metrics) -> dict:
     source = parse_uri(req.input_uri, file_root=settings.file_root)
     target = parse_uri(req.output_uri, file_root=settings.file_root)
+    context = parse_uri(req.context_uri, file_root=settings.file_root) if req.context_uri else None
     started = time.perf_counter()
     work = Path(tempfile.mkdtemp(prefix="stereo-inference-", dir=settings.work_dir))
     try:
-        input_path = _fetch(source, work, storages)
+        input_path = _fetch(source, work / "input", storages)
+        context_path = None
+        if context is not None and req.depth_state is None:
+            context_path = _fetch_context(context, work / "context", storages)
         size = input_path.stat().st_size
         output_path = target.path if target.path else work / "output.mp4"
         if target.path:
@@ -104,6 +108,7 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             depth_state=req.depth_state, models_dir=settings.models_dir,
             ffmpeg=settings.ffmpeg, device=settings.device, threads=settings.threads,
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            context_path=context_path,
         )
         if target.bucket:
             storages(target.bucket).put_file(target.key, output_path, content_type="video/mp4")
@@ -122,14 +127,26 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
     return result_envelope(output, MetricsData(**published))
 
 
-def _fetch(source: Location, work: Path, storages: StorageFactory) -> Path:
+def _fetch(source: Location, stem: Path, storages: StorageFactory) -> Path:
+    """A local path of ``source`` (downloaded next to ``stem`` when it is in S3).
+    Raises NotFoundError when it does not exist, the storage's errors otherwise."""
     if source.path:
         if not source.path.is_file():
             raise NotFoundError(f"input not found: {source.uri}")
         return source.path
-    path = work / ("input" + (Path(source.key).suffix or ".mp4"))
+    path = stem.with_suffix(Path(source.key).suffix or ".mp4")
     storages(source.bucket).get_file(source.key, path)
     return path
+
+
+def _fetch_context(context: Location, stem: Path, storages: StorageFactory) -> Path | None:
+    """The context segment, or None when it is gone (the seam is then not smoothed;
+    never a reason to fail the conversion)."""
+    try:
+        return _fetch(context, stem, storages)
+    except NotFoundError:
+        log.warning("context %s not found; converting without it", context.uri)
+        return None
 
 
 def _install_error_handlers(app: FastAPI) -> None:

@@ -1,7 +1,9 @@
+import subprocess
 from pathlib import Path
 
 import av
 import pytest
+from shared_types.ffmpeg import ffmpeg_path
 from shared_types.testing.media import make_audio_only, make_video
 
 
@@ -24,6 +26,20 @@ def vfr_clip(media) -> Path:
 @pytest.fixture(scope="session")
 def audio_only(media) -> Path:
     return make_audio_only(media / "audio.mp4")
+
+
+@pytest.fixture(scope="session")
+def halves(media) -> tuple[Path, Path]:
+    """A continuous 2 s clip cut at its 1 s keyframe like media-worker cuts it."""
+    whole = make_video(media / "whole.mp4", seconds=2.0, audio=False)
+    out = media / "halves"
+    out.mkdir()
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(whole),
+                    "-c", "copy", "-f", "segment", "-segment_time", "1",
+                    "-segment_time_delta", "0.05", "-reset_timestamps", "1",
+                    str(out / "%05d.mp4")], check=True, timeout=60)
+    first, second = sorted(out.glob("*.mp4"))
+    return first, second
 
 
 def read_video(path: Path) -> dict:

@@ -3,6 +3,7 @@ from fastapi.testclient import TestClient
 from shared_types.errors import TransientStoreError
 from shared_types.testing.memory import MemoryStorage
 
+from stereo_inference import convert_file
 from stereo_inference.server import create_app
 from stereo_inference.settings import InferenceSettings
 
@@ -85,6 +86,10 @@ def test_file_uris_under_the_root_work(client, clip, tmp_path):
         ({"input_uri": "s3://in/a.mp4", "output_uri": "s3://out/b.mp4",
           "params": {"divergence": 99}}, "invalid_request"),
         ({"output_uri": "s3://out/b.mp4"}, "invalid_request"),
+        ({"input_uri": "s3://in/a.mp4", "output_uri": "s3://out/b.mp4",
+          "context_uri": "https://x/prev.mp4"}, "invalid_input"),
+        ({"input_uri": "s3://in/a.mp4", "output_uri": "s3://out/b.mp4",
+          "context_uri": "file:///etc/passwd"}, "invalid_input"),
     ],
 )
 def test_bad_requests_are_4xx_with_a_reason(client, body, code):
@@ -120,3 +125,53 @@ def test_an_unreachable_store_is_a_503(tmp_path):
     with TestClient(app, raise_server_exceptions=False) as c:
         resp = invoke(c, input_uri="s3://in/a.mp4", output_uri="s3://out/b.mp4")
     assert resp.status_code == 503 and resp.json()["error"]["code"] == "transient"
+
+
+def _first_frame_of(bucket: MemoryStorage, key: str, tmp_path) -> object:
+    local = tmp_path / key.replace("/", "_")
+    bucket.get_file(key, local)
+    return read_video(local)["first"]
+
+
+def test_a_context_uri_seeds_depth_from_the_previous_segment(client, buckets, halves, tmp_path):
+    first, second = halves
+    buckets["in"].put_file("segments/j/0.mp4", first)
+    buckets["in"].put_file("segments/j/1.mp4", second)
+    resp = invoke(client, input_uri="s3://in/segments/j/1.mp4", output_uri="s3://out/ctx.mp4",
+                  context_uri="s3://in/segments/j/0.mp4")
+    assert resp.status_code == 200, resp.text
+    served = _first_frame_of(buckets["out"], "ctx.mp4", tmp_path)
+    local = {name: convert_file(second, tmp_path / name, mode="half-sbs", **kw)
+             for name, kw in (("ctx.mp4", {"context_path": first}), ("plain.mp4", {}))}
+    assert (served == read_video(tmp_path / "ctx.mp4")["first"]).all()
+    assert (served != read_video(tmp_path / "plain.mp4")["first"]).any()
+    assert local["ctx.mp4"].frames == resp.json()["blocks"][0]["data"]["frames"] == 24
+
+
+def test_a_file_context_under_the_root_is_used(client, halves, tmp_path):
+    first, second = halves
+    resp = invoke(client, input_uri=f"file://{second}", output_uri=f"file://{tmp_path}/o.mp4",
+                  context_uri=f"file://{first}")
+    # The halves live outside this server's root: refused like any other URI.
+    assert resp.status_code == 400 and "outside the allowed folder" in resp.text
+    for half in (first, second):
+        (tmp_path / half.name).write_bytes(half.read_bytes())
+    resp = invoke(client, input_uri=f"file://{tmp_path / second.name}",
+                  output_uri=f"file://{tmp_path}/o.mp4",
+                  context_uri=f"file://{tmp_path / first.name}")
+    assert resp.status_code == 200, resp.text
+    convert_file(second, tmp_path / "ctx.mp4", mode="half-sbs", context_path=first)
+    assert (read_video(tmp_path / "o.mp4")["first"]
+            == read_video(tmp_path / "ctx.mp4")["first"]).all()
+
+
+@pytest.mark.parametrize("context", ["s3://in/segments/j/gone.mp4", "file://{root}/gone.mp4"])
+def test_a_missing_context_is_not_an_error(client, buckets, halves, tmp_path, context):
+    _, second = halves
+    buckets["in"].put_file("segments/j/1.mp4", second)
+    resp = invoke(client, input_uri="s3://in/segments/j/1.mp4", output_uri="s3://out/o.mp4",
+                  context_uri=context.format(root=tmp_path))
+    assert resp.status_code == 200, resp.text
+    convert_file(second, tmp_path / "plain.mp4", mode="half-sbs")
+    assert (_first_frame_of(buckets["out"], "o.mp4", tmp_path)
+            == read_video(tmp_path / "plain.mp4")["first"]).all()

@@ -1,0 +1,109 @@
+"""Seamless segments: start a segment's depth normalisation where the video was.
+
+Segments of one video are converted in parallel, so segment i cannot wait for
+segment i-1's returned ``depth_state``. Instead the state is rebuilt from the
+tail of segment i-1's *input*: its last frames go through the same estimator
+and a fresh TemporalNormalizer, whose state then seeds segment i. The
+normaliser forgets with a decay of ~0.9 per frame, so a second of frames
+reaches the state a sequential run would have had at that point.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from pathlib import Path
+
+import av
+import numpy as np
+import torch
+from shared_types.models import ConversionParams, DepthModel
+
+from stereo_inference.depth import load_estimator
+from stereo_inference.errors import InvalidInputError
+from stereo_inference.probe import probe_video
+from stereo_inference.temporal import TemporalNormalizer
+
+log = logging.getLogger(__name__)
+
+TAIL_FRAMES = 24
+
+
+def warm_depth_state(
+    previous_segment: Path,
+    params: ConversionParams,
+    *,
+    tail_frames: int = TAIL_FRAMES,
+    models_dir: Path | None = None,
+    device: str | torch.device | None = None,
+) -> dict | None:
+    """The ``depth_state`` the engine would hold after the last ``tail_frames``
+    frames of ``previous_segment`` (pass it as ``convert_file(depth_state=...)``
+    for the next segment); None for iw3, which keeps no state, or a file with
+    no frames. ``device`` defaults like ``convert_file``'s.
+
+    Raises InvalidInputError for a missing or unreadable file and
+    ModelNotInstalledError when the depth model's weights are not installed.
+    """
+    if params.depth_model is DepthModel.IW3:
+        return None
+    from stereo_inference.convert import resolve_device  # convert imports this module
+
+    previous_segment = Path(previous_segment)
+    dev = resolve_device(device)
+    info = probe_video(previous_segment)
+    estimator = load_estimator(params.depth_model, models_dir=models_dir, device=dev)
+    tail = _tail_frames(previous_segment, estimator.input_size(info.width, info.height),
+                        max(1, tail_frames), info.fps)
+    if tail is None:
+        return None
+    normalizer = TemporalNormalizer(estimator.name)
+    with torch.inference_mode():
+        rgb = torch.from_numpy(tail).to(dev).permute(0, 3, 1, 2).float().div_(255)
+        step = getattr(estimator, "max_batch", None) or rgb.shape[0]
+        raw = torch.cat([estimator.estimate(rgb[i : i + step])
+                         for i in range(0, rgb.shape[0], step)])
+        normalizer.normalize(raw, rgb)
+    return normalizer.state()
+
+
+def context_state(
+    context_path: Path,
+    params: ConversionParams,
+    *,
+    models_dir: Path | None,
+    device: str | torch.device | None,
+) -> dict | None:
+    """``warm_depth_state`` of a context segment, or None (logged) when the context
+    cannot be read: a bad context only costs the seam its smoothing, never the
+    conversion. Raises ModelNotInstalledError like ``warm_depth_state``."""
+    try:
+        state = warm_depth_state(context_path, params, models_dir=models_dir, device=device)
+    except InvalidInputError as exc:
+        log.warning("context %s unusable, converting without it: %s", context_path.name, exc)
+        return None
+    log.info("depth state warmed on the tail of context %s", context_path.name)
+    return state
+
+
+def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float) -> np.ndarray | None:
+    """The last ``count`` frames as (N,h,w,3) uint8 at ``size``, scaled like the
+    engine's reader scales its depth input; decoding starts at a keyframe a
+    couple of seconds before them rather than at the start of the file."""
+    w, h = size
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            stream.thread_type = "AUTO"
+            end = stream.duration or (container.duration or 0) / av.time_base / stream.time_base
+            back = (count / max(fps, 1.0) + 2.0) / stream.time_base
+            if end and end > back:
+                container.seek(int(end - back), stream=stream)
+            frames: deque = deque(maxlen=count)
+            frames.extend(container.decode(stream))
+            if not frames:
+                return None
+            return np.stack([f.to_ndarray(width=w, height=h, format="rgb24",
+                                          interpolation="FAST_BILINEAR") for f in frames])
+    except av.FFmpegError as exc:
+        raise InvalidInputError(f"cannot decode {path.name}: {exc}") from exc

@@ -1,0 +1,68 @@
+"""Depth state warmed on the previous segment's tail (real PyAV, heuristic depth)."""
+
+
+import pytest
+from shared_types.models import ConversionParams, DepthModel
+
+from stereo_inference import convert_file
+from stereo_inference.errors import InvalidInputError
+from stereo_inference.seams import warm_depth_state
+
+from .conftest import read_video
+
+
+def test_warming_on_a_whole_clip_reproduces_the_state_of_converting_it(clip, tmp_path):
+    converted = convert_file(clip, tmp_path / "o.mp4", mode="sbs").depth_state
+    warmed = warm_depth_state(clip, ConversionParams(), tail_frames=1000)
+    assert warmed == converted
+
+
+def test_a_short_tail_still_gives_a_depth_range(clip):
+    state = warm_depth_state(clip, ConversionParams(), tail_frames=4, device="cpu")
+    assert state["model"] == "heuristic" and state["hi"] > state["lo"]
+
+
+def test_iw3_keeps_no_state(clip):
+    assert warm_depth_state(clip, ConversionParams(depth_model=DepthModel.IW3)) is None
+
+
+@pytest.mark.parametrize("name", ["missing.mp4", "garbage.mp4"])
+def test_an_unreadable_segment_is_invalid_input(tmp_path, name):
+    if name == "garbage.mp4":
+        (tmp_path / name).write_bytes(b"not a video" * 50)
+    with pytest.raises(InvalidInputError):
+        warm_depth_state(tmp_path / name, ConversionParams())
+
+
+def test_convert_file_warms_its_state_from_the_context(halves, tmp_path):
+    first, second = halves
+    plain = convert_file(second, tmp_path / "plain.mp4", mode="sbs")
+    seeded = convert_file(second, tmp_path / "seeded.mp4", mode="sbs",
+                          depth_state=warm_depth_state(first, ConversionParams()))
+    with_context = convert_file(second, tmp_path / "ctx.mp4", mode="sbs", context_path=first)
+    assert with_context.depth_state == seeded.depth_state
+    assert with_context.frames == plain.frames == 24
+    # The context changed how the first frames were normalised, exactly like the state did.
+    first_frame = {name: read_video(tmp_path / name)["first"]
+                   for name in ("plain.mp4", "seeded.mp4", "ctx.mp4")}
+    assert (first_frame["ctx.mp4"] == first_frame["seeded.mp4"]).all()
+    assert (first_frame["ctx.mp4"] != first_frame["plain.mp4"]).any()
+
+
+def test_an_explicit_depth_state_wins_over_the_context(halves, tmp_path):
+    first, second = halves
+    plain = convert_file(second, tmp_path / "plain.mp4", mode="anaglyph")
+    state = plain.depth_state
+    explicit = convert_file(second, tmp_path / "a.mp4", mode="anaglyph", depth_state=state)
+    both = convert_file(second, tmp_path / "b.mp4", mode="anaglyph", depth_state=state,
+                        context_path=first)
+    assert both.depth_state == explicit.depth_state
+
+
+def test_an_unusable_context_is_ignored(halves, tmp_path):
+    _, second = halves
+    plain = convert_file(second, tmp_path / "plain.mp4", mode="tb")
+    (tmp_path / "bad.mp4").write_bytes(b"")
+    for context in (tmp_path / "gone.mp4", tmp_path / "bad.mp4"):
+        result = convert_file(second, tmp_path / "o.mp4", mode="tb", context_path=context)
+        assert result.depth_state == plain.depth_state and result.frames == 24
