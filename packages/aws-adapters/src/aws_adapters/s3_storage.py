@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote
 
 from shared_types.errors import InvalidKeyError, ObjectNotFoundError
+from shared_types.keys import parse_output_segment_key
 from shared_types.models import ObjectInfo, PresignedRequest, now
 
 from aws_adapters.clients import make_client
@@ -44,6 +45,20 @@ def content_disposition(download_name: str) -> str:
     return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(clean, safe='')}"
 
 
+# The output bucket's lifecycle rule expires converted segments by this tag:
+# an S3 lifecycle filter cannot match ``jobs/*/segments/``, a tag can.
+SEGMENT_RETENTION_TAGGING = "stereo-spot-retention=segment"
+
+
+def upload_args(bucket: str, key: str, content_type: str | None) -> dict[str, str]:
+    """Extra PutObject arguments for ``key``: its content type, and the retention
+    tag when it is a converted segment (so it expires once reassembled)."""
+    extra = {"ContentType": content_type} if content_type else {}
+    if parse_output_segment_key(bucket, key) is not None:
+        extra["Tagging"] = SEGMENT_RETENTION_TAGGING
+    return extra
+
+
 def _etag(value: str | None) -> str | None:
     return value.strip('"') if value else None
 
@@ -69,7 +84,7 @@ class S3ObjectStorage:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no file to upload at {path}")
-        extra = {"ContentType": content_type} if content_type else None
+        extra = upload_args(self.bucket, key, content_type) or None
         with translated(f"upload s3://{self.bucket}/{key}"):
             self._client.upload_file(str(path), self.bucket, key, ExtraArgs=extra,
                                      Config=self._transfer_config())
@@ -81,7 +96,7 @@ class S3ObjectStorage:
     def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
         """Upload small content from memory. Raises InvalidKeyError."""
         check_key(key)
-        extra = {"ContentType": content_type} if content_type else {}
+        extra = upload_args(self.bucket, key, content_type)
         with translated(f"put s3://{self.bucket}/{key}"):
             resp = self._client.put_object(Bucket=self.bucket, Key=key, Body=data, **extra)
         return ObjectInfo(key=key, size=len(data), etag=_etag(resp.get("ETag")),

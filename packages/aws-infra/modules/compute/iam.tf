@@ -80,7 +80,7 @@ locals {
         ]
       },
       { Action = ["s3:GetObject"], Resource = ["${local.input_arn}/segments/*"] },
-      { Action = ["s3:GetObject", "s3:PutObject"], Resource = ["${local.output_arn}/jobs/*/segments/*"] },
+      { Action = ["s3:GetObject", "s3:PutObject", "s3:PutObjectTagging"], Resource = ["${local.output_arn}/jobs/*/segments/*"] },
       { Action = ["s3:ListBucket"], Resource = [local.output_arn] },
     ]
   }

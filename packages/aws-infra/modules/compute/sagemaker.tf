@@ -35,7 +35,7 @@ resource "aws_iam_role_policy" "sagemaker" {
         Resource = [aws_ecr_repository.this["inference"].arn]
       },
       { Effect = "Allow", Action = ["s3:GetObject"], Resource = ["${local.input_arn}/segments/*"] },
-      { Effect = "Allow", Action = ["s3:PutObject"], Resource = ["${local.output_arn}/jobs/*/segments/*"] },
+      { Effect = "Allow", Action = ["s3:PutObject", "s3:PutObjectTagging"], Resource = ["${local.output_arn}/jobs/*/segments/*"] },
       {
         Effect   = "Allow"
         Action   = ["s3:GetObject", "s3:PutObject"]
