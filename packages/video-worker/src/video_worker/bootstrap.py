@@ -44,14 +44,15 @@ def build_inference(
     if kind == "local":
         return LocalInferenceBackend(
             backend.input_storage, backend.output_storage, models_dir=settings.models_dir,
-            ffmpeg=settings.ffmpeg, work_dir=settings.work_dir)
+            ffmpeg=settings.ffmpeg, work_dir=settings.work_dir,
+            seamless=settings.seamless_segments)
     if kind == "http":
         if not settings.inference_http_url:
             raise ConfigurationError(
                 "STEREO_SPOT_INFERENCE_HTTP_URL must be set for the http inference backend")
         return HttpInferenceBackend(
             settings.inference_http_url, backend.input_storage, backend.output_storage,
-            timeout_s=settings.inference_http_timeout_s)
+            timeout_s=settings.inference_http_timeout_s, seamless=settings.seamless_segments)
     if not settings.sagemaker_endpoint:
         raise ConfigurationError(
             "STEREO_SPOT_SAGEMAKER_ENDPOINT must be set for the sagemaker inference backend")

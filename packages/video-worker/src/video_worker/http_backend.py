@@ -34,11 +34,13 @@ class HttpInferenceBackend:
         *,
         timeout_s: float = 1800.0,
         client: httpx.Client | None = None,
+        seamless: bool = True,
     ) -> None:
         self._url = base_url.rstrip("/") + "/invocations"
         self._input, self._output = input_storage, output_storage
         self._timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
         self._client = client or httpx.Client()
+        self.seamless = seamless  # send the previous segment as context_uri
 
     def convert(
         self, payload: SegmentPayload, output_key: str, params: ConversionParams
@@ -49,7 +51,8 @@ class HttpInferenceBackend:
         InferenceUnavailableError (transient) on 5xx, timeouts, connection
         errors and unreadable answers.
         """
-        body = invocation_request(payload, output_key, params, self._input, self._output)
+        body = invocation_request(payload, output_key, params, self._input, self._output,
+                                  seamless=self.seamless)
         try:
             response = self._client.post(self._url, json=body, timeout=self._timeout)
         except httpx.HTTPError as exc:

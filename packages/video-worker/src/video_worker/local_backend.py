@@ -3,7 +3,9 @@
 The engine is ``stereo_inference.convert_file``, imported on first use so the
 worker starts (and its other backends work) where the engine is not installed.
 Uploading to the output bucket is what raises the segment-output event (the
-local storage emits it; on AWS, S3 does).
+local storage emits it; on AWS, S3 does). The previous segment's input is
+downloaded beside the segment and passed as the engine's ``context_path``
+(seamless segments).
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from shared_types.errors import NotFoundError
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
 
 from video_worker.errors import ConfigurationError
 from video_worker.inference_backend import InferenceResult
+from video_worker.request import context_key
 
 log = logging.getLogger(__name__)
 
@@ -50,15 +54,18 @@ class LocalInferenceBackend:
         models_dir: Path | None = None,
         ffmpeg: str | None = None,
         work_dir: Path | None = None,
+        seamless: bool = True,
     ) -> None:
         self._input, self._output = input_storage, output_storage
         self._convert_file = convert_file
         self._models_dir, self._ffmpeg, self._work_dir = models_dir, ffmpeg, work_dir
+        self.seamless = seamless
 
     def convert(
         self, payload: SegmentPayload, output_key: str, params: ConversionParams
     ) -> InferenceResult:
-        """Convert the segment in a temp dir and upload it to ``output_key``.
+        """Convert the segment in a temp dir and upload it to ``output_key``,
+        with the previous segment as context (see ``request.context_key``).
 
         Raises the engine's errors unchanged (InvalidInputError is permanent,
         EngineTransientError transient), ObjectNotFoundError when the segment is
@@ -71,9 +78,10 @@ class LocalInferenceBackend:
         with tempfile.TemporaryDirectory(prefix=prefix, dir=self._work_dir) as tmp:
             source, target = Path(tmp) / "segment.mp4", Path(tmp) / "converted.mp4"
             self._input.get_file(payload.key, source)
+            context = self._fetch_context(payload, params, Path(tmp) / "context.mp4")
             result = convert_file(
                 source, target, mode=payload.mode, params=params,
-                models_dir=self._models_dir, ffmpeg=self._ffmpeg,
+                models_dir=self._models_dir, ffmpeg=self._ffmpeg, context_path=context,
             )
             self._output.put_file(output_key, target, content_type="video/mp4")
         log.info("job_id=%s segment_index=%d converted in-process: %s frames",
@@ -86,6 +94,20 @@ class LocalInferenceBackend:
             fps=getattr(result, "fps", None),
             depth_model=_text(getattr(result, "depth_model", None)),
         )
+
+
+    def _fetch_context(self, payload: SegmentPayload, params: ConversionParams,
+                       path: Path) -> Path | None:
+        key = context_key(payload, params, seamless=self.seamless)
+        if key is None:
+            return None
+        try:
+            self._input.get_file(key, path)
+        except NotFoundError:
+            log.warning("job_id=%s segment_index=%d previous segment %s is gone; "
+                        "this seam is not smoothed", payload.job_id, payload.segment_index, key)
+            return None
+        return path
 
 
 def _text(value: object) -> str | None:

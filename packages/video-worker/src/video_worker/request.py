@@ -1,11 +1,25 @@
-"""The engine's invocation request, shared by the HTTP and SageMaker backends."""
+"""What a segment's conversion is asked for: the engine's invocation request
+(HTTP and SageMaker backends) and the context segment every backend passes on."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from shared_types.models import ConversionParams, SegmentPayload
+from shared_types.keys import segment_key
+from shared_types.models import ConversionParams, DepthModel, SegmentPayload
 from shared_types.ports import ObjectStorage
+
+
+def context_key(
+    payload: SegmentPayload, params: ConversionParams, *, seamless: bool = True
+) -> str | None:
+    """Input key of the segment before ``payload``, whose tail the engine warms
+    its depth normalisation on so the seam does not jump; None for the first
+    segment, when ``seamless`` is off, and for iw3 (which keeps no depth state)."""
+    if not seamless or payload.segment_index == 0 or params.depth_model is DepthModel.IW3:
+        return None
+    return segment_key(payload.job_id, payload.segment_index - 1, payload.total_segments,
+                       payload.mode)
 
 
 def invocation_request(
@@ -14,12 +28,20 @@ def invocation_request(
     params: ConversionParams,
     input_storage: ObjectStorage,
     output_storage: ObjectStorage,
+    *,
+    seamless: bool = True,
 ) -> dict[str, Any]:
-    """``{"input_uri", "output_uri", "mode", "params"}`` for one segment, with URIs
-    the inference side can open (``s3://`` on AWS, ``file://`` locally)."""
-    return {
+    """``{"input_uri", "output_uri", "mode", "params", "context_uri"?}`` for one
+    segment, with URIs the inference side can open (``s3://`` on AWS,
+    ``file://`` locally). ``context_uri`` is the previous segment's input (see
+    ``context_key``); the engine treats a missing one as no context."""
+    body: dict[str, Any] = {
         "input_uri": input_storage.uri(payload.key),
         "output_uri": output_storage.uri(output_key),
         "mode": payload.mode.value,
         "params": params.model_dump(mode="json"),
     }
+    previous = context_key(payload, params, seamless=seamless)
+    if previous is not None:
+        body["context_uri"] = input_storage.uri(previous)
+    return body

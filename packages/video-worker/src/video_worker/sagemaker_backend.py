@@ -56,6 +56,7 @@ class SageMakerInferenceBackend:
         timeout_s: float = 3600.0,
         stop: threading.Event | None = None,
         clock: Callable[[], float] = time.monotonic,
+        seamless: bool = True,
     ) -> None:
         self._endpoint = endpoint
         self._input, self._output = input_storage, output_storage
@@ -64,6 +65,7 @@ class SageMakerInferenceBackend:
         self._poll_s, self._timeout_s = poll_s, timeout_s
         self._stop = stop or threading.Event()
         self._clock = clock
+        self.seamless = seamless  # send the previous segment as context_uri
         self._in_flight = 0
         self._count_lock = threading.Lock()
         self.max_seen_in_flight = 0
@@ -82,7 +84,8 @@ class SageMakerInferenceBackend:
         InferenceUnavailableError when it failed transiently, timed out, or the
         worker is draining (the message is then redelivered).
         """
-        body = invocation_request(payload, output_key, params, self._input, self._output)
+        body = invocation_request(payload, output_key, params, self._input, self._output,
+                                  seamless=self.seamless)
         request_key = f"{REQUESTS_PREFIX}/{payload.job_id}/{payload.segment_index}.json"
         self._input.put_bytes(request_key, json.dumps(body).encode(),
                               content_type="application/json")
@@ -200,4 +203,5 @@ def build_sagemaker_backend(settings: Any, backend: Any, stop: threading.Event
         runtime_client=boto3.client("sagemaker-runtime", **kwargs),
         fetch_location=S3LocationReader(boto3.client("s3", **kwargs)),
         max_in_flight=settings.inference_max_in_flight, poll_s=settings.inference_poll_s,
-        timeout_s=settings.inference_timeout_s, stop=stop)
+        timeout_s=settings.inference_timeout_s, stop=stop,
+        seamless=settings.seamless_segments)

@@ -26,3 +26,6 @@ class VideoWorkerSettings(BackendSettings):
     janitor_interval_s: float = Field(60.0, gt=0)
     stuck_after_s: float = Field(1800.0, gt=0)
     max_segment_attempts: int = Field(5, ge=1)  # match the queue's max receive count
+    # Pass the previous segment to inference as context so depth does not jump at
+    # segment boundaries (STEREO_SPOT_SEAMLESS_SEGMENTS=false turns it off).
+    seamless_segments: bool = True

@@ -2,13 +2,10 @@
 
 import shutil
 import socket
-import threading
-import time
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from shared_types.keys import parse_segment_key, segment_key
@@ -16,6 +13,8 @@ from shared_types.models import ConversionParams, OutputMode
 
 from video_worker.errors import InferenceRejectedError, InferenceUnavailableError
 from video_worker.http_backend import HttpInferenceBackend
+
+from .conftest import serving
 
 
 def inference_server_app(root: Path) -> FastAPI:
@@ -43,21 +42,8 @@ def inference_server_app(root: Path) -> FastAPI:
 
 @pytest.fixture
 def server_url(settings):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    config = uvicorn.Config(inference_server_app(Path(settings.data_dir).resolve()),
-                            host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(inference_server_app(Path(settings.data_dir).resolve())) as url:
+        yield url
 
 
 def make(local_backend, url):

@@ -2,7 +2,7 @@ import json
 
 import httpx
 import pytest
-from shared_types.keys import segment_key
+from shared_types.keys import parse_segment_key, segment_key
 from shared_types.models import ConversionParams, OutputMode
 from shared_types.testing.memory import MemoryStorage
 
@@ -75,3 +75,29 @@ def test_the_request_names_objects_by_their_storage_uris():
                               MemoryStorage("out"))
     assert body["input_uri"] == f"memory://in/{KEY}"
     assert body["output_uri"] == f"memory://out/{OUT}"
+
+
+def test_a_later_segment_carries_the_previous_one_as_context_uri():
+    later = parse_segment_key("input", segment_key("job-1", 1, 2, OutputMode.HALF_SBS))
+    body = invocation_request(later, OUT, ConversionParams(), MemoryStorage("in"),
+                              MemoryStorage("out"))
+    assert body["context_uri"] == f"memory://in/{KEY}"
+    assert "context_uri" not in invocation_request(payload(), OUT, ConversionParams(),
+                                                   MemoryStorage("in"), MemoryStorage("out"))
+
+
+@pytest.mark.parametrize(("seamless", "index", "expected"), [
+    (True, 1, f"memory://input/{KEY}"), (True, 0, None), (False, 1, None)])
+def test_the_posted_request_has_context_uri_only_when_seamless(seamless, index, expected):
+    seen = {}
+
+    def handler(request):
+        seen["body"] = json.loads(request.content)
+        return httpx.Response(200, json=OK)
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    backend = HttpInferenceBackend("http://infer.test", MemoryStorage("input"),
+                                   MemoryStorage("output"), client=client, seamless=seamless)
+    segment = parse_segment_key("input", segment_key("job-1", index, 2, OutputMode.HALF_SBS))
+    backend.convert(segment, OUT, ConversionParams())
+    assert seen["body"].get("context_uri") == expected

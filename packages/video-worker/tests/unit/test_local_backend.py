@@ -4,13 +4,14 @@ from pathlib import Path
 import pytest
 from shared_types.errors import ObjectNotFoundError
 from shared_types.keys import parse_segment_key, segment_key
-from shared_types.models import ConversionParams, OutputMode
+from shared_types.models import ConversionParams, DepthModel, OutputMode
 from shared_types.testing.memory import MemoryStorage
 from stereo_inference.errors import EngineTransientError, InvalidInputError
 
 from video_worker.local_backend import LocalInferenceBackend
 
 KEY = segment_key("job-1", 1, 2, OutputMode.TB)
+PREVIOUS = segment_key("job-1", 0, 2, OutputMode.TB)
 OUT = "jobs/job-1/segments/1.mp4"
 
 
@@ -30,9 +31,10 @@ class FakeEngine:
         self.error, self.calls = error, []
 
     def __call__(self, input_path, output_path, *, mode, params, progress=None,
-                 depth_state=None, models_dir=None, ffmpeg=None):
+                 depth_state=None, models_dir=None, ffmpeg=None, context_path=None):
+        context = Path(context_path).read_bytes() if context_path else None
         self.calls.append(dict(input=Path(input_path).read_bytes(), mode=mode, params=params,
-                               models_dir=models_dir, ffmpeg=ffmpeg))
+                               models_dir=models_dir, ffmpeg=ffmpeg, context=context))
         if self.error:
             raise self.error
         Path(output_path).write_bytes(b"3d:" + Path(input_path).read_bytes())
@@ -40,11 +42,12 @@ class FakeEngine:
                       depth_model="heuristic")
 
 
-def make(engine, tmp_path):
+def make(engine, tmp_path, **kw):
     inp, out = MemoryStorage("input"), MemoryStorage("output")
     inp.put_bytes(KEY, b"segment-bytes")
+    inp.put_bytes(PREVIOUS, b"previous-bytes")
     backend = LocalInferenceBackend(inp, out, convert_file=engine, models_dir=tmp_path / "m",
-                                    ffmpeg="/bin/ffmpeg", work_dir=tmp_path / "work")
+                                    ffmpeg="/bin/ffmpeg", work_dir=tmp_path / "work", **kw)
     return backend, inp, out
 
 
@@ -73,3 +76,39 @@ def test_a_missing_segment_is_reported(tmp_path):
     inp.delete(KEY)
     with pytest.raises(ObjectNotFoundError):
         backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
+
+
+def test_the_previous_segment_is_passed_as_the_engines_context(tmp_path):
+    engine = FakeEngine()
+    backend, _, _ = make(engine, tmp_path)
+    backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
+    assert engine.calls[0]["context"] == b"previous-bytes"
+    assert list((tmp_path / "work").iterdir()) == []
+
+
+def test_the_first_segment_has_no_context(tmp_path):
+    engine = FakeEngine()
+    backend, _, out = make(engine, tmp_path)
+    backend.convert(parse_segment_key("input", PREVIOUS), "jobs/job-1/segments/0.mp4",
+                    ConversionParams())
+    assert engine.calls[0]["context"] is None
+    assert out.get_bytes("jobs/job-1/segments/0.mp4") == b"3d:previous-bytes"
+
+
+@pytest.mark.parametrize(("seamless", "params"), [
+    (False, ConversionParams()),
+    (True, ConversionParams(depth_model=DepthModel.IW3)),  # iw3 keeps no depth state
+])
+def test_no_context_when_seamless_is_off_or_useless(tmp_path, seamless, params):
+    engine = FakeEngine()
+    backend, _, _ = make(engine, tmp_path, seamless=seamless)
+    backend.convert(parse_segment_key("input", KEY), OUT, params)
+    assert engine.calls[0]["context"] is None
+
+
+def test_a_vanished_previous_segment_only_loses_the_context(tmp_path):
+    engine = FakeEngine()
+    backend, inp, out = make(engine, tmp_path)
+    inp.delete(PREVIOUS)
+    backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
+    assert engine.calls[0]["context"] is None and out.exists(OUT)

@@ -159,3 +159,15 @@ def test_in_flight_is_bounded_and_each_slot_freed_only_by_its_own_answer():
     assert outcomes[int(first)].output_key == out_key(int(first))
     assert outcomes[int(third)].output_key == out_key(int(third))
     assert backend.max_seen_in_flight == 2 and backend.in_flight == 0
+
+
+@pytest.mark.parametrize(("seamless", "index", "previous"), [(True, 3, 2), (True, 0, None),
+                                                              (False, 3, None)])
+def test_the_uploaded_request_names_the_previous_segment_as_context(seamless, index, previous):
+    locations = {f"s3://async/out/{index}.out": OK}
+    backend, storage = make(FakeRuntime(), locations, seamless=seamless)
+    backend.convert(payload(index), out_key(index), ConversionParams())
+    request = json.loads(storage.get_bytes(f"sagemaker-requests/job-1/{index}.json"))
+    expected = (None if previous is None
+                else f"memory://input/{segment_key('job-1', previous, 5, OutputMode.SBS)}")
+    assert request.get("context_uri") == expected

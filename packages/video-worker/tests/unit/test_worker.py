@@ -25,6 +25,21 @@ def test_settings_read_the_stereo_spot_environment(monkeypatch):
         "http", "http://gpu:8080", 3)
 
 
+def test_seamless_segments_is_on_by_default_and_switched_off_by_the_environment(
+        monkeypatch, backend):
+    stop = threading.Event()
+    assert settings().seamless_segments is True
+    monkeypatch.setenv("STEREO_SPOT_SEAMLESS_SEGMENTS", "false")
+    off = VideoWorkerSettings()
+    assert off.seamless_segments is False
+    http = build_inference(off.model_copy(update={"inference_backend": "http",
+                                                 "inference_http_url": "http://x"}),
+                           backend, stop)
+    for inference in (build_inference(off, backend, stop), http):
+        assert inference.seamless is False
+    http.close()
+
+
 def test_build_inference_picks_the_backend(backend):
     stop = threading.Event()
     assert isinstance(build_inference(settings(), backend, stop), LocalInferenceBackend)
