@@ -64,6 +64,7 @@ def service_env(settings: StackSettings) -> dict[str, str]:
         "STEREO_SPOT_VISIBILITY_S": str(settings.visibility_s),
         "STEREO_SPOT_LEASE_S": str(settings.lease_s),
         "STEREO_SPOT_INFERENCE_BACKEND": "local",
+        "STEREO_SPOT_SEAMLESS_SEGMENTS": str(settings.seamless_segments).lower(),
         "PYTHONUNBUFFERED": "1",
     }
     optional = {
@@ -85,8 +86,7 @@ def worker_specs(settings: StackSettings) -> list[ChildSpec]:
     env = service_env(settings)
     specs = [ChildSpec(f"media-worker-{i + 1}", service_argv("media-worker"), env)
              for i in range(settings.media_workers)]
-    video = ([sys.executable, "-m", "local_stack.seamless_worker"]
-             if settings.seamless_segments else service_argv("video-worker"))
+    video = service_argv("video-worker")  # seamless unless STEREO_SPOT_SEAMLESS_SEGMENTS=false
     specs += [ChildSpec(f"video-worker-{i + 1}", video, env) for i in range(settings.workers)]
     return specs
 

@@ -40,3 +40,16 @@ def test_a_service_runs_from_this_interpreter_environment():
 def test_an_unknown_service_is_a_clear_error():
     with pytest.raises(ServiceMissingError, match="unknown service"):
         service_argv("no-such-service")
+
+
+@pytest.mark.parametrize("seamless", [True, False])
+def test_video_workers_are_the_plain_console_script_with_the_seamless_switch(
+        tmp_path: Path, monkeypatch, seamless: bool):
+    from video_worker.settings import VideoWorkerSettings
+
+    settings = StackSettings(data_dir=tmp_path, workers=2, seamless_segments=seamless)
+    video = [s for s in worker_specs(settings) if s.name.startswith("video-worker")]
+    assert [s.argv for s in video] == [service_argv("video-worker")] * 2
+    for name, value in video[0].env.items():  # what the child process reads
+        monkeypatch.setenv(name, value)
+    assert VideoWorkerSettings(_env_file=None).seamless_segments is seamless
