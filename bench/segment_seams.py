@@ -10,9 +10,10 @@ converts every segment on its own with the engine three ways, and reports
 of the joined output (goal: <= 1.5):
 
 - ``independent``: each segment starts with fresh depth normalisation (no state);
-- ``seamless``: each segment is seeded by ``local_stack.seams.warm_depth_state``
-  on the tail of the previous *input* segment (what the stack's workers do, in
-  parallel);
+- ``seamless``: each segment gets the previous *input* segment as
+  ``convert_file(context_path=...)``, so the engine warms its depth state on
+  that segment's tail (``stereo_inference.seams``; what every video-worker
+  inference backend does, in parallel);
 - ``sequential``: each segment gets the previous segment's returned depth_state
   (only possible one after another; the ideal).
 
@@ -29,7 +30,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from local_stack.seams import warm_depth_state
 from local_stack.testing.media import gray_frames
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, OutputMode
@@ -87,13 +87,12 @@ def run(seconds: float, segment_s: float, size: tuple[int, int], fps: int) -> di
         for variant in ("independent", "seamless", "sequential"):
             outs, state, started = [], None, time.perf_counter()
             for i, seg in enumerate(segments):
-                if variant == "seamless":
-                    state = warm_depth_state(segments[i - 1], params) if i else None
-                elif variant == "independent":
+                context = segments[i - 1] if variant == "seamless" and i else None
+                if variant != "sequential":
                     state = None
                 out = tmp / f"{variant}-{i:05d}.mp4"
                 result = convert_file(seg, out, mode=OutputMode.SBS, params=params,
-                                      depth_state=state)
+                                      depth_state=state, context_path=context)
                 state = result.depth_state
                 outs.append(out)
             ratio, b, w = seam_ratio(outs)
