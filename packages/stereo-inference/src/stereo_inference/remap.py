@@ -3,6 +3,8 @@
 The warp plan (source x per pixel) is computed by ``stereo_inference.warp`` on
 a few rows; here it is stretched to the frame and applied with bilinear
 interpolation, several times faster than the same gather in torch on a CPU.
+Both eyes of a packed layout come from one map over the packed plane, so one
+``remap`` call writes the finished plane straight into the output frame.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import numpy as np
 
 
 @cache
-def _rows(h: int, w: int) -> np.ndarray:
-    return np.repeat(np.arange(h, dtype=np.float32)[:, None], w, axis=1)
+def _rows(h: int, w: int, repeats: int = 1) -> np.ndarray:
+    """Source row of each pixel of ``repeats`` planes of (h, w) stacked vertically."""
+    rows = np.repeat(np.arange(h, dtype=np.float32)[:, None], w, axis=1)
+    return np.tile(rows, (repeats, 1)) if repeats > 1 else rows
 
 
 def stretch_plan(plan: np.ndarray, h: int, w: int, subsample: int = 1) -> np.ndarray:
@@ -27,16 +31,36 @@ def stretch_plan(plan: np.ndarray, h: int, w: int, subsample: int = 1) -> np.nda
     return plan.astype(np.float32, copy=False)
 
 
+def packed_map(left: np.ndarray, right: np.ndarray, h: int, w: int, side_by_side: bool,
+               subsample: int = 1) -> np.ndarray:
+    """One map of source x for a packed plane: the (rows, W) plans of the two eyes,
+    each stretched to an (h, w) eye plane, side by side (h, 2w) or stacked (2h, w)."""
+    if side_by_side:  # the stretch runs along y only, so the eyes never blend
+        return stretch_plan(np.concatenate([left, right], axis=1), h, 2 * w, subsample)
+    out = np.empty((2 * h, w), np.float32)
+    out[:h] = stretch_plan(left, h, w, subsample)
+    out[h:] = stretch_plan(right, h, w, subsample)
+    return out
+
+
 def shrink(plane: np.ndarray, w: int, h: int) -> np.ndarray:
-    """``plane`` area-averaged to (h, w) (a box filter for the 2:1 half layouts)."""
-    if plane.shape[:2] == (h, w):
+    """``plane`` area-averaged to (h, w) (a box filter for the 2:1 half layouts).
+
+    An exact 2:1 (or 1:1) ratio per axis takes OpenCV's bilinear path: at that
+    ratio it is the same pair average, correctly rounded, and ~3x faster.
+    """
+    sh, sw = plane.shape[:2]
+    if (sh, sw) == (h, w):
         return plane
-    return cv2.resize(plane, (w, h), interpolation=cv2.INTER_AREA)
+    exact = sh in (h, 2 * h) and sw in (w, 2 * w)
+    return cv2.resize(plane, (w, h), interpolation=cv2.INTER_LINEAR if exact else cv2.INTER_AREA)
 
 
-def remap_rows(plane: np.ndarray, map_x: np.ndarray, dst: np.ndarray | None = None) -> np.ndarray:
-    """``plane`` (h, w[, c]) uint8 or float32 resampled along x at ``map_x`` (h, w),
-    bilinear; written into ``dst`` when given."""
-    h, w = map_x.shape
-    return cv2.remap(plane, map_x, _rows(h, w), cv2.INTER_LINEAR, dst=dst,
-                     borderMode=cv2.BORDER_REPLICATE)
+def remap_rows(plane: np.ndarray, map_x: np.ndarray, dst: np.ndarray | None = None,
+               repeats: int = 1) -> np.ndarray:
+    """``plane`` (h, w[, c]) uint8 or float32 resampled along x at ``map_x``
+    (repeats*h, W), bilinear; written into ``dst`` when given. ``repeats`` 2
+    reads the plane twice, stacked (two eyes on top of each other)."""
+    rows, cols = map_x.shape
+    return cv2.remap(plane, map_x, _rows(rows // repeats, cols, repeats), cv2.INTER_LINEAR,
+                     dst=dst, borderMode=cv2.BORDER_REPLICATE)

@@ -17,12 +17,15 @@ from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import anaglyph, pack
-from stereo_inference.remap import remap_rows, shrink, stretch_plan
+from stereo_inference.remap import packed_map, remap_rows, shrink, stretch_plan
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
 # Pixels planned per call: bounds the warp's temporaries (~100 bytes a pixel).
 WARP_CHUNK_PIXELS = 2_500_000
+# On a CPU, smaller calls keep those temporaries in the L2 cache: planning 2x72
+# rows of 640 px at a time is ~3x faster than all eight eyes of a batch at once.
+WARP_CHUNK_PIXELS_CPU = 100_000
 PLAN_ROWS_PER_DEPTH_ROW = 1
 
 
@@ -67,33 +70,40 @@ class StereoRenderer:
 
         ``eyes`` may be larger than the eye images (half layouts decode at full
         size): they are area-averaged first, cheaper than the decoder's scaler.
+        Each packed plane is one ``remap`` over both eyes, written in place.
         """
         b = eyes.shape[0]
         sh = eyes.shape[1] if self.mode is OutputMode.ANAGLYPH else eyes.shape[1] * 2 // 3
         sw = eyes.shape[2]
         w, h = self.eye_size or (sw, sh)
         plan = self._plan(depth, h, w)[:, 0].numpy()
-        out = []
+        if self.mode is OutputMode.ANAGLYPH:
+            return np.stack([self._anaglyph_cpu(shrink(eyes[i], w, h), plan[b + i], plan[i])
+                             for i in range(b)])
+        sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
+        ow, oh = (2 * w, h) if sbs else (w, 2 * h)
+        repeats = 1 if sbs else 2
+        out = np.empty((b, oh * 3 // 2, ow), np.uint8)
         for i in range(b):
-            maps = [stretch_plan(plan[j], h, w) for j in (b + i, i)]  # left, right
-            if self.mode is OutputMode.ANAGLYPH:
-                rgb = shrink(eyes[i], w, h)
-                left, right = (
-                    torch.from_numpy(remap_rows(rgb, m)).permute(2, 0, 1)[None].float()
-                    for m in maps
-                )
-                mixed = anaglyph(left / 255, right / 255, self.params.anaglyph_method) * 255
-                out.append(_to_uint8(mixed[0].permute(1, 2, 0)))
-                continue
-            luma = shrink(eyes[i, :sh], w, h)
-            chroma = eyes[i, sh:].reshape(2, sh // 2, sw // 2)
-            u_plane, v_plane = (shrink(c, w // 2, h // 2) for c in chroma)
-            cmaps = [stretch_plan(plan[j], h // 2, w // 2, 2) for j in (b + i, i)]
-            y = pack(self.mode, *(remap_rows(luma, m) for m in maps))
-            u = pack(self.mode, *(remap_rows(u_plane, m) for m in cmaps))
-            v = pack(self.mode, *(remap_rows(v_plane, m) for m in cmaps))
-            out.append(np.concatenate([y.ravel(), u.ravel(), v.ravel()]).reshape(-1, y.shape[1]))
-        return np.stack(out)
+            left, right = plan[b + i], plan[i]
+            luma_map = packed_map(left, right, h, w, sbs)
+            chroma_map = packed_map(left, right, h // 2, w // 2, sbs, subsample=2)
+            remap_rows(shrink(eyes[i, :sh], w, h), luma_map, out[i, :oh], repeats)
+            chroma_in = eyes[i, sh:].reshape(2, sh // 2, sw // 2)
+            chroma_out = out[i, oh:].reshape(2, oh // 2, ow // 2)
+            for c in range(2):
+                remap_rows(shrink(chroma_in[c], w // 2, h // 2), chroma_map, chroma_out[c],
+                           repeats)
+        return out
+
+    def _anaglyph_cpu(self, rgb: np.ndarray, left_plan: np.ndarray, right_plan: np.ndarray):
+        h, w = rgb.shape[:2]
+        left, right = (
+            torch.from_numpy(remap_rows(rgb, stretch_plan(p, h, w))).permute(2, 0, 1)[None].float()
+            for p in (left_plan, right_plan)
+        )
+        mixed = anaglyph(left / 255, right / 255, self.params.anaglyph_method) * 255
+        return _to_uint8(mixed[0].permute(1, 2, 0))
 
     def _anaglyph(self, rgb: torch.Tensor, depth: torch.Tensor) -> np.ndarray:
         image = rgb.permute(0, 3, 1, 2).float()
@@ -130,7 +140,8 @@ class StereoRenderer:
         )
         b = disp.shape[0]
         both = torch.cat([disp, disp.flip(3)])
-        step = max(1, WARP_CHUNK_PIXELS // (rows * w))
+        chunk = WARP_CHUNK_PIXELS_CPU if disp.device.type == "cpu" else WARP_CHUNK_PIXELS
+        step = max(1, chunk // (rows * w))
         plan = torch.cat([plan_warp(both[i : i + step]) for i in range(0, 2 * b, step)])
         plan[b:] = (w - 1) - plan[b:].flip(3)
         return plan

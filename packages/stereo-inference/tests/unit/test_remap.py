@@ -1,0 +1,48 @@
+import numpy as np
+
+from stereo_inference.remap import packed_map, remap_rows, shrink, stretch_plan
+
+
+def plane(h: int, w: int, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, (h, w)).astype(np.uint8)
+
+
+def test_a_2_to_1_shrink_is_the_rounded_average_of_each_pixel_pair():
+    p = plane(6, 10)
+    wide = (p[:, 0::2].astype(int) + p[:, 1::2] + 1) // 2
+    tall = (p[0::2].astype(int) + p[1::2] + 1) // 2
+    assert np.array_equal(shrink(p, 5, 6), wide)
+    assert np.array_equal(shrink(p, 10, 3), tall)
+
+
+def test_other_ratios_are_area_averaged():
+    p = np.full((9, 12), 100, np.uint8)
+    out = shrink(p, 5, 4)
+    assert out.shape == (4, 5) and np.all(out == 100)
+
+
+def test_a_side_by_side_map_holds_each_eye_stretched_unblended():
+    left = np.tile(np.linspace(0, 7, 8, dtype=np.float32), (3, 1))
+    right = left + 0.5
+    m = packed_map(left, right, 12, 8, side_by_side=True)
+    assert m.shape == (12, 16)
+    assert np.allclose(m[:, :8], stretch_plan(left, 12, 8))
+    assert np.allclose(m[:, 8:], stretch_plan(right, 12, 8))
+
+
+def test_a_stacked_map_with_chroma_subsampling_halves_positions():
+    left = np.tile(np.arange(8, dtype=np.float32), (3, 1))
+    m = packed_map(left, left + 2, 6, 4, side_by_side=False, subsample=2)
+    assert m.shape == (12, 4)
+    assert np.allclose(m[0], [0, 1, 2, 3]) and np.allclose(m[6], [1, 2, 3, 4])
+
+
+def test_remap_writes_both_stacked_eyes_into_the_given_buffer():
+    p = plane(4, 6)
+    identity = np.tile(np.arange(6, dtype=np.float32), (8, 1))
+    identity[4:] += 1  # the lower eye reads one pixel to the right
+    out = np.zeros((8, 6), np.uint8)
+    result = remap_rows(p, identity, out, repeats=2)
+    assert np.shares_memory(result, out)
+    assert np.array_equal(out[:4], p)
+    assert np.array_equal(out[4:, :5], p[:, 1:]) and np.array_equal(out[4:, 5], p[:, 5])
