@@ -10,11 +10,10 @@ from fastapi import FastAPI
 from fastapi.responses import JSONResponse
 from shared_types.keys import parse_segment_key, segment_key
 from shared_types.models import ConversionParams, OutputMode
+from shared_types.testing.serving import serve_in_thread
 
 from video_worker.errors import InferenceRejectedError, InferenceUnavailableError
 from video_worker.http_backend import HttpInferenceBackend
-
-from .conftest import serving
 
 
 def inference_server_app(root: Path) -> FastAPI:
@@ -42,7 +41,8 @@ def inference_server_app(root: Path) -> FastAPI:
 
 @pytest.fixture
 def server_url(settings):
-    with serving(inference_server_app(Path(settings.data_dir).resolve())) as url:
+    with serve_in_thread(inference_server_app(Path(settings.data_dir).resolve()),
+                         lifespan="auto") as url:
         yield url
 
 

@@ -11,14 +11,13 @@ from shared_types.ffmpeg import ffmpeg_path
 from shared_types.keys import parse_segment_key, segment_key
 from shared_types.models import ConversionParams, OutputMode
 from shared_types.testing.media import make_video
+from shared_types.testing.serving import serve_in_thread
 from stereo_inference import convert_file
 from stereo_inference.server import create_app
 from stereo_inference.settings import InferenceSettings
 
 from video_worker.http_backend import HttpInferenceBackend
 from video_worker.local_backend import LocalInferenceBackend
-
-from .conftest import serving
 
 MODE = OutputMode.SBS
 OUT = "jobs/job-s/segments/1.mp4"
@@ -76,7 +75,7 @@ def test_the_http_backend_and_the_engine_server_agree(local_backend, uploaded, r
                                                        settings, tmp_path):
     root = Path(settings.data_dir).resolve()
     app = create_app(InferenceSettings(file_root=root, work_dir=tmp_path))
-    with serving(app) as url:
+    with serve_in_thread(app, lifespan="auto") as url:
         backend = HttpInferenceBackend(url, local_backend.input_storage,
                                        local_backend.output_storage, timeout_s=60)
         result = backend.convert(uploaded, OUT, ConversionParams())

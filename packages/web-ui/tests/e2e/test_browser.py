@@ -19,11 +19,10 @@ from shared_types.keys import final_key, source_key
 from shared_types.models import JobStatus, JobUpdate, SegmentCompletion, now
 from shared_types.ports import Backend
 from shared_types.testing.media import make_video
+from shared_types.testing.serving import free_port, serve_in_thread
 
 from web_ui.app import create_app
 from web_ui.settings import WebSettings
-
-from ..serving import free_port, serve_in_thread
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -9,11 +9,10 @@ import threading
 import httpx
 from shared_types.models import Job, JobStatus, OutputMode, new_job_id
 from shared_types.testing.memory import MemoryJobStore, memory_backend
+from shared_types.testing.serving import serve_in_thread
 
 from web_ui.app import create_app
 from web_ui.settings import WebSettings
-
-from ..serving import serve_in_thread
 
 
 class BlockingJobStore(MemoryJobStore):

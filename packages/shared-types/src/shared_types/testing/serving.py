@@ -8,21 +8,23 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import uvicorn
-
 
 def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
 @contextmanager
-def serve_in_thread(app, port: int | None = None) -> Iterator[str]:
-    """Yield the base URL while uvicorn serves ``app``; stop it afterwards."""
+def serve_in_thread(app, port: int | None = None, *, lifespan: str = "off") -> Iterator[str]:
+    """Yield the base URL while uvicorn serves ``app`` on 127.0.0.1 in a thread
+    (a free port unless given); stop it afterwards. Needs uvicorn installed."""
+    import uvicorn
+
     port = port or free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                           log_level="warning", lifespan="off"))
+                                           log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
