@@ -1,3 +1,5 @@
+import os
+
 import pytest
 import torch
 from shared_types.models import ConversionParams, DepthModel
@@ -47,3 +49,15 @@ def test_a_missing_model_names_the_folder_and_the_install_command(tmp_path, clip
     message = str(err.value)
     assert str(tmp_path / "depth-anything-v2-base") in message
     assert "stereo-inference models download depth-anything-v2-base" in message
+
+
+def test_a_loaded_model_is_reused_until_it_changes_on_disk(models_dir):
+    name = DepthModel.DA2_SMALL.value
+    cpu = torch.device("cpu")
+    first = load_estimator(name, models_dir=models_dir, device=cpu)
+    assert load_estimator(name, models_dir=models_dir, device=cpu) is first
+
+    config = models_dir / name / "config.json"
+    stat = config.stat()
+    os.utime(config, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert load_estimator(name, models_dir=models_dir, device=cpu) is not first

@@ -7,6 +7,7 @@ Weights live in ``<models_dir>/<name>`` (what ``save_pretrained`` or
 from __future__ import annotations
 
 import logging
+from functools import lru_cache
 from pathlib import Path
 
 import torch
@@ -49,7 +50,12 @@ class DepthAnythingDepth:
     def load(
         cls, name: str, *, models_dir: Path | None, device: torch.device, resolution: int = 518
     ) -> DepthAnythingDepth:
-        """Load ``<models_dir>/<name>``. Raises ModelNotInstalledError when absent or broken."""
+        """Load ``<models_dir>/<name>``. Raises ModelNotInstalledError when absent or broken.
+
+        A worker converts segment after segment (and warms each seam with the
+        same model), so loaded models are kept: the same folder, unchanged on
+        disk, on the same device gives the same (stateless) estimator.
+        """
         folder = model_dir(name, models_dir)
         if not is_installed(name, models_dir):
             where = folder if folder else "<STEREO_SPOT_MODELS_DIR>/" + name
@@ -58,6 +64,13 @@ class DepthAnythingDepth:
                 f"(config.json + model.safetensors); install them with "
                 f"`stereo-inference models download {name}` or choose --depth heuristic"
             )
+        stamp = (folder / "config.json").stat().st_mtime_ns
+        return _load_cached(cls, name, str(folder.resolve()), str(device), resolution, stamp)
+
+    @classmethod
+    def _load_uncached(
+        cls, name: str, folder: Path, device: torch.device, resolution: int
+    ) -> DepthAnythingDepth:
         from transformers import DepthAnythingForDepthEstimation
 
         try:
@@ -83,6 +96,13 @@ class DepthAnythingDepth:
         if depth.shape[-2:] != rgb.shape[-2:]:
             depth = F.interpolate(depth, size=rgb.shape[-2:], mode="bilinear", align_corners=False)
         return depth
+
+
+@lru_cache(maxsize=2)
+def _load_cached(cls, name: str, folder: str, device: str, resolution: int,
+                 stamp: int) -> DepthAnythingDepth:
+    """``stamp`` (the config's mtime) is part of the key so a reinstall reloads."""
+    return cls._load_uncached(name, Path(folder), torch.device(device), resolution)
 
 
 def _multiple(value: float) -> int:
