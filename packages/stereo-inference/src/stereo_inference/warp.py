@@ -109,22 +109,24 @@ def _fill_holes(src: torch.Tensor, zbuf: torch.Tensor, fill: str) -> None:
     """
     w = src.shape[1]
     flat_z = zbuf.reshape(-1)
-    uncovered = torch.isinf(flat_z)
-    hole = uncovered.nonzero().squeeze(1)
+    hole = torch.isinf(flat_z).nonzero().squeeze(1)
     if hole.numel() == 0:
         return
-    covered = (~uncovered).nonzero().squeeze(1)
     flat_src = src.view(-1)
-    if covered.numel() == 0:
-        flat_src[hole] = (hole % w).to(src.dtype)
-        return
+    n = flat_z.numel()
+    # Holes come in runs, and a run's nearest covered pixels lie just outside it
+    # (found from the few hole indices, not a search over every covered pixel).
+    starts = torch.ones_like(hole, dtype=torch.bool)
+    starts[1:] = hole[1:] != hole[:-1] + 1
+    ends = torch.ones_like(starts)
+    ends[:-1] = starts[1:]
+    run = starts.cumsum(0) - 1
+    left, right = hole[starts][run] - 1, hole[ends][run] + 1
     # Nearest covered pixel on each side, if it is in the same row.
-    pos = torch.searchsorted(covered, hole)
-    right = covered[pos.clamp(max=covered.numel() - 1)]
-    left = covered[(pos - 1).clamp(min=0)]
     row = hole // w
-    has_right = (pos < covered.numel()) & (right // w == row)
-    has_left = (pos > 0) & (left // w == row)
+    has_left = (left >= 0) & (left // w == row)
+    has_right = (right < n) & (right // w == row)
+    left, right = left.clamp(min=0), right.clamp(max=n - 1)
     # The background (smaller disparity) side wins; a lone side wins by default.
     use_right = has_right & (~has_left | (flat_z[right] <= flat_z[left]))
     nb = torch.where(use_right, right, left)

@@ -71,3 +71,37 @@ def test_a_one_pixel_detail_in_front_survives():
     disparity[..., 10] = 3.0
     out = warp_view(image, disparity)[0, 0, 0]
     assert float(out[7]) == 1.0 and float(out.sum()) == 1.0
+
+
+def fill_by_scanning(src, zbuf, fill):
+    """Reference: each hole looks left and right along its row for covered pixels."""
+    out = src.clone()
+    for r in range(src.shape[0]):
+        covered = [c for c in range(src.shape[1]) if zbuf[r, c] != float("-inf")]
+        for c in range(src.shape[1]):
+            if zbuf[r, c] != float("-inf"):
+                continue
+            left = max((k for k in covered if k < c), default=None)
+            right = min((k for k in covered if k > c), default=None)
+            if left is None and right is None:
+                out[r, c] = c
+                continue
+            nb = right if left is None or (right is not None and zbuf[r, right] <= zbuf[r, left]) \
+                else left
+            shift = nb - c if fill == "mirror" and left is not None and right is not None else 0
+            out[r, c] = src[r, nb] + shift
+    return out
+
+
+@pytest.mark.parametrize("fill", ["replicate", "mirror"])
+@pytest.mark.parametrize("hole_share", [0.1, 0.5, 0.9, 1.0])
+def test_hole_runs_take_the_nearest_covered_pixel_of_their_own_row(fill, hole_share):
+    from stereo_inference.warp import _fill_holes
+
+    g = torch.Generator().manual_seed(7)
+    zbuf = torch.rand(9, 13, generator=g)
+    zbuf[torch.rand(9, 13, generator=g) < hole_share] = float("-inf")
+    src = torch.rand(9, 13, generator=g) * 12
+    expected = fill_by_scanning(src, zbuf, fill)
+    _fill_holes(src, zbuf, fill)
+    assert torch.allclose(src, expected)
