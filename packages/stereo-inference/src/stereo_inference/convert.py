@@ -6,11 +6,11 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from pydantic import BaseModel
+from shared_types.conversion import ConversionResult
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, DepthModel, OutputMode
 
@@ -19,8 +19,10 @@ from stereo_inference.depth import load_estimator
 from stereo_inference.encode import StereoEncoder, reencode_audio
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import eye_size, output_size, parse_mode
+from stereo_inference.iw3 import convert_with_iw3
 from stereo_inference.pipeline import run_stages
-from stereo_inference.probe import probe_video
+from stereo_inference.probe import VideoInfo, probe_video
+from stereo_inference.runtime import compute_threads, partial_path, resolve_device
 from stereo_inference.seams import context_state
 from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.temporal import TemporalNormalizer
@@ -28,55 +30,6 @@ from stereo_inference.temporal import TemporalNormalizer
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int | None], None]
 BATCH_PIXELS = 4_000_000  # frames decoded and depth-estimated together
-
-
-class ConversionResult(BaseModel):
-    frames: int
-    duration_s: float
-    width: int  # of the output
-    height: int
-    elapsed_s: float
-    fps: float  # frames converted per second of wall time
-    depth_model: str
-    depth_state: dict | None = None  # pass to the next consecutive segment
-
-
-def resolve_device(device: str | None) -> torch.device:
-    """``device``, or CUDA when available, else CPU."""
-    if device:
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def cpu_threads() -> int:
-    """Torch threads for CPU work: half the cores, since decoding and x264 run
-    beside it (more makes OpenMP threads spin against them)."""
-    return max(1, (os.cpu_count() or 2) // 2)
-
-
-@contextmanager
-def compute_threads(device: torch.device, threads: int | None):
-    """Run with ``threads`` torch and OpenCV CPU threads (default ``cpu_threads()``),
-    then restore both (they are process-wide settings)."""
-    if device.type != "cpu":
-        yield
-        return
-    import cv2
-
-    previous = torch.get_num_threads(), cv2.getNumThreads()
-    n = threads or cpu_threads()
-    torch.set_num_threads(n)
-    cv2.setNumThreads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(previous[0])
-        cv2.setNumThreads(previous[1])
-
-
-def partial_path(output_path: Path) -> Path:
-    """Where a conversion writes until it is complete (same folder, same suffix)."""
-    return output_path.with_name(f".{output_path.stem}.partial{output_path.suffix or '.mp4'}")
 
 
 def convert_file(
@@ -114,8 +67,6 @@ def convert_file(
     info = probe_video(input_path)
     ffmpeg = ffmpeg or ffmpeg_path()
     if params.depth_model is DepthModel.IW3:
-        from stereo_inference.iw3 import convert_with_iw3
-
         return convert_with_iw3(
             input_path, output_path, mode=mode, params=params, started=started,
             low_vram=iw3_low_vram, timeout_s=timeout_s,
@@ -125,14 +76,36 @@ def convert_file(
         if context_path is not None and depth_state is None:
             depth_state = context_state(Path(context_path), params, models_dir=models_dir,
                                         device=dev)
-        return _convert(input_path, output_path, mode, params, info, dev, progress,
-                        depth_state, models_dir, ffmpeg, timeout_s, started)
+        return _convert(_Conversion(
+            input_path=input_path, output_path=output_path, mode=mode, params=params,
+            info=info, device=dev, progress=progress, depth_state=depth_state,
+            models_dir=models_dir, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
+        ))
 
 
-def _convert(input_path, output_path, mode, params, info, dev, progress, depth_state,
-             models_dir, ffmpeg, timeout_s, started) -> ConversionResult:
-    estimator = load_estimator(params.depth_model, models_dir=models_dir, device=dev)
-    normalizer = TemporalNormalizer(estimator.name, depth_state)
+@dataclass(frozen=True)
+class _Conversion:
+    """One frame-estimator conversion, everything resolved (paths, mode, device)."""
+
+    input_path: Path
+    output_path: Path
+    mode: OutputMode
+    params: ConversionParams
+    info: VideoInfo
+    device: torch.device
+    progress: Progress | None
+    depth_state: dict | None
+    models_dir: Path | None
+    ffmpeg: str
+    timeout_s: float
+    started: float  # perf_counter() when the call began
+
+
+def _convert(job: _Conversion) -> ConversionResult:
+    input_path, output_path, mode, params, info, dev = (
+        job.input_path, job.output_path, job.mode, job.params, job.info, job.device)
+    estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev)
+    normalizer = TemporalNormalizer(estimator.name, job.depth_state)
     ew, eh = eye_size(mode, info.width, info.height)
     renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh))
     # The OpenCV path halves half-layout eyes itself while warping (no scaler pass).
@@ -162,14 +135,14 @@ def _convert(input_path, output_path, mode, params, info, dev, progress, depth_s
         )
         frames = run_stages(
             _chain(first, iter_batches), renderer.render, encoder, renderer.eye_format,
-            total=total, progress=progress,
+            total=total, progress=job.progress,
         )
         encoder.close()
         skipped, encoder = encoder.skipped_audio, None
         if skipped:
             log.info("re-encoding audio (%s) to AAC", ", ".join(skipped))
             remuxed = partial.with_name(partial.stem + ".audio" + partial.suffix)
-            reencode_audio(ffmpeg, partial, input_path, remuxed, timeout_s)
+            reencode_audio(job.ffmpeg, partial, input_path, remuxed, job.timeout_s)
             os.replace(remuxed, partial)
         os.replace(partial, output_path)
     except BaseException:
@@ -178,7 +151,7 @@ def _convert(input_path, output_path, mode, params, info, dev, progress, depth_s
         reader.close()
         partial.unlink(missing_ok=True)
         raise
-    elapsed = time.perf_counter() - started
+    elapsed = time.perf_counter() - job.started
     return ConversionResult(
         frames=frames, duration_s=info.duration_s, width=out_w, height=out_h,
         elapsed_s=elapsed, fps=frames / elapsed if elapsed > 0 else 0.0,

@@ -14,10 +14,12 @@ import sys
 import time
 from pathlib import Path
 
+from shared_types.conversion import ConversionResult
 from shared_types.models import ConversionParams, OutputMode
 
 from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
 from stereo_inference.probe import probe_video
+from stereo_inference.runtime import partial_path
 
 log = logging.getLogger(__name__)
 IW3_DEPTH_MODEL = "Any_B"  # Depth-Anything base, downloaded into the image at build time
@@ -57,14 +59,12 @@ def iw3_command(
 def convert_with_iw3(
     input_path: Path, output_path: Path, *, mode: OutputMode, params: ConversionParams,
     started: float, low_vram: bool = False, timeout_s: float = 3600,
-):
+) -> ConversionResult:
     """Run iw3 on the segment, write ``output_path`` atomically, return a ConversionResult.
 
     Raises ModelNotInstalledError when iw3 is not installed, EngineTransientError
     when it fails or produces no output.
     """
-    from stereo_inference.convert import ConversionResult, partial_path
-
     if not is_available():
         raise ModelNotInstalledError(
             "depth model 'iw3' needs nagadomi/nunif's iw3 package, which is installed only "

@@ -19,9 +19,10 @@ import numpy as np
 import torch
 from shared_types.models import ConversionParams, DepthModel
 
-from stereo_inference.depth import load_estimator
+from stereo_inference.depth import estimate_in_batches, load_estimator
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.probe import probe_video
+from stereo_inference.runtime import resolve_device
 from stereo_inference.temporal import TemporalNormalizer
 
 log = logging.getLogger(__name__)
@@ -47,8 +48,6 @@ def warm_depth_state(
     """
     if params.depth_model is DepthModel.IW3:
         return None
-    from stereo_inference.convert import resolve_device  # convert imports this module
-
     previous_segment = Path(previous_segment)
     dev = resolve_device(device)
     info = probe_video(previous_segment)
@@ -60,9 +59,7 @@ def warm_depth_state(
     normalizer = TemporalNormalizer(estimator.name)
     with torch.inference_mode():
         rgb = torch.from_numpy(tail).to(dev).permute(0, 3, 1, 2).float().div_(255)
-        step = getattr(estimator, "max_batch", None) or rgb.shape[0]
-        raw = torch.cat([estimator.estimate(rgb[i : i + step])
-                         for i in range(0, rgb.shape[0], step)])
+        raw = estimate_in_batches(estimator, rgb)
         normalizer.normalize(raw, rgb)
     return normalizer.state()
 

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from shared_types.models import ConversionParams, OutputMode
 
 from stereo_inference.decode import FrameBatch
-from stereo_inference.depth import DepthEstimator
+from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import anaglyph, pack
 from stereo_inference.remap import packed_map, remap_rows, shrink, stretch_plan
@@ -54,9 +54,7 @@ class StereoRenderer:
         """Packed output frames: (B,H*3/2,W) yuv420p, or (B,H,W,3) rgb24 for anaglyph."""
         small = torch.from_numpy(batch.depth_rgb).to(self.device).permute(0, 3, 1, 2)
         small = small.float().div_(255)
-        step = getattr(self.estimator, "max_batch", None) or small.shape[0]
-        raw = torch.cat([self.estimator.estimate(small[i : i + step])
-                         for i in range(0, small.shape[0], step)])
+        raw = estimate_in_batches(self.estimator, small)
         depth = self.normalizer.normalize(raw, small)
         if self.use_opencv:
             return self._render_cpu(batch.eyes, depth)

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
+from shared_types.conversion import ConvertFile
 from shared_types.errors import NotFoundError
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
@@ -25,8 +24,6 @@ from video_worker.inference_backend import InferenceResult
 from video_worker.request import context_key
 
 log = logging.getLogger(__name__)
-
-ConvertFile = Callable[..., Any]
 
 
 def engine_convert_file() -> ConvertFile:
@@ -84,17 +81,12 @@ class LocalInferenceBackend:
                 models_dir=self._models_dir, ffmpeg=self._ffmpeg, context_path=context,
             )
             self._output.put_file(output_key, target, content_type="video/mp4")
-        log.info("job_id=%s segment_index=%d converted in-process: %s frames",
-                 payload.job_id, payload.segment_index, getattr(result, "frames", "?"))
+        log.info("job_id=%s segment_index=%d converted in-process: %d frames",
+                 payload.job_id, payload.segment_index, result.frames)
         return InferenceResult(
-            output_key=output_key,
-            frames=getattr(result, "frames", None),
-            duration_s=getattr(result, "duration_s", None),
-            elapsed_s=getattr(result, "elapsed_s", None),
-            fps=getattr(result, "fps", None),
-            depth_model=_text(getattr(result, "depth_model", None)),
+            output_key=output_key, frames=result.frames, duration_s=result.duration_s,
+            elapsed_s=result.elapsed_s, fps=result.fps, depth_model=result.depth_model,
         )
-
 
     def _fetch_context(self, payload: SegmentPayload, params: ConversionParams,
                        path: Path) -> Path | None:
@@ -108,7 +100,3 @@ class LocalInferenceBackend:
                         "this seam is not smoothed", payload.job_id, payload.segment_index, key)
             return None
         return path
-
-
-def _text(value: object) -> str | None:
-    return None if value is None else str(value)

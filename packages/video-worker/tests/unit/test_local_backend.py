@@ -1,7 +1,7 @@
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from shared_types.conversion import ConversionResult
 from shared_types.errors import ObjectNotFoundError
 from shared_types.keys import parse_segment_key, segment_key
 from shared_types.models import ConversionParams, DepthModel, OutputMode
@@ -13,15 +13,6 @@ from video_worker.local_backend import LocalInferenceBackend
 KEY = segment_key("job-1", 1, 2, OutputMode.TB)
 PREVIOUS = segment_key("job-1", 0, 2, OutputMode.TB)
 OUT = "jobs/job-1/segments/1.mp4"
-
-
-@dataclass
-class Result:
-    frames: int
-    duration_s: float
-    elapsed_s: float
-    fps: float
-    depth_model: str
 
 
 class FakeEngine:
@@ -38,8 +29,8 @@ class FakeEngine:
         if self.error:
             raise self.error
         Path(output_path).write_bytes(b"3d:" + Path(input_path).read_bytes())
-        return Result(frames=48, duration_s=2.0, elapsed_s=1.0, fps=48.0,
-                      depth_model="heuristic")
+        return ConversionResult(frames=48, duration_s=2.0, width=64, height=32, elapsed_s=1.0,
+                                fps=48.0, depth_model="heuristic")
 
 
 def make(engine, tmp_path, **kw):

@@ -19,12 +19,23 @@ from stereo_inference.errors import InvalidInputError
 
 class DepthEstimator(Protocol):
     name: str
+    # Frames per ``estimate`` call at most (bounds activation memory); None: any.
+    max_batch: int | None
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         """The (width, height) the estimator wants its frames at."""
 
     def estimate(self, rgb: torch.Tensor) -> torch.Tensor:
         """Relative depth (B,1,h,w), larger = nearer, for frames (B,3,h,w) in 0..1."""
+
+
+def estimate_in_batches(estimator: DepthEstimator, rgb: torch.Tensor) -> torch.Tensor:
+    """``estimator.estimate`` over ``rgb`` (B,3,h,w), at most ``max_batch`` frames a call."""
+    step = estimator.max_batch or rgb.shape[0]
+    if step >= rgb.shape[0]:
+        return estimator.estimate(rgb)
+    return torch.cat([estimator.estimate(rgb[i : i + step])
+                      for i in range(0, rgb.shape[0], step)])
 
 
 def load_estimator(

@@ -1,0 +1,47 @@
+"""The engine seam: what converting one segment returns, and the call's shape.
+
+The engine (``stereo_inference.convert_file``) returns a ``ConversionResult``;
+callers that must not import the engine (it pulls in torch), such as
+video-worker's in-process backend, type against ``ConvertFile`` here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from shared_types.models import ConversionParams, OutputMode
+
+
+class ConversionResult(BaseModel):
+    """What one conversion produced and how long it took."""
+
+    frames: int
+    duration_s: float
+    width: int  # of the output
+    height: int
+    elapsed_s: float
+    fps: float  # frames converted per second of wall time
+    depth_model: str
+    depth_state: dict | None = None  # pass to the next consecutive segment
+
+
+class ConvertFile(Protocol):
+    def __call__(
+        self,
+        input_path: Path,
+        output_path: Path,
+        *,
+        mode: OutputMode | str,
+        params: ConversionParams = ...,
+        models_dir: Path | None = None,
+        ffmpeg: str | None = None,
+        context_path: Path | None = None,
+    ) -> ConversionResult:
+        """Convert ``input_path`` into a stereo video at ``output_path``.
+
+        Raises a PermanentError subclass for input that can never convert and a
+        TransientError subclass when a retry may succeed.
+        """
