@@ -7,7 +7,8 @@ vendor errors (``raise ... from exc``) as the shared-types hierarchy:
   (a ``TransientStoreError``: retry by redelivery);
 - conditional-write failures -> ``ConditionFailedError``;
 - stale SQS receipt handles -> ``LeaseLostError``;
-- a missing object -> ``ObjectNotFoundError``; a missing table, queue or
+- a missing object -> ``ObjectNotFoundError``; a missing multipart upload ->
+  ``UploadNotFoundError``; a missing table, queue or
   bucket -> :class:`AwsNotFoundError`;
 - any other 4xx (access denied, validation) -> :class:`AwsPermanentError`.
 """
@@ -26,6 +27,7 @@ from shared_types.errors import (
     PermanentStoreError,
     StereoSpotError,
     TransientStoreError,
+    UploadNotFoundError,
 )
 
 
@@ -67,6 +69,7 @@ STALE_RECEIPT_CODES = frozenset({
     "MessageNotInflight", "AWS.SimpleQueueService.MessageNotInflight",
 })
 OBJECT_MISSING_CODES = frozenset({"NoSuchKey", "404", "NotFound"})
+UPLOAD_MISSING_CODES = frozenset({"NoSuchUpload"})
 RESOURCE_MISSING_CODES = frozenset({
     "ResourceNotFoundException", "NoSuchBucket", "QueueDoesNotExist",
     "AWS.SimpleQueueService.NonExistentQueue", "NonExistentQueue",
@@ -101,6 +104,8 @@ def translate(exc: Exception, what: str) -> StereoSpotError:
             return LeaseLostError(message)
         if code in OBJECT_MISSING_CODES:
             return ObjectNotFoundError(message)
+        if code in UPLOAD_MISSING_CODES:
+            return UploadNotFoundError(message)
         if code in RESOURCE_MISSING_CODES:
             return AwsNotFoundError(message)
         if code in TRANSIENT_CODES or status >= 500 or status == 429:

@@ -19,6 +19,7 @@ from shared_types.models import ObjectInfo, PresignedRequest, now
 
 from aws_adapters.clients import make_client
 from aws_adapters.errors import translated
+from aws_adapters.s3_multipart import S3MultipartUploads
 
 MULTIPART_THRESHOLD = 64 * 1024 * 1024
 MULTIPART_CHUNK = 16 * 1024 * 1024
@@ -63,8 +64,10 @@ def _etag(value: str | None) -> str | None:
     return value.strip('"') if value else None
 
 
-class S3ObjectStorage:
+class S3ObjectStorage(S3MultipartUploads):
     """One S3 bucket."""
+
+    check = staticmethod(check_key)
 
     def __init__(self, bucket: str, *, client: Any = None, region: str | None = None,
                  endpoint_url: str | None = None) -> None:

@@ -3,7 +3,8 @@
 A URL looks like
 ``{public_base_url}/storage/{bucket}/{key}?op=put&exp=...&max=...&dl=...&sig=...``.
 The signature covers the operation, bucket, key, expiry, size cap and download
-name, so changing any of them invalidates it.
+name (and, for ``op=part``, the upload id and part number), so changing any of
+them invalidates it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from shared_types.models import now
 
 from local_adapters.errors import SignatureError
 
-OPERATIONS = ("get", "put")
+OPERATIONS = ("get", "put", "part")
 
 
 def load_or_create_secret(path: Path) -> bytes:
@@ -58,6 +59,8 @@ class SignedRequest:
     expires_at: int
     max_bytes: int | None
     download_name: str | None
+    upload_id: str | None = None
+    part_number: int | None = None
 
 
 class UrlSigner:
@@ -70,13 +73,18 @@ class UrlSigner:
         self.base_url = public_base_url.rstrip("/") + "/storage"
 
     def _signature(self, op: str, bucket: str, key: str, exp: int, max_bytes: str,
-                   dl: str) -> str:
-        message = "\n".join((op, bucket, key, str(exp), max_bytes, dl)).encode()
+                   dl: str, upload: str = "", part: str = "") -> str:
+        fields = (op, bucket, key, str(exp), max_bytes, dl)
+        if op == "part":
+            fields += (upload, part)
+        message = "\n".join(fields).encode()
         return hmac.new(self._secret, message, hashlib.sha256).hexdigest()
 
     def sign(self, op: str, bucket: str, key: str, *, expires_s: float,
-             max_bytes: int | None = None, download_name: str | None = None) -> tuple[str, int]:
-        """A signed URL for ``op`` on one object and its expiry (epoch seconds)."""
+             max_bytes: int | None = None, download_name: str | None = None,
+             upload_id: str = "", part_number: int | None = None) -> tuple[str, int]:
+        """A signed URL for ``op`` on one object and its expiry (epoch seconds);
+        ``op="part"`` URLs also name a multipart upload and a part number."""
         if op not in OPERATIONS:
             raise ValueError(f"unknown operation {op!r}")
         exp = int(now() + expires_s)
@@ -87,7 +95,10 @@ class UrlSigner:
             query["max"] = max_s
         if dl:
             query["dl"] = dl
-        query["sig"] = self._signature(op, bucket, key, exp, max_s, dl)
+        part_s = "" if part_number is None else str(int(part_number))
+        if op == "part":
+            query["upload"], query["part"] = upload_id, part_s
+        query["sig"] = self._signature(op, bucket, key, exp, max_s, dl, upload_id, part_s)
         path = f"{self.base_url}/{quote(bucket, safe='')}/{quote(key, safe='/')}"
         return f"{path}?{urlencode(query)}", exp
 
@@ -103,13 +114,18 @@ class UrlSigner:
             exp = int(query.get("exp", ""))
         except ValueError:
             raise SignatureError("missing or malformed expiry") from None
-        expected = self._signature(query.get("op", ""), bucket, key, exp, max_s, dl)
+        upload, part = query.get("upload", ""), query.get("part", "")
+        expected = self._signature(query.get("op", ""), bucket, key, exp, max_s, dl,
+                                   upload, part)
         if not sig or not hmac.compare_digest(sig, expected):
             raise SignatureError("signature does not match")
         if query.get("op") != op:
             raise SignatureError(f"this URL allows {query.get('op')!r}, not {op!r}")
         if exp < now():
             raise SignatureError("URL expired")
+        if op == "part" and not (upload and part.isdigit()):
+            raise SignatureError("a part URL needs an upload id and a part number")
         return SignedRequest(op=op, bucket=bucket, key=key, expires_at=exp,
                              max_bytes=int(max_s) if max_s else None,
-                             download_name=dl or None)
+                             download_name=dl or None, upload_id=upload or None,
+                             part_number=int(part) if op == "part" else None)

@@ -19,6 +19,7 @@ from pathlib import Path
 from shared_types.errors import InvalidKeyError, ObjectNotFoundError
 from shared_types.models import ObjectInfo, PresignedRequest
 
+from local_adapters.multipart import MultipartUploads
 from local_adapters.notifications import Notifier
 from local_adapters.signing import UrlSigner
 
@@ -60,7 +61,7 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-class FilesystemStorage:
+class FilesystemStorage(MultipartUploads):
     """One bucket as a folder; presigned URLs point at the local ``/storage`` app."""
 
     def __init__(self, data_dir: Path, bucket: str, *, signer: UrlSigner,
@@ -70,6 +71,7 @@ class FilesystemStorage:
         self.bucket = bucket
         self.root = Path(data_dir) / "buckets" / bucket
         self.tmp_dir = Path(data_dir) / "tmp"
+        self.uploads_dir = Path(data_dir) / "multipart" / bucket
         self.root.mkdir(parents=True, exist_ok=True)
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
         self.signer = signer

@@ -3,7 +3,9 @@
 ``GET /{bucket}/{key}`` serves an object with HTTP Range support (video
 seeking); ``PUT /{bucket}/{key}`` streams the request body to a temp file,
 enforcing the signed size cap while streaming, then moves it into place (which
-raises the object-created event). Every request needs a valid, unexpired
+raises the object-created event). ``PUT ...?op=part&upload=..&part=n`` stores
+one part of a multipart upload the same way, refusing a part that would take
+the upload over its cap. Every request needs a valid, unexpired
 signature made by this backend's :class:`UrlSigner`.
 """
 
@@ -14,7 +16,7 @@ import re
 from urllib.parse import quote
 
 import anyio
-from shared_types.errors import InvalidKeyError
+from shared_types.errors import InvalidKeyError, UploadNotFoundError
 from shared_types.ports import Backend
 from shared_types.settings import BackendSettings
 from starlette.applications import Starlette
@@ -99,15 +101,23 @@ class _StorageEndpoint:
 
     async def __call__(self, scope, receive, send) -> None:
         request = Request(scope, receive)
-        op = "put" if request.method == "PUT" else "get"
+        op = "get"
+        if request.method == "PUT":
+            op = "part" if request.query_params.get("op") == "part" else "put"
         try:
             storage, key, signed = self._resolve(request, op)
-            response = await (self._put(request, storage, key, signed.max_bytes) if op == "put"
-                              else self._get(request, storage, key, signed.download_name))
+            if op == "part":
+                response = await self._put_part(request, storage, key, signed)
+            elif op == "put":
+                response = await self._put(request, storage, key, signed.max_bytes)
+            else:
+                response = await self._get(request, storage, key, signed.download_name)
         except SignatureError as exc:
             response = _error(403, f"forbidden: {exc}")
         except InvalidKeyError as exc:
             response = _error(400, f"bad key: {exc}")
+        except UploadNotFoundError as exc:
+            response = _error(404, f"no such upload: {exc}")
         await response(scope, receive, send)
 
     async def _get(self, request: Request, storage: FilesystemStorage, key: str,
@@ -134,8 +144,9 @@ class _StorageEndpoint:
         return StreamingResponse(_file_chunks(storage.path_of(key), start, length),
                                  status_code=status, headers=headers)
 
-    async def _put(self, request: Request, storage: FilesystemStorage, key: str,
-                   cap: int | None) -> Response:
+    async def _receive(self, request: Request, storage: FilesystemStorage, key: str,
+                       cap: int | None, adopt) -> Response:
+        """Stream the body to a temp file under ``cap``, then ``adopt(tmp)``."""
         declared = request.headers.get("content-length")
         if cap is not None and declared and declared.isdigit() and int(declared) > cap:
             return _error(413, f"upload of {declared} bytes is over the {cap}-byte limit")
@@ -148,15 +159,27 @@ class _StorageEndpoint:
                     if cap is not None and total > cap:
                         return _error(413, f"upload is over the {cap}-byte limit")
                     out.write(chunk)
-            info = await anyio.to_thread.run_sync(storage.adopt_file, key, tmp)
+            info = await anyio.to_thread.run_sync(adopt, tmp)
         except ClientDisconnect:
             log.info("bucket=%s key=%s upload aborted by the client", storage.bucket, key)
             return _error(400, "upload interrupted")
         finally:
             tmp.unlink(missing_ok=True)
-        log.info("bucket=%s key=%s uploaded %d bytes", storage.bucket, key, info.size)
+        log.info("bucket=%s key=%s received %d bytes", storage.bucket, key, info.size)
         return JSONResponse({"key": key, "size": info.size, "etag": info.etag},
                             headers={"ETag": f'"{info.etag}"'})
+
+    async def _put(self, request: Request, storage: FilesystemStorage, key: str,
+                   cap: int | None) -> Response:
+        return await self._receive(request, storage, key, cap,
+                                   lambda tmp: storage.adopt_file(key, tmp))
+
+    async def _put_part(self, request: Request, storage: FilesystemStorage, key: str,
+                        signed: SignedRequest) -> Response:
+        upload_id, number = signed.upload_id, signed.part_number
+        room = await anyio.to_thread.run_sync(storage.room_for_part, key, upload_id, number)
+        return await self._receive(request, storage, key, room,
+                                   lambda tmp: storage.adopt_part(key, upload_id, number, tmp))
 
 
 def storage_app(settings: BackendSettings, *, backend: Backend | None = None) -> Starlette:

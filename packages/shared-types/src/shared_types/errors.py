@@ -56,3 +56,15 @@ class TransientStoreError(TransientError):
 
 class PermanentStoreError(PermanentError):
     """A store refused the request for good (access denied, validation)."""
+
+
+class UploadNotFoundError(NotFoundError):
+    """No multipart upload with this id for this key (finished, aborted or never made)."""
+
+
+class InvalidUploadError(PermanentError):
+    """A multipart upload cannot be completed as sent: a part is missing or too small."""
+
+
+class UploadTooLargeError(InvalidUploadError):
+    """A multipart upload is over its size cap (the storage refused it)."""

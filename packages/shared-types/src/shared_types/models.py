@@ -208,6 +208,21 @@ class PresignedRequest(BaseModel):
     max_bytes: int | None = None
 
 
+# S3's rules for multipart uploads, kept by every backend so code that works
+# locally works on S3: parts are numbered 1..10000 and all but the last are at
+# least 5 MiB.
+MIN_PART_BYTES = 5 * 1024 * 1024
+MAX_PARTS = 10_000
+
+
+class UploadedPart(BaseModel):
+    """One part of a multipart upload as the storage holds it."""
+
+    part_number: int = Field(ge=1, le=MAX_PARTS)
+    size: int = Field(ge=0)
+    etag: str | None = None
+
+
 class S3EventRecord(BaseModel):
     bucket: str
     key: str

@@ -25,6 +25,7 @@ from shared_types.models import (
     QueueStats,
     SegmentCompletion,
     SegmentStatus,
+    UploadedPart,
 )
 
 
@@ -210,6 +211,34 @@ class ObjectStorage(Protocol):
 
     def uri(self, key: str) -> str:
         """A URI naming the object (``s3://bucket/key`` or ``file://...``)."""
+
+    # Multipart uploads (S3's protocol; the local backend follows it): a browser
+    # PUTs each part to its own presigned URL; the object appears on complete.
+
+    def start_multipart(self, key: str, *, max_bytes: int | None = None,
+                        content_type: str | None = None) -> str:
+        """Open a multipart upload to ``key``; returns its upload id.
+        Raises InvalidKeyError."""
+
+    def presign_part(self, key: str, upload_id: str, part_number: int, *,
+                     expires_s: int = 3600) -> str:
+        """A URL a browser can PUT one part to, without credentials.
+        Raises UploadNotFoundError (where the backend can tell), ValueError
+        for a part number outside 1..10000."""
+
+    def list_parts(self, key: str, upload_id: str) -> list[UploadedPart]:
+        """The parts received so far, by part number (what a resumed upload
+        need not send again). Raises UploadNotFoundError."""
+
+    def complete_multipart(self, key: str, upload_id: str, *,
+                           max_bytes: int | None = None) -> ObjectInfo:
+        """Join the received parts into the object (raising its object-created
+        event). Raises UploadNotFoundError; InvalidUploadError for a missing or
+        short part; UploadTooLargeError over ``max_bytes`` (the upload is then
+        aborted and its parts freed)."""
+
+    def abort_multipart(self, key: str, upload_id: str) -> None:
+        """Drop an upload and free its parts; no error if it is already gone."""
 
 
 QUEUE_NAMES = ("chunking", "video-worker", "segment-output", "reassembly")

@@ -10,12 +10,15 @@ import time
 import uuid
 from collections.abc import Collection, Iterator
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 from shared_types.errors import (
     ConditionFailedError,
     JobNotFoundError,
     LeaseLostError,
     ObjectNotFoundError,
+    UploadNotFoundError,
+    UploadTooLargeError,
 )
 from shared_types.job_updates import apply_job_update, job_sort_time
 from shared_types.models import (
@@ -32,8 +35,10 @@ from shared_types.models import (
     SegmentCompletion,
     SegmentState,
     SegmentStatus,
+    UploadedPart,
     now,
 )
+from shared_types.multipart import checked_total
 from shared_types.ports import Backend
 
 
@@ -310,6 +315,7 @@ class MemoryStorage:
     def __init__(self, bucket: str = "bucket") -> None:
         self.bucket = bucket
         self._objects: dict[str, tuple[bytes, ObjectInfo]] = {}
+        self._uploads: dict[str, dict] = {}
         self._lock = threading.Lock()
 
     def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
@@ -361,6 +367,59 @@ class MemoryStorage:
 
     def uri(self, key: str) -> str:
         return f"memory://{self.bucket}/{key}"
+
+    def start_multipart(self, key: str, *, max_bytes: int | None = None,
+                        content_type: str | None = None) -> str:
+        upload_id = uuid.uuid4().hex
+        with self._lock:
+            self._uploads[upload_id] = {"key": key, "content_type": content_type, "parts": {}}
+        return upload_id
+
+    def _upload(self, key: str, upload_id: str) -> dict:
+        upload = self._uploads.get(upload_id)
+        if upload is None or upload["key"] != key:
+            raise UploadNotFoundError(f"no upload {upload_id} for {self.bucket}/{key}")
+        return upload
+
+    def presign_part(self, key: str, upload_id: str, part_number: int, *,
+                     expires_s: int = 3600) -> str:
+        if not 1 <= part_number <= 10_000:
+            raise ValueError(f"part number {part_number} is outside 1..10000")
+        self._upload(key, upload_id)
+        return f"memory://{self.bucket}/{key}?op=part&upload={upload_id}&part={part_number}"
+
+    def put_part(self, url: str, data: bytes) -> None:
+        """What a browser's PUT to a ``presign_part`` URL does (test helper)."""
+        parts = urlsplit(url)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        key = parts.path.lstrip("/")
+        with self._lock:
+            upload = self._upload(key, query["upload"])
+            upload["parts"][int(query["part"])] = data
+
+    def list_parts(self, key: str, upload_id: str) -> builtins.list[UploadedPart]:
+        with self._lock:
+            parts = self._upload(key, upload_id)["parts"]
+            return [UploadedPart(part_number=n, size=len(d), etag=hashlib.md5(d).hexdigest())
+                    for n, d in sorted(parts.items())]
+
+    def complete_multipart(self, key: str, upload_id: str, *,
+                           max_bytes: int | None = None) -> ObjectInfo:
+        try:
+            checked_total(self.list_parts(key, upload_id), max_bytes)
+        except UploadTooLargeError:
+            self.abort_multipart(key, upload_id)
+            raise
+        with self._lock:
+            upload = self._uploads.pop(upload_id)
+        data = b"".join(d for _, d in sorted(upload["parts"].items()))
+        return self.put_bytes(key, data, content_type=upload["content_type"])
+
+    def abort_multipart(self, key: str, upload_id: str) -> None:
+        with self._lock:
+            upload = self._uploads.get(upload_id)
+            if upload is not None and upload["key"] == key:
+                del self._uploads[upload_id]
 
 
 def memory_backend(*, max_receives: int = 3) -> Backend:
