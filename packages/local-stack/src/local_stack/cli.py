@@ -93,7 +93,7 @@ def _run(args: argparse.Namespace, console: Console) -> int:
         return _convert(args, settings, console)
 
     from local_stack import ops
-    from local_stack.wiring import build_backend
+    from local_stack.bootstrap import build_backend
 
     backend = build_backend(settings)
     if args.command == "jobs":

@@ -9,13 +9,13 @@ from pathlib import Path
 from rich.console import Console
 from shared_types.models import ConversionParams, OutputMode
 
-from local_stack.pipeline import JobSnapshot, fetch_result, submit_job, wait_for_job
-from local_stack.probe import count_frames
-from local_stack.progress import JobProgressView
+from local_stack.bootstrap import build_backend
+from local_stack.frame_count import count_frames
+from local_stack.progress_view import JobProgressView
 from local_stack.services import worker_specs
 from local_stack.settings import StackSettings
+from local_stack.submission import JobSnapshot, fetch_result, submit_job, wait_for_job
 from local_stack.supervisor import Supervisor
-from local_stack.wiring import build_backend
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from shared_types.models import (
     ReassemblyMessage,
 )
 
-from local_stack.pipeline import submit_job
+from local_stack.submission import submit_job
 from local_stack.testing.invariants import (
     final_object,
     job_problems,

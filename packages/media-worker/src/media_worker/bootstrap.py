@@ -6,9 +6,9 @@ from shared_types.consumer import ConsumerConfig
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.ports import Backend
 
+from media_worker.bounded_probe import ProbeLimits
 from media_worker.deps import MediaDeps
 from media_worker.ffmpeg_runner import FfmpegRunner
-from media_worker.probe import ProbeLimits
 from media_worker.settings import MediaWorkerSettings
 from media_worker.worker import MediaWorker
 

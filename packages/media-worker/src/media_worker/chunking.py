@@ -17,9 +17,9 @@ from shared_types.events import parse_s3_event_body
 from shared_types.models import JobStatus, JobUpdate, Message, S3EventRecord
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 
+from media_worker.bounded_probe import probe_video
 from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
-from media_worker.probe import probe_video
 from media_worker.splitting import prepare_and_split
 
 log = logging.getLogger(__name__)

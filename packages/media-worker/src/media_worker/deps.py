@@ -10,8 +10,8 @@ from pathlib import Path
 
 from shared_types.ports import Backend
 
+from media_worker.bounded_probe import ProbeLimits
 from media_worker.ffmpeg_runner import FfmpegRunner
-from media_worker.probe import ProbeLimits
 
 
 def worker_identity() -> str:

@@ -11,9 +11,9 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
+from media_worker.bounded_probe import VideoInfo
 from media_worker.errors import FfmpegFailedError
 from media_worker.ffmpeg_runner import FfmpegRunner, file_input
-from media_worker.probe import VideoInfo
 
 log = logging.getLogger(__name__)
 

@@ -6,10 +6,10 @@ import pytest
 from shared_types import keys
 from shared_types.models import JobStatus, JobUpdate, S3EventRecord
 
+from media_worker.bounded_probe import ProbeLimits
 from media_worker.chunking import handle_source_uploaded
 from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
-from media_worker.probe import ProbeLimits
 
 
 class NoFfmpeg:

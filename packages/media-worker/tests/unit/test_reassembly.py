@@ -16,9 +16,9 @@ from shared_types.models import (
 )
 from shared_types.testing.memory import MemoryReassemblyLock
 
+from media_worker.bounded_probe import ProbeLimits
 from media_worker.deps import MediaDeps
 from media_worker.errors import FinalMissingError, ReassemblyBusyError, SegmentsMissingError
-from media_worker.probe import ProbeLimits
 from media_worker.reassembly import handle_reassembly
 
 

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             return _convert(args, settings)
         if args.command == "serve":
             return _serve(args, settings)
-        from stereo_inference.models import download_model
+        from stereo_inference.model_download import download_model
 
         folder = download_model(args.name, settings.models_dir)
         print(f"installed {args.name} in {folder}")
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
 def _convert(args, settings: InferenceSettings) -> int:
     from stereo_inference.convert import convert_file
     from stereo_inference.depth import default_depth_model
-    from stereo_inference.progress import progress_bar
+    from stereo_inference.progress_bar import progress_bar
 
     params = ConversionParams(
         divergence=args.divergence, convergence=args.convergence,

@@ -20,12 +20,12 @@ from stereo_inference.encode import StereoEncoder, reencode_audio
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import eye_size, output_size, parse_mode
 from stereo_inference.iw3 import convert_with_iw3
-from stereo_inference.pipeline import run_stages
-from stereo_inference.probe import VideoInfo, probe_video
 from stereo_inference.runtime import compute_threads, partial_path, resolve_device
 from stereo_inference.seams import context_state
+from stereo_inference.stages import run_stages
 from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.temporal import TemporalNormalizer
+from stereo_inference.video_info import VideoInfo, probe_video
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int | None], None]

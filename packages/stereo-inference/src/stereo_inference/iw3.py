@@ -18,8 +18,8 @@ from shared_types.conversion import ConversionResult
 from shared_types.models import ConversionParams, OutputMode
 
 from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
-from stereo_inference.probe import probe_video
 from stereo_inference.runtime import partial_path
+from stereo_inference.video_info import probe_video
 
 log = logging.getLogger(__name__)
 IW3_DEPTH_MODEL = "Any_B"  # Depth-Anything base, downloaded into the image at build time

@@ -21,9 +21,9 @@ from shared_types.models import ConversionParams, DepthModel
 
 from stereo_inference.depth import estimate_in_batches, load_estimator
 from stereo_inference.errors import InvalidInputError
-from stereo_inference.probe import probe_video
 from stereo_inference.runtime import resolve_device
 from stereo_inference.temporal import TemporalNormalizer
+from stereo_inference.video_info import probe_video
 
 log = logging.getLogger(__name__)
 

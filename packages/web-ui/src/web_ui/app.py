@@ -8,13 +8,13 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from shared_types.ports import Backend
 
+from web_ui.bootstrap import STORAGE_MOUNT, build_backend, build_storage_app
 from web_ui.eta import EtaEstimator
 from web_ui.handlers import install_handlers
 from web_ui.routes import api, events, pages
 from web_ui.security import BasicAuthMiddleware, BodyLimitMiddleware, SecurityHeadersMiddleware
 from web_ui.settings import WebSettings
 from web_ui.templating import build_templates
-from web_ui.wiring import STORAGE_MOUNT, build_backend, build_storage_app
 
 AUTH_EXEMPT = ("/healthz", STORAGE_MOUNT + "/")
 

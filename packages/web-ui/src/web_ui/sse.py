@@ -19,7 +19,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.requests import Request
 
 from web_ui.eta import EtaEstimator
-from web_ui.progress import ProgressSnapshot, snapshot
+from web_ui.progress_snapshot import ProgressSnapshot, snapshot
 
 RECONNECT_MS = 2000
 MAX_EVENT_ID_LENGTH = 64

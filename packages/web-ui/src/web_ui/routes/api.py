@@ -16,8 +16,8 @@ from shared_types.dtos import (
 from shared_types.models import Job
 
 from web_ui import jobs as job_service
-from web_ui.deps import SAFE_API, BackendDep, EtaDep, SettingsDep
-from web_ui.progress import snapshot
+from web_ui.dependencies import SAFE_API, BackendDep, EtaDep, SettingsDep
+from web_ui.progress_snapshot import snapshot
 
 router = APIRouter(prefix="/api", tags=["jobs"])
 

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from sse_starlette import EventSourceResponse
 
 from web_ui import jobs as job_service
-from web_ui.deps import BackendDep, EtaDep, SettingsDep
+from web_ui.dependencies import BackendDep, EtaDep, SettingsDep
 from web_ui.sse import progress_response
 
 router = APIRouter()

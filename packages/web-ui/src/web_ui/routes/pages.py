@@ -17,8 +17,8 @@ from shared_types.models import (
 
 from web_ui import jobs as job_service
 from web_ui import lifecycle
-from web_ui.deps import SAFE_FORM, BackendDep, EtaDep, SettingsDep, TemplatesDep
-from web_ui.progress import snapshot
+from web_ui.dependencies import SAFE_FORM, BackendDep, EtaDep, SettingsDep, TemplatesDep
+from web_ui.progress_snapshot import snapshot
 from web_ui.templating import render
 
 router = APIRouter(include_in_schema=False)

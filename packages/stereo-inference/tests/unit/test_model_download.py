@@ -3,7 +3,7 @@ import json
 import pytest
 
 from stereo_inference.errors import EngineTransientError, InvalidInputError
-from stereo_inference.models import download_model
+from stereo_inference.model_download import download_model
 
 
 def test_download_snapshots_the_hub_repo_into_the_models_folder(tmp_path):

@@ -14,7 +14,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from local_stack.pipeline import JobSnapshot
+from local_stack.submission import JobSnapshot
 
 _STAGES = {
     "created": "waiting for chunking",

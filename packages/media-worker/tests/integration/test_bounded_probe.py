@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from shared_types.testing.media import make_video
 
+from media_worker.bounded_probe import ProbeLimits, probe_video
 from media_worker.errors import UnusableVideoError
-from media_worker.probe import ProbeLimits, probe_video
 
 ROOMY = dict(max_bytes=10**9, max_duration_s=3600, max_width=8000, max_height=8000)
 

@@ -15,7 +15,7 @@ from shared_types.models import (
 from shared_types.testing.memory import memory_backend
 
 from local_stack.errors import ConversionFailedError, StackTimeoutError
-from local_stack.pipeline import fetch_result, snapshot, submit_job, wait_for_job
+from local_stack.submission import fetch_result, snapshot, submit_job, wait_for_job
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ from shared_types.keys import source_key
 from shared_types.models import JobError, JobStatus, SegmentCompletion, SegmentState
 
 from web_ui.eta import EtaEstimator
-from web_ui.progress import merge_cells, percent_for, segment_cells, snapshot
+from web_ui.progress_snapshot import merge_cells, percent_for, segment_cells, snapshot
 
 from .conftest import add_job
 
