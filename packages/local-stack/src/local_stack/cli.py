@@ -92,10 +92,11 @@ def _run(args: argparse.Namespace, console: Console) -> int:
     if args.command == "convert":
         return _convert(args, settings, console)
 
-    from local_stack import ops
-    from local_stack.bootstrap import build_backend
+    from shared_types.backend_loader import load_backend
 
-    backend = build_backend(settings)
+    from local_stack import ops
+
+    backend = load_backend(settings)
     if args.command == "jobs":
         ops.render_jobs(console, ops.list_jobs(backend))
     elif args.command == "retry":

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
+from shared_types.backend_loader import load_backend
 from shared_types.models import ConversionParams, OutputMode
 
-from local_stack.bootstrap import build_backend
 from local_stack.frame_count import count_frames
 from local_stack.progress_view import JobProgressView
 from local_stack.services import worker_specs
@@ -39,7 +39,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     """
     if not request.source.is_file():
         raise FileNotFoundError(f"input file not found: {request.source}")
-    backend = build_backend(settings)
+    backend = load_backend(settings)
     supervisor = Supervisor(
         worker_specs(settings),
         backoff_base_s=settings.restart_backoff_s,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from shared_types.backend_loader import load_backend, receive_wait_s
 from shared_types.consumer import ConsumerConfig
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.ports import Backend
@@ -13,27 +14,17 @@ from media_worker.settings import MediaWorkerSettings
 from media_worker.worker import MediaWorker
 
 
-def build_backend(settings: MediaWorkerSettings) -> Backend:
-    """The backend ``settings.backend`` names (adapters imported only when used)."""
-    if settings.backend == "aws":
-        import aws_adapters
-
-        return aws_adapters.build_backend(settings)
-    import local_adapters
-
-    return local_adapters.build_backend(settings)
-
-
 def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) -> MediaWorker:
     """Wire a MediaWorker from settings; ``backend`` overrides the configured one
     (tests, or an in-process driver that already holds a backend).
-    Raises FfmpegNotFoundError when no ffmpeg can be found."""
+    Raises FfmpegNotFoundError when no ffmpeg can be found, AdapterMissingError
+    when the backend's adapter package is not installed."""
     limits = ProbeLimits(max_bytes=settings.max_source_bytes,
                          max_duration_s=settings.max_duration_s,
                          max_width=settings.max_width, max_height=settings.max_height,
                          timeout_s=settings.probe_timeout_s)
     deps = MediaDeps(
-        backend=backend if backend is not None else build_backend(settings),
+        backend=backend if backend is not None else load_backend(settings),
         runner=FfmpegRunner(ffmpeg_path(settings.ffmpeg), timeout_s=settings.ffmpeg_timeout_s,
                             tick_s=min(1.0, settings.lease_s / 3)),
         limits=limits,
@@ -41,7 +32,6 @@ def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) 
         segment_seconds=settings.segment_seconds,
         lease_s=settings.lease_s,
     )
-    wait_s = settings.sqs_wait_s if settings.backend == "aws" else min(settings.sqs_wait_s, 1.0)
-    config = ConsumerConfig(wait_s=wait_s, visibility_s=settings.visibility_s,
+    config = ConsumerConfig(wait_s=receive_wait_s(settings), visibility_s=settings.visibility_s,
                             backoff_base_s=settings.backoff_base_s)
     return MediaWorker(deps=deps, config=config, max_attempts=settings.max_attempts)

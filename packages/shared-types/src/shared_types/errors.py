@@ -68,3 +68,7 @@ class InvalidUploadError(PermanentError):
 
 class UploadTooLargeError(InvalidUploadError):
     """A multipart upload is over its size cap (the storage refused it)."""
+
+
+class AdapterMissingError(PermanentError):
+    """The adapter package of the configured backend is not installed."""

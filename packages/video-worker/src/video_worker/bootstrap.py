@@ -1,7 +1,6 @@
 """The one wiring place: settings in, a ready VideoWorker out.
 
-``backend`` (the ports) comes from ``local_adapters`` or ``aws_adapters`` by
-``settings.backend`` unless given; ``inference`` from
+``backend`` (the ports) comes from ``shared_types.backend_loader`` unless given; ``inference`` from
 ``settings.inference_backend`` unless given (tests inject doubles here).
 """
 
@@ -9,6 +8,7 @@ from __future__ import annotations
 
 import threading
 
+from shared_types.backend_loader import load_backend
 from shared_types.ports import Backend
 
 from video_worker.errors import ConfigurationError
@@ -17,20 +17,6 @@ from video_worker.inference_backend import InferenceBackend
 from video_worker.local_backend import LocalInferenceBackend
 from video_worker.settings import VideoWorkerSettings
 from video_worker.worker import VideoWorker
-
-
-def build_backend(settings: VideoWorkerSettings) -> Backend:
-    """The ports for ``settings.backend``. Raises ConfigurationError when the
-    adapter package is missing."""
-    try:
-        if settings.backend == "aws":
-            from aws_adapters import build_backend as build
-        else:
-            from local_adapters import build_backend as build
-    except ImportError as exc:
-        raise ConfigurationError(
-            f"the {settings.backend} backend's adapters are not installed: {exc}") from exc
-    return build(settings)
 
 
 def build_inference(
@@ -67,8 +53,9 @@ def build_worker(
     *,
     inference: InferenceBackend | None = None,
 ) -> VideoWorker:
-    """A VideoWorker wired for ``settings``. Raises ConfigurationError."""
-    backend = backend if backend is not None else build_backend(settings)
+    """A VideoWorker wired for ``settings``. Raises ConfigurationError, and
+    AdapterMissingError when the backend's adapter package is not installed."""
+    backend = backend if backend is not None else load_backend(settings)
     stop = threading.Event()
     if inference is None:
         inference = build_inference(settings, backend, stop)

@@ -10,6 +10,8 @@ import argparse
 import logging
 import sys
 
+from shared_types.errors import AdapterMissingError
+
 from video_worker.bootstrap import build_worker
 from video_worker.errors import ConfigurationError
 from video_worker.settings import VideoWorkerSettings
@@ -28,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s %(threadName)s %(message)s")
     try:
         worker = build_worker(VideoWorkerSettings())
-    except ConfigurationError as exc:
+    except (ConfigurationError, AdapterMissingError) as exc:
         print(f"video-worker: {exc}", file=sys.stderr)
         return 2
     if args.command == "janitor":

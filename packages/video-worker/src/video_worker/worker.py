@@ -17,6 +17,7 @@ import logging
 import threading
 from dataclasses import dataclass
 
+from shared_types.backend_loader import receive_wait_s
 from shared_types.consumer import Consumer, ConsumerConfig, run_consumers
 from shared_types.models import Message
 from shared_types.ports import Backend, Queue
@@ -48,9 +49,8 @@ class VideoWorker:
 
     # -- consumers --------------------------------------------------------------------
     def consumer_config(self) -> ConsumerConfig:
-        wait_s = self.settings.sqs_wait_s if self.settings.backend == "aws" else min(
-            self.settings.sqs_wait_s, 2.0)
-        return ConsumerConfig(wait_s=wait_s, visibility_s=self.settings.visibility_s)
+        return ConsumerConfig(wait_s=receive_wait_s(self.settings),
+                              visibility_s=self.settings.visibility_s)
 
     def inference_consumers(self) -> list[Consumer]:
         count = 1 if self.settings.inference_backend == "local" else (

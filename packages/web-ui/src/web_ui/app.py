@@ -6,9 +6,10 @@ from importlib.resources import files
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
+from shared_types.backend_loader import load_backend
 from shared_types.ports import Backend
 
-from web_ui.bootstrap import STORAGE_MOUNT, build_backend, build_storage_app
+from web_ui.bootstrap import STORAGE_MOUNT, build_storage_app
 from web_ui.eta import EtaEstimator
 from web_ui.handlers import install_handlers
 from web_ui.routes import api, events, pages
@@ -23,7 +24,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
     """The FastAPI app: pages, SSE, JSON API, static files and, on the local
     backend, the signed ``/storage`` routes. ``backend`` defaults to the one
     ``settings.backend`` names (tests pass a fake)."""
-    backend = backend if backend is not None else build_backend(settings)
+    backend = backend if backend is not None else load_backend(settings)
     app = FastAPI(
         title="StereoSpot", summary="2D to 3D video conversion",
         docs_url=None, redoc_url=None, openapi_url="/openapi.json",

@@ -1,8 +1,7 @@
-"""The only module that knows which backend is real.
-
-``local`` wires local-adapters (SQLite + folder) and its signed ``/storage``
-routes; ``aws`` wires aws-adapters (DynamoDB, SQS, S3). The adapter packages
-are imported lazily so a deployment needs only the one it uses.
+"""The web UI's wiring: the Backend (``shared_types.backend_loader``) and, on
+the local backend, local-adapters' signed ``/storage`` routes (on AWS, S3
+serves browsers itself). Adapter packages are imported lazily so a deployment
+needs only the one it uses.
 """
 
 from __future__ import annotations
@@ -13,21 +12,6 @@ from starlette.types import ASGIApp
 from web_ui.settings import WebSettings
 
 STORAGE_MOUNT = "/storage"
-
-
-def build_backend(settings: WebSettings) -> Backend:
-    """The Backend named by ``settings.backend``.
-
-    Raises whatever the adapter raises when its store is unreachable or
-    misconfigured (TransientStoreError / PermanentStoreError).
-    """
-    if settings.backend == "aws":
-        import aws_adapters
-
-        return aws_adapters.build_backend(settings)
-    import local_adapters
-
-    return local_adapters.build_backend(settings)
 
 
 def build_storage_app(settings: WebSettings, backend: Backend) -> ASGIApp | None:
