@@ -12,7 +12,7 @@ from shared_types.ports import Backend
 from web_ui.bootstrap import STORAGE_MOUNT, build_storage_app
 from web_ui.eta import EtaEstimator
 from web_ui.handlers import install_handlers
-from web_ui.routes import api, events, pages
+from web_ui.routes import api, events, pages, uploads
 from web_ui.security import BasicAuthMiddleware, BodyLimitMiddleware, SecurityHeadersMiddleware
 from web_ui.settings import WebSettings
 from web_ui.templating import build_templates
@@ -37,6 +37,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
     app.include_router(pages.router)
     app.include_router(events.router)
     app.include_router(api.router)
+    app.include_router(uploads.router)
     app.mount("/static", StaticFiles(directory=str(files("web_ui") / "static")), name="static")
     storage = build_storage_app(settings, backend)
     if storage is not None:

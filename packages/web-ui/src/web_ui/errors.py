@@ -41,3 +41,9 @@ class JobStateError(WebUiError):
     """The job is not in a state that allows the action (e.g. retry a running job)."""
 
     status_code = 409
+
+
+class TooLargeError(WebUiError):
+    """An upload is over the size cap."""
+
+    status_code = 413

@@ -6,6 +6,7 @@ from pydantic import AliasChoices, Field, SecretStr
 from shared_types.settings import BackendSettings
 
 MB = 1024 * 1024
+GB = 1024 * MB
 
 
 class WebSettings(BackendSettings):
@@ -14,7 +15,10 @@ class WebSettings(BackendSettings):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
 
-    max_upload_bytes: int = Field(500 * MB, gt=0, le=5 * 1024 * MB)
+    # Cap on a source video, enforced by the storage (multipart uploads).
+    max_upload_bytes: int = Field(20 * GB, gt=0, le=5 * 1024 * GB)
+    # Preferred multipart part size (S3's minimum is 5 MiB; grown for huge files).
+    upload_part_bytes: int = Field(16 * MB, ge=5 * MB, le=5 * GB)
     max_body_bytes: int = Field(64 * 1024, gt=0, description="cap on form/JSON request bodies")
     upload_url_expires_s: int = Field(3600, ge=60, le=7 * 24 * 3600)
     playback_url_expires_s: int = Field(3600, ge=60, le=7 * 24 * 3600)

@@ -41,7 +41,9 @@ def human_duration(seconds: float | None) -> str:
 
 
 def human_size(num_bytes: int) -> str:
-    """'500.0 MB' / '1.0 KB' style text for a byte count."""
+    """'20.0 GB' / '500.0 MB' / '1.0 KB' style text for a byte count."""
+    if num_bytes >= 1024 ** 3:
+        return f"{num_bytes / 1024 ** 3:.1f} GB"
     if num_bytes >= 1024 * 1024:
         return f"{num_bytes / (1024 * 1024):.1f} MB"
     return f"{num_bytes / 1024:.1f} KB"

@@ -1,12 +1,13 @@
 import pytest
 from pydantic import ValidationError
 
-from web_ui.settings import MB, WebSettings
+from web_ui.settings import GB, MB, WebSettings
 
 
-def test_defaults_match_the_single_put_limit():
+def test_defaults_cap_uploads_at_20_gb_in_16_mb_parts():
     s = WebSettings(_env_file=None)
-    assert s.max_upload_bytes == 500 * MB
+    assert s.max_upload_bytes == 20 * GB
+    assert s.upload_part_bytes == 16 * MB
     assert s.eta_seconds_per_mb is None
     assert not s.basic_auth_enabled
 

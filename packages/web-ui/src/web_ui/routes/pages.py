@@ -27,9 +27,11 @@ RECENT_JOBS = 10
 
 
 @router.get("/")
-def dashboard(request: Request, backend: BackendDep, templates: TemplatesDep) -> Response:
+def dashboard(request: Request, backend: BackendDep, settings: SettingsDep,
+              templates: TemplatesDep) -> Response:
     listing = job_service.list_jobs(backend, limit=RECENT_JOBS)
-    return render(templates, request, "index.html", {"listing": listing})
+    return render(templates, request, "index.html",
+                  {"listing": listing, "max_upload_bytes": settings.max_upload_bytes})
 
 
 @router.get("/jobs")
@@ -73,11 +75,6 @@ def job_page(
         "max_upload_bytes": settings.max_upload_bytes,
         "eta_seconds_per_mb": eta.seconds_per_mb(),
     }
-    if job.status == JobStatus.CREATED:
-        context["upload"] = job_service.upload_request(
-            backend, job, max_bytes=settings.max_upload_bytes,
-            expires_s=settings.upload_url_expires_s,
-        )
     if job.status == JobStatus.COMPLETED:
         context["playback"] = job_service.playback(
             backend, job, expires_s=settings.playback_url_expires_s

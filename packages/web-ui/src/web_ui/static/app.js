@@ -1,4 +1,4 @@
-// StereoSpot pages: local times, direct-to-storage upload, live progress (SSE).
+// StereoSpot pages: local times, drop-and-go and resumable uploads, live progress (SSE).
 "use strict";
 
 (function () {
@@ -18,6 +18,7 @@
   }
 
   function humanSize(bytes) {
+    if (bytes >= 1073741824) { return (bytes / 1073741824).toFixed(1) + " GB"; }
     return bytes >= 1048576 ? (bytes / 1048576).toFixed(1) + " MB" : (bytes / 1024).toFixed(1) + " KB";
   }
 
@@ -55,31 +56,71 @@
     source.addEventListener("gone", function () { source.close(); window.location.href = "/jobs"; });
   }
 
+  function humanSpeed(bps) {
+    return bps >= 1048576 ? (bps / 1048576).toFixed(1) + " MB/s" : (bps / 1024).toFixed(0) + " KB/s";
+  }
+
+  function checkFile(file, maxBytes) {
+    if (!file) { return "Choose a video file first."; }
+    if (file.size === 0) { return "That file is empty."; }
+    if (file.size > maxBytes) {
+      return "That file is " + humanSize(file.size) + "; the limit is " + humanSize(maxBytes) + ".";
+    }
+    if (file.type && file.type.indexOf("video/") !== 0) { return "That file is not a video."; }
+    return null;
+  }
+
+  // Upload `file` into job `jobId`, drawing progress, speed and time left into
+  // the #upload-* elements of the page. Resolves when the source is stored.
+  function uploadWithUi(file, jobId) {
+    var bar = document.getElementById("upload-progress");
+    var cancel = document.getElementById("upload-cancel");
+    var panel = document.getElementById("upload-panel") || document.getElementById("upload-form");
+    panel.classList.remove("failed");
+    var upload = new window.StereoUpload.Upload(file, jobId, {
+      state: function (message) { text("upload-message", message); },
+      progress: function (p) {
+        bar.value = Math.floor((100 * p.sent) / p.total);
+        text("upload-stats", humanSize(p.sent) + " of " + humanSize(p.total) +
+          (p.speed > 0 ? " · " + humanSpeed(p.speed) : "") +
+          (p.secondsLeft !== null ? " · " + humanDuration(p.secondsLeft) + " left" : ""));
+      },
+    });
+    if (cancel) {
+      cancel.hidden = false;
+      cancel.onclick = function () {
+        upload.cancel().then(function () { text("upload-message", "Upload cancelled."); });
+      };
+    }
+    return upload.run().then(function () {
+      bar.value = 100;
+      if (cancel) { cancel.hidden = true; }
+      text("upload-message", "Uploaded. Conversion starts in a moment.");
+    }, function (err) {
+      panel.classList.add("failed");
+      if (!upload.cancelled) {
+        text("upload-message", "Upload stopped: " + err.message +
+          ". Pick the same file again to resume where it stopped.");
+      }
+      throw err;
+    });
+  }
+
   function setupUpload(form) {
     var input = form.querySelector("#file");
-    var bar = form.querySelector("#upload-progress");
     var button = form.querySelector("#upload-button");
     var maxBytes = Number(form.dataset.maxBytes);
     var spm = Number(form.dataset.etaSecondsPerMb || 0);
+    var jobId = document.getElementById("job").dataset.jobId;
 
     function say(message, isError) {
       text("upload-message", message);
       form.classList.toggle("failed", Boolean(isError));
     }
 
-    function check(file) {
-      if (!file) { return "Choose a video file first."; }
-      if (file.size === 0) { return "That file is empty."; }
-      if (file.size > maxBytes) {
-        return "That file is " + humanSize(file.size) + "; the limit is " + humanSize(maxBytes) + ".";
-      }
-      if (file.type && file.type.indexOf("video/") !== 0) { return "That file is not a video."; }
-      return null;
-    }
-
     input.addEventListener("change", function () {
       var file = input.files[0];
-      var problem = check(file);
+      var problem = checkFile(file, maxBytes);
       say(problem || "", Boolean(problem));
       text("upload-estimate", !problem && spm > 0 ?
         "Estimated conversion time: " + humanDuration(spm * file.size / 1048576) + "." : "");
@@ -88,33 +129,77 @@
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       var file = input.files[0];
-      var problem = check(file);
+      var problem = checkFile(file, maxBytes);
       if (problem) { say(problem, true); return; }
-      var xhr = new XMLHttpRequest();
-      xhr.open(form.dataset.uploadMethod || "PUT", form.dataset.uploadUrl);
-      var headers = JSON.parse(form.dataset.uploadHeaders || "{}");
-      Object.keys(headers).forEach(function (k) { xhr.setRequestHeader(k, headers[k]); });
-      xhr.upload.addEventListener("progress", function (e) {
-        if (e.lengthComputable) { bar.value = Math.round((100 * e.loaded) / e.total); }
-      });
-      xhr.addEventListener("load", function () {
-        if (xhr.status >= 200 && xhr.status < 300) {
-          bar.value = 100;
-          say("Uploaded. Conversion starts in a moment.", false);
-        } else {
-          button.disabled = false;
-          say("Upload failed (HTTP " + xhr.status + "). " +
-            (xhr.status === 403 ? "The upload link expired: reload the page. " : "") +
-            "Please try again.", true);
+      button.disabled = true;
+      uploadWithUi(file, jobId).catch(function () { button.disabled = false; });
+    });
+  }
+
+  // Drop and go: a dropped or picked file creates the job with the form's
+  // settings (the same form POST as without JavaScript) and uploads at once.
+  function setupDrop(form) {
+    var zone = document.getElementById("drop-zone");
+    var input = document.getElementById("source-file");
+    var panel = document.getElementById("upload-panel");
+    var maxBytes = Number(zone.dataset.maxBytes);
+    zone.hidden = false;
+
+    var waiting = window.StereoUpload.pending();
+    if (waiting.length) {
+      var note = document.getElementById("pending-uploads");
+      note.hidden = false;
+      note.querySelector("span").textContent = waiting.map(function (w) { return w.name; }).join(", ");
+    }
+
+    function createJob(file) {
+      var data = new FormData(form);
+      if (!String(data.get("title") || "").trim()) {
+        data.set("title", file.name.replace(/\.[^.]*$/, ""));
+      }
+      return fetch(form.action, { method: "POST", body: data, credentials: "same-origin" })
+        .then(function (r) {
+          var m = /\/jobs\/([0-9a-f-]{36})$/.exec(new URL(r.url).pathname);
+          if (!r.ok || !m) { throw new Error("the job could not be created (HTTP " + r.status + ")"); }
+          return m[1];
+        });
+    }
+
+    function go(file) {
+      var problem = checkFile(file, maxBytes);
+      panel.hidden = false;
+      if (problem) { text("upload-message", problem); panel.classList.add("failed"); return; }
+      zone.classList.add("busy");
+      text("upload-name", file.name);
+      var old = window.StereoUpload.saved(file);
+      var job = old ? Promise.resolve(old.jobId) : createJob(file);
+      job.then(function (jobId) {
+        var link = document.getElementById("upload-job-link");
+        link.href = "/jobs/" + jobId;
+        link.hidden = false;
+        return uploadWithUi(file, jobId).then(function () {
+          window.location.href = "/jobs/" + jobId;
+        });
+      }).catch(function (err) {
+        zone.classList.remove("busy");
+        if (err && err.message && !/cancelled/.test(err.message) &&
+            !panel.classList.contains("failed")) {
+          text("upload-message", "Could not start: " + err.message + ".");
+          panel.classList.add("failed");
         }
       });
-      xhr.addEventListener("error", function () {
-        button.disabled = false;
-        say("Upload failed: the connection was lost. Please try again.", true);
-      });
-      button.disabled = true;
-      say("Uploading…", false);
-      xhr.send(file);
+    }
+
+    input.addEventListener("change", function () { if (input.files[0]) { go(input.files[0]); } });
+    ["dragenter", "dragover"].forEach(function (name) {
+      zone.addEventListener(name, function (e) { e.preventDefault(); zone.classList.add("over"); });
+    });
+    ["dragleave", "drop"].forEach(function (name) {
+      zone.addEventListener(name, function (e) { e.preventDefault(); zone.classList.remove("over"); });
+    });
+    zone.addEventListener("drop", function (e) {
+      var file = e.dataTransfer && e.dataTransfer.files[0];
+      if (file) { go(file); }
     });
   }
 
@@ -122,6 +207,8 @@
     localTimes();
     var form = document.getElementById("upload-form");
     if (form) { setupUpload(form); }
+    var create = document.getElementById("create-form");
+    if (create && document.getElementById("drop-zone")) { setupDrop(create); }
     var job = document.getElementById("job");
     if (job && job.dataset.eventsUrl) { followProgress(job.dataset.eventsUrl); }
   });

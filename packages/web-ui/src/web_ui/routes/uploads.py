@@ -1,0 +1,58 @@
+"""The resumable upload API under /api/jobs/{job_id}/uploads (see web_ui.uploads)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path
+from fastapi.responses import Response
+
+from web_ui import jobs as job_service
+from web_ui import uploads
+from web_ui.deps import SAFE_API, BackendDep, SettingsDep, same_origin
+
+router = APIRouter(prefix="/api/jobs/{job_id}/uploads", tags=["uploads"])
+
+UploadId = Annotated[str, Path(pattern=uploads.UPLOAD_ID_PATTERN)]
+
+
+@router.post("", status_code=201, dependencies=SAFE_API)
+def start(job_id: str, body: uploads.StartUpload, backend: BackendDep,
+          settings: SettingsDep) -> uploads.UploadPlan:
+    """Open a multipart upload of the job's source; says how to cut the file."""
+    job = job_service.load_job(backend, job_id)
+    return uploads.start_upload(backend, job, body, max_bytes=settings.max_upload_bytes,
+                                preferred_part_bytes=settings.upload_part_bytes)
+
+
+@router.get("/{upload_id}")
+def state(job_id: str, upload_id: UploadId, backend: BackendDep) -> uploads.UploadState:
+    """The parts already stored (a resumed upload sends only the others)."""
+    job = job_service.load_job(backend, job_id)
+    return uploads.upload_state(backend, job, upload_id)
+
+
+@router.post("/{upload_id}/parts", dependencies=SAFE_API)
+def part_urls(job_id: str, upload_id: UploadId, body: uploads.PartUrlsRequest,
+              backend: BackendDep, settings: SettingsDep) -> uploads.PartUrls:
+    """Presigned PUT URLs for some parts."""
+    job = job_service.load_job(backend, job_id)
+    return uploads.part_urls(backend, job, upload_id, body.part_numbers,
+                             expires_s=settings.upload_url_expires_s)
+
+
+@router.post("/{upload_id}/complete", dependencies=SAFE_API)
+def complete(job_id: str, upload_id: UploadId, backend: BackendDep,
+             settings: SettingsDep) -> dict[str, int]:
+    """Join the parts into the job's source; the conversion starts."""
+    job = job_service.load_job(backend, job_id)
+    size = uploads.complete_upload(backend, job, upload_id, max_bytes=settings.max_upload_bytes)
+    return {"size": size}
+
+
+@router.delete("/{upload_id}", status_code=204, dependencies=[Depends(same_origin)])
+def abort(job_id: str, upload_id: UploadId, backend: BackendDep) -> Response:
+    """Cancel the upload and free what was sent."""
+    job = job_service.load_job(backend, job_id)
+    uploads.abort_upload(backend, job, upload_id)
+    return Response(status_code=204)

@@ -1,0 +1,123 @@
+"""The resumable upload API on the in-memory backend: start, part URLs, state,
+complete (one source per job, cap checked on what storage holds), abort."""
+
+import pytest
+from shared_types.keys import source_key
+from shared_types.models import MIN_PART_BYTES, JobStatus
+
+from web_ui.uploads import title_from_file_name
+
+from .conftest import add_job
+
+
+def base(job):
+    return f"/api/jobs/{job.job_id}/uploads"
+
+
+def start(client, job, size, name="holiday.mp4"):
+    r = client.post(base(job), json={"file_name": name, "size": size})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def send(client, backend, job, upload_id, parts):
+    urls = client.post(f"{base(job)}/{upload_id}/parts",
+                       json={"part_numbers": list(parts)}).json()["urls"]
+    for number, data in parts.items():
+        backend.input_storage.put_part(urls[str(number)], data)
+
+
+def test_an_upload_in_parts_becomes_the_source_and_names_the_job(client, backend):
+    job = add_job(backend)
+    plan = start(client, job, MIN_PART_BYTES + 3)
+    assert (plan["part_size"], plan["part_count"]) == (16 * 1024 * 1024, 1)
+    assert backend.jobs.get(job.job_id).title == "holiday"
+    send(client, backend, job, plan["upload_id"], {1: b"abc"})
+    state = client.get(f"{base(job)}/{plan['upload_id']}").json()
+    assert [(p["part_number"], p["size"]) for p in state["parts"]] == [(1, 3)]
+    r = client.post(f"{base(job)}/{plan['upload_id']}/complete", json={})
+    assert r.status_code == 200 and r.json() == {"size": 3}
+    assert backend.input_storage.get_bytes(source_key(job.job_id)) == b"abc"
+
+
+def test_a_job_accepts_one_source_only(client, backend):
+    job = add_job(backend)
+    first, second = start(client, job, 10), start(client, job, 10)
+    send(client, backend, job, first["upload_id"], {1: b"first"})
+    send(client, backend, job, second["upload_id"], {1: b"second"})
+    assert client.post(f"{base(job)}/{first['upload_id']}/complete", json={}).status_code == 200
+    r = client.post(f"{base(job)}/{second['upload_id']}/complete", json={})
+    assert r.status_code == 409
+    assert backend.input_storage.get_bytes(source_key(job.job_id)) == b"first"
+
+
+def test_a_title_given_by_the_person_is_kept(client, backend):
+    job = add_job(backend, title="My film")
+    start(client, job, 10)
+    assert backend.jobs.get(job.job_id).title == "My film"
+
+
+def test_a_file_over_the_cap_is_refused_at_start(client, backend, settings):
+    job = add_job(backend)
+    r = client.post(base(job), json={"file_name": "x.mp4", "size": settings.max_upload_bytes + 1})
+    assert r.status_code == 413
+
+
+def test_more_bytes_than_declared_are_refused_at_complete_and_freed(client, backend, settings):
+    job = add_job(backend)
+    plan = start(client, job, 10)  # a client that lies about the size
+    parts = {1: b"a" * MIN_PART_BYTES, 2: b"b" * (settings.max_upload_bytes - MIN_PART_BYTES + 1)}
+    send(client, backend, job, plan["upload_id"], parts)
+    r = client.post(f"{base(job)}/{plan['upload_id']}/complete", json={})
+    assert r.status_code == 413
+    assert not backend.input_storage.exists(source_key(job.job_id))
+    assert client.get(f"{base(job)}/{plan['upload_id']}").status_code == 404
+
+
+def test_an_incomplete_upload_is_refused_and_kept_for_resuming(client, backend):
+    job = add_job(backend)
+    plan = start(client, job, 100)
+    send(client, backend, job, plan["upload_id"], {2: b"end"})
+    r = client.post(f"{base(job)}/{plan['upload_id']}/complete", json={})
+    assert r.status_code == 400 and "missing" in r.json()["detail"]
+    assert client.get(f"{base(job)}/{plan['upload_id']}").status_code == 200
+
+
+def test_abort_frees_the_upload(client, backend):
+    job = add_job(backend)
+    plan = start(client, job, 10)
+    assert client.delete(f"{base(job)}/{plan['upload_id']}").status_code == 204
+    assert client.get(f"{base(job)}/{plan['upload_id']}").status_code == 404
+
+
+def test_a_job_past_created_takes_no_upload(client, backend):
+    job = add_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS)
+    r = client.post(base(job), json={"file_name": "x.mp4", "size": 10})
+    assert r.status_code == 409
+
+
+def test_upload_calls_must_be_json_and_same_site(client, backend):
+    job = add_job(backend)
+    r = client.post(base(job), content='{"file_name": "x.mp4", "size": 10}',
+                    headers={"content-type": "text/plain"})
+    assert r.status_code == 403
+    plan = start(client, job, 10)
+    r = client.delete(f"{base(job)}/{plan['upload_id']}", headers={"origin": "https://evil.example"})
+    assert r.status_code == 403
+    assert client.get(f"{base(job)}/{plan['upload_id']}").status_code == 200
+
+
+def test_part_numbers_are_bounded(client, backend):
+    job = add_job(backend)
+    plan = start(client, job, 10)
+    url = f"{base(job)}/{plan['upload_id']}/parts"
+    assert client.post(url, json={"part_numbers": [0]}).status_code == 400
+    assert client.post(url, json={"part_numbers": list(range(1, 52))}).status_code == 422
+
+
+@pytest.mark.parametrize(("name", "title"), [
+    ("holiday.mp4", "holiday"), ("C:\\\\films\\\\trip 2024.mov", "trip 2024"),
+    ("../../etc/passwd", "passwd"), (".mp4", ".mp4"), ("a\x00b.mkv", "ab"),
+])
+def test_the_title_is_the_file_name_without_folder_or_extension(name, title):
+    assert title_from_file_name(name) == title
