@@ -9,7 +9,7 @@ from fastapi.responses import Response
 
 from web_ui import jobs as job_service
 from web_ui import uploads
-from web_ui.deps import SAFE_API, BackendDep, SettingsDep, same_origin
+from web_ui.dependencies import SAFE_API, BackendDep, SettingsDep, same_origin
 
 router = APIRouter(prefix="/api/jobs/{job_id}/uploads", tags=["uploads"])
 
