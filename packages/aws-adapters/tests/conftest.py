@@ -12,7 +12,27 @@ from aws_adapters.testing.moto_server import moto_server_url  # noqa: F401
 
 
 @pytest.fixture
-def aws_settings() -> Iterator[BackendSettings]:
+def serialised_moto(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make in-process moto handle one request at a time, as a real service
+    applies each conditional write atomically. moto's in-process backends are
+    not thread-safe, so without this the concurrency contracts (eight threads
+    racing one conditional put) test moto's races instead of our conditions."""
+    import threading
+
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    lock = threading.Lock()
+    unlocked = BotocoreStubber.process_request
+
+    def process_request(self, request):  # type: ignore[no-untyped-def]
+        with lock:
+            return unlocked(self, request)
+
+    monkeypatch.setattr(BotocoreStubber, "process_request", process_request)
+
+
+@pytest.fixture
+def aws_settings(serialised_moto: None) -> Iterator[BackendSettings]:
     """Settings whose buckets, queues (max 3 receives) and tables exist on moto."""
     from moto import mock_aws
 
