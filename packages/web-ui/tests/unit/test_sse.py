@@ -62,14 +62,41 @@ def test_reconnect_with_last_event_id_skips_the_state_already_seen(client, backe
     assert names(other) == ["progress", "done"]
 
 
-def test_a_deleted_job_ends_the_stream_with_gone(client, backend):
+class SignalsFirstRead:
+    """A JobStore that sets ``read`` once the stream has read the job (a fake, not a mock)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.read = threading.Event()
+
+    def get(self, job_id):
+        job = self.inner.get(job_id)
+        self.read.set()
+        return job
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def test_a_deleted_job_ends_the_stream_with_gone(settings, backend):
+    from dataclasses import replace
+
+    from fastapi.testclient import TestClient
+
+    from web_ui.app import create_app
+
+    jobs = SignalsFirstRead(backend.jobs)
+    watched = replace(backend, jobs=jobs)
+    client = TestClient(create_app(settings, watched))
     job = add_job(backend)
 
-    def delete_soon():
-        time.sleep(0.1)
-        backend.jobs.delete(job.job_id)
+    def delete_after_first_read():
+        # Deleting once the first snapshot has read the job (not after a fixed
+        # delay) keeps the order "progress, gone" on any machine load.
+        if jobs.read.wait(timeout=60):
+            backend.jobs.delete(job.job_id)
 
-    t = threading.Thread(target=delete_soon)
+    t = threading.Thread(target=delete_after_first_read)
     t.start()
     events = parse_events(client.get(f"/jobs/{job.job_id}/events").text)
     t.join()
