@@ -2,7 +2,8 @@
 
 Input bucket:  ``input/{job_id}/source.mp4`` and
                ``segments/{job_id}/{i:05d}_{n:05d}_{mode}.mp4``.
-Output bucket: ``jobs/{job_id}/segments/{i}.mp4`` and ``jobs/{job_id}/final.mp4``.
+               ``input/{job_id}/streams.mkv`` (the source's non-video streams, kept aside).
+Output bucket: ``jobs/{job_id}/segments/{i}.mp4`` and ``jobs/{job_id}/final.{mp4,mkv}``.
 
 Builders raise :class:`InvalidKeyError` for bad arguments; parsers return None
 for any key that is not exactly canonical (so a hostile or foreign key is
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 
 from shared_types.errors import InvalidKeyError
-from shared_types.models import OutputMode, SegmentOutput, SegmentPayload
+from shared_types.models import Container, OutputMode, SegmentOutput, SegmentPayload
 
 JOB_ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
 MAX_SEGMENTS = 99_999
@@ -30,7 +31,7 @@ _SEGMENT_RE = re.compile(
     rf"^segments/(?P<job>{JOB_ID_PATTERN})/(?P<i>\d{{5}})_(?P<n>\d{{5}})_(?P<mode>{_MODES})\.mp4$"
 )
 _OUTPUT_RE = re.compile(rf"^jobs/(?P<job>{JOB_ID_PATTERN})/segments/(?P<i>0|[1-9]\d{{0,4}})\.mp4$")
-_FINAL_RE = re.compile(rf"^jobs/(?P<job>{JOB_ID_PATTERN})/final\.mp4$")
+_FINAL_RE = re.compile(rf"^jobs/(?P<job>{JOB_ID_PATTERN})/final\.(?:mp4|mkv)$")
 
 
 def is_valid_job_id(job_id: str) -> bool:
@@ -54,6 +55,13 @@ def source_key(job_id: str) -> str:
     """Key of a job's uploaded source video. Raises InvalidKeyError."""
     _check_job_id(job_id)
     return f"input/{job_id}/source.mp4"
+
+
+def streams_key(job_id: str) -> str:
+    """Key of the source's non-video streams (audio, subtitles, chapters, tags),
+    kept aside at chunking for reassembly. Raises InvalidKeyError."""
+    _check_job_id(job_id)
+    return f"input/{job_id}/streams.mkv"
 
 
 def parse_source_key(key: str) -> str | None:
@@ -111,10 +119,14 @@ def parse_output_segment_key(bucket: str, key: str) -> SegmentOutput | None:
     return SegmentOutput(job_id=m["job"], segment_index=int(m["i"]), bucket=bucket, key=key)
 
 
-def final_key(job_id: str) -> str:
+def final_key(job_id: str, container: Container | str = Container.MP4) -> str:
     """Key of a job's reassembled 3D video. Raises InvalidKeyError."""
     _check_job_id(job_id)
-    return f"jobs/{job_id}/final.mp4"
+    try:
+        container = Container(container)
+    except ValueError as exc:
+        raise InvalidKeyError(f"unknown container {container!r}") from exc
+    return f"jobs/{job_id}/final.{container.value}"
 
 
 def parse_final_key(key: str) -> str | None:

@@ -27,6 +27,23 @@ class OutputMode(StrEnum):
     ANAGLYPH = "anaglyph"
 
 
+class Container(StrEnum):
+    """The output file format: MP4 plays everywhere; MKV holds every stream as-is."""
+
+    MP4 = "mp4"
+    MKV = "mkv"
+
+
+def packing_of(mode: OutputMode) -> str | None:
+    """"sbs" or "tb" for a packed stereo layout, None for anaglyph (players
+    read it as 2D, so it carries no stereo signalling)."""
+    if mode in (OutputMode.SBS, OutputMode.HALF_SBS):
+        return "sbs"
+    if mode in (OutputMode.TB, OutputMode.HALF_TB):
+        return "tb"
+    return None
+
+
 class AnaglyphMethod(StrEnum):
     DUBOIS = "dubois"
     COLOR = "color"
@@ -101,6 +118,7 @@ class JobError(BaseModel):
 class Job(BaseModel):
     job_id: str
     mode: OutputMode
+    container: Container = Container.MP4
     status: JobStatus = JobStatus.CREATED
     created_at: float = Field(default_factory=now)
     title: str | None = Field(None, max_length=200)

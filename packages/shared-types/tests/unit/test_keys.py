@@ -139,3 +139,17 @@ def test_segment_key_rejects_out_of_range_numbers(index, total):
 def test_output_segment_key_rejects_negative_index():
     with pytest.raises(InvalidKeyError):
         keys.output_segment_key("job", -1)
+
+
+def test_the_final_key_names_the_container():
+    assert keys.final_key("job-1") == "jobs/job-1/final.mp4"
+    assert keys.final_key("job-1", "mkv") == "jobs/job-1/final.mkv"
+    assert keys.parse_final_key("jobs/job-1/final.mkv") == "job-1"
+    assert keys.parse_final_key("jobs/job-1/final.avi") is None
+    with pytest.raises(InvalidKeyError):
+        keys.final_key("job-1", "avi")
+
+
+def test_the_side_streams_key_is_not_a_source_key():
+    key = keys.streams_key("job-1")
+    assert key == "input/job-1/streams.mkv" and keys.parse_source_key(key) is None

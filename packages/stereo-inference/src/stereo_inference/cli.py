@@ -10,6 +10,7 @@ from pathlib import Path
 from shared_types.models import (
     ENCODER_PRESETS,
     AnaglyphMethod,
+    Container,
     ConversionParams,
     DepthModel,
     OutputMode,
@@ -32,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="default: the best installed model, else heuristic")
     conv.add_argument("--anaglyph-method", choices=[m.value for m in AnaglyphMethod],
                       default="dubois")
+    conv.add_argument("--container", choices=[c.value for c in Container], default=None,
+                      help="output file format (default: from the output's suffix, else mp4)")
     conv.add_argument("--crf", type=int, default=20)
     conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
     conv.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
@@ -81,6 +84,7 @@ def _convert(args, settings: InferenceSettings) -> int:
             models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
             device=args.device or settings.device, threads=settings.threads,
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            container=args.container,
         )
     print(
         f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "

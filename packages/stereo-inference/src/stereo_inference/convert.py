@@ -12,14 +12,16 @@ from pathlib import Path
 import torch
 from shared_types.conversion import ConversionResult
 from shared_types.ffmpeg import ffmpeg_path
-from shared_types.models import ConversionParams, DepthModel, OutputMode
+from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
+from shared_types.stream_mux import container_of
 
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import load_estimator
-from stereo_inference.encode import StereoEncoder, reencode_audio
+from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import eye_size, output_size, parse_mode
 from stereo_inference.iw3 import convert_with_iw3
+from stereo_inference.mux import mux_output
 from stereo_inference.runtime import compute_threads, partial_path, resolve_device
 from stereo_inference.seams import context_state
 from stereo_inference.stages import run_stages
@@ -47,11 +49,15 @@ def convert_file(
     timeout_s: float = 3600,
     threads: int | None = None,
     context_path: Path | None = None,
+    container: Container | str | None = None,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
     The output appears atomically (written to a partial name, then renamed).
-    ``ffmpeg`` is used only to re-encode audio the container cannot hold.
+    It keeps every audio/subtitle stream, chapter and tag of the input
+    (``stereo_inference.mux``, run with ``ffmpeg``); ``container`` (mp4/mkv)
+    defaults to what ``output_path``'s suffix says, else mp4. A rotated input
+    (phone video) comes out upright with no display rotation.
     ``device`` defaults to CUDA when available; ``threads`` sets torch/OpenCV CPU
     threads for the call (default half the cores, restored afterwards).
     ``context_path`` (the previous segment's input), when given and
@@ -64,6 +70,7 @@ def convert_file(
     started = time.perf_counter()
     input_path, output_path = Path(input_path), Path(output_path)
     mode = parse_mode(mode)
+    container = Container(container) if container else container_of(output_path)
     info = probe_video(input_path)
     ffmpeg = ffmpeg or ffmpeg_path()
     if params.depth_model is DepthModel.IW3:
@@ -80,6 +87,7 @@ def convert_file(
             input_path=input_path, output_path=output_path, mode=mode, params=params,
             info=info, device=dev, progress=progress, depth_state=depth_state,
             models_dir=models_dir, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
+            container=container,
         ))
 
 
@@ -99,6 +107,7 @@ class _Conversion:
     ffmpeg: str
     timeout_s: float
     started: float  # perf_counter() when the call began
+    container: Container = Container.MP4
 
 
 def _convert(job: _Conversion) -> ConversionResult:
@@ -106,31 +115,40 @@ def _convert(job: _Conversion) -> ConversionResult:
         job.input_path, job.output_path, job.mode, job.params, job.info, job.device)
     estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev)
     normalizer = TemporalNormalizer(estimator.name, job.depth_state)
-    ew, eh = eye_size(mode, info.width, info.height)
+    # the picture as displayed: a quarter-turned (portrait phone) source swaps sides
+    width, height = info.width, info.height
+    if info.rotation % 180:
+        width, height = height, width
+    ew, eh = eye_size(mode, width, height)
     renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh))
     # The OpenCV path halves half-layout eyes itself while warping (no scaler pass).
-    decode_size = output_size(OutputMode.ANAGLYPH, info.width, info.height)
+    decode_size = output_size(OutputMode.ANAGLYPH, width, height)
     if not renderer.use_opencv:
         decode_size = (ew, eh)
-    out_w, out_h = output_size(mode, info.width, info.height)
+    out_w, out_h = output_size(mode, width, height)
     reader = FrameReader(
         input_path,
         eye_size=decode_size,
-        depth_size=estimator.input_size(info.width, info.height),
+        depth_size=estimator.input_size(width, height),
         eye_format=renderer.eye_format,
         batch_size=max(1, min(16, BATCH_PIXELS // (info.width * info.height))),
+        rotation=info.rotation,
     )
     partial = partial_path(output_path)
+    video_only = partial.with_name(partial.stem + ".video.mp4")
     total = info.frames or (round(info.duration_s * info.fps) or None)
     encoder = None
     try:
         first = next(iter_batches := iter(reader), None)
         if first is None:
             raise InvalidInputError(f"{input_path.name} has no decodable video frames")
+        sar = info.sample_aspect
+        if sar and info.rotation % 180:
+            sar = (sar[1], sar[0])
         encoder = StereoEncoder(
-            partial, source=input_path, size=(out_w, out_h), fps=info.fps,
+            video_only, size=(out_w, out_h), fps=info.fps,
             time_base=first.time_base, crf=params.crf, preset=params.preset,
-            rotation=info.rotation, sample_aspect=info.sample_aspect,
+            sample_aspect=sar, packing=packing_of(mode), color=info.color,
             use_nvenc=dev.type == "cuda",
         )
         frames = run_stages(
@@ -138,12 +156,9 @@ def _convert(job: _Conversion) -> ConversionResult:
             total=total, progress=job.progress,
         )
         encoder.close()
-        skipped, encoder = encoder.skipped_audio, None
-        if skipped:
-            log.info("re-encoding audio (%s) to AAC", ", ".join(skipped))
-            remuxed = partial.with_name(partial.stem + ".audio" + partial.suffix)
-            reencode_audio(job.ffmpeg, partial, input_path, remuxed, job.timeout_s)
-            os.replace(remuxed, partial)
+        encoder = None
+        mux_output(job.ffmpeg, video_only, input_path, partial, container=job.container,
+                   packing=packing_of(mode), timeout_s=job.timeout_s)
         os.replace(partial, output_path)
     except BaseException:
         if encoder is not None:
@@ -151,6 +166,8 @@ def _convert(job: _Conversion) -> ConversionResult:
         reader.close()
         partial.unlink(missing_ok=True)
         raise
+    finally:
+        video_only.unlink(missing_ok=True)
     elapsed = time.perf_counter() - job.started
     return ConversionResult(
         frames=frames, duration_s=info.duration_s, width=out_w, height=out_h,

@@ -46,8 +46,12 @@ class FrameReader:
         eye_format: str,
         batch_size: int,
         prefetch: int = 2,
+        rotation: int = 0,
     ) -> None:
         self.path = Path(path)
+        # the display rotation (counter-clockwise degrees) is applied to the
+        # frames, so the packed output is upright and needs no display matrix
+        self.turns = (rotation % 360) // 90
         self.eye_size, self.depth_size = eye_size, depth_size
         self.eye_format, self.batch_size = eye_format, max(1, batch_size)
         self._queue: queue.Queue = queue.Queue(maxsize=prefetch)
@@ -99,15 +103,22 @@ class FrameReader:
 
     def _decode(self, container, stream) -> None:
         (ew, eh), (dw, dh) = self.eye_size, self.depth_size
+        if self.turns % 2:  # decode in the coded orientation, then turn
+            (ew, eh), (dw, dh) = (eh, ew), (dh, dw)
         depth, eyes, pts, durations = [], [], [], []
         for frame in container.decode(stream):
             if self._stop.is_set():
                 return
             # The depth input is small and gets blurred or patch-embedded: the
             # cheapest scaler is enough (the default one cost ~1 ms a 720p frame).
-            depth.append(frame.to_ndarray(width=dw, height=dh, format="rgb24",
-                                          interpolation="FAST_BILINEAR"))
-            eyes.append(frame.to_ndarray(width=ew, height=eh, format=self.eye_format))
+            small = frame.to_ndarray(width=dw, height=dh, format="rgb24",
+                                     interpolation="FAST_BILINEAR")
+            eye = frame.to_ndarray(width=ew, height=eh, format=self.eye_format)
+            if self.turns:
+                small, eye = rotate(small, "rgb24", self.turns), rotate(eye, self.eye_format,
+                                                                        self.turns)
+            depth.append(small)
+            eyes.append(eye)
             pts.append(frame.pts)
             durations.append(frame.duration or None)
             if len(eyes) == self.batch_size:
@@ -126,3 +137,15 @@ class FrameReader:
             durations=durations,
             time_base=stream.time_base,
         )
+
+
+def rotate(image: np.ndarray, fmt: str, turns: int) -> np.ndarray:
+    """``image`` turned counter-clockwise by ``turns`` quarter turns: an (H,W,3)
+    rgb24 array, or an (H*3/2,W) yuv420p array (each plane turned on its own)."""
+    if fmt != "yuv420p":
+        return np.ascontiguousarray(np.rot90(image, turns))
+    rows, w = image.shape
+    h = rows * 2 // 3
+    luma = np.rot90(image[:h], turns)
+    chroma = np.rot90(image[h:].reshape(2, h // 2, w // 2), turns, axes=(1, 2))
+    return np.concatenate([luma.ravel(), chroma.ravel()]).reshape(-1, luma.shape[1])

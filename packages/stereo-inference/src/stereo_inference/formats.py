@@ -6,6 +6,8 @@ anaglyph mixes colours, so it works on RGB.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from shared_types.models import AnaglyphMethod, OutputMode
@@ -28,11 +30,13 @@ def parse_mode(mode: OutputMode | str) -> OutputMode:
 
 
 def _even(v: float) -> int:
-    return max(2, int(v) // 2 * 2)
+    """``v`` rounded up to an even size (4:2:0 chroma needs even planes)."""
+    return max(2, math.ceil(v / 2) * 2)
 
 
 def eye_size(mode: OutputMode, width: int, height: int) -> tuple[int, int]:
-    """(width, height) of one eye's image for a source of ``width`` x ``height``."""
+    """(width, height) one eye is rendered at for a source of ``width`` x ``height``
+    (even, so each eye's chroma planes are whole; see ``output_size``)."""
     if mode is OutputMode.HALF_SBS:
         return _even(width / 2), _even(height)
     if mode is OutputMode.HALF_TB:
@@ -40,14 +44,27 @@ def eye_size(mode: OutputMode, width: int, height: int) -> tuple[int, int]:
     return _even(width), _even(height)
 
 
-def output_size(mode: OutputMode, width: int, height: int) -> tuple[int, int]:
-    """(width, height) of the packed output frame (always even)."""
+def packed_size(mode: OutputMode, width: int, height: int) -> tuple[int, int]:
+    """(width, height) of two rendered eyes packed side by side or top-bottom."""
     ew, eh = eye_size(mode, width, height)
     if mode in (OutputMode.SBS, OutputMode.HALF_SBS):
         return 2 * ew, eh
     if mode in (OutputMode.TB, OutputMode.HALF_TB):
         return ew, 2 * eh
     return ew, eh
+
+
+def output_size(mode: OutputMode, width: int, height: int) -> tuple[int, int]:
+    """(width, height) of the output frame: exactly the source's for half layouts
+    and anaglyph, doubled along the packing axis for full layouts. Only an odd
+    source side is rounded up to even (4:2:0). When a half layout's eye is odd
+    (854-wide half-SBS: 427), the packed eyes (856) are scaled to this size."""
+    w, h = _even(width), _even(height)
+    if mode is OutputMode.SBS:
+        return 2 * w, h
+    if mode is OutputMode.TB:
+        return w, 2 * h
+    return w, h
 
 
 def pack(mode: OutputMode, left, right):

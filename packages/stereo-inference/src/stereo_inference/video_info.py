@@ -25,6 +25,8 @@ class VideoInfo(BaseModel):
     rotation: int  # degrees, from the display matrix
     sample_aspect: tuple[int, int] | None
     audio_codecs: list[str]
+    # (primaries, transfer, matrix, range) as FFmpeg numbers; 2/2/2/0 = unspecified
+    color: tuple[int, int, int, int] | None = None
 
 
 def probe_video(path: Path) -> VideoInfo:
@@ -63,8 +65,8 @@ def _describe(container, path: Path) -> VideoInfo:
         )
     rate = stream.average_rate or stream.guessed_rate or Fraction(25)
     duration = _duration_s(container, stream)
-    rotation, first_ok = _first_frame_rotation(container, stream)
-    if not first_ok:
+    rotation, color = _first_frame(container, stream)
+    if color is None:
         raise InvalidInputError(f"{path.name}: no decodable video frame")
     sar = stream.sample_aspect_ratio
     return VideoInfo(
@@ -77,6 +79,7 @@ def _describe(container, path: Path) -> VideoInfo:
         rotation=rotation,
         sample_aspect=(sar.numerator, sar.denominator) if sar else None,
         audio_codecs=audio,
+        color=color,
     )
 
 
@@ -88,8 +91,11 @@ def _duration_s(container, stream) -> float:
     return 0.0
 
 
-def _first_frame_rotation(container, stream) -> tuple[int, bool]:
-    """Decode one frame: proves the stream is decodable and reads its rotation."""
+def _first_frame(container, stream) -> tuple[int, tuple[int, int, int, int] | None]:
+    """Decode one frame: proves the stream is decodable (colour is None when it
+    is not) and reads its rotation and colour description."""
     for frame in container.decode(stream):
-        return int(round(frame.rotation or 0)) % 360, True
-    return 0, False
+        color = tuple(int(getattr(frame, a) or 0) for a in
+                      ("color_primaries", "color_trc", "colorspace", "color_range"))
+        return int(round(frame.rotation or 0)) % 360, color
+    return 0, None

@@ -15,6 +15,14 @@ def test_convert_writes_the_output_and_reports(clip, tmp_path, capsys, monkeypat
     assert read_video(out)["size"] == (160, 192)
 
 
+def test_convert_writes_the_container_asked_for(clip, tmp_path, monkeypatch):
+    monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
+    out = tmp_path / "o.mp4"
+    assert main(["convert", str(clip), str(out), "--container", "mkv", "--preset",
+                 "ultrafast", "--no-progress"]) == 0
+    assert out.read_bytes()[:4] == b"\x1a\x45\xdf\xa3"  # the EBML (Matroska) magic
+
+
 def test_a_bad_input_exits_2_with_the_reason(tmp_path, capsys):
     bad = tmp_path / "bad.mp4"
     bad.write_bytes(b"")

@@ -43,16 +43,27 @@ def test_variable_frame_rate_timestamps_are_kept(vfr_clip, tmp_path):
     assert gaps.max() > 1.5 * gaps.min()  # really irregular
 
 
-def test_rotation_metadata_survives(clip, tmp_path):
+@pytest.mark.parametrize("rotation", [90, 270])
+def test_a_rotated_phone_video_comes_out_upright_and_side_by_side(clip, tmp_path, rotation):
     rotated = tmp_path / "rotated.mp4"
     subprocess.run(
-        [ffmpeg_path(), "-loglevel", "error", "-display_rotation", "90", "-i", str(clip),
-         "-c", "copy", str(rotated)], check=True, timeout=60,
+        [ffmpeg_path(), "-loglevel", "error", "-display_rotation", str(rotation), "-i",
+         str(clip), "-c", "copy", str(rotated)], check=True, timeout=60,
     )
     out = tmp_path / "rot_out.mp4"
-    convert_file(rotated, out, mode="sbs")
-    assert read_video(rotated)["rotation"] != 0
-    assert read_video(out)["rotation"] == read_video(rotated)["rotation"]
+    convert_file(rotated, out, mode="half-sbs", params=ConversionParams(divergence=0))
+    converted = read_video(out)
+    assert converted["rotation"] == 0 and converted["size"] == (96, 160)  # portrait, upright
+    # the left eye is the picture as ffmpeg displays the source (it applies the rotation)
+    shown = subprocess.run(
+        [ffmpeg_path(), "-loglevel", "error", "-i", str(rotated), "-frames:v", "1",
+         "-vf", "scale=48:160", "-f", "rawvideo", "-pix_fmt", "gray", "-"],
+        check=True, capture_output=True, timeout=60).stdout
+    expected = np.frombuffer(shown, np.uint8).reshape(160, 48).astype(float)
+    with av.open(str(out)) as c:
+        left = next(c.decode(video=0)).to_ndarray(format="gray")[:, :48].astype(float)
+    upright = np.abs(left - expected).mean()
+    assert upright < 12 < np.abs(left - expected[::-1, ::-1]).mean()
 
 
 def test_audio_the_container_cannot_hold_is_reencoded_to_aac(tmp_path, clip):

@@ -3,7 +3,14 @@ import torch
 from shared_types.models import AnaglyphMethod, OutputMode
 
 from stereo_inference.errors import InvalidInputError
-from stereo_inference.formats import anaglyph, eye_size, output_size, pack, parse_mode
+from stereo_inference.formats import (
+    anaglyph,
+    eye_size,
+    output_size,
+    pack,
+    packed_size,
+    parse_mode,
+)
 
 
 @pytest.mark.parametrize(
@@ -20,11 +27,27 @@ def test_each_mode_has_its_output_geometry(mode, expected):
     assert output_size(mode, 160, 96) == expected
 
 
-def test_odd_sources_give_even_dimensions():
-    for mode in OutputMode:
-        w, h = output_size(mode, 161, 97)
-        assert w % 2 == 0 and h % 2 == 0
-    assert eye_size(OutputMode.HALF_SBS, 161, 97) == (80, 96)
+@pytest.mark.parametrize(
+    ("source", "mode", "output", "eye"),
+    [
+        ((854, 480), OutputMode.HALF_SBS, (854, 480), (428, 480)),  # odd half: 427
+        ((854, 480), OutputMode.SBS, (1708, 480), (854, 480)),
+        ((854, 480), OutputMode.HALF_TB, (854, 480), (854, 240)),
+        ((854, 480), OutputMode.TB, (854, 960), (854, 480)),
+        ((854, 482), OutputMode.HALF_TB, (854, 482), (854, 242)),  # odd half: 241
+        ((480, 854), OutputMode.HALF_SBS, (480, 854), (240, 854)),  # portrait
+        ((1920, 1080), OutputMode.HALF_SBS, (1920, 1080), (960, 1080)),
+        ((1280, 720), OutputMode.ANAGLYPH, (1280, 720), (1280, 720)),
+        ((161, 97), OutputMode.HALF_SBS, (162, 98), (82, 98)),  # odd source: even for 4:2:0
+        ((161, 97), OutputMode.SBS, (324, 98), (162, 98)),
+    ],
+)
+def test_output_keeps_the_source_geometry_exactly(source, mode, output, eye):
+    assert output_size(mode, *source) == output
+    assert eye_size(mode, *source) == eye
+    pw, ph = packed_size(mode, *source)
+    # the rendered eyes pack to the output size, or within one pixel a side of it
+    assert abs(pw - output[0]) <= 2 and abs(ph - output[1]) <= 2
 
 
 def test_pack_places_left_first():

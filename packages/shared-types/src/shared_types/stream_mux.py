@@ -1,0 +1,145 @@
+"""The final mux: a new video stream plus every other stream of the source.
+
+Both paths end here: the engine (one converted file) and reassembly (the
+concatenated segments). ffmpeg copies each audio track the container can hold
+(else re-encodes it to AAC with the same channel layout), text subtitles
+(to ``mov_text`` in MP4, as-is in MKV), bitmap subtitles and attachments (MKV
+only), chapters, global tags and per-stream language/title, and adds the stereo
+signalling MKV players read (``StereoMode``). MP4's ``st3d`` box is added after
+the mux by :mod:`shared_types.stereo_boxes`. This module only builds argv
+lists; callers run them with their own timeouts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from shared_types.models import Container
+
+TEXT_SUBTITLES = frozenset({"subrip", "srt", "ass", "ssa", "mov_text", "webvtt", "text"})
+# Audio an MP4 holds and common players decode; anything else becomes AAC.
+MP4_AUDIO = frozenset({"aac", "mp3", "ac3", "eac3", "opus", "flac", "alac"})
+MKV_STEREO_MODE = {"sbs": "left_right", "tb": "top_bottom"}
+MUXERS = {Container.MP4: "mp4", Container.MKV: "matroska"}
+AAC_BITRATE_PER_CHANNEL = 96_000
+
+
+@dataclass(frozen=True)
+class SourceStream:
+    """One stream of the source, as its probe saw it."""
+
+    kind: str  # audio, subtitle, attachment, video, data
+    codec: str
+    channels: int = 0
+    language: str | None = None
+    title: str | None = None
+
+
+def describe_stream(stream) -> SourceStream:
+    """A SourceStream from a PyAV stream (duck-typed: this module imports no av)."""
+    cc = stream.codec_context
+    meta = {k.lower(): v for k, v in stream.metadata.items()}
+    return SourceStream(
+        kind=stream.type, codec=cc.name if cc is not None else "",
+        channels=(getattr(cc, "channels", 0) or 0) if stream.type == "audio" else 0,
+        language=meta.get("language"), title=meta.get("title") or meta.get("name"),
+    )
+
+
+def container_of(path: Path, default: Container = Container.MP4) -> Container:
+    """The container a file name asks for (``.mkv`` -> MKV, else ``default``)."""
+    return Container.MKV if Path(path).suffix.lower() == ".mkv" else default
+
+
+def stream_args(streams: list[SourceStream], container: Container, input_index: int = 1
+                ) -> tuple[list[str], list[str]]:
+    """(argv maps and codecs, names of streams dropped) to keep ``streams`` of
+    input ``input_index`` in ``container``. Only MP4 ever drops something:
+    bitmap subtitles and attachments, which it cannot hold."""
+    args: list[str] = []
+    dropped: list[str] = []
+    n_audio = n_subs = 0
+    per_kind: dict[str, int] = {}
+    for stream in streams:
+        k = per_kind.get(stream.kind, 0)
+        per_kind[stream.kind] = k + 1
+        if stream.kind == "audio":
+            args += ["-map", f"{input_index}:a:{k}", *_audio_codec(stream, container, n_audio),
+                     *_labels(stream, f"a:{n_audio}")]
+            n_audio += 1
+        elif stream.kind == "subtitle":
+            codec = _subtitle_codec(stream, container)
+            if codec is None:
+                dropped.append(f"{stream.codec} subtitles")
+                continue
+            args += ["-map", f"{input_index}:s:{k}", f"-c:s:{n_subs}", codec,
+                     *_labels(stream, f"s:{n_subs}")]
+            n_subs += 1
+        elif stream.kind == "attachment":
+            if container is Container.MKV:
+                args += ["-map", f"{input_index}:t:{k}", "-c:t", "copy"]
+            else:
+                dropped.append("attachment")
+    return args, dropped
+
+
+def _labels(stream: SourceStream, spec: str) -> list[str]:
+    # set explicitly: MP4 reads a track title back as "name", which a plain
+    # copy would not write again as a title
+    out = []
+    for key, value in (("language", stream.language), ("title", stream.title)):
+        if value:
+            out += [f"-metadata:s:{spec}", f"{key}={value}"]
+    return out
+
+
+def _audio_codec(stream: SourceStream, container: Container, n: int) -> list[str]:
+    if container is Container.MKV or stream.codec in MP4_AUDIO:
+        return [f"-c:a:{n}", "copy"]
+    bitrate = AAC_BITRATE_PER_CHANNEL * max(1, min(8, stream.channels or 2))
+    return [f"-c:a:{n}", "aac", f"-b:a:{n}", str(bitrate)]
+
+
+def _subtitle_codec(stream: SourceStream, container: Container) -> str | None:
+    text = stream.codec in TEXT_SUBTITLES
+    if container is Container.MP4:
+        return "mov_text" if text else None
+    return "srt" if stream.codec == "mov_text" else "copy"
+
+
+def mux_command(video: Path, source: Path, output: Path, *, container: Container,
+                streams: list[SourceStream], packing: str | None,
+                video_tags: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """ffmpeg arguments (without the binary) that write ``output``: the first
+    video stream of ``video`` copied, plus ``streams`` of ``source`` (see
+    :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
+    "tb" or None) sets MKV's StereoMode; ``video_tags`` (language, title) label
+    the video stream. Returns (args, names of dropped streams)."""
+    keep, dropped = stream_args(streams, container)
+    args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
+            "-protocol_whitelist", "file", "-i", str(video),
+            "-protocol_whitelist", "file", "-i", str(source),
+            "-map", "0:v:0", "-c:v", "copy", *keep,
+            "-map_metadata", "1", "-map_chapters", "1"]
+    for key, value in (video_tags or {}).items():
+        args += ["-metadata:s:v:0", f"{key}={value}"]
+    if container is Container.MKV and packing in MKV_STEREO_MODE:
+        args += ["-metadata:s:v:0", f"stereo_mode={MKV_STEREO_MODE[packing]}"]
+    if container is Container.MP4:
+        args += ["-movflags", "+faststart"]
+    args += ["-f", MUXERS[container], str(output)]
+    return args, dropped
+
+
+def side_streams_command(source: Path, output: Path, streams: list[SourceStream]) -> list[str]:
+    """ffmpeg arguments that keep every non-video stream of ``source`` (audio,
+    subtitles, attachments), its chapters and tags in an MKV at ``output``,
+    copied (``mov_text``, which MKV cannot hold, becomes SubRip). Raises
+    ValueError when ``streams`` has nothing to keep."""
+    keep, _ = stream_args(streams, Container.MKV, input_index=0)
+    if not keep:
+        raise ValueError("the source has no audio, subtitle or attachment stream to keep")
+    return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
+            "-protocol_whitelist", "file", "-i", str(source), *keep,
+            "-map_metadata", "0", "-map_chapters", "0", "-f", "matroska", str(output)]

@@ -1,0 +1,68 @@
+from pathlib import Path
+
+import pytest
+
+from shared_types.models import Container
+from shared_types.stream_mux import (
+    SourceStream,
+    container_of,
+    mux_command,
+    side_streams_command,
+    stream_args,
+)
+
+FILM = [
+    SourceStream("audio", "aac", 2, "eng", "English"),
+    SourceStream("audio", "dts", 6, "fra", "Français 5.1"),
+    SourceStream("subtitle", "subrip", language="eng"),
+    SourceStream("subtitle", "hdmv_pgs_subtitle", language="deu"),
+    SourceStream("attachment", "ttf"),
+]
+
+
+def test_mp4_copies_what_it_holds_reencodes_other_audio_and_converts_text_subtitles():
+    args, dropped = stream_args(FILM, Container.MP4)
+    joined = " ".join(args)
+    assert "-map 1:a:0 -c:a:0 copy" in joined
+    assert "-map 1:a:1 -c:a:1 aac -b:a:1 576000" in joined  # same 6 channels, as AAC
+    assert "-map 1:s:0 -c:s:0 mov_text" in joined
+    assert "1:s:1" not in joined and "1:t" not in joined
+    assert dropped == ["hdmv_pgs_subtitle subtitles", "attachment"]
+    assert "-metadata:s:a:1 title=Français 5.1" in joined
+
+
+def test_mkv_keeps_every_stream_as_it_is():
+    args, dropped = stream_args(FILM, Container.MKV)
+    joined = " ".join(args)
+    assert dropped == []
+    assert "-c:a:1 copy" in joined and "-map 1:s:1 -c:s:1 copy" in joined
+    assert "-map 1:t:0 -c:t copy" in joined
+
+
+def test_mov_text_becomes_subrip_in_mkv():
+    args, _ = stream_args([SourceStream("subtitle", "mov_text")], Container.MKV)
+    assert args[:4] == ["-map", "1:s:0", "-c:s:0", "srt"]
+
+
+def test_the_mux_maps_chapters_tags_and_only_input_files():
+    args, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mkv"), container=Container.MKV,
+                          streams=FILM, packing="sbs")
+    assert args.count("-protocol_whitelist") == 2
+    assert args[args.index("-map_chapters") + 1] == "1"
+    assert "stereo_mode=left_right" in args and args[-3:] == ["-f", "matroska", "o.mkv"]
+    mp4, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mp4"), container=Container.MP4,
+                         streams=FILM, packing="tb")
+    assert not any(a.startswith("stereo_mode") for a in mp4)  # st3d is added afterwards
+
+
+def test_the_side_streams_need_something_to_keep():
+    with pytest.raises(ValueError, match="no audio"):
+        side_streams_command(Path("a"), Path("b"), [SourceStream("video", "h264")])
+    args = side_streams_command(Path("a"), Path("b"), FILM[:1])
+    assert "-map_chapters" in args and args[args.index("-map") + 1] == "0:a:0"
+
+
+def test_the_container_comes_from_the_suffix():
+    assert container_of(Path("x.MKV")) is Container.MKV
+    assert container_of(Path("x.mp4")) is Container.MP4
+    assert container_of(Path("x.mov"), Container.MKV) is Container.MKV

@@ -1,0 +1,61 @@
+"""The engine's last step: the encoded video plus everything else the source carries.
+
+``stereo_inference.encode`` writes the video alone; this muxes it with every
+audio, subtitle and attachment stream of the source, its chapters and tags
+(``shared_types.stream_mux``), then marks SBS/TB MP4s with an ``st3d`` box.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+from pathlib import Path
+
+import av
+from shared_types.models import Container
+from shared_types.stereo_boxes import add_st3d
+from shared_types.stream_mux import SourceStream, describe_stream, mux_command
+
+from stereo_inference.errors import EngineTransientError, InvalidInputError
+
+log = logging.getLogger(__name__)
+
+
+def source_streams(path: Path) -> tuple[list[SourceStream], dict[str, str]]:
+    """The non-video streams of ``path`` and its video stream's language/title.
+    Raises InvalidInputError when it cannot be opened."""
+    try:
+        with av.open(str(path)) as container:
+            streams = [describe_stream(s) for s in container.streams
+                       if s.type in ("audio", "subtitle", "attachment")]
+            tags = {}
+            if container.streams.video:
+                video = describe_stream(container.streams.video[0])
+                tags = {k: v for k, v in (("language", video.language), ("title", video.title))
+                        if v and v != "und"}
+            return streams, tags
+    except av.FFmpegError as exc:
+        raise InvalidInputError(f"cannot read the streams of {Path(path).name}: {exc}") from exc
+
+
+def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, container: Container,
+               packing: str | None, timeout_s: float) -> list[str]:
+    """Write ``output`` from ``video`` (copied) and the other streams of ``source``;
+    ``packing`` ("sbs"/"tb"/None) adds MKV StereoMode or MP4 st3d. Returns what
+    could not be kept (logged). Raises EngineTransientError when ffmpeg fails."""
+    streams, tags = source_streams(source)
+    args, dropped = mux_command(video, source, output, container=container, streams=streams,
+                                packing=packing, video_tags=tags)
+    if dropped:
+        log.warning("%s cannot hold %s of %s; use mkv to keep them", container.value,
+                    ", ".join(dropped), Path(source).name)
+    try:
+        subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        raise EngineTransientError(
+            f"ffmpeg could not mux the streams: {detail.decode(errors='replace')[-300:]}"
+        ) from exc
+    if container is Container.MP4 and packing:
+        add_st3d(output, packing)
+    return dropped

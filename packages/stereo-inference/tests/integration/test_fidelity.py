@@ -1,0 +1,92 @@
+"""Everything a rich source carries survives ``convert_file`` and the output says it is 3D."""
+
+import pytest
+from shared_types.stereo_boxes import read_st3d
+from shared_types.testing.media_facts import media_facts
+from shared_types.testing.rich_media import make_rich_video
+
+from stereo_inference import convert_file
+
+SECONDS, FPS = 3.0, 12
+
+
+@pytest.fixture(scope="module")
+def phone_mp4(tmp_path_factory):
+    """854x480 coded, shown portrait (90 degrees), 4:3 pixels, two audio tracks, subs."""
+    path = tmp_path_factory.mktemp("rich") / "phone.mp4"
+    return make_rich_video(path, seconds=SECONDS, fps=FPS, rotation=90, sar=(4, 3))
+
+
+@pytest.fixture(scope="module")
+def film_mkv(tmp_path_factory):
+    """854x480 10-bit HDR10 HEVC in MKV with SubRip subtitles."""
+    path = tmp_path_factory.mktemp("rich") / "film.mkv"
+    return make_rich_video(path, seconds=SECONDS, fps=FPS, hdr10=True)
+
+
+def assert_everything_kept(source, out_facts):
+    src = media_facts(source.path)
+    labels = [(s.kind, s.language, s.title, s.channels) for s in src.streams if s.kind != "video"]
+    assert [(s.kind, s.language, s.title, s.channels)
+            for s in out_facts.streams if s.kind != "video"] == labels
+    assert [t for _, _, t in out_facts.chapters] == [c.title for c in source.chapters]
+    for (start, end, _), chapter in zip(out_facts.chapters, source.chapters, strict=True):
+        assert abs(start - chapter.start_s) < 0.001 and abs(end - chapter.end_s) < 0.002
+    assert out_facts.tags["title"] == source.metadata["title"]
+    assert out_facts.tags["creation_time"].startswith("2024-05-01T10:00:00")
+    assert len(out_facts.cues) == len(source.cues)
+    for (start, end), cue in zip(out_facts.cues, source.cues, strict=True):
+        assert abs(start - cue.start_s) <= 0.001 and abs(end - cue.end_s) <= 0.001
+    assert out_facts.frames == src.frames
+    assert abs(out_facts.duration_s - src.duration_s) <= 1 / FPS
+
+
+def test_a_phone_clip_keeps_every_stream_and_comes_out_upright_half_sbs(phone_mp4, tmp_path):
+    out = tmp_path / "out.mp4"
+    result = convert_file(phone_mp4.path, out, mode="half-sbs")
+    facts = media_facts(out)
+    assert_everything_kept(phone_mp4, facts)
+    assert (facts.width, facts.height) == (480, 854) == (result.width, result.height)
+    assert facts.rotation == 0  # applied to the pixels, not left to the player
+    assert facts.sample_aspect == (3, 4)  # the pixels turned with the picture
+    assert facts.frame_packing == "SIDEBYSIDE" and read_st3d(out) == 2
+
+
+def test_an_hdr_film_in_mkv_keeps_every_stream_and_says_top_bottom(film_mkv, tmp_path):
+    out = tmp_path / "out.mkv"
+    convert_file(film_mkv.path, out, mode="tb")
+    facts = media_facts(out)
+    assert_everything_kept(film_mkv, facts)
+    assert [s.codec for s in facts.of_kind("subtitle")] == ["srt"]  # copied as-is
+    assert (facts.width, facts.height) == (854, 960)
+    assert facts.frame_packing == "TOPBOTTOM" and facts.stereo_mode == "top_bottom"
+    assert facts.color == media_facts(film_mkv.path).color  # BT.2020 / PQ description
+
+
+def test_mkv_subtitles_become_mov_text_in_mp4_and_the_half_width_stays_854(film_mkv, tmp_path):
+    out = tmp_path / "out.mp4"
+    convert_file(film_mkv.path, out, mode="half-sbs")
+    facts = media_facts(out)
+    assert_everything_kept(film_mkv, facts)
+    assert [s.codec for s in facts.of_kind("subtitle")] == ["mov_text"]
+    assert (facts.width, facts.height) == (854, 480)  # each eye 427 wide
+    assert read_st3d(out) == 2
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
+def test_anaglyph_carries_no_stereo_signalling(phone_mp4, tmp_path, suffix):
+    out = tmp_path / f"out{suffix}"
+    convert_file(phone_mp4.path, out, mode="anaglyph")
+    facts = media_facts(out)
+    assert facts.frame_packing is None and facts.stereo_mode is None
+    if suffix == ".mp4":
+        assert read_st3d(out) is None
+    assert len(facts.of_kind("audio")) == 2 and len(facts.cues) == len(phone_mp4.cues)
+
+
+def test_the_container_argument_wins_over_the_file_name(phone_mp4, tmp_path):
+    out = tmp_path / "out.video"
+    convert_file(phone_mp4.path, out, mode="half-tb", container="mkv")
+    facts = media_facts(out)
+    assert facts.stereo_mode == "top_bottom"
+    assert [s.codec for s in facts.of_kind("subtitle")] == ["srt"]
