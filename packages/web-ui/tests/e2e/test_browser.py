@@ -9,93 +9,22 @@ stage go to packages/web-ui/test-artifacts/.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from shared_types.keys import final_key, source_key
-from shared_types.models import JobStatus, JobUpdate, SegmentCompletion, now
-from shared_types.ports import Backend
+from shared_types.keys import source_key
+from shared_types.models import JobStatus
 from shared_types.testing.media import make_video
-from shared_types.testing.serving import free_port, serve_in_thread
 
-from web_ui.app import create_app
-from web_ui.settings import WebSettings
+from .conftest import ARTIFACTS, drive_pipeline
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-SEGMENTS = 4
-STEP_S = 0.6
 BAR_STATE = """() => {
   const bar = document.getElementById('job-progress');
   const eta = document.getElementById('eta');
   return {bar: bar ? bar.value : null, eta: eta ? eta.textContent : '',
           player: Boolean(document.getElementById('player'))};
 }"""
-
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        pytest.fail(f"{CHROMIUM} is missing in CI (.ci/run installs Debian chromium)",
-                    pytrace=False)
-    pytest.skip(f"{CHROMIUM} is not installed (apt-get install -y chromium)",
-                allow_module_level=True)
-
-
-@pytest.fixture
-def server(request, tmp_path):
-    """The app on 127.0.0.1 (uvicorn in a thread) and its backend; indirect
-    parametrisation overrides settings."""
-    port = free_port()
-    settings = WebSettings(**{
-        "data_dir": tmp_path / "data", "public_base_url": f"http://127.0.0.1:{port}",
-        "signing_secret": "browser-test-secret-0123456789", "eta_seconds_per_mb": 30.0,
-        "sse_poll_s": 0.1, "host": "127.0.0.1", "port": port,
-        **getattr(request, "param", {}),
-    })
-    app = create_app(settings)
-    with serve_in_thread(app, port) as base:
-        yield base, app.state.backend
-
-
-def drive_pipeline(backend: Backend, job_id: str, final_video: Path, stop: threading.Event):
-    """Stand-in for the workers: advance the job once its source is uploaded."""
-    while not backend.input_storage.exists(source_key(job_id)):
-        if stop.wait(0.05):
-            return
-    backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS))
-    stop.wait(STEP_S)
-    backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
-                                          total_segments=SEGMENTS))
-    for i in range(SEGMENTS):
-        backend.segment_status.mark_pending(job_id, i)
-        if stop.wait(STEP_S):
-            return
-        backend.completions.put(SegmentCompletion(job_id=job_id, segment_index=i,
-                                                  output_key=f"jobs/{job_id}/segments/{i}.mp4"))
-        backend.segment_status.mark_complete(job_id, i)
-    backend.jobs.update(job_id, JobUpdate(status=JobStatus.REASSEMBLING))
-    backend.output_storage.put_file(final_key(job_id), final_video, content_type="video/mp4")
-    stop.wait(STEP_S)
-    backend.jobs.update(job_id, JobUpdate(status=JobStatus.COMPLETED, completed_at=now(),
-                                          final_key=final_key(job_id)))
-
-
-@pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
 
 def create_job_in_page(page, base: str, title: str) -> str:
     page.goto(base + "/")

@@ -1,0 +1,97 @@
+"""Browser test fixtures: Debian's Chromium driven by Playwright, and the web UI
+on the real local backend served by uvicorn on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from shared_types.keys import final_key, source_key
+from shared_types.models import JobStatus, JobUpdate, SegmentCompletion, now
+from shared_types.ports import Backend
+from shared_types.testing.serving import free_port, serve_in_thread
+
+from web_ui.app import create_app
+from web_ui.settings import WebSettings
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+# Screenshots of each page state, kept in the docs (small: one viewport).
+SCREENSHOTS = Path(__file__).resolve().parents[4] / "docs" / "screenshots"
+VIEWPORT = {"width": 1000, "height": 720}
+SEGMENTS = 4
+STEP_S = 0.6
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        pytest.fail(f"{CHROMIUM} is missing in CI (.ci/run installs Debian chromium)",
+                    pytrace=False)
+    pytest.skip(f"{CHROMIUM} is not installed (apt-get install -y chromium)",
+                allow_module_level=True)
+
+
+def web_settings(tmp_path, port: int, **overrides) -> WebSettings:
+    return WebSettings(**{
+        "data_dir": tmp_path / "data", "public_base_url": f"http://127.0.0.1:{port}",
+        "signing_secret": "browser-test-secret-0123456789", "eta_seconds_per_mb": 30.0,
+        "sse_poll_s": 0.1, "host": "127.0.0.1", "port": port, **overrides,
+    })
+
+
+@pytest.fixture
+def server(request, tmp_path):
+    """The app on 127.0.0.1 (uvicorn in a thread) and its backend; indirect
+    parametrisation overrides settings."""
+    port = free_port()
+    app = create_app(web_settings(tmp_path, port, **getattr(request, "param", {})))
+    with serve_in_thread(app, port) as base:
+        yield base, app.state.backend
+
+
+@pytest.fixture
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def screenshot(page, name: str, focus: str | None = None) -> None:
+    """Save the visible part of the page (scrolled to ``focus``, a selector) as
+    docs/screenshots/{name}.png."""
+    if focus:
+        page.eval_on_selector(focus, "e => e.scrollIntoView({block: 'center'})")
+    page.screenshot(path=SCREENSHOTS / f"{name}.png")
+
+
+def drive_pipeline(backend: Backend, job_id: str, final_video: Path, stop: threading.Event):
+    """Stand-in for the workers: advance the job once its source is uploaded."""
+    while not backend.input_storage.exists(source_key(job_id)):
+        if stop.wait(0.05):
+            return
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS))
+    stop.wait(STEP_S)
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                          total_segments=SEGMENTS))
+    for i in range(SEGMENTS):
+        backend.segment_status.mark_pending(job_id, i)
+        if stop.wait(STEP_S):
+            return
+        backend.completions.put(SegmentCompletion(job_id=job_id, segment_index=i,
+                                                  output_key=f"jobs/{job_id}/segments/{i}.mp4"))
+        backend.segment_status.mark_complete(job_id, i)
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.REASSEMBLING))
+    backend.output_storage.put_file(final_key(job_id), final_video, content_type="video/mp4")
+    stop.wait(STEP_S)
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.COMPLETED, completed_at=now(),
+                                          final_key=final_key(job_id)))

@@ -1,0 +1,190 @@
+"""Drop and go, resumable uploads and the no-JavaScript flow in a real Chromium.
+
+The app runs behind :class:`StorageCounter`, an ASGI layer on the storage side
+that counts the bytes every ``/storage`` part PUT delivers (and paces them, so
+a reload lands mid-upload). Screenshots go to docs/screenshots/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import threading
+import time
+from urllib.parse import parse_qs
+
+import pytest
+from shared_types.keys import source_key
+from shared_types.models import MIN_PART_BYTES, JobStatus
+from shared_types.testing.serving import free_port, serve_in_thread
+
+from web_ui.app import create_app
+
+from .conftest import VIEWPORT, drive_pipeline, screenshot, web_settings
+
+PACE_S = 0.03  # per received body chunk (<= 64 KiB): over 2 s per 5 MiB part
+STATS = "() => document.getElementById('upload-stats').textContent"
+DROP = """([data, name]) => {
+  const bin = atob(data);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) { bytes[i] = bin.charCodeAt(i); }
+  const dt = new DataTransfer();
+  dt.items.add(new File([bytes], name, {type: 'video/mp4', lastModified: 1700000000000}));
+  const zone = document.getElementById('drop-zone');
+  zone.dispatchEvent(new DragEvent('dragover', {dataTransfer: dt, bubbles: true, cancelable: true}));
+  zone.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+}"""
+
+
+class StorageCounter:
+    """Counts, per part number, the body bytes each ``/storage`` PUT delivered
+    and the status storage answered."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+        self.puts: list[tuple[int, int, int | None]] = []  # (part, bytes, status)
+        self.lock = threading.Lock()
+
+    def stored_parts(self) -> set[int]:
+        with self.lock:
+            return {part for part, _, status in self.puts if status == 200}
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["method"] != "PUT" \
+                or not scope["path"].startswith("/storage/"):
+            await self.app(scope, receive, send)
+            return
+        part = int(parse_qs(scope["query_string"].decode()).get("part", ["0"])[0])
+        received, status = 0, {}
+
+        async def counting_receive():
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                await asyncio.sleep(PACE_S)
+            return message
+
+        async def capturing_send(message):
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, capturing_send)
+        finally:
+            with self.lock:
+                self.puts.append((part, received, status.get("code")))
+
+
+@pytest.fixture
+def counted(tmp_path):
+    """The app (5 MiB parts) behind a StorageCounter: (base URL, backend, counter)."""
+    port = free_port()
+    app = create_app(web_settings(tmp_path, port, upload_part_bytes=MIN_PART_BYTES))
+    counter = StorageCounter(app)
+    with serve_in_thread(counter, port) as base:
+        yield base, app.state.backend, counter
+
+
+def wait_until(condition, what: str, timeout_s: float = 60):
+    deadline = time.monotonic() + timeout_s
+    while not (value := condition()):
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+    return value
+
+
+def only_job(backend):
+    jobs = backend.jobs.list_in_progress(limit=10) + \
+        backend.jobs.list_by_status(JobStatus.COMPLETED, limit=10).items
+    assert len(jobs) == 1, [j.job_id for j in jobs]
+    return jobs[0]
+
+
+def test_a_dropped_file_becomes_a_job_with_the_chosen_settings_and_uploads_at_once(
+        counted, browser, tmp_path):
+    base, backend, counter = counted
+    data = os.urandom(2 * MIN_PART_BYTES + 123_457)
+    final = tmp_path / "final.mp4"
+    final.write_bytes(b"converted")
+    stop = threading.Event()
+    page = browser.new_page(viewport=VIEWPORT)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(base + "/")
+        assert page.is_visible("#drop-zone")
+        page.select_option("#mode", "sbs")
+        page.fill("input[name=divergence]", "3.5")
+        screenshot(page, "dashboard-drop-zone", "#drop-zone")
+        page.evaluate(DROP, [base64.b64encode(data).decode(), "holiday.mp4"])
+
+        stats = wait_until(lambda: "left" in page.evaluate(STATS) and page.eval_on_selector(
+            "#upload-progress", "e => e.value < 100") and page.evaluate(STATS),
+            "upload speed and time left, mid-upload")
+        assert "/s" in stats, stats
+        screenshot(page, "dashboard-uploading", "#upload-panel")
+        page.wait_for_url("**/jobs/*", timeout=60_000)
+
+        job = only_job(backend)
+        assert page.url.endswith(f"/jobs/{job.job_id}")
+        assert (job.title, job.mode, job.params.divergence) == ("holiday", "sbs", 3.5)
+        assert backend.input_storage.get_bytes(source_key(job.job_id)) == data
+        assert sorted(counter.stored_parts()) == [1, 2, 3]
+
+        driver = threading.Thread(target=drive_pipeline,
+                                  args=(backend, job.job_id, final, stop), daemon=True)
+        driver.start()
+        page.wait_for_selector("#download", timeout=60_000)
+        assert page.get_attribute("#download", "download") == "holiday_LRF_Full_SBS.mp4"
+        assert errors == []
+    finally:
+        stop.set()
+
+
+def test_a_reload_mid_upload_resumes_without_sending_stored_parts_again(
+        counted, browser, tmp_path):
+    base, backend, counter = counted
+    source = tmp_path / "long film.mp4"
+    source.write_bytes(os.urandom(5 * MIN_PART_BYTES + 4321))  # 6 parts
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(base + "/")
+    page.set_input_files("#source-file", str(source))
+    wait_until(counter.stored_parts, "a first part stored")
+    page.reload()
+    before = counter.stored_parts()
+    puts_before = len(counter.puts)
+
+    assert page.is_visible("#pending-uploads")
+    assert "long film.mp4" in page.text_content("#pending-uploads")
+    screenshot(page, "dashboard-interrupted-upload", "#drop-zone")
+    page.set_input_files("#source-file", str(source))
+    page.wait_for_function(
+        "() => document.getElementById('upload-message').textContent.startsWith('Resuming')")
+    page.wait_for_url("**/jobs/*", timeout=60_000)
+
+    job = only_job(backend)
+    assert job.title == "long film"
+    assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
+    resent = {part for part, _, _ in counter.puts[puts_before:]}
+    assert before and not before & resent, (before, resent)
+    successes = [part for part, _, status in counter.puts if status == 200]
+    assert sorted(successes) == [1, 2, 3, 4, 5, 6], "each part stored exactly once"
+    stored_bytes = sum(n for _, n, status in counter.puts if status == 200)
+    assert stored_bytes == source.stat().st_size
+
+
+def test_without_javascript_the_form_still_creates_the_job(server, browser):
+    base, backend = server
+    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(base + "/")
+    assert not page.is_visible("#drop-zone")
+    page.fill("input[name=title]", "No script")
+    page.click("#create-job")
+    page.wait_for_url("**/jobs/*")
+    job = only_job(backend)
+    assert (job.title, job.status) == ("No script", JobStatus.CREATED)
+    context.close()
