@@ -13,17 +13,9 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from shared_types.progress import STAGE_LABELS
 
 from local_stack.submission import JobSnapshot
-
-_STAGES = {
-    "created": "waiting for chunking",
-    "chunking_in_progress": "splitting",
-    "chunking_complete": "converting",
-    "reassembling": "joining",
-    "completed": "done",
-    "failed": "failed",
-}
 
 
 class JobProgressView:
@@ -57,7 +49,7 @@ class JobProgressView:
     def update(self, snap: JobSnapshot) -> None:
         """Show one snapshot."""
         total = snap.segments_total
-        stage = _STAGES.get(snap.status.value, snap.status.value)
+        stage = STAGE_LABELS[snap.status]
         failed = f" ({snap.segments_failed} failed)" if snap.segments_failed else ""
         self.progress.update(self._segments, total=total, completed=snap.segments_done,
                              extra=f"{stage}{failed}")

@@ -20,10 +20,10 @@ from shared_types.models import (
     JobError,
     JobStatus,
     OutputMode,
-    SegmentState,
     new_job_id,
 )
 from shared_types.ports import Backend
+from shared_types.progress import read_segments
 
 from local_stack.errors import ConversionFailedError, StackTimeoutError
 
@@ -73,11 +73,8 @@ def snapshot(backend: Backend, job_id: str) -> JobSnapshot:
     job = backend.jobs.get(job_id)
     if job is None:
         raise ConversionFailedError(f"job {job_id} disappeared")
-    done = backend.completions.count(job_id)
-    failed = sum(
-        1 for s in backend.segment_status.list(job_id) if s.state == SegmentState.FAILED
-    )
-    return JobSnapshot(job_id, job.status, job.total_segments, done, failed, job.error)
+    tally = read_segments(backend, job)
+    return JobSnapshot(job_id, job.status, tally.total, len(tally.done), tally.failed, job.error)
 
 
 def wait_for_job(

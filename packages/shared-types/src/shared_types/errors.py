@@ -72,3 +72,8 @@ class UploadTooLargeError(InvalidUploadError):
 
 class AdapterMissingError(PermanentError):
     """The adapter package of the configured backend is not installed."""
+
+
+class MalformedResponseError(TransientError):
+    """A service answered with a body we cannot read (not JSON, not the expected
+    envelope). Transient: the work may still have been done, and a retry is harmless."""

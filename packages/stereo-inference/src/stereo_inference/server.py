@@ -19,17 +19,17 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from shared_types.errors import NotFoundError, PermanentError, TransientError
-from shared_types.ports import ObjectStorage
-
-from stereo_inference.convert import convert_file
-from stereo_inference.envelope import (
+from shared_types.envelope import (
     InvocationRequest,
     MetricsData,
     SegmentOutputData,
     error_body,
     result_envelope,
 )
+from shared_types.errors import NotFoundError, PermanentError, TransientError
+from shared_types.ports import ObjectStorage
+
+from stereo_inference.convert import convert_file
 from stereo_inference.errors import ModelNotInstalledError
 from stereo_inference.metrics import CloudWatchMetrics, LogMetrics, Metrics
 from stereo_inference.settings import InferenceSettings

@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 
 import httpx
+from shared_types.envelope import error_message
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
 
-from video_worker.envelope import error_message, parse_result_envelope
 from video_worker.errors import InferenceRejectedError, InferenceUnavailableError
-from video_worker.inference_backend import InferenceResult
+from video_worker.inference_backend import InferenceResult, result_from_envelope
 from video_worker.request import invocation_request
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ class HttpInferenceBackend:
         if not 200 <= status < 300:
             reason = error_message(response.content, fallback=f"HTTP {status}")
             raise InferenceUnavailableError(f"inference server answered {status}: {reason}")
-        result = parse_result_envelope(response.content, output_key)
+        result = result_from_envelope(response.content, output_key)
         log.info("job_id=%s segment_index=%d converted by %s",
                  payload.job_id, payload.segment_index, self._url)
         return result

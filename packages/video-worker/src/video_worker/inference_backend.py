@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
+from shared_types.envelope import read_result_envelope
+from shared_types.errors import MalformedResponseError
 from shared_types.models import ConversionParams, SegmentPayload
+
+from video_worker.errors import InferenceUnavailableError
+
+_RESULT_FIELDS = ("frames", "duration_s", "elapsed_s", "fps", "depth_model")
 
 
 class InferenceResult(BaseModel):
@@ -23,6 +29,25 @@ class InferenceResult(BaseModel):
     fps: float | None = None
     depth_model: str | None = None
     metrics: dict[str, Any] = Field(default_factory=dict)
+
+
+def result_from_envelope(body: bytes | str | dict[str, Any], output_key: str) -> InferenceResult:
+    """The result of one conversion from an inference server's response envelope
+    (``shared_types.envelope``); segment_output fields win over metrics.
+
+    Raises InferenceUnavailableError (transient) when the body is not a readable
+    envelope: the output may still appear, and a retry is harmless.
+    """
+    try:
+        blocks = read_result_envelope(body)
+    except MalformedResponseError as exc:
+        raise InferenceUnavailableError(str(exc)) from exc
+    merged = {**blocks.metrics, **blocks.segment}
+    fields = {k: merged[k] for k in _RESULT_FIELDS if merged.get(k) is not None}
+    try:
+        return InferenceResult(output_key=output_key, metrics=blocks.metrics, **fields)
+    except ValidationError as exc:
+        raise InferenceUnavailableError(f"inference response is malformed: {exc}") from exc
 
 
 class InferenceBackend(Protocol):

@@ -19,12 +19,12 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
+from shared_types.envelope import error_message
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
 
-from video_worker.envelope import error_message, parse_result_envelope
 from video_worker.errors import InferenceRejectedError, InferenceUnavailableError
-from video_worker.inference_backend import InferenceResult
+from video_worker.inference_backend import InferenceResult, result_from_envelope
 from video_worker.request import invocation_request
 
 log = logging.getLogger(__name__)
@@ -128,7 +128,7 @@ class SageMakerInferenceBackend:
         while True:
             answer = self._fetch(output_uri)
             if answer is not None:
-                return parse_result_envelope(answer, output_key)
+                return result_from_envelope(answer, output_key)
             failure = self._fetch(failure_uri) if failure_uri else None
             if failure is not None:
                 raise classify_failure(failure)

@@ -1,4 +1,5 @@
-"""A job's progress as one snapshot: stage, segment strip, percent and ETA.
+"""A job's progress as one SSE snapshot: stage, segment strip, percent and ETA
+(computed by ``shared_types.progress``, plus the web's ETA and event id).
 
 Reads the stores (blocking): SSE calls :func:`snapshot` off the event loop.
 """
@@ -6,28 +7,20 @@ Reads the stores (blocking): SSE calls :func:`snapshot` off the event loop.
 from __future__ import annotations
 
 import hashlib
-import math
 
 from shared_types.dtos import JobProgress
 from shared_types.keys import source_key
-from shared_types.models import Job, JobStatus, SegmentState
+from shared_types.models import Job, JobStatus
 from shared_types.ports import Backend
+from shared_types.progress import (
+    STAGE_LABELS,
+    UPLOADED_LABEL,
+    merge_cells,
+    percent_for,
+    read_segments,
+)
 
 from web_ui.eta import EtaEstimator
-
-MAX_STRIP_CELLS = 400
-
-# Cells of the per-segment strip, in the order a merged cell shows the worst one.
-CELL_ORDER = ("failed", "running", "pending", "done")
-
-_STAGES = {
-    JobStatus.CREATED: "Waiting for upload",
-    JobStatus.CHUNKING_IN_PROGRESS: "Splitting into segments",
-    JobStatus.CHUNKING_COMPLETE: "Converting segments to 3D",
-    JobStatus.REASSEMBLING: "Joining segments",
-    JobStatus.COMPLETED: "Done",
-    JobStatus.FAILED: "Failed",
-}
 
 
 class ProgressSnapshot(JobProgress):
@@ -50,58 +43,17 @@ class ProgressSnapshot(JobProgress):
         return JobProgress.model_validate(self.model_dump(include=set(JobProgress.model_fields)))
 
 
-def merge_cells(cells: list[str], max_cells: int = MAX_STRIP_CELLS) -> list[str]:
-    """At most ``max_cells`` cells; a merged cell shows its worst member."""
-    if len(cells) <= max_cells:
-        return cells
-    width = math.ceil(len(cells) / max_cells)
-    rank = {c: i for i, c in enumerate(CELL_ORDER)}
-    return [min(cells[i:i + width], key=rank.__getitem__) for i in range(0, len(cells), width)]
-
-
-def segment_cells(total: int, states: dict[int, SegmentState], done: set[int]) -> list[str]:
-    """One cell per segment: done / running (an attempt started) / failed / pending."""
-    cells = []
-    for i in range(total):
-        state = states.get(i)
-        if i in done or state == SegmentState.COMPLETE:
-            cells.append("done")
-        elif state == SegmentState.FAILED:
-            cells.append("failed")
-        elif state == SegmentState.PENDING:
-            cells.append("running")
-        else:
-            cells.append("pending")
-    return cells
-
-
-def percent_for(status: JobStatus, done: int, total: int | None) -> float:
-    """Overall percent: splitting is the first 5 %, segments to 90 %, joining the rest."""
-    if status == JobStatus.COMPLETED:
-        return 100.0
-    if status == JobStatus.REASSEMBLING:
-        return 92.0
-    if total:
-        return round(5.0 + 85.0 * min(done, total) / total, 1)
-    return 2.0 if status == JobStatus.CHUNKING_IN_PROGRESS else 0.0
-
-
 def snapshot(backend: Backend, job: Job, eta: EtaEstimator) -> ProgressSnapshot:
     """The job's progress now (blocking store reads)."""
-    total = job.total_segments
-    stage = _STAGES[job.status]
+    tally = read_segments(backend, job)
+    total, completions, done = tally.total, list(tally.completions), tally.done
+    stage = STAGE_LABELS[job.status]
     size = job.source_size_bytes
-    completions = backend.completions.list(job.job_id) if total else []
-    done = {c.segment_index for c in completions}
-    cells: list[str] = []
-    if total:
-        states = {s.segment_index: s.state for s in backend.segment_status.list(job.job_id)}
-        cells = segment_cells(total, states, done)
     if not job.status.is_final and size is None:
         head = backend.input_storage.head(source_key(job.job_id))
         size = head.size if head else None
         if job.status == JobStatus.CREATED and head is not None:
-            stage = "Uploaded, waiting to be split"
+            stage = UPLOADED_LABEL
     percent = percent_for(job.status, len(done), total)
     remaining = None
     if not job.status.is_final and (size or completions):
@@ -117,6 +69,6 @@ def snapshot(backend: Backend, job: Job, eta: EtaEstimator) -> ProgressSnapshot:
         segments_total=total,
         percent=percent,
         eta_seconds=round(remaining) if remaining is not None else None,
-        strip=merge_cells(cells),
+        strip=merge_cells(tally.cells()),
         error=job.error.message if job.error else None,
     )

@@ -1,9 +1,8 @@
-import pytest
 from shared_types.keys import source_key
-from shared_types.models import JobError, JobStatus, SegmentCompletion, SegmentState
+from shared_types.models import JobError, JobStatus, SegmentCompletion
 
 from web_ui.eta import EtaEstimator
-from web_ui.progress_snapshot import merge_cells, percent_for, segment_cells, snapshot
+from web_ui.progress_snapshot import snapshot
 
 from .conftest import add_job
 
@@ -12,31 +11,6 @@ def complete(backend, job, index, at):
     backend.completions.put(SegmentCompletion(
         job_id=job.job_id, segment_index=index, output_key=f"k{index}", completed_at=at))
     backend.segment_status.mark_complete(job.job_id, index)
-
-
-def test_segment_cells_show_each_segments_state():
-    states = {0: SegmentState.COMPLETE, 1: SegmentState.PENDING, 2: SegmentState.FAILED}
-    assert segment_cells(5, states, done={4}) == ["done", "running", "failed", "pending", "done"]
-
-
-def test_a_merged_cell_shows_its_worst_segment():
-    cells = ["done"] * 10 + ["failed"] + ["done"] * 9
-    merged = merge_cells(cells, max_cells=4)
-    assert merged == ["done", "done", "failed", "done"]
-    assert merge_cells(["pending", "done"], max_cells=4) == ["pending", "done"]
-
-
-@pytest.mark.parametrize(("status", "done", "total", "expected"), [
-    (JobStatus.CREATED, 0, None, 0.0),
-    (JobStatus.CHUNKING_IN_PROGRESS, 0, None, 2.0),
-    (JobStatus.CHUNKING_COMPLETE, 0, 4, 5.0),
-    (JobStatus.CHUNKING_COMPLETE, 2, 4, 47.5),
-    (JobStatus.CHUNKING_COMPLETE, 4, 4, 90.0),
-    (JobStatus.REASSEMBLING, 4, 4, 92.0),
-    (JobStatus.COMPLETED, 4, 4, 100.0),
-])
-def test_percent_grows_through_the_stages(status, done, total, expected):
-    assert percent_for(status, done, total) == expected
 
 
 def test_snapshot_of_a_job_waiting_for_its_upload(backend):
