@@ -20,6 +20,7 @@ from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from media_worker.bounded_probe import probe_video
 from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
+from media_worker.poster import store_poster
 from media_worker.splitting import prepare_and_split
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,7 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
         video = probe_video(source, deps.limits)
         log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                  video.height, video.duration_s, video.video_frames, video.has_audio)
+        store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
         segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
                                      job_id=job_id)
         total = len(segments)

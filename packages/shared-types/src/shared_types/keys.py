@@ -3,7 +3,8 @@
 Input bucket:  ``input/{job_id}/source.mp4`` and
                ``segments/{job_id}/{i:05d}_{n:05d}_{mode}.mp4``.
                ``input/{job_id}/streams.mkv`` (the source's non-video streams, kept aside).
-Output bucket: ``jobs/{job_id}/segments/{i}.mp4`` and ``jobs/{job_id}/final.{mp4,mkv}``.
+Output bucket: ``jobs/{job_id}/segments/{i}.mp4``, ``jobs/{job_id}/final.{mp4,mkv}`` and
+               ``jobs/{job_id}/poster.jpg``.
 
 Builders raise :class:`InvalidKeyError` for bad arguments; parsers return None
 for any key that is not exactly canonical (so a hostile or foreign key is
@@ -133,6 +134,13 @@ def parse_final_key(key: str) -> str | None:
     """The job id of a final key, or None."""
     m = _FINAL_RE.match(key)
     return m["job"] if m else None
+
+
+def poster_key(job_id: str) -> str:
+    """Key of a job's poster frame (a small JPEG shown in job lists).
+    Raises InvalidKeyError."""
+    _check_job_id(job_id)
+    return f"jobs/{job_id}/poster.jpg"
 
 
 def output_prefix(job_id: str) -> str:

@@ -8,7 +8,7 @@ import uuid
 from pydantic import BaseModel
 from shared_types.dtos import CreateJobRequest, PresignedPlaybackResponse
 from shared_types.errors import PermanentError
-from shared_types.keys import final_key, source_key
+from shared_types.keys import final_key, poster_key, source_key
 from shared_types.models import LAYOUT_TAGS, Job, JobStatus, PresignedRequest, new_job_id
 from shared_types.ports import Backend
 
@@ -82,6 +82,14 @@ def playback(backend: Backend, job: Job, *, expires_s: int) -> PresignedPlayback
     )
 
 
+def poster_urls(backend: Backend, jobs: list[Job], *, expires_s: int) -> dict[str, str]:
+    """Presigned URLs of the poster frames of ``jobs`` (by job id). A job gets
+    one once its source arrived; the page hides posters that were never made."""
+    return {job.job_id: backend.output_storage.presign_get(poster_key(job.job_id),
+                                                           expires_s=expires_s)
+            for job in jobs if job.status != JobStatus.CREATED}
+
+
 class JobListing(BaseModel):
     """One page of the unified job list (in-progress and failed on the first page)."""
 
@@ -89,6 +97,10 @@ class JobListing(BaseModel):
     completed: list[Job]
     failed: list[Job]
     next_cursor: str | None = None
+
+    @property
+    def jobs(self) -> list[Job]:
+        return self.in_progress + self.failed + self.completed
 
 
 def list_jobs(backend: Backend, *, limit: int, cursor: str | None = None) -> JobListing:

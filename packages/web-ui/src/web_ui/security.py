@@ -16,7 +16,8 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"referrer-policy", b"same-origin"),
     (
         b"content-security-policy",
-        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"default-src 'self'; script-src 'self'; style-src 'self'; "
+        b"img-src 'self' data: https: http:; "
         b"media-src 'self' https: http:; connect-src 'self' https: http:; "
         b"frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
     ),

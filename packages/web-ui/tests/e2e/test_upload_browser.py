@@ -32,8 +32,9 @@ DROP = """([data, name]) => {
   const dt = new DataTransfer();
   dt.items.add(new File([bytes], name, {type: 'video/mp4', lastModified: 1700000000000}));
   const zone = document.getElementById('drop-zone');
-  zone.dispatchEvent(new DragEvent('dragover', {dataTransfer: dt, bubbles: true, cancelable: true}));
-  zone.dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
+  const init = {dataTransfer: dt, bubbles: true, cancelable: true};
+  zone.dispatchEvent(new DragEvent('dragover', init));
+  zone.dispatchEvent(new DragEvent('drop', init));
 }"""
 
 

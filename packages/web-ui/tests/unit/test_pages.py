@@ -146,3 +146,12 @@ def test_static_files_are_served_locally(client):
 
 def test_healthz(client):
     assert client.get("/healthz").json() == {"status": "ok"}
+
+
+def test_job_lists_show_a_poster_frame_once_the_source_arrived(client, backend):
+    waiting = add_job(backend, title="Waiting")
+    running = add_job(backend, status=JobStatus.CHUNKING_COMPLETE, total_segments=2)
+    for path in ("/", "/jobs"):
+        r = client.get(path)
+        assert f"jobs/{running.job_id}/poster.jpg" in r.text
+        assert f"jobs/{waiting.job_id}/poster.jpg" not in r.text

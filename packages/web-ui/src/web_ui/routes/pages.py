@@ -30,8 +30,11 @@ RECENT_JOBS = 10
 def dashboard(request: Request, backend: BackendDep, settings: SettingsDep,
               templates: TemplatesDep) -> Response:
     listing = job_service.list_jobs(backend, limit=RECENT_JOBS)
+    posters = job_service.poster_urls(backend, listing.jobs[:RECENT_JOBS],
+                                      expires_s=settings.playback_url_expires_s)
     return render(templates, request, "index.html",
-                  {"listing": listing, "max_upload_bytes": settings.max_upload_bytes})
+                  {"listing": listing, "posters": posters,
+                   "max_upload_bytes": settings.max_upload_bytes})
 
 
 @router.get("/jobs")
@@ -40,7 +43,10 @@ def job_list(
     cursor: Annotated[str | None, Query(max_length=job_service.MAX_CURSOR_LENGTH)] = None,
 ) -> Response:
     listing = job_service.list_jobs(backend, limit=settings.page_size, cursor=cursor)
-    return render(templates, request, "jobs.html", {"listing": listing, "cursor": cursor})
+    posters = job_service.poster_urls(backend, listing.jobs,
+                                      expires_s=settings.playback_url_expires_s)
+    return render(templates, request, "jobs.html",
+                  {"listing": listing, "cursor": cursor, "posters": posters})
 
 
 @router.post("/jobs", dependencies=SAFE_FORM)

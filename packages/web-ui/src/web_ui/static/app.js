@@ -203,8 +203,17 @@
     });
   }
 
+  // A job whose poster frame was never made (it failed early) shows none.
+  function hideMissingPosters() {
+    document.querySelectorAll("img.poster").forEach(function (img) {
+      if (img.complete && img.naturalWidth === 0) { img.hidden = true; }
+      img.addEventListener("error", function () { img.hidden = true; });
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     localTimes();
+    hideMissingPosters();
     var form = document.getElementById("upload-form");
     if (form) { setupUpload(form); }
     var create = document.getElementById("create-form");

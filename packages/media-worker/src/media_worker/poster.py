@@ -1,0 +1,51 @@
+"""A job's poster frame: one small JPEG from early in the source, for job lists.
+
+A poster is a nicety: failing to make one is logged, never fails the job.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from shared_types import keys
+from shared_types.errors import StereoSpotError
+from shared_types.ports import ObjectStorage
+
+from media_worker.bounded_probe import VideoInfo
+from media_worker.ffmpeg_runner import FfmpegRunner, file_input
+
+log = logging.getLogger(__name__)
+
+POSTER_WIDTH = 320
+# Far enough in to skip a black first frame, never past a short clip's middle.
+POSTER_AT_S = 1.0
+
+
+def poster_time(duration_s: float) -> float:
+    """Where in the video the poster frame is taken (seconds)."""
+    return max(0.0, min(POSTER_AT_S, duration_s / 2))
+
+
+def make_poster(runner: FfmpegRunner, source: Path, video: VideoInfo, dest: Path) -> Path:
+    """Write a JPEG of one frame of ``source``, ``POSTER_WIDTH`` wide, to ``dest``.
+    Raises Ffmpeg*Error."""
+    runner.run([
+        "-ss", f"{poster_time(video.duration_s):.3f}", *file_input(source),
+        "-map", "0:v:0", "-frames:v", "1", "-vf", f"scale={POSTER_WIDTH}:-2",
+        "-q:v", "5", str(dest),
+    ], what="poster frame")
+    return dest
+
+
+def store_poster(runner: FfmpegRunner, source: Path, video: VideoInfo, work: Path,
+                 storage: ObjectStorage, job_id: str) -> bool:
+    """Make the job's poster and put it at ``keys.poster_key``; False (logged)
+    when that failed."""
+    try:
+        path = make_poster(runner, source, video, work / "poster.jpg")
+        storage.put_file(keys.poster_key(job_id), path, content_type="image/jpeg")
+    except (StereoSpotError, OSError) as exc:
+        log.warning("job_id=%s no poster frame: %s", job_id, exc)
+        return False
+    return True
