@@ -56,10 +56,11 @@ locals {
       { Action = local.table_rw, Resource = [local.tables["jobs"], local.tables["reassembly-triggered"]] },
       { Action = local.table_read, Resource = [local.tables["segment-completions"], local.tables["segment-status"]] },
       { Action = ["s3:GetObject"], Resource = ["${local.input_arn}/input/*"] },
+      { Action = ["s3:PutObject", "s3:AbortMultipartUpload"], Resource = ["${local.input_arn}/input/*/streams.mkv"] },
       { Action = ["s3:PutObject", "s3:GetObject", "s3:AbortMultipartUpload"], Resource = ["${local.input_arn}/segments/*"] },
       { Action = ["s3:ListBucket"], Resource = [local.input_arn, local.output_arn] },
       { Action = ["s3:GetObject"], Resource = ["${local.output_arn}/jobs/*"] },
-      { Action = ["s3:PutObject", "s3:AbortMultipartUpload"], Resource = ["${local.output_arn}/jobs/*/final.mp4"] },
+      { Action = ["s3:PutObject", "s3:AbortMultipartUpload"], Resource = ["${local.output_arn}/jobs/*/final.mp4", "${local.output_arn}/jobs/*/final.mkv"] },
     ]
     video-worker = [
       {

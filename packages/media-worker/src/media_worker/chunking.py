@@ -21,6 +21,7 @@ from media_worker.bounded_probe import probe_video
 from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
 from media_worker.poster import store_poster
+from media_worker.side_streams import keep_side_streams
 from media_worker.splitting import prepare_and_split
 
 log = logging.getLogger(__name__)
@@ -80,6 +81,10 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
         log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                  video.height, video.duration_s, video.video_frames, video.has_audio)
         store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
+        side = keep_side_streams(deps.runner, source, work / "streams.mkv")
+        if side is not None:  # before the segments: reassembly may start after the last one
+            backend.input_storage.put_file(keys.streams_key(job_id), side,
+                                           content_type="video/x-matroska")
         segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
                                      job_id=job_id)
         total = len(segments)

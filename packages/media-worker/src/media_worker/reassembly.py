@@ -32,6 +32,7 @@ from media_worker.errors import (
     SegmentsMissingError,
 )
 from media_worker.lease_keeper import LeaseKeeper
+from media_worker.side_streams import CONTENT_TYPES, mux_final
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ def handle_reassembly(message: Message, deps: MediaDeps) -> bool:
         log.warning("job_id=%s is %s, not ready for reassembly; message dropped", job_id,
                     job.status)
         return False
-    final = keys.final_key(job_id)
+    final = keys.final_key(job_id, job.container)
     if backend.reassembly.is_done(job_id):
         return _finish_done_job(deps, job, final)
     completions = _ordered_completions(deps, job)
@@ -92,12 +93,24 @@ def handle_reassembly(message: Message, deps: MediaDeps) -> bool:
             backend.output_storage.get_file(c.output_key, path)
             paths.append(path)
             keeper.tick()
-        out = concat_segments(deps.runner, paths, work / "final.mp4", on_tick=keeper.tick)
+        joined = concat_segments(deps.runner, paths, work / "joined.mp4", on_tick=keeper.tick)
+        side = _side_streams(deps, job_id, work / "streams.mkv")
+        out = mux_final(deps.runner, joined, side, work / f"final.{job.container.value}",
+                        container=job.container, mode=job.mode, on_tick=keeper.tick)
         keeper.check()  # a stale holder stops here, before writing
-        backend.output_storage.put_file(final, out, content_type="video/mp4")
+        backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container])
         log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))
     backend.reassembly.complete(keeper.lease)
     return _mark_completed(deps, job_id, final)
+
+
+def _side_streams(deps: MediaDeps, job_id: str, dest: Path) -> Path | None:
+    """The source's audio, subtitles and chapters kept aside at chunking, if any."""
+    key = keys.streams_key(job_id)
+    if not deps.backend.input_storage.exists(key):
+        return None
+    deps.backend.input_storage.get_file(key, dest)
+    return dest
 
 
 def _ordered_completions(deps: MediaDeps, job: Job) -> list[SegmentCompletion]:

@@ -35,30 +35,31 @@ def keyframe_interval(segment_seconds: float) -> float:
 def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
                             segment_seconds: float, *,
                             on_tick: Callable[[], None] | None = None) -> Path:
-    """Re-encode the video of ``source`` into ``dest`` with a keyframe at least every
-    :func:`keyframe_interval` seconds; audio is copied. Raises Ffmpeg*Error."""
+    """Re-encode the video of ``source`` into ``dest`` (video only) with a keyframe
+    at least every :func:`keyframe_interval` seconds. Raises Ffmpeg*Error."""
     every = keyframe_interval(segment_seconds)
     runner.run([
         *file_input(source),
-        "-map", "0:v:0", "-map", "0:a?",
+        "-map", "0:v:0",
         "-c:v", "libx264", "-preset", "veryfast", "-crf", "18",
         "-force_key_frames", f"expr:gte(t,n_forced*{every:g})",
-        "-c:a", "copy", "-movflags", "+faststart", str(dest),
+        "-movflags", "+faststart", str(dest),
     ], on_tick=on_tick, what="re-encode with keyframes")
     return dest
 
 
 def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_seconds: float,
                    *, on_tick: Callable[[], None] | None = None) -> list[Path]:
-    """Cut ``source`` into ``out_dir/00000.mp4, 00001.mp4, ...`` of about
-    ``segment_seconds`` each, in order. Raises Ffmpeg*Error, or FfmpegFailedError
+    """Cut the video of ``source`` into ``out_dir/00000.mp4, 00001.mp4, ...`` of
+    about ``segment_seconds`` each, in order (every other stream is kept aside
+    whole: ``media_worker.side_streams``). Raises Ffmpeg*Error, or FfmpegFailedError
     when ffmpeg produced no segment."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in out_dir.glob("*.mp4"):
         stale.unlink()
     runner.run([
         *file_input(source),
-        "-map", "0:v:0", "-map", "0:a?", "-c", "copy",
+        "-map", "0:v:0", "-c", "copy",
         "-f", "segment", "-segment_time", f"{segment_seconds:g}",
         "-segment_time_delta", SEGMENT_TIME_DELTA, "-reset_timestamps", "1",
         "-segment_format", "mp4", "-segment_format_options", "movflags=+faststart",

@@ -11,6 +11,7 @@ from shared_types.models import (
     JobStatus,
     JobUpdate,
     Message,
+    OutputMode,
     ReassemblyMessage,
     SegmentCompletion,
 )
@@ -23,7 +24,8 @@ from media_worker.reassembly import handle_reassembly
 
 
 class JoiningRunner:
-    """Stands in for ffmpeg: the output (last argument) is the inputs' bytes joined."""
+    """Stands in for ffmpeg: the output (last argument) is the inputs' bytes joined;
+    the final mux (not a concat) copies its first input."""
 
     def __init__(self, during=None):
         self.calls = 0
@@ -31,7 +33,11 @@ class JoiningRunner:
 
     def run(self, args, *, on_tick=None, what="ffmpeg"):
         self.calls += 1
-        list_file = Path(args[args.index("-i") + 1])
+        first = Path(args[args.index("-i") + 1])
+        if "concat" not in args:
+            Path(args[-1]).write_bytes(first.read_bytes())
+            return
+        list_file = first
         parts = [line.split("'")[1] for line in list_file.read_text().splitlines()[1:]]
         if self.during:
             self.during()
@@ -49,7 +55,8 @@ def message(job_id: str) -> Message:
 
 
 def chunked_job(backend, new_job, total=3, completed=None):
-    job = new_job(backend)
+    # anaglyph: a byte-joining fake makes no real MP4 to mark as 3D (integration tests do)
+    job = new_job(backend, OutputMode.ANAGLYPH)
     backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
                                               total_segments=total))
     for i in range(total) if completed is None else completed:

@@ -1,0 +1,80 @@
+"""Keep what the segments do not carry, and give it back to the final file.
+
+Segments hold video only: cutting subtitles and chapters at keyframes with
+``-c copy`` loses them, and an MP4 segment cannot hold every audio codec. So at
+chunking every non-video stream of the source (all audio tracks, subtitles,
+attachments), its chapters and tags are kept aside in one MKV
+(``keys.streams_key``); at reassembly the joined video and that file are muxed
+into the job's container (``shared_types.stream_mux``), with the stereo
+signalling players read (MKV StereoMode, MP4 ``st3d``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from shared_types.models import Container, OutputMode, packing_of
+from shared_types.stereo_boxes import add_st3d
+from shared_types.stream_mux import (
+    SourceStream,
+    describe_stream,
+    mux_command,
+    side_streams_command,
+)
+
+from media_worker.errors import UnusableVideoError
+from media_worker.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner
+
+log = logging.getLogger(__name__)
+CONTENT_TYPES = {Container.MP4: "video/mp4", Container.MKV: "video/x-matroska"}
+
+
+def streams_of(path: Path) -> tuple[list[SourceStream], dict[str, str]]:
+    """The non-video streams of ``path`` and its video's language/title.
+    Raises UnusableVideoError when it cannot be opened."""
+    import av  # vendor import stays in this module
+
+    try:
+        with av.open(str(path), options={"format_whitelist": VIDEO_DEMUXERS}) as container:
+            streams = [describe_stream(s) for s in container.streams
+                       if s.type in ("audio", "subtitle", "attachment")]
+            video = describe_stream(container.streams.video[0]) if container.streams.video \
+                else None
+    except (av.error.FFmpegError, OSError) as exc:
+        raise UnusableVideoError("The file is not a video we can read.") from exc
+    tags = {}
+    if video is not None:
+        tags = {k: v for k, v in (("language", video.language), ("title", video.title))
+                if v and v != "und"}
+    return streams, tags
+
+
+def keep_side_streams(runner: FfmpegRunner, source: Path, dest: Path, *,
+                      on_tick: Callable[[], None] | None = None) -> Path | None:
+    """Copy every non-video stream, chapter and tag of ``source`` into the MKV
+    ``dest``; None when the source has nothing but video. Raises Ffmpeg*Error."""
+    streams, _ = streams_of(source)
+    try:
+        args = side_streams_command(source, dest, streams)
+    except ValueError:
+        return None
+    runner.run(args, on_tick=on_tick, what="keep audio and subtitles aside")
+    return dest
+
+
+def mux_final(runner: FfmpegRunner, video: Path, side: Path | None, dest: Path, *,
+              container: Container, mode: OutputMode,
+              on_tick: Callable[[], None] | None = None) -> Path:
+    """Write ``dest``: the joined ``video`` plus everything kept in ``side`` (when
+    there is one), marked as 3D for SBS/TB. Raises Ffmpeg*Error or Mp4BoxError."""
+    streams, tags = streams_of(side) if side is not None else ([], {})
+    args, dropped = mux_command(video, side or video, dest, container=container,
+                                streams=streams, packing=packing_of(mode), video_tags=tags)
+    if dropped:
+        log.warning("%s cannot hold %s; they are left out", container.value, ", ".join(dropped))
+    runner.run(args, on_tick=on_tick, what="add audio and subtitles")
+    if container is Container.MP4 and packing_of(mode):
+        add_st3d(dest, packing_of(mode))
+    return dest
