@@ -14,7 +14,8 @@ from pathlib import Path
 
 from rich.console import Console
 from shared_types.errors import StereoSpotError
-from shared_types.models import ConversionParams, DepthModel, OutputMode
+from shared_types.models import Container, ConversionParams, DepthModel, OutputMode
+from shared_types.stream_mux import container_of
 
 from local_stack.settings import StackSettings
 
@@ -39,6 +40,9 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--convergence", type=float, default=0.5, help="screen plane 0..1")
     conv.add_argument("--depth", type=DepthModel, default=DepthModel.HEURISTIC,
                       choices=list(DepthModel), metavar="{" + ",".join(DepthModel) + "}")
+    conv.add_argument("--container", type=Container, choices=list(Container), default=None,
+                      metavar="{" + ",".join(Container) + "}",
+                      help="output file format (default: from the output's suffix, else mp4)")
     conv.add_argument("--workers", type=int, help="video-worker processes")
     conv.add_argument("--segment-seconds", type=float)
     conv.add_argument("--data-dir", type=Path, help="keep the pipeline's data here (default: temp)")
@@ -72,7 +76,8 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
 
     params = ConversionParams(divergence=args.divergence, convergence=args.convergence,
                               depth_model=args.depth)
-    request = ConvertRequest(args.input, args.output, args.mode, params)
+    container = args.container or container_of(args.output)
+    request = ConvertRequest(args.input, args.output, args.mode, params, container)
     if args.data_dir is not None:
         snap = run_convert(settings, request, console)
     else:

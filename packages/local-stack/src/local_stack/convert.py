@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 from shared_types.backend_loader import load_backend
-from shared_types.models import ConversionParams, OutputMode
+from shared_types.models import Container, ConversionParams, OutputMode
 
 from local_stack.frame_count import count_frames
 from local_stack.progress_view import JobProgressView
@@ -26,6 +26,7 @@ class ConvertRequest:
     output: Path
     mode: OutputMode
     params: ConversionParams
+    container: Container = Container.MP4
 
 
 def run_convert(settings: StackSettings, request: ConvertRequest, console: Console) -> JobSnapshot:
@@ -50,7 +51,8 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     )
     supervisor.start()
     try:
-        job = submit_job(backend, request.source, mode=request.mode, params=request.params)
+        job = submit_job(backend, request.source, mode=request.mode, params=request.params,
+                         container=request.container)
         console.print(f"job {job.job_id}: {request.source.name} -> {request.mode.value}",
                       soft_wrap=True)
         with JobProgressView(console, count_frames(request.source)) as view:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from shared_types.keys import final_key, source_key
 from shared_types.models import (
+    Container,
     ConversionParams,
     Job,
     JobError,
@@ -53,13 +54,14 @@ def submit_job(
     mode: OutputMode,
     params: ConversionParams,
     title: str | None = None,
+    container: Container = Container.MP4,
 ) -> Job:
     """Create a job and upload ``source`` as its canonical source object.
 
     Raises FileNotFoundError when ``source`` is missing; store errors propagate.
     """
     size = source.stat().st_size
-    job = Job(job_id=new_job_id(), mode=mode, params=params,
+    job = Job(job_id=new_job_id(), mode=mode, params=params, container=container,
               title=(title or source.name)[:200], source_size_bytes=size)
     backend.jobs.create(job)
     backend.input_storage.put_file(source_key(job.job_id), source, content_type="video/mp4")
@@ -117,5 +119,7 @@ def fetch_result(backend: Backend, snap: JobSnapshot, output: Path) -> Path:
         stage = f" during {snap.error.stage}" if snap.error else ""
         raise ConversionFailedError(f"conversion failed{stage}: {reason}")
     output.parent.mkdir(parents=True, exist_ok=True)
-    backend.output_storage.get_file(final_key(snap.job_id), output)
+    job = backend.jobs.get(snap.job_id)
+    key = job.final_key if job and job.final_key else final_key(snap.job_id)
+    backend.output_storage.get_file(key, output)
     return output

@@ -1,0 +1,49 @@
+"""``stereo-spot convert --segment-seconds 4`` keeps everything a rich source carries."""
+
+from pathlib import Path
+
+import pytest
+from shared_types.stereo_boxes import read_st3d
+from shared_types.testing.media_facts import media_facts
+from shared_types.testing.rich_media import make_rich_video
+
+SECONDS, FPS = 9.0, 12  # three 4 s segments (keyframe every second)
+
+
+@pytest.fixture(scope="module")
+def phone(tmp_path_factory):
+    """854x480 coded, 90-degree display rotation, two audio tracks, subtitles, chapters."""
+    path = tmp_path_factory.mktemp("rich") / "phone.mp4"
+    return make_rich_video(path, seconds=SECONDS, fps=FPS, rotation=90)
+
+
+@pytest.mark.parametrize(("mode", "suffix", "size"), [
+    ("half-sbs", ".mp4", (480, 854)),
+    ("tb", ".mkv", (480, 1708)),
+])  # anaglyph's absent signalling is shown on the engine path (one mux code for both)
+def test_segmented_conversion_keeps_every_stream_chapter_tag_and_cue(
+    phone, mode, suffix, size, tmp_path: Path, stack_env, run_cli
+):
+    out = tmp_path / f"out{suffix}"
+    result = run_cli(["convert", str(phone.path), "-o", str(out), "--mode", mode,
+                      "--workers", "2", "--segment-seconds", "4"],
+                     stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "3 segment(s)" in result.stdout
+    src, facts = media_facts(phone.path), media_facts(out)
+    assert [(s.kind, s.language, s.title) for s in facts.streams if s.kind != "video"] == \
+        [(s.kind, s.language, s.title) for s in src.streams if s.kind != "video"]
+    assert [(round(a, 3), round(b, 3), t) for a, b, t in facts.chapters] == \
+        [(c.start_s, c.end_s, c.title) for c in phone.chapters]
+    assert facts.tags["title"] == phone.metadata["title"]
+    assert len(facts.cues) == len(phone.cues)
+    for (start, end), cue in zip(facts.cues, phone.cues, strict=True):
+        assert abs(start - cue.start_s) <= 0.001 and abs(end - cue.end_s) <= 0.001
+    assert facts.frames == src.frames
+    assert abs(facts.duration_s - src.duration_s) <= 1 / FPS
+    assert (facts.width, facts.height) == size and facts.rotation == 0
+    assert facts.frame_packing == {"half-sbs": "SIDEBYSIDE", "tb": "TOPBOTTOM"}[mode]
+    if suffix == ".mkv":
+        assert facts.stereo_mode == "top_bottom"
+    else:
+        assert read_st3d(out) == 2
