@@ -17,6 +17,7 @@ from shared_types.stream_mux import container_of
 
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import load_estimator
+from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import eye_size, output_size, parse_mode
@@ -26,7 +27,6 @@ from stereo_inference.runtime import compute_threads, partial_path, resolve_devi
 from stereo_inference.seams import context_state
 from stereo_inference.stages import run_stages
 from stereo_inference.synthesis import StereoRenderer
-from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.video_info import VideoInfo, probe_video
 
 log = logging.getLogger(__name__)
@@ -114,7 +114,7 @@ def _convert(job: _Conversion) -> ConversionResult:
     input_path, output_path, mode, params, info, dev = (
         job.input_path, job.output_path, job.mode, job.params, job.info, job.device)
     estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev)
-    normalizer = TemporalNormalizer(estimator.name, job.depth_state)
+    normalizer = resume(estimator, job.depth_state)
     # the picture as displayed: a quarter-turned (portrait phone) source swaps sides
     width, height = info.width, info.height
     if info.rotation % 180:
@@ -172,7 +172,7 @@ def _convert(job: _Conversion) -> ConversionResult:
     return ConversionResult(
         frames=frames, duration_s=info.duration_s, width=out_w, height=out_h,
         elapsed_s=elapsed, fps=frames / elapsed if elapsed > 0 else 0.0,
-        depth_model=estimator.name, depth_state=normalizer.state(),
+        depth_model=estimator.name, depth_state=snapshot(estimator, normalizer),
     )
 
 

@@ -20,6 +20,7 @@ import torch
 from shared_types.models import ConversionParams, DepthModel
 
 from stereo_inference.depth import estimate_in_batches, load_estimator
+from stereo_inference.depth_state import snapshot
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.runtime import resolve_device
 from stereo_inference.temporal import TemporalNormalizer
@@ -61,7 +62,7 @@ def warm_depth_state(
         rgb = torch.from_numpy(tail).to(dev).permute(0, 3, 1, 2).float().div_(255)
         raw = estimate_in_batches(estimator, rgb)
         normalizer.normalize(raw, rgb)
-    return normalizer.state()
+    return snapshot(estimator, normalizer)
 
 
 def context_state(

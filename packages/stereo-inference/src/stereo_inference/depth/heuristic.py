@@ -1,18 +1,30 @@
-"""A depth guess from image cues alone (no weights): where, how sharp, what moves.
+"""Depth without weights: motion parallax where the camera moves, image cues elsewhere.
 
-Lower in the frame is nearer (the ground plane), sharp detail is nearer than
-defocused background, and moving things are nearer than the static backdrop.
-The cues are blended at low resolution and blurred heavily, so the result is a
-smooth, plausible relief that does not shimmer from frame to frame.
+Each frame's dense optical flow against the previous one (``parallax``) gives
+real relative depth whenever the camera translates: nearer things move more.
+Where motion says nothing (a still camera, a pure pan) the frame's position
+cue decides: lower is nearer (the ground). On a still camera whatever moves is
+lifted towards the viewer. The blend is refined
+along the image's edges (``guided``) and accumulated over time: the previous
+depth, moved by the flow, is blended with the new estimate where the flow
+holds, and replaced where it does not (new content, scene cuts).
 """
 
 from __future__ import annotations
 
+import base64
+
+import numpy as np
 import torch
-import torch.nn.functional as F
+
+from stereo_inference.depth.guided import guided_filter
+from stereo_inference.depth.parallax import FlowField, parallax, warp_back
 
 WIDTH = 128
-_WEIGHTS = (0.55, 0.3, 0.15)  # vertical position, detail, motion
+BLEND = 0.15  # weight of a new estimate where the flow holds
+STILL_PX = 0.12  # median flow below this: the camera stands still
+CUT_CONSISTENCY = 0.35
+RANGE_DECAY = 0.8  # mean flow consistency below this: a new shot
 
 
 class HeuristicDepth:
@@ -21,52 +33,77 @@ class HeuristicDepth:
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
-        self._prev: torch.Tensor | None = None  # last gray frame, for the motion cue
+        self._flow = FlowField()
+        self._prev: np.ndarray | None = None  # last grey frame (uint8)
+        self._depth: np.ndarray | None = None  # accumulated depth of that frame
+        self._range: tuple[float, float] | None = None  # running parallax range
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         w = min(WIDTH, width)
         return w, max(8, round(height * w / width))
 
+    def state(self) -> dict | None:
+        """The last frame and its depth (JSON), for the next segment; None before any."""
+        if self._prev is None or self._depth is None:
+            return None
+        return {"shape": list(self._prev.shape), "range": self._range,
+                "gray": base64.b64encode(self._prev.tobytes()).decode(),
+                "depth": base64.b64encode(self._depth.astype(np.float16).tobytes()).decode()}
+
+    def restore(self, state: dict) -> None:
+        """Continue from ``state()`` of the previous segment (ignored when malformed)."""
+        try:
+            h, w = (int(v) for v in state["shape"])
+            prev = np.frombuffer(base64.b64decode(state["gray"]), np.uint8).reshape(h, w)
+            depth = np.frombuffer(base64.b64decode(state["depth"]), np.float16).reshape(h, w)
+            rng = state.get("range")
+        except (KeyError, TypeError, ValueError):
+            return
+        self._prev, self._depth = prev.copy(), depth.astype(np.float32)
+        self._range = (float(rng[0]), float(rng[1])) if rng else None
+
     @torch.inference_mode()
     def estimate(self, rgb: torch.Tensor) -> torch.Tensor:
-        rgb = rgb.to(self.device, torch.float32)
-        b, _, h, w = rgb.shape
-        gray = (0.299 * rgb[:, 0:1] + 0.587 * rgb[:, 1:2] + 0.114 * rgb[:, 2:3])
-        vertical = torch.linspace(0.0, 1.0, h, device=self.device).view(1, 1, h, 1)
-        vertical = vertical.expand(b, 1, h, w)
-        prev = torch.cat([(self._prev if self._prev is not None else gray[:1]), gray[:-1]])
-        cues = _normalised(_blur(torch.cat([_gradient(gray), (gray - prev).abs()], 1), h))
-        detail, motion = cues[:, 0:1], cues[:, 1:2]
-        self._prev = gray[-1:].clone()
-        wv, wd, wm = _WEIGHTS
-        return _blur(wv * vertical + wd * detail + wm * motion, h)
+        frames = rgb.detach().to("cpu", torch.float32).permute(0, 2, 3, 1).numpy()
+        out = [self._step(np.ascontiguousarray(f)) for f in frames]
+        return torch.from_numpy(np.stack(out)[:, None]).to(self.device)
 
+    def _step(self, rgb: np.ndarray) -> np.ndarray:
+        gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
+        gray8 = np.clip(gray * 255 + 0.5, 0, 255).astype(np.uint8)
+        new = np.repeat(np.linspace(0.0, 1.0, rgb.shape[0], dtype=np.float32)[:, None],
+                        rgb.shape[1], 1)  # lower is nearer
+        prev, self._prev = self._prev, gray8
+        if prev is None or prev.shape != gray8.shape:
+            self._depth, self._range = guided_filter(gray, new), None
+            return self._depth
+        flow, consistency = self._flow.backward(gray8, prev)
+        if float(consistency.mean()) < CUT_CONSISTENCY:
+            self._depth, self._range = guided_filter(gray, new), None
+            return self._depth
+        new = guided_filter(gray, self._with_motion(new, flow, consistency))
+        held = warp_back(self._depth, flow)
+        weight = BLEND + (1 - BLEND) * (1 - consistency)
+        self._depth = (held + weight * (new - held)).astype(np.float32)
+        return self._depth
 
-def _gradient(gray: torch.Tensor) -> torch.Tensor:
-    gx = F.pad(gray[..., :, 1:] - gray[..., :, :-1], (0, 1, 0, 0))
-    gy = F.pad(gray[..., 1:, :] - gray[..., :-1, :], (0, 0, 0, 1))
-    return gx.abs() + gy.abs()
-
-
-def _blur(x: torch.Tensor, h: int) -> torch.Tensor:
-    """A wide separable box blur, twice (approximates a Gaussian), via running sums."""
-    k = max(3, (h // 8) | 1)
-    for _ in range(2):
-        x = _box(_box(x, k, 3), k, 2)
-    return x
-
-
-def _box(x: torch.Tensor, k: int, dim: int) -> torch.Tensor:
-    r = k // 2
-    first, last = x.narrow(dim, 0, 1), x.narrow(dim, x.shape[dim] - 1, 1)
-    padded = torch.cat([torch.zeros_like(first), *([first] * r), x, *([last] * r)], dim)
-    sums = padded.cumsum(dim)
-    n = x.shape[dim]
-    return (sums.narrow(dim, k, n) - sums.narrow(dim, 0, n)) / k
-
-
-def _normalised(x: torch.Tensor) -> torch.Tensor:
-    """Scale each frame and channel to 0..1 by its own maximum (already blurred,
-    so one bright pixel cannot dominate)."""
-    top = x.amax(dim=(2, 3), keepdim=True).clamp(min=1e-4)
-    return (x / top).clamp(0, 1)
+    def _with_motion(self, static: np.ndarray, flow: np.ndarray,
+                     consistency: np.ndarray) -> np.ndarray:
+        """The static estimate, replaced by parallax depth as far as it can be trusted."""
+        speed = np.hypot(flow[..., 0], flow[..., 1])
+        if float(np.median(speed)) < STILL_PX:  # still camera: lift what moves
+            lift = np.clip((speed - 2 * STILL_PX) / 1.0, 0, 1) * consistency
+            return static + 0.5 * lift
+        p = parallax(flow, consistency)
+        trusted = p.inverse_depth[consistency > 0.5]
+        if trusted.size < 32:
+            return static
+        lo, p10, mid, p90, hi = np.quantile(trusted, (0.02, 0.1, 0.5, 0.9, 0.98))
+        spread = (p90 - p10) / max(abs(mid), 1e-6)
+        if self._range is not None:  # a steady scale: no pumping with the speed
+            lo = RANGE_DECAY * self._range[0] + (1 - RANGE_DECAY) * lo
+            hi = RANGE_DECAY * self._range[1] + (1 - RANGE_DECAY) * hi
+        self._range = (float(lo), float(hi))
+        trust = float(np.clip((spread - 0.4) / 0.6, 0, 1))  # a pan moves all alike
+        motion = np.clip((p.inverse_depth - lo) / max(hi - lo, 1e-6), 0, 1)
+        return static + trust * consistency * (motion - static)

@@ -1,0 +1,132 @@
+"""Depth from motion parallax: dense optical flow with the camera's rotation removed.
+
+When a camera translates, a point's image motion is its inverse depth times a
+field that points away from the epipole (the focus of expansion); rotation
+adds a field that does not depend on depth at all. So the flow of two frames
+is fitted with the instantaneous motion model (translation direction T and
+rotation w, a few alternating least-squares rounds), the rotation is
+subtracted, and what is left, projected on each pixel's translation
+direction, is inverse depth up to one scale: nearer things move more. The
+sign of T is chosen so that most of the scene lies in front of the camera.
+
+A pure pan or a still camera has no parallax: the inverse depth then comes
+out nearly uniform (or noise) and the caller falls back on other cues.
+Coordinates are normalised by an assumed focal length of one image width.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+ROUNDS = 3
+RIDGE = 1.0  # relative to the normal matrix's mean diagonal
+_EPS = 0.05  # regularises the projection near the focus of expansion
+
+
+@dataclass(frozen=True)
+class Parallax:
+    inverse_depth: np.ndarray  # (h,w) float32, up to one positive scale; valid where weight > 0
+    weight: np.ndarray  # (h,w) float32 0..1: how far the flow there can be trusted
+
+
+class FlowField:
+    """Dense flow between consecutive small grey frames (OpenCV DIS, ultrafast
+    preset at full resolution: its default coarsest-only refinement loses the
+    small motions of distant things)."""
+
+    def __init__(self) -> None:
+        self._dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+        self._dis.setFinestScale(0)
+
+    def backward(self, cur: np.ndarray, prev: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(flow, consistency): flow (h,w,2) takes each pixel of ``cur`` (uint8 grey)
+        to where it was in ``prev``; consistency (h,w) 0..1 is 1 where the
+        previous frame, moved by the flow, matches the current one."""
+        flow = self._dis.calc(cur, prev, None)
+        moved = warp_back(prev.astype(np.float32), flow)
+        error = np.abs(moved - cur.astype(np.float32))
+        error = cv2.blur(error, (3, 3))
+        return flow, np.clip(1.0 - error / 24.0, 0, 1).astype(np.float32)
+
+
+def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
+    """Inverse depth (up to scale) from the backward ``flow`` of a moving camera."""
+    h, w = flow.shape[:2]
+    f = float(w)
+    grid = _grid(h, w)
+    x = (grid[..., 0] - (w - 1) / 2) / f
+    y = (grid[..., 1] - (h - 1) / 2) / f
+    # Flow from current to previous frame is minus the camera's motion field.
+    u, v = -flow[..., 0] / f, -flow[..., 1] / f
+    # The motion is fitted on every other pixel of every other row (plenty).
+    xs, ys, us, vs, ws = (a[::2, ::2].ravel() for a in (x, y, u, v, weight))
+    # Rotation basis (per pixel, 3 columns each for u and v).
+    bu = np.stack([xs * ys, -(1 + xs * xs), ys], 1)
+    bv = np.stack([1 + ys * ys, -xs * ys, -xs], 1)
+    # Rotation and sideways translation look alike (the bas-relief ambiguity):
+    # a strong ridge keeps the rotation to what translation cannot explain.
+    omega = np.zeros(3)
+    ru, rv = us, vs
+    t = _epipole(xs, ys, ru, rv, ws)
+    for _ in range(ROUNDS):
+        du, dv = xs * t[2] - t[0], ys * t[2] - t[1]
+        # (flow - B w) x d = 0  ->  (B w) x d = flow x d, linear in w
+        a = bu * dv[:, None] - bv * du[:, None]
+        omega = _weighted_lstsq(a, us * dv - vs * du, ws, ridge=RIDGE)
+        ru, rv = us - bu @ omega, vs - bv @ omega
+        t = _epipole(xs, ys, ru, rv, ws)
+    xs, ys = x.ravel(), y.ravel()
+    ru = u.ravel() - np.stack([xs * ys, -(1 + xs * xs), ys], 1) @ omega
+    rv = v.ravel() - np.stack([1 + ys * ys, -xs * ys, -xs], 1) @ omega
+    du, dv = xs * t[2] - t[0], ys * t[2] - t[1]
+    inv = (ru * du + rv * dv) / (du * du + dv * dv + _EPS * _EPS)
+    inv = inv if _positive_side(inv, weight.ravel()) else -inv
+    return Parallax(inv.reshape(h, w).astype(np.float32), weight)
+
+
+def warp_back(values: np.ndarray, flow: np.ndarray) -> np.ndarray:
+    """``values`` of the previous frame moved onto the current frame's pixels."""
+    where = _grid(*values.shape[:2]) + flow
+    return cv2.remap(values, where[..., 0], where[..., 1], cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_REPLICATE)
+
+
+def _positive_side(inv: np.ndarray, ws: np.ndarray) -> bool:
+    """Whether T's sign (free in the fit) puts the scene in front of the camera.
+
+    Mostly one sign: that one (inverse depth is positive). Otherwise a leftover
+    rotation has shifted everything: near things are few and spread out, the far
+    background many and alike, so the long tail of the distribution is near.
+    """
+    positive = float(np.sum(ws * (inv > 0)) / max(np.sum(ws), 1e-6))
+    if abs(positive - 0.5) > 0.3:
+        return positive > 0.5
+    trusted = inv[ws > 0.5] if np.sum(ws > 0.5) > 16 else inv
+    lo, mid, hi = np.quantile(trusted, (0.05, 0.5, 0.95))
+    return hi - mid >= mid - lo
+
+
+def _epipole(xs, ys, ru, rv, ws) -> np.ndarray:
+    """Translation direction T (unit 3-vector): residual flow is parallel to
+    (x Tz - Tx, y Tz - Ty), so cross(r, d) = 0 is linear in T. The smallest
+    eigenvector of the 3x3 normal matrix (cheaper than an SVD of every row)."""
+    rows = np.stack([rv, -ru, ru * ys - rv * xs], 1)
+    normal = (rows * ws[:, None]).T @ rows
+    _, vectors = np.linalg.eigh(normal)
+    return vectors[:, 0]
+
+
+def _weighted_lstsq(a: np.ndarray, b: np.ndarray, w: np.ndarray, *, ridge: float = 0.0
+                    ) -> np.ndarray:
+    aw = a * w[:, None]
+    normal = aw.T @ a
+    normal += (ridge * np.trace(normal) / a.shape[1] + 1e-12) * np.eye(a.shape[1])
+    return np.linalg.solve(normal, aw.T @ b)
+
+
+def _grid(h: int, w: int) -> np.ndarray:
+    gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    return np.stack([gx, gy], -1)
