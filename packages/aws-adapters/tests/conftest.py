@@ -13,10 +13,11 @@ from aws_adapters.testing.moto_server import moto_server_url  # noqa: F401
 
 @pytest.fixture
 def serialised_moto(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make in-process moto handle one request at a time, as a real service
-    applies each conditional write atomically. moto's in-process backends are
-    not thread-safe, so without this the concurrency contracts (eight threads
-    racing one conditional put) test moto's races instead of our conditions."""
+    """Make in-process moto handle one DynamoDB request at a time, as the real
+    service applies each conditional write atomically. moto's in-process
+    DynamoDB is not thread-safe, so without this the concurrency contracts
+    (eight threads racing one conditional put) test moto's races instead of
+    our conditions. Only DynamoDB: an SQS long poll must not block a send."""
     import threading
 
     from moto.core.botocore_stubber import BotocoreStubber
@@ -25,6 +26,8 @@ def serialised_moto(monkeypatch: pytest.MonkeyPatch) -> None:
     unlocked = BotocoreStubber.process_request
 
     def process_request(self, request):  # type: ignore[no-untyped-def]
+        if "dynamodb" not in request.url:
+            return unlocked(self, request)
         with lock:
             return unlocked(self, request)
 
