@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared_types.models import ConversionParams, JobError, JobStatus, OutputMode
+from shared_types.models import Container, ConversionParams, JobError, JobStatus, OutputMode
 
 
 class CreateJobRequest(BaseModel):
@@ -13,6 +13,7 @@ class CreateJobRequest(BaseModel):
     mode: OutputMode
     title: str | None = Field(None, max_length=200)
     params: ConversionParams = Field(default_factory=ConversionParams)
+    container: Container = Container.MP4
 
 
 class CreateJobResponse(BaseModel):
@@ -50,6 +51,7 @@ class JobView(BaseModel):
     progress: JobProgress
     error: JobError | None = None
     params: ConversionParams
+    container: Container = Container.MP4
 
 
 class JobListResponse(BaseModel):

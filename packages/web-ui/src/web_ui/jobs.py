@@ -41,7 +41,8 @@ def load_job(backend: Backend, raw_job_id: str) -> Job:
 def create_job(backend: Backend, request: CreateJobRequest) -> Job:
     """Record a new job in ``created`` and return it."""
     title = request.title.strip() if request.title else None
-    job = Job(job_id=new_job_id(), mode=request.mode, title=title or None, params=request.params)
+    job = Job(job_id=new_job_id(), mode=request.mode, title=title or None, params=request.params,
+              container=request.container)
     backend.jobs.create(job)
     return job
 
@@ -63,7 +64,7 @@ def download_name(job: Job) -> str:
     e.g. ``holiday_LRF_Full_SBS.mp4``."""
     stem = _UNSAFE_NAME.sub("_", job.title or "").strip("._-")[:MAX_NAME_STEM]
     stem = stem or f"stereo-spot-{job.job_id[:8]}"
-    return f"{stem}_{LAYOUT_TAGS[job.mode]}.mp4"
+    return f"{stem}_{LAYOUT_TAGS[job.mode]}.{job.container.value}"
 
 
 def playback(backend: Backend, job: Job, *, expires_s: int) -> PresignedPlaybackResponse:

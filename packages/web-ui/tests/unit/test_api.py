@@ -14,6 +14,15 @@ def test_create_job_returns_the_id_and_a_scoped_upload_url(client, backend, sett
     assert body["max_upload_bytes"] == settings.max_upload_bytes
 
 
+def test_create_job_takes_the_container_and_the_download_is_named_for_it(client, backend):
+    body = client.post("/api/jobs", json={"mode": "half-sbs", "container": "mkv",
+                                          "title": "Trip"}).json()
+    job = backend.jobs.get(body["job_id"])
+    assert job.container == "mkv"
+    assert client.get(f"/api/jobs/{job.job_id}").json()["container"] == "mkv"
+    assert client.post("/api/jobs", json={"mode": "sbs", "container": "avi"}).status_code == 422
+
+
 def test_create_job_validates_the_body(client):
     assert client.post("/api/jobs", json={"mode": "4d"}).status_code == 422
     r = client.post("/api/jobs", json={"mode": "sbs", "params": {"divergence": -1}})

@@ -1,6 +1,6 @@
 import pytest
 from shared_types.dtos import CreateJobRequest
-from shared_types.models import LAYOUT_TAGS, JobStatus, OutputMode
+from shared_types.models import LAYOUT_TAGS, Job, JobStatus, OutputMode, new_job_id
 
 from web_ui import jobs
 from web_ui.errors import BadRequestError, JobStateError, PageNotFoundError
@@ -37,6 +37,11 @@ def test_create_job_records_a_created_job_with_its_params(backend):
 def test_download_name_carries_the_layout_tag(backend, mode):
     job = add_job(backend, mode=mode, title="Holiday 2024")
     assert jobs.download_name(job) == f"Holiday_2024_{LAYOUT_TAGS[mode]}.mp4"
+
+
+def test_download_name_ends_with_the_container(backend):
+    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_TB, title="Trip", container="mkv")
+    assert jobs.download_name(job) == "Trip_Half_TB.mkv"
 
 
 def test_download_name_strips_path_and_quote_characters(backend):

@@ -37,6 +37,17 @@ def test_creating_a_job_redirects_to_its_page(client, backend, token):
     assert job.mode == OutputMode.ANAGLYPH and job.title == "Cats"
     assert job.params.anaglyph_method == AnaglyphMethod.GRAY
     assert job.params.divergence == 3.5
+    assert job.container == "mp4"  # the default file format
+
+
+def test_the_form_picks_the_file_format(client, backend, token):
+    r = client.post("/jobs", data={"mode": "sbs", "container": "mkv", "csrf_token": token},
+                    follow_redirects=False)
+    job = backend.jobs.get(r.headers["location"].rsplit("/", 1)[1])
+    assert job.container == "mkv"
+    r = client.post("/jobs", data={"mode": "sbs", "container": "avi", "csrf_token": token},
+                    follow_redirects=False)
+    assert r.status_code == 400
 
 
 def test_out_of_range_form_fields_get_a_readable_400(client, backend, token):

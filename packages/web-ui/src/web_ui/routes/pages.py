@@ -9,6 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 from shared_types.dtos import CreateJobRequest
 from shared_types.models import (
     AnaglyphMethod,
+    Container,
     ConversionParams,
     DepthModel,
     JobStatus,
@@ -58,13 +59,14 @@ def create_job(
     convergence: Annotated[float, Form(ge=0.0, le=1.0)] = 0.5,
     depth_model: Annotated[DepthModel, Form()] = DepthModel.HEURISTIC,
     anaglyph_method: Annotated[AnaglyphMethod, Form()] = AnaglyphMethod.DUBOIS,
+    container: Annotated[Container, Form()] = Container.MP4,
 ) -> Response:
     params = ConversionParams(
         divergence=divergence, convergence=convergence, depth_model=depth_model,
         anaglyph_method=anaglyph_method,
     )
     job = job_service.create_job(
-        backend, CreateJobRequest(mode=mode, title=title, params=params)
+        backend, CreateJobRequest(mode=mode, title=title, params=params, container=container)
     )
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
