@@ -14,6 +14,7 @@ from collections.abc import Collection
 from typing import Any
 
 from shared_types.errors import ConditionFailedError, JobNotFoundError
+from shared_types.job_updates import SIMPLE_FIELDS
 from shared_types.models import (
     IN_PROGRESS_STATUSES,
     Job,
@@ -28,8 +29,6 @@ from aws_adapters.errors import AwsPermanentError, translated
 
 CREATED_INDEX = "status-created_at"
 COMPLETED_INDEX = "status-completed_at"
-_SET_FIELDS = ("status", "total_segments", "completed_at", "final_key", "source_size_bytes",
-               "title")
 
 
 def encode_cursor(key: dict[str, Any]) -> str:
@@ -82,7 +81,7 @@ class DynamoJobStore:
         values: dict[str, Any] = {":now": now()}
         names: dict[str, str] = {"#updated_at": "updated_at"}
         sets = ["#updated_at = :now"]
-        for field in _SET_FIELDS:
+        for field in SIMPLE_FIELDS:
             if data[field] is not None:
                 names[f"#{field}"] = field
                 values[f":{field}"] = data[field]

@@ -2,8 +2,10 @@
 
 One row per job:
 
-- ``trigger`` is a conditional create (the row must not exist), so at most one
-  video-worker sends the reassembly message;
+- ``trigger`` is a conditional create, or a conditional update when the row
+  exists (no ``triggered_at`` yet, or a smaller ``triggered_epoch``), so at most one video-worker sends the reassembly
+  message per epoch (Retry bumps the job's epoch; the row is never deleted,
+  so the fencing token keeps growing);
 - ``take_lease`` is a conditional update that succeeds only when nobody holds
   an unexpired lease and the job is not done; each success increments
   ``lease_token`` (a fencing token);
@@ -29,7 +31,8 @@ from aws_adapters.errors import translated
 
 TTL_S = 90 * 86400
 _NAMES = {"#owner": "lease_owner", "#expires": "lease_expires_at", "#token": "lease_token",
-          "#done": "completed_at", "#ttl": "ttl"}
+          "#done": "completed_at", "#ttl": "ttl", "#triggered": "triggered_at",
+          "#epoch": "triggered_epoch"}
 
 
 class DynamoReassemblyLock:
@@ -52,23 +55,35 @@ class DynamoReassemblyLock:
                 ReturnValues="ALL_NEW")
         return from_item(resp["Attributes"])
 
-    def trigger(self, job_id: str) -> bool:
-        """Create the job's trigger row; True only for the one caller that created it."""
+    def trigger(self, job_id: str, epoch: int = 0) -> bool:
+        """Record the trigger of ``epoch``; True only for the one caller that recorded it.
+
+        A conditional create first (the common case: one PutItem); when the row
+        exists (a lease, or an earlier epoch) a conditional UpdateItem.
+        """
         t = self._clock()
         try:
             with translated(f"trigger reassembly of job {job_id}"):
                 self._t.client.put_item(
                     TableName=self._t.table,
-                    Item=to_item({"job_id": job_id, "triggered_at": t, "lease_token": 0,
-                                  "ttl": int(t) + TTL_S}),
+                    Item=to_item({"job_id": job_id, "triggered_at": t, "triggered_epoch": epoch,
+                                  "lease_token": 0, "ttl": int(t) + TTL_S}),
                     ConditionExpression="attribute_not_exists(job_id)")
+            return True
+        except ConditionFailedError:
+            pass
+        try:
+            self._update(job_id, "trigger", "SET #triggered = :now, #epoch = :epoch",
+                         "attribute_not_exists(#triggered) OR #epoch < :epoch",
+                         {":now": t, ":epoch": epoch})
         except ConditionFailedError:
             return False
         return True
 
     def is_triggered(self, job_id: str) -> bool:
-        """True when the trigger row exists."""
-        return self._t.get({"job_id": job_id}) is not None
+        """True once trigger() succeeded for some epoch."""
+        row = self._t.get({"job_id": job_id})
+        return bool(row and row.get("triggered_at") is not None)
 
     def take_lease(self, job_id: str, owner: str, lease_s: float) -> Lease | None:
         """Claim reassembly for ``lease_s`` seconds; None when another owner
@@ -117,6 +132,6 @@ class DynamoReassemblyLock:
         return bool(row and row.get("completed_at") is not None)
 
     def reset(self, job_id: str) -> None:
-        """Delete the row (a retried job may be triggered again)."""
+        """Delete the row (only when the job itself is deleted)."""
         with translated(f"reset reassembly of job {job_id}"):
             self._t.client.delete_item(TableName=self._t.table, Key=to_item({"job_id": job_id}))

@@ -48,7 +48,8 @@ CREATE TABLE IF NOT EXISTS reassembly (
     token INTEGER NOT NULL DEFAULT 0,
     owner TEXT,
     expires_at REAL NOT NULL DEFAULT 0,
-    done INTEGER NOT NULL DEFAULT 0
+    done INTEGER NOT NULL DEFAULT 0,
+    triggered_epoch INTEGER  -- NULL until triggered; Retry's epoch may trigger again
 );
 CREATE TABLE IF NOT EXISTS queue_messages (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -82,6 +83,15 @@ class Database:
             self.connection().executescript(SCHEMA)
         except sqlite3.OperationalError as exc:
             raise DatabaseBusyError(f"cannot create schema in {self.path}: {exc}") from exc
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a data folder written by an older version up to SCHEMA."""
+        with self.write() as conn:
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(reassembly)")}
+            if "triggered_epoch" not in columns:  # rows of old versions were triggered once
+                conn.execute("ALTER TABLE reassembly ADD COLUMN triggered_epoch INTEGER")
+                conn.execute("UPDATE reassembly SET triggered_epoch = 0")
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(

@@ -14,15 +14,21 @@ class SqliteReassemblyLock:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def trigger(self, job_id: str) -> bool:
-        """Create the job's trigger row; True only for the one caller that created it."""
+    def trigger(self, job_id: str, epoch: int = 0) -> bool:
+        """Record the trigger of ``epoch``; True only for the one caller that recorded it."""
         with self._db.write() as conn:
-            cur = conn.execute("INSERT OR IGNORE INTO reassembly (job_id) VALUES (?)", (job_id,))
+            cur = conn.execute(
+                "INSERT INTO reassembly (job_id, triggered_epoch) VALUES (?, ?)"
+                " ON CONFLICT (job_id) DO UPDATE SET triggered_epoch = excluded.triggered_epoch"
+                " WHERE triggered_epoch IS NULL OR triggered_epoch < excluded.triggered_epoch",
+                (job_id, epoch))
             return cur.rowcount == 1
 
     def is_triggered(self, job_id: str) -> bool:
-        """True when the trigger row exists."""
-        return bool(self._db.read("SELECT 1 FROM reassembly WHERE job_id = ?", (job_id,)))
+        """True once trigger() succeeded for some epoch."""
+        return bool(self._db.read(
+            "SELECT 1 FROM reassembly WHERE job_id = ? AND triggered_epoch IS NOT NULL",
+            (job_id,)))
 
     def take_lease(self, job_id: str, owner: str, lease_s: float) -> Lease | None:
         """Claim reassembly for ``lease_s`` s; None if held by someone or done."""
@@ -68,6 +74,6 @@ class SqliteReassemblyLock:
             "SELECT 1 FROM reassembly WHERE job_id = ? AND done = 1", (job_id,)))
 
     def reset(self, job_id: str) -> None:
-        """Delete the row (a retried job may be triggered again)."""
+        """Delete the row (only when the job itself is deleted)."""
         with self._db.write() as conn:
             conn.execute("DELETE FROM reassembly WHERE job_id = ?", (job_id,))

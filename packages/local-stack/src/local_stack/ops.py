@@ -9,6 +9,7 @@ from rich.table import Table
 from shared_types.errors import StereoSpotError
 from shared_types.models import Job, JobStatus
 from shared_types.ports import QUEUE_NAMES, Backend
+from shared_types.retry import retry_job
 
 from local_stack.errors import LocalStackError
 
@@ -33,12 +34,10 @@ def render_jobs(console: Console, jobs: list[Job]) -> None:
 
 
 def retry(backend: Backend, job_id: str) -> Job:
-    """Resume a failed job where it stopped (web-ui's retry rules).
+    """Resume a failed job where it stopped (``shared_types.retry``).
 
     Raises LocalStackError when the job does not exist or is not failed.
     """
-    from web_ui.lifecycle import retry_job
-
     job = backend.jobs.get(job_id)
     if job is None:
         raise LocalStackError(f"no job with id {job_id}")

@@ -27,3 +27,4 @@ class MediaDeps:
     work_dir: Path
     segment_seconds: float = 300.0
     lease_s: float = 120.0
+    keepalive_s: float = 60.0  # how often a long step refreshes its job's updated_at

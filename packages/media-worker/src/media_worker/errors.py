@@ -63,12 +63,3 @@ class RetriesExhaustedError(MediaWorkerError, PermanentError):
 
     code = "retries_exhausted"
 
-
-def error_code(exc: BaseException) -> str:
-    """The JobError code for an exception: ours carry one, others get a generic one."""
-    code = getattr(exc, "code", None)
-    if isinstance(code, str):
-        return code
-    if isinstance(exc, InvalidMediaError):
-        return "invalid_media"
-    return "permanent_error"

@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from shared_types import keys
 from shared_types.errors import ConditionFailedError, MalformedMessageError
+from shared_types.keepalive import JobKeepAlive
 from shared_types.models import (
     Job,
     JobStatus,
@@ -84,6 +85,11 @@ def handle_reassembly(message: Message, deps: MediaDeps) -> bool:
         log.info("job_id=%s left reassembly meanwhile; nothing to do", job_id)
         return False
     keeper = LeaseKeeper(backend.reassembly, lease, deps.lease_s)
+    alive = JobKeepAlive(backend.jobs, job_id, JobStatus.REASSEMBLING, every_s=deps.keepalive_s)
+
+    def tick() -> None:
+        keeper.tick()
+        alive.tick()
     deps.work_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"join-{job_id}-") as tmp:
         work = Path(tmp)
@@ -92,11 +98,11 @@ def handle_reassembly(message: Message, deps: MediaDeps) -> bool:
             path = work / f"{c.segment_index:05d}.mp4"
             backend.output_storage.get_file(c.output_key, path)
             paths.append(path)
-            keeper.tick()
-        joined = concat_segments(deps.runner, paths, work / "joined.mp4", on_tick=keeper.tick)
+            tick()
+        joined = concat_segments(deps.runner, paths, work / "joined.mp4", on_tick=tick)
         side = _side_streams(deps, job_id, work / "streams.mkv")
         out = mux_final(deps.runner, joined, side, work / f"final.{job.container.value}",
-                        container=job.container, mode=job.mode, on_tick=keeper.tick)
+                        container=job.container, mode=job.mode, on_tick=tick)
         keeper.check()  # a stale holder stops here, before writing
         backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container])
         log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))

@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from shared_types.consumer import Consumer, ConsumerConfig, run_consumers
 from shared_types.errors import LeaseLostError, MalformedMessageError, PermanentError
 from shared_types.events import parse_s3_event_body
+from shared_types.job_failure import fail_job_for as fail_job
 from shared_types.models import Message
 
 from media_worker import chunking, reassembly
 from media_worker.deps import MediaDeps
 from media_worker.errors import ReassemblyBusyError, RetriesExhaustedError
-from media_worker.job_status import fail_job
 
 log = logging.getLogger(__name__)
 

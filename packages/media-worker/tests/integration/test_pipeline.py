@@ -3,8 +3,12 @@ durations survive within one frame, for awkward sources too."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from shared_types import keys
+from shared_types.errors import ConditionFailedError
+from shared_types.job_failure import fail_job
 from shared_types.models import JobStatus, JobUpdate, S3EventRecord
 from shared_types.testing.media import make_video
 
@@ -97,3 +101,28 @@ def test_chunking_sends_reassembly_when_every_segment_was_already_done(
     assert worker.process_reassembly_once(wait_s=1)
     done = local_backend.jobs.get(job.job_id)
     assert done.status == JobStatus.COMPLETED and done.total_segments == total
+
+
+def test_a_chunker_whose_job_was_failed_meanwhile_stops_before_writing_segments(
+        local_backend, new_job, upload, worker_for, tmp_path):
+    # the janitor (or a person) ends the job while ffmpeg splits it: the chunker's
+    # liveness refresh finds the job gone from chunking_in_progress and stops.
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=4))
+    deps: MediaDeps = worker_for(local_backend).deps
+    runner = deps.runner
+
+    class FailsTheJobFirst(type(runner)):
+        def run(self, args, **kwargs):
+            fail_job(local_backend.jobs, job.job_id, code="stalled", message="swept",
+                     stage="chunking")
+            return super().run(args, **kwargs)
+
+    deps = dataclasses.replace(deps, keepalive_s=0, runner=FailsTheJobFirst(
+        runner.binary, timeout_s=runner.timeout_s, tick_s=0.05))
+    record = S3EventRecord(bucket=local_backend.input_storage.bucket,
+                           key=keys.source_key(job.job_id))
+    with pytest.raises(ConditionFailedError):
+        handle_source_uploaded(record, deps)
+    assert segment_listing(local_backend, job.job_id) == {}
+    assert local_backend.jobs.get(job.job_id).error.message == "swept"

@@ -42,6 +42,10 @@ class ObjectNotFoundError(NotFoundError):
     """No object with this key."""
 
 
+class JobStateError(PermanentError):
+    """The job is not in a state that allows the action (e.g. retry a running job)."""
+
+
 class ConditionFailedError(StereoSpotError):
     """A conditional write lost: the record was not in the expected state."""
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from shared_types.models import Job, JobStatus, JobUpdate, now
 
-_SIMPLE_FIELDS = ("status", "total_segments", "completed_at", "final_key", "source_size_bytes",
-                  "title")
+# JobUpdate fields copied as they are when not None (every JobStore uses this list).
+SIMPLE_FIELDS = ("status", "total_segments", "completed_at", "final_key", "source_size_bytes",
+                 "title", "resends", "epoch")
 
 
 def apply_job_update(job: Job, changes: JobUpdate) -> Job:
@@ -14,7 +15,7 @@ def apply_job_update(job: Job, changes: JobUpdate) -> Job:
     Raises pydantic.ValidationError if the result is not a valid Job.
     """
     data = job.model_dump()
-    for field in _SIMPLE_FIELDS:
+    for field in SIMPLE_FIELDS:
         value = getattr(changes, field)
         if value is not None:
             data[field] = value

@@ -72,12 +72,9 @@ class JobStatus(StrEnum):
         return self in (JobStatus.COMPLETED, JobStatus.FAILED)
 
 
-IN_PROGRESS_STATUSES: tuple[JobStatus, ...] = (
-    JobStatus.CREATED,
-    JobStatus.CHUNKING_IN_PROGRESS,
-    JobStatus.CHUNKING_COMPLETE,
-    JobStatus.REASSEMBLING,
-)
+# Every status that is not terminal: each has an owner and a sweep (docs/ARCHITECTURE.md,
+# "Lifecycle"). Derived, so a new terminal status never needs a second list.
+IN_PROGRESS_STATUSES: tuple[JobStatus, ...] = tuple(s for s in JobStatus if not s.is_final)
 
 ENCODER_PRESETS = (
     "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower",
@@ -128,7 +125,12 @@ class Job(BaseModel):
     final_key: str | None = None
     error: JobError | None = None
     params: ConversionParams = Field(default_factory=ConversionParams)
+    # Liveness proof of the job's current owner: every step refreshes it while it works.
     updated_at: float = Field(default_factory=now)
+    # How many times a sweep re-sent this job's work; bounded, then the job fails.
+    resends: int = Field(0, ge=0)
+    # Bumped by every Retry: the reassembly trigger fires once per epoch.
+    epoch: int = Field(0, ge=0)
 
 
 class JobUpdate(BaseModel):
@@ -142,6 +144,8 @@ class JobUpdate(BaseModel):
     clear_error: bool = False
     source_size_bytes: int | None = None
     title: str | None = None
+    resends: int | None = Field(None, ge=0)
+    epoch: int | None = Field(None, ge=0)
 
 
 class JobPage(BaseModel):

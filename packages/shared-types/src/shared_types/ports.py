@@ -99,11 +99,13 @@ class SegmentStatusStore(Protocol):
 
 
 class ReassemblyLock(Protocol):
-    def trigger(self, job_id: str) -> bool:
-        """Create the job's trigger row; True only for the one caller that created it."""
+    def trigger(self, job_id: str, epoch: int = 0) -> bool:
+        """Record that reassembly of the job's ``epoch`` (``Job.epoch``, bumped by
+        Retry) was decided; True only for the one caller that recorded it. A later
+        epoch can be triggered again; the lease and its fencing token are untouched."""
 
     def is_triggered(self, job_id: str) -> bool:
-        """True when the trigger row exists."""
+        """True once trigger() succeeded for some epoch."""
 
     def take_lease(self, job_id: str, owner: str, lease_s: float) -> Lease | None:
         """Claim reassembly of a job for ``lease_s`` seconds.
@@ -124,7 +126,7 @@ class ReassemblyLock(Protocol):
         """True after complete()."""
 
     def reset(self, job_id: str) -> None:
-        """Delete the row (a retried job may be triggered again)."""
+        """Delete the row (only when the job itself is deleted: Retry bumps the epoch)."""
 
 
 class Queue(Protocol):

@@ -26,12 +26,15 @@ def is_ready_for_reassembly(backend: Backend, job_id: str) -> bool:
 def trigger_reassembly_if_ready(backend: Backend, job_id: str) -> bool:
     """Send ``job_id`` to the reassembly queue if ready and not yet triggered.
 
-    The conditional create of the trigger row makes this safe to call from any
-    number of workers at once: exactly one of them sends. Returns True for it.
+    The conditional write of the trigger (once per ``Job.epoch``) makes this safe
+    to call from any number of workers at once: exactly one of them sends.
+    Returns True for it. If that one dies before its send lands, the janitor
+    re-sends once the job is stale (docs/ARCHITECTURE.md, "Lifecycle").
     """
-    if not is_ready_for_reassembly(backend, job_id):
+    job = backend.jobs.get(job_id)
+    if job is None or not is_ready_for_reassembly(backend, job_id):
         return False
-    if not backend.reassembly.trigger(job_id):
+    if not backend.reassembly.trigger(job_id, job.epoch):
         return False
     backend.reassembly_queue.send(ReassemblyMessage(job_id=job_id).model_dump_json())
     log.info("job_id=%s all segments complete: reassembly triggered", job_id)

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 from shared_types.errors import JobNotFoundError, PermanentError
 from shared_types.events import parse_s3_event_body
+from shared_types.job_failure import fail_job
 from shared_types.keys import output_segment_key, parse_segment_key
 from shared_types.models import Message, SegmentPayload, SegmentState
 from shared_types.ports import Backend
 
 from video_worker.inference_backend import InferenceBackend, InferenceResult
-from video_worker.job_failure import fail_job
 
 log = logging.getLogger(__name__)
 

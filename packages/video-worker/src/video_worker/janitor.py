@@ -1,41 +1,59 @@
-"""The janitor: the periodic safety net that leaves no job silently stuck.
+"""The janitor: the sweep that leaves no job silently stuck.
 
-One pass repairs, idempotently and with conditional writes only (any number of
-workers may run passes at once):
+Every non-terminal job status has an owner and a liveness proof
+(``Job.updated_at``, refreshed by every step while it works); this pass
+recovers a job whose proof is older than ``stuck_after_s`` by re-sending its
+next piece of work (idempotent), and fails it with a reason once it has been
+re-sent ``max_resends`` times. The table of states, owners and sweeps is in
+docs/ARCHITECTURE.md ("Lifecycle").
 
-1. ``chunking_in_progress`` for longer than ``stuck_after_s`` (the media-worker
-   died after uploading segments but before writing ``total_segments``): list
-   ``segments/{job_id}/``; if the keys form one complete set ``0..n-1`` of the
-   same ``n``, set ``total_segments=n`` + ``chunking_complete`` and run the
-   reassembly trigger (the seed's "chunking failure recovery"). Otherwise
-   chunking never finished: re-send the source's S3 event to the chunking queue
-   (chunking is idempotent) or, when the source is gone, fail the job.
-2. ``chunking_complete`` with every completion but no trigger (the race where
-   the last segment finished before ``total_segments`` was written, if
-   media-worker's own trigger call was lost): trigger reassembly.
-3. ``chunking_complete`` for longer than ``stuck_after_s`` with a segment that
-   is ``failed``, or still ``pending`` after ``max_segment_attempts`` attempts
-   and untouched for ``stuck_after_s`` (its message went to the DLQ): fail the
-   job with the segment's reason.
+- ``created`` + stale: the upload event was lost -> re-send it; no upload
+  within ``upload_timeout_s`` of creation (or Retry) -> fail (``upload_missing``).
+- ``chunking_in_progress`` + stale: the chunker died. A complete segment set
+  ``0..n-1`` in storage -> set ``chunking_complete`` + trigger; otherwise
+  re-send the source event, or fail when the source is gone.
+- ``chunking_complete``: all completions but no trigger -> trigger (at once).
+  Stale and triggered -> re-send the reassembly message (the trigger row was
+  written but its send was lost). Stale with a ``failed`` segment or one out
+  of attempts -> fail with its reason. Stale with segments nobody works on
+  (no status row, or ``pending`` with attempts left, no segment activity for
+  ``stuck_after_s``) -> re-send their events.
+- ``reassembling`` + stale: the reassembler died -> re-send the message.
+
+Re-sends are skipped while the target queue has visible messages (the work may
+simply wait in a backlog). Only conditional writes: any number of passes may
+run at once. AWS calls (for the janitor's IAM role): DynamoDB Query on the jobs
+table's ``status-created_at`` index, GetItem/UpdateItem on jobs, Query on the
+segment completions and segment status tables, GetItem on the reassembly table;
+S3 ListBucket and HeadObject on the input bucket; SQS GetQueueAttributes and
+SendMessage on the chunking, video-worker and reassembly queues.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 from shared_types.errors import ConditionFailedError, JobNotFoundError
-from shared_types.events import build_s3_event_body
+from shared_types.job_failure import fail_job
 from shared_types.keys import parse_segment_key, segment_prefix, source_key
-from shared_types.models import Job, JobStatus, JobUpdate, SegmentState
-from shared_types.ports import Backend
-from shared_types.reassembly_trigger import trigger_reassembly_if_ready
-
-from video_worker.job_failure import fail_job
+from shared_types.models import IN_PROGRESS_STATUSES, Job, JobStatus, JobUpdate, SegmentState
+from shared_types.ports import Backend, Queue
+from shared_types.reassembly_trigger import is_ready_for_reassembly, trigger_reassembly_if_ready
+from shared_types.resend import (
+    incomplete_segments,
+    resend_reassembly,
+    resend_segments,
+    resend_source,
+)
 
 log = logging.getLogger(__name__)
+
+DEFAULT_MAX_RESENDS = 5
+DEFAULT_UPLOAD_TIMEOUT_S = 24 * 3600.0
 
 
 class JanitorReport(BaseModel):
@@ -43,8 +61,18 @@ class JanitorReport(BaseModel):
 
     chunking_recovered: list[str] = Field(default_factory=list)
     chunking_resent: list[str] = Field(default_factory=list)
+    segments_resent: list[str] = Field(default_factory=list)
     reassembly_triggered: list[str] = Field(default_factory=list)
+    reassembly_resent: list[str] = Field(default_factory=list)
     failed: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class SweepPolicy:
+    stuck_after_s: float
+    max_segment_attempts: int
+    max_resends: int = DEFAULT_MAX_RESENDS
+    upload_timeout_s: float = DEFAULT_UPLOAD_TIMEOUT_S
 
 
 def run_janitor_pass(
@@ -52,26 +80,24 @@ def run_janitor_pass(
     *,
     stuck_after_s: float,
     max_segment_attempts: int,
+    max_resends: int = DEFAULT_MAX_RESENDS,
+    upload_timeout_s: float = DEFAULT_UPLOAD_TIMEOUT_S,
     now: float | None = None,
 ) -> JanitorReport:
-    """Find and repair stuck jobs once; returns what was done.
+    """Sweep every job in every non-terminal status once; returns what was done.
 
     Store errors propagate (the caller logs them and tries again next pass).
     """
-    t = time.time() if now is None else now
-    report = JanitorReport()
-    for job in _jobs_in(backend, JobStatus.CHUNKING_IN_PROGRESS):
-        if t - job.updated_at >= stuck_after_s:
-            _recover_chunking(backend, job, report)
-    for job in _jobs_in(backend, JobStatus.CHUNKING_COMPLETE):
-        if trigger_reassembly_if_ready(backend, job.job_id):
-            log.warning("job_id=%s janitor: reassembly was not triggered; triggered now",
-                        job.job_id)
-            report.reassembly_triggered.append(job.job_id)
-        elif t - job.updated_at >= stuck_after_s:
-            _fail_if_segment_gave_up(backend, job, t, stuck_after_s, max_segment_attempts,
-                                     report)
-    return report
+    sweep = _Sweep(backend, SweepPolicy(stuck_after_s, max_segment_attempts, max_resends,
+                                        upload_timeout_s),
+                   time.time() if now is None else now)
+    for status in IN_PROGRESS_STATUSES:
+        for job in _jobs_in(backend, status):
+            try:
+                sweep.job(job)
+            except (ConditionFailedError, JobNotFoundError):
+                log.info("job_id=%s janitor: job moved on meanwhile; left alone", job.job_id)
+    return sweep.report
 
 
 def _jobs_in(backend: Backend, status: JobStatus) -> Iterator[Job]:
@@ -97,51 +123,140 @@ def complete_segment_set(backend: Backend, job_id: str) -> int | None:
     return total if {p.segment_index for p in found} == set(range(total)) else None
 
 
-def _recover_chunking(backend: Backend, job: Job, report: JanitorReport) -> None:
-    job_id = job.job_id
-    total = complete_segment_set(backend, job_id)
-    try:
+@dataclass
+class _Sweep:
+    backend: Backend
+    policy: SweepPolicy
+    t: float
+    report: JanitorReport = field(default_factory=JanitorReport)
+    _busy: dict[str, bool] = field(default_factory=dict)
+
+    def job(self, job: Job) -> None:
+        handler = {
+            JobStatus.CREATED: self._created,
+            JobStatus.CHUNKING_IN_PROGRESS: self._chunking,
+            JobStatus.CHUNKING_COMPLETE: self._chunked,
+            JobStatus.REASSEMBLING: self._reassembling,
+        }.get(job.status)
+        if handler is None:
+            log.warning("job_id=%s janitor: no sweep for status %s", job.job_id, job.status)
+            return
+        handler(job)
+
+    def _stale(self, job: Job) -> bool:
+        return self.t - job.updated_at >= self.policy.stuck_after_s
+
+    # -- one method per status -------------------------------------------------------
+    def _created(self, job: Job) -> None:
+        if not self._stale(job):
+            return
+        if self.backend.input_storage.exists(source_key(job.job_id)):
+            self._resend(job, "upload", self.backend.chunking_queue,
+                         lambda: resend_source(self.backend, job.job_id),
+                         self.report.chunking_resent)
+        elif self.t - job.updated_at >= self.policy.upload_timeout_s:  # created or retried
+            self._fail(job, "upload_missing", "upload",
+                       "No video was uploaded before the upload link expired; "
+                       "please start a new conversion.")
+
+    def _chunking(self, job: Job) -> None:
+        if not self._stale(job):
+            return
+        backend, job_id = self.backend, job.job_id
+        total = complete_segment_set(backend, job_id)
         if total is not None:
             backend.jobs.update(
                 job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE, total_segments=total),
                 expected_status=[JobStatus.CHUNKING_IN_PROGRESS])
             log.warning("job_id=%s janitor: chunking was stuck; inferred total_segments=%d",
                         job_id, total)
-            report.chunking_recovered.append(job_id)
+            self.report.chunking_recovered.append(job_id)
             if trigger_reassembly_if_ready(backend, job_id):
-                report.reassembly_triggered.append(job_id)
-            return
-        source = backend.input_storage.head(source_key(job_id))
-        if source is None:
-            if fail_job(backend.jobs, job_id, code="source_missing", stage="chunking",
-                        message="Chunking stopped and the uploaded video is gone; "
-                                "please upload it again."):
-                report.failed.append(job_id)
-            return
-        # Touch the job first so the next pass waits stuck_after_s before re-sending.
-        backend.jobs.update(job_id, JobUpdate(), expected_status=[JobStatus.CHUNKING_IN_PROGRESS])
-        backend.chunking_queue.send(build_s3_event_body(
-            backend.input_storage.bucket, source.key, size=source.size, etag=source.etag))
-        log.warning("job_id=%s janitor: chunking stuck with an incomplete segment set; "
-                    "source event re-sent", job_id)
-        report.chunking_resent.append(job_id)
-    except (ConditionFailedError, JobNotFoundError):
-        log.info("job_id=%s janitor: job moved on meanwhile; left alone", job_id)
+                self.report.reassembly_triggered.append(job_id)
+        elif not backend.input_storage.exists(source_key(job_id)):
+            self._fail(job, "source_missing", "chunking",
+                       "Chunking stopped and the uploaded video is gone; please upload it again.")
+        else:
+            self._resend(job, "chunking", backend.chunking_queue,
+                         lambda: resend_source(backend, job_id), self.report.chunking_resent)
 
-
-def _fail_if_segment_gave_up(backend: Backend, job: Job, t: float, stuck_after_s: float,
-                             max_attempts: int, report: JanitorReport) -> None:
-    done = {c.segment_index for c in backend.completions.list(job.job_id)}
-    for status in backend.segment_status.list(job.job_id):
-        if status.segment_index in done or status.state == SegmentState.COMPLETE:
-            continue
-        exhausted = (status.attempts >= max_attempts
-                     and t - status.updated_at >= stuck_after_s)
-        if status.state == SegmentState.FAILED or exhausted:
-            reason = status.last_error or "no answer from inference"
-            message = (f"Segment {status.segment_index + 1} of {job.total_segments} could not "
-                       f"be converted after {status.attempts} attempt(s): {reason}")
-            if fail_job(backend.jobs, job.job_id, code="segment_gave_up", stage="inference",
-                        message=message):
-                report.failed.append(job.job_id)
+    def _chunked(self, job: Job) -> None:
+        backend, job_id = self.backend, job.job_id
+        if trigger_reassembly_if_ready(backend, job_id):
+            log.warning("job_id=%s janitor: reassembly was not triggered; triggered now", job_id)
+            self.report.reassembly_triggered.append(job_id)
             return
+        if not self._stale(job):
+            return
+        if is_ready_for_reassembly(backend, job_id):
+            # triggered, yet nobody started: the send after the trigger row was lost
+            self._resend(job, "reassembly", backend.reassembly_queue,
+                         lambda: resend_reassembly(backend, job_id),
+                         self.report.reassembly_resent)
+        elif not self._fail_if_segment_gave_up(job):
+            self._resend_idle_segments(job)
+
+    def _reassembling(self, job: Job) -> None:
+        if self._stale(job):
+            self._resend(job, "reassembly", self.backend.reassembly_queue,
+                         lambda: resend_reassembly(self.backend, job.job_id),
+                         self.report.reassembly_resent)
+
+    # -- segments --------------------------------------------------------------------
+    def _fail_if_segment_gave_up(self, job: Job) -> bool:
+        done = {c.segment_index for c in self.backend.completions.list(job.job_id)}
+        for status in self.backend.segment_status.list(job.job_id):
+            if status.segment_index in done or status.state == SegmentState.COMPLETE:
+                continue
+            exhausted = (status.attempts >= self.policy.max_segment_attempts
+                         and self.t - status.updated_at >= self.policy.stuck_after_s)
+            if status.state == SegmentState.FAILED or exhausted:
+                reason = status.last_error or "no answer from inference"
+                self._fail(job, "segment_gave_up", "inference",
+                           f"Segment {status.segment_index + 1} of {job.total_segments} could "
+                           f"not be converted after {status.attempts} attempt(s): {reason}")
+                return True
+        return False
+
+    def _resend_idle_segments(self, job: Job) -> None:
+        rows = {s.segment_index: s for s in self.backend.segment_status.list(job.job_id)}
+        last_activity = max([job.updated_at, *(s.updated_at for s in rows.values())])
+        if self.t - last_activity < self.policy.stuck_after_s:
+            return  # some segment of this job moved recently: its owner is alive
+        idle = [i for i in incomplete_segments(self.backend, job)
+                if i not in rows or (rows[i].state == SegmentState.PENDING
+                                     and rows[i].attempts < self.policy.max_segment_attempts)]
+        if idle:
+            self._resend(job, "inference", self.backend.video_queue,
+                         lambda: resend_segments(self.backend, job, idle),
+                         self.report.segments_resent)
+
+    # -- bounded re-send and failure -------------------------------------------------
+    def _resend(self, job: Job, stage: str, queue: Queue, send: Callable[[], object],
+                done: list[str]) -> None:
+        if self._has_backlog(queue):
+            log.info("job_id=%s janitor: %s queue has a backlog; not re-sending yet",
+                     job.job_id, queue.name)
+            return
+        if job.resends >= self.policy.max_resends:
+            self._fail(job, "stalled", stage,
+                       f"The {stage} step stopped without finishing {job.resends + 1} times; "
+                       "gave up. Press Retry to try again.")
+            return
+        # Count (and refresh the proof) before sending: a crash after the send costs one
+        # extra re-send at most, never an unbounded one.
+        self.backend.jobs.update(job.job_id, JobUpdate(resends=job.resends + 1),
+                                 expected_status=[job.status])
+        send()
+        log.warning("job_id=%s janitor: %s stalled; work re-sent (%d of %d)", job.job_id,
+                    stage, job.resends + 1, self.policy.max_resends)
+        done.append(job.job_id)
+
+    def _has_backlog(self, queue: Queue) -> bool:
+        if queue.name not in self._busy:
+            self._busy[queue.name] = queue.stats().visible > 0
+        return self._busy[queue.name]
+
+    def _fail(self, job: Job, code: str, stage: str, message: str) -> None:
+        if fail_job(self.backend.jobs, job.job_id, code=code, message=message, stage=stage):
+            self.report.failed.append(job.job_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from shared_types.settings import BackendSettings
 
 
@@ -24,8 +24,23 @@ class VideoWorkerSettings(BackendSettings):
     work_dir: Path | None = None  # temp files of the local backend; system temp if unset
     visibility_s: float = Field(120.0, gt=0)
     janitor_interval_s: float = Field(60.0, gt=0)
-    stuck_after_s: float = Field(1800.0, gt=0)
+    # A job whose liveness proof (updated_at) is older than this is swept. Steps that
+    # refresh it (chunking, reassembly) do so every minute; an inference call does not,
+    # so this must exceed the longest inference wait (checked below).
+    stuck_after_s: float = Field(3900.0, gt=0)
     max_segment_attempts: int = Field(5, ge=1)  # match the queue's max receive count
+    max_resends: int = Field(5, ge=0)  # re-sends of a stalled job before it fails
+    upload_timeout_s: float = Field(24 * 3600.0, gt=0)  # a job with no upload after this fails
     # Pass the previous segment to inference as context so depth does not jump at
     # segment boundaries (STEREO_SPOT_SEAMLESS_SEGMENTS=false turns it off).
     seamless_segments: bool = True
+
+    @model_validator(mode="after")
+    def _stuck_outlasts_inference(self) -> VideoWorkerSettings:
+        # else the janitor re-sends a segment whose inference is still legitimately running
+        longest = {"local": 0.0, "http": self.inference_http_timeout_s,
+                   "sagemaker": self.inference_timeout_s}[self.inference_backend]
+        if self.stuck_after_s <= longest:
+            raise ValueError(f"stuck_after_s ({self.stuck_after_s:g}) must be longer than the "
+                             f"{self.inference_backend} inference timeout ({longest:g})")
+        return self

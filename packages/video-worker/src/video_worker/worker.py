@@ -85,9 +85,11 @@ class VideoWorker:
     # -- janitor ----------------------------------------------------------------------
     def janitor_pass(self) -> JanitorReport:
         """One janitor pass over every in-progress job (see janitor.py)."""
+        s = self.settings
         return run_janitor_pass(
-            self.backend, stuck_after_s=self.settings.stuck_after_s,
-            max_segment_attempts=self.settings.max_segment_attempts)
+            self.backend, stuck_after_s=s.stuck_after_s,
+            max_segment_attempts=s.max_segment_attempts, max_resends=s.max_resends,
+            upload_timeout_s=s.upload_timeout_s)
 
     def run_janitor(self) -> None:
         """Run janitor passes every ``janitor_interval_s`` until ``stop`` is set."""

@@ -133,3 +133,113 @@ def test_a_segment_still_being_retried_does_not_fail_the_job(backend):
     backend.segment_status.mark_pending("job-1", 0)
     assert janitor(backend, now=later()).failed == []
     assert backend.jobs.get("job-1").status == JobStatus.CHUNKING_COMPLETE
+
+
+# -- every non-terminal state is swept (docs/ARCHITECTURE.md, "Lifecycle") -----------
+
+def ready_and_triggered(backend, job_id="job-1", total=2):
+    h.make_job(backend, job_id, total=total)
+    for i in range(total):
+        complete(backend, job_id, i)
+    drain(backend.reassembly_queue)  # the trigger row exists; pretend its send was lost
+
+
+def test_a_trigger_whose_send_was_lost_is_re_sent_once_stale(backend):
+    ready_and_triggered(backend)
+    assert backend.reassembly.is_triggered("job-1")
+    assert janitor(backend, now=time.time()).reassembly_resent == []  # owner may still send
+    report = janitor(backend, now=later())
+    assert report.reassembly_resent == ["job-1"]
+    assert [json.loads(b)["job_id"] for b in drain(backend.reassembly_queue)] == ["job-1"]
+    assert backend.jobs.get("job-1").resends == 1
+
+
+def test_a_reassembler_that_died_is_replaced_once_its_job_is_stale(backend):
+    h.make_job(backend, status=JobStatus.REASSEMBLING)
+    assert janitor(backend, now=time.time()).reassembly_resent == []
+    assert janitor(backend, now=later()).reassembly_resent == ["job-1"]
+    assert [json.loads(b)["job_id"] for b in drain(backend.reassembly_queue)] == ["job-1"]
+    assert backend.jobs.get("job-1").status == JobStatus.REASSEMBLING
+
+
+def test_a_created_job_whose_upload_event_was_lost_is_chunked_again(backend):
+    h.make_job(backend, status=JobStatus.CREATED, total=None)
+    backend.input_storage.put_bytes(source_key("job-1"), b"source")
+    assert janitor(backend, now=later()).chunking_resent == ["job-1"]
+    [body] = drain(backend.chunking_queue)
+    assert parse_s3_event_body(body)[0].key == source_key("job-1")
+
+
+def test_a_created_job_that_never_got_its_upload_fails_after_the_upload_timeout(backend):
+    h.make_job(backend, status=JobStatus.CREATED, total=None)
+    assert janitor(backend, now=later()).failed == []  # the link may still be used
+    report = run_janitor_pass(backend, stuck_after_s=STUCK, max_segment_attempts=3,
+                              upload_timeout_s=STUCK * 2, now=later(STUCK * 3))
+    assert report.failed == ["job-1"]
+    assert backend.jobs.get("job-1").error.code == "upload_missing"
+
+
+def test_re_sends_are_bounded_then_the_job_fails_with_a_reason(backend):
+    h.make_job(backend, status=JobStatus.REASSEMBLING)
+    for n in range(1, 3):
+        report = run_janitor_pass(backend, stuck_after_s=STUCK, max_segment_attempts=3,
+                                  max_resends=2, now=later(n * (STUCK + 1)))
+        assert report.reassembly_resent == ["job-1"]
+        drain(backend.reassembly_queue)
+    report = run_janitor_pass(backend, stuck_after_s=STUCK, max_segment_attempts=3,
+                              max_resends=2, now=later(3 * (STUCK + 1)))
+    assert (report.reassembly_resent, report.failed) == ([], ["job-1"])
+    job = backend.jobs.get("job-1")
+    assert (job.status, job.error.code, job.error.stage) == (
+        JobStatus.FAILED, "stalled", "reassembly")
+    assert "3 times" in job.error.message
+
+
+def test_segments_nobody_works_on_are_re_sent_and_complete_ones_are_not(backend):
+    h.make_job(backend, total=3)
+    upload_segments(backend, "job-1", [0, 1, 2], 3)
+    complete(backend, "job-1", 0)  # done; 1 has no status row (its event was lost); 2 pending
+    backend.segment_status.mark_pending("job-1", 2)
+    assert janitor(backend, now=later()).segments_resent == ["job-1"]
+    keys = sorted(parse_s3_event_body(b)[0].key for b in drain(backend.video_queue))
+    assert keys == [segment_key("job-1", i, 3, OutputMode.HALF_SBS) for i in (1, 2)]
+
+
+def test_nothing_is_re_sent_while_the_target_queue_has_a_backlog(backend):
+    h.make_job(backend, total=2)
+    upload_segments(backend, "job-1", [0, 1], 2)
+    backend.video_queue.send("other job's segment, not yet taken")
+    assert janitor(backend, now=later()).segments_resent == []
+    assert backend.jobs.get("job-1").resends == 0
+
+
+def test_terminal_jobs_are_never_touched(backend):
+    for job_id, status in (("done", JobStatus.COMPLETED), ("gone", JobStatus.FAILED)):
+        h.make_job(backend, job_id, status=status)
+    report = janitor(backend, now=later(10 * STUCK))
+    assert not any(report.model_dump().values())
+    assert [backend.jobs.get(j).status for j in ("done", "gone")] == [
+        JobStatus.COMPLETED, JobStatus.FAILED]
+
+
+def test_a_retry_whose_sends_were_lost_is_picked_up_by_the_sweep(backend):
+    from shared_types.errors import TransientStoreError
+    from shared_types.models import JobError
+    from shared_types.retry import retry_job
+
+    h.make_job(backend, total=2)
+    upload_segments(backend, "job-1", [0, 1], 2)
+    complete(backend, "job-1", 0)
+    backend.segment_status.mark_failed("job-1", 1, "gpu fell over")
+    failed = backend.jobs.update("job-1", JobUpdate(
+        status=JobStatus.FAILED, error=JobError(code="x", message="x", stage="inference")))
+    real_send = backend.video_queue.send
+    backend.video_queue.send = lambda *a, **k: (_ for _ in ()).throw(TransientStoreError("down"))
+    try:
+        retry_job(backend, failed)
+    except TransientStoreError:
+        pass
+    backend.video_queue.send = real_send
+    assert janitor(backend, now=later()).segments_resent == ["job-1"]
+    [body] = drain(backend.video_queue)
+    assert parse_s3_event_body(body)[0].key == segment_key("job-1", 1, 2, OutputMode.HALF_SBS)

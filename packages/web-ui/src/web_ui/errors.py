@@ -6,6 +6,7 @@ by retrying it.
 
 from __future__ import annotations
 
+from shared_types import errors as domain
 from shared_types.errors import PermanentError
 
 
@@ -37,8 +38,8 @@ class PageNotFoundError(WebUiError):
     status_code = 404
 
 
-class JobStateError(WebUiError):
-    """The job is not in a state that allows the action (e.g. retry a running job)."""
+class JobStateError(WebUiError, domain.JobStateError):
+    """The job is not in a state that allows the action (e.g. upload twice)."""
 
     status_code = 409
 

@@ -8,7 +8,12 @@ from fastapi import FastAPI, Request
 from fastapi.exception_handlers import request_validation_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
-from shared_types.errors import ConditionFailedError, NotFoundError, TransientError
+from shared_types.errors import (
+    ConditionFailedError,
+    JobStateError,
+    NotFoundError,
+    TransientError,
+)
 from starlette.exceptions import HTTPException
 
 from web_ui.errors import WebUiError
@@ -53,6 +58,10 @@ def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(WebUiError)
     async def on_web_error(request: Request, exc: WebUiError) -> Response:
         return error_response(request, exc.status_code, exc.message)
+
+    @app.exception_handler(JobStateError)
+    async def on_job_state(request: Request, exc: JobStateError) -> Response:
+        return error_response(request, 409, str(exc))
 
     @app.exception_handler(NotFoundError)
     async def on_not_found(request: Request, exc: NotFoundError) -> Response:

@@ -161,20 +161,25 @@ class MemoryReassemblyLock:
         self._lock = threading.Lock()
         self._clock = clock
 
-    def trigger(self, job_id: str) -> bool:
+    @staticmethod
+    def _new_row() -> dict:
+        return {"token": 0, "owner": None, "expires_at": 0.0, "done": False, "epoch": None}
+
+    def trigger(self, job_id: str, epoch: int = 0) -> bool:
         with self._lock:
-            if job_id in self._rows:
+            row = self._rows.setdefault(job_id, self._new_row())
+            if row["epoch"] is not None and row["epoch"] >= epoch:
                 return False
-            self._rows[job_id] = {"token": 0, "owner": None, "expires_at": 0.0, "done": False}
+            row["epoch"] = epoch
             return True
 
     def is_triggered(self, job_id: str) -> bool:
-        return job_id in self._rows
+        row = self._rows.get(job_id)
+        return bool(row and row["epoch"] is not None)
 
     def take_lease(self, job_id: str, owner: str, lease_s: float) -> Lease | None:
         with self._lock:
-            row = self._rows.setdefault(
-                job_id, {"token": 0, "owner": None, "expires_at": 0.0, "done": False})
+            row = self._rows.setdefault(job_id, self._new_row())
             t = self._clock()
             if row["done"] or (row["owner"] is not None and row["expires_at"] > t):
                 return None

@@ -15,6 +15,7 @@ from shared_types.models import (
     JobStatus,
     OutputMode,
 )
+from shared_types.retry import retry_job
 
 from web_ui import jobs as job_service
 from web_ui import lifecycle
@@ -100,7 +101,7 @@ def play(job_id: str, backend: BackendDep, settings: SettingsDep) -> Response:
 @router.post("/jobs/{job_id}/retry", dependencies=SAFE_FORM)
 def retry(job_id: str, backend: BackendDep) -> Response:
     job = job_service.load_job(backend, job_id)
-    lifecycle.retry_job(backend, job)
+    retry_job(backend, job)
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
 

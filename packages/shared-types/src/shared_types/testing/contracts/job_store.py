@@ -44,6 +44,15 @@ def test_update_applies_changes_and_returns_the_new_job(job_store):
         JobStatus.CHUNKING_COMPLETE, 7, "title job-a")
 
 
+def test_an_empty_update_refreshes_updated_at_and_resends_is_counted(job_store):
+    job_store.create(make_job("job-a").model_copy(update={"updated_at": 1000.0}))
+    touched = job_store.update("job-a", JobUpdate(), expected_status=[JobStatus.CREATED])
+    assert touched.updated_at > 1000.0 and touched.resends == 0
+    job_store.update("job-a", JobUpdate(resends=2))
+    stored = job_store.get("job-a")
+    assert (stored.resends, stored.status) == (2, JobStatus.CREATED)
+
+
 def test_update_with_matching_expected_status_succeeds(job_store):
     job_store.create(make_job("job-a"))
     job_store.update("job-a", JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS),

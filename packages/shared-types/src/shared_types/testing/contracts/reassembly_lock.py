@@ -16,6 +16,25 @@ def test_trigger_is_true_exactly_once(reassembly_lock):
     assert reassembly_lock.is_triggered("job-b") is False
 
 
+def test_a_later_epoch_triggers_once_more_and_keeps_the_fencing_token(reassembly_lock, lease_s):
+    assert reassembly_lock.trigger("job-a", 0) is True
+    first = reassembly_lock.take_lease("job-a", "worker-1", lease_s)
+    assert reassembly_lock.trigger("job-a", 1) is True  # a Retry bumped the job's epoch
+    assert reassembly_lock.trigger("job-a", 1) is False
+    assert reassembly_lock.trigger("job-a", 0) is False  # a stale trigger from before
+    wait_past(lease_s)
+    second = reassembly_lock.take_lease("job-a", "worker-2", 30)
+    assert second is not None and second.token > first.token
+    with pytest.raises(LeaseLostError):
+        reassembly_lock.complete(first)  # the holder from before the Retry cannot finish
+
+
+def test_a_lease_taken_before_any_trigger_does_not_count_as_one(reassembly_lock):
+    reassembly_lock.take_lease("job-a", "worker-1", 30)
+    assert reassembly_lock.is_triggered("job-a") is False
+    assert reassembly_lock.trigger("job-a") is True
+
+
 def test_concurrent_triggers_have_one_winner(reassembly_lock):
     wins = run_concurrently(lambda: reassembly_lock.trigger("job-a"), 8)
     assert wins.count(True) == 1

@@ -1,11 +1,11 @@
-"""fail_job never overwrites a job that already ended."""
+"""fail_job (as media-worker calls it) never overwrites a job that already ended."""
 
 from __future__ import annotations
 
+from shared_types.job_failure import fail_job_for as fail_job
 from shared_types.models import JobStatus, JobUpdate
 
 from media_worker.errors import UnusableVideoError
-from media_worker.job_status import fail_job
 
 
 def test_an_in_progress_job_is_failed_with_code_message_and_stage(mem_backend, new_job):

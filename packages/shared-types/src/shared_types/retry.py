@@ -1,0 +1,79 @@
+"""Retry: put a failed job back on its way, redoing only what is not complete.
+
+A use case of the domain (the web UI's Retry button and ``stereo-spot retry``
+both call it). It cannot strand a job: it first moves the job from ``failed``
+to a non-terminal status with a fresh liveness proof, then sends; if a send is
+lost, the janitor finds that status stale and re-sends (docs/ARCHITECTURE.md,
+"Lifecycle"). It never resets the reassembly lease: it bumps ``Job.epoch`` so
+the trigger can fire once more while the fencing token keeps growing, and a
+holder from before the retry still cannot complete.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from shared_types.errors import JobStateError
+from shared_types.keys import source_key
+from shared_types.models import Job, JobStatus, JobUpdate, SegmentState
+from shared_types.ports import Backend
+from shared_types.reassembly_trigger import trigger_reassembly_if_ready
+from shared_types.resend import (
+    incomplete_segments,
+    missing_segment_sources,
+    resend_reassembly,
+    resend_segments,
+    resend_source,
+)
+
+log = logging.getLogger(__name__)
+
+
+def retry_job(backend: Backend, job: Job) -> Job:
+    """Resume a failed job.
+
+    Chunking never finished (or a segment file is gone): status ``created`` and
+    the source's upload event is sent again (without a source, the job waits for
+    a new upload). Chunking finished: ``failed`` segments go back to pending,
+    status ``chunking_complete``, and only segments without a completion are sent
+    again; when every segment is complete, reassembly is sent again. Raises
+    JobStateError unless the job is failed, ConditionFailedError if its status
+    changed meanwhile, TransientStoreError when a store or queue is unreachable
+    (the job is then left to the janitor, never stranded).
+    """
+    if job.status != JobStatus.FAILED:
+        raise JobStateError("Only a failed job can be retried.")
+    missing = incomplete_segments(backend, job) if job.total_segments else []
+    if not job.total_segments or missing_segment_sources(backend, job, missing):
+        return _rechunk(backend, job)
+    return _resume(backend, job, missing)
+
+
+def _reopen(backend: Backend, job: Job, status: JobStatus) -> Job:
+    return backend.jobs.update(
+        job.job_id,
+        JobUpdate(status=status, clear_error=True, resends=0, epoch=job.epoch + 1),
+        expected_status=[JobStatus.FAILED])
+
+
+def _rechunk(backend: Backend, job: Job) -> Job:
+    has_source = backend.input_storage.exists(source_key(job.job_id))
+    job = _reopen(backend, job, JobStatus.CREATED)
+    if has_source:
+        resend_source(backend, job.job_id)
+    log.info("job_id=%s retry: re-chunking (source present: %s)", job.job_id, has_source)
+    return job
+
+
+def _resume(backend: Backend, job: Job, missing: list[int]) -> Job:
+    for status in backend.segment_status.list(job.job_id):
+        if status.state == SegmentState.FAILED and status.segment_index in missing:
+            backend.segment_status.mark_pending(job.job_id, status.segment_index)
+    job = _reopen(backend, job, JobStatus.CHUNKING_COMPLETE)
+    if missing:
+        resend_segments(backend, job, missing)
+    elif not trigger_reassembly_if_ready(backend, job.job_id):
+        resend_reassembly(backend, job.job_id)
+    log.info("job_id=%s retry (epoch %d): %d segment(s) re-sent", job.job_id, job.epoch,
+             len(missing))
+    return job
