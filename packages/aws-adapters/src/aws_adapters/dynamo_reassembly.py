@@ -3,9 +3,9 @@
 One row per job:
 
 - ``trigger`` is a conditional create, or a conditional update when the row
-  exists (no ``triggered_at`` yet, or a smaller ``triggered_epoch``), so at most one video-worker sends the reassembly
-  message per epoch (Retry bumps the job's epoch; the row is never deleted,
-  so the fencing token keeps growing);
+  exists (no ``triggered_at`` yet, or a smaller ``triggered_epoch``), so at
+  most one video-worker sends the reassembly message per epoch (Retry bumps
+  the job's epoch; the row is never deleted, so the fencing token keeps growing);
 - ``take_lease`` is a conditional update that succeeds only when nobody holds
   an unexpired lease and the job is not done; each success increments
   ``lease_token`` (a fencing token);
