@@ -9,6 +9,7 @@ from shared_types.settings import BackendSettings
 
 from aws_adapters.clients import make_client
 from aws_adapters.dynamo_completions import DynamoSegmentCompletionStore
+from aws_adapters.dynamo_heartbeats import DynamoSegmentHeartbeatStore
 from aws_adapters.dynamo_jobs import DynamoJobStore
 from aws_adapters.dynamo_reassembly import DynamoReassemblyLock
 from aws_adapters.dynamo_segment_status import DynamoSegmentStatusStore
@@ -61,4 +62,5 @@ def build_backend(settings: BackendSettings) -> Backend:
         reassembly_queue=build_queue(settings, "reassembly", client=sqs),
         input_storage=S3ObjectStorage(settings.input_bucket, client=s3),
         output_storage=S3ObjectStorage(settings.output_bucket, client=s3),
+        heartbeats=DynamoSegmentHeartbeatStore(settings.segment_status_table, client=ddb),
     )

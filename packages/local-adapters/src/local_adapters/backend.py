@@ -9,6 +9,7 @@ from shared_types.ports import Backend
 from shared_types.settings import BackendSettings
 
 from local_adapters.db import Database
+from local_adapters.heartbeats import SqliteSegmentHeartbeatStore
 from local_adapters.jobs import SqliteJobStore
 from local_adapters.notifications import NotificationRule, Notifier
 from local_adapters.queue import SqliteQueue
@@ -64,4 +65,5 @@ def build_backend(settings: BackendSettings, *,
                                         notifier=notifier),
         output_storage=FilesystemStorage(data_dir, settings.output_bucket, signer=signer,
                                          notifier=notifier),
+        heartbeats=SqliteSegmentHeartbeatStore(db),
     )

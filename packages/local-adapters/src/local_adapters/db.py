@@ -43,6 +43,12 @@ CREATE TABLE IF NOT EXISTS segment_status (
     updated_at REAL NOT NULL,
     PRIMARY KEY (job_id, segment_index)
 );
+CREATE TABLE IF NOT EXISTS segment_heartbeats (
+    job_id TEXT NOT NULL,
+    segment_index INTEGER NOT NULL,
+    doc TEXT NOT NULL,
+    PRIMARY KEY (job_id, segment_index)
+);
 CREATE TABLE IF NOT EXISTS reassembly (
     job_id TEXT PRIMARY KEY,
     token INTEGER NOT NULL DEFAULT 0,

@@ -7,6 +7,7 @@ video-worker's in-process backend, type against ``ConvertFile`` here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
@@ -28,6 +29,10 @@ class ConversionResult(BaseModel):
     depth_state: dict | None = None  # pass to the next consecutive segment
 
 
+# Called as frames are written: (frames done, frames in the segment if known).
+FrameProgress = Callable[[int, int | None], None]
+
+
 class ConvertFile(Protocol):
     def __call__(
         self,
@@ -36,6 +41,7 @@ class ConvertFile(Protocol):
         *,
         mode: OutputMode | str,
         params: ConversionParams = ...,
+        progress: FrameProgress | None = None,
         models_dir: Path | None = None,
         ffmpeg: str | None = None,
         context_path: Path | None = None,

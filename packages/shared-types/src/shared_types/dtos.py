@@ -30,6 +30,9 @@ class JobProgress(BaseModel):
     segments_total: int | None = None
     percent: float = 0.0
     eta_seconds: float | None = None
+    frames_done: int | None = None  # from the workers' heartbeats, while converting
+    frames_total: int | None = None
+    fps: float | None = None
 
 
 class JobListItem(BaseModel):

@@ -196,6 +196,25 @@ class SegmentStatus(BaseModel):
     updated_at: float = Field(default_factory=now)
 
 
+class SegmentHeartbeat(BaseModel):
+    """A worker's live report on one segment it is converting: how many frames
+    are done and when it last said so (a silent heartbeat means a dead worker)."""
+
+    job_id: str
+    segment_index: int = Field(ge=0)
+    worker: str = Field(max_length=200)
+    frames_done: int = Field(ge=0)
+    frames_total: int | None = Field(None, ge=0)
+    started_at: float
+    last_heartbeat: float = Field(default_factory=now)
+
+    @property
+    def fps(self) -> float | None:
+        """Frames per second of this attempt so far (None before the first second)."""
+        elapsed = self.last_heartbeat - self.started_at
+        return self.frames_done / elapsed if elapsed >= 1.0 and self.frames_done else None
+
+
 class ReassemblyMessage(BaseModel):
     model_config = ConfigDict(extra="ignore")
 

@@ -24,6 +24,7 @@ from shared_types.models import (
     PresignedRequest,
     QueueStats,
     SegmentCompletion,
+    SegmentHeartbeat,
     SegmentStatus,
     UploadedPart,
 )
@@ -96,6 +97,18 @@ class SegmentStatusStore(Protocol):
 
     def delete_job(self, job_id: str) -> None:
         """Forget every status row of a job."""
+
+
+class SegmentHeartbeatStore(Protocol):
+    def beat(self, heartbeat: SegmentHeartbeat) -> None:
+        """Record a worker's progress on a segment, replacing its previous beat.
+        Ignored when the segment has no status row (its job was deleted)."""
+
+    def list(self, job_id: str) -> list[SegmentHeartbeat]:
+        """The latest beat of every segment of a job that has one, by segment_index."""
+
+    def delete_job(self, job_id: str) -> None:
+        """Forget every heartbeat of a job."""
 
 
 class ReassemblyLock(Protocol):
@@ -260,6 +273,7 @@ class Backend:
     reassembly_queue: Queue
     input_storage: ObjectStorage
     output_storage: ObjectStorage
+    heartbeats: SegmentHeartbeatStore
 
     def queue(self, name: str) -> Queue:
         """A queue by its name in QUEUE_NAMES."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 import httpx
+from shared_types.conversion import FrameProgress
 from shared_types.envelope import error_message
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
@@ -43,7 +44,8 @@ class HttpInferenceBackend:
         self.seamless = seamless  # send the previous segment as context_uri
 
     def convert(
-        self, payload: SegmentPayload, output_key: str, params: ConversionParams
+        self, payload: SegmentPayload, output_key: str, params: ConversionParams,
+        on_progress: FrameProgress | None = None,
     ) -> InferenceResult:
         """POST the segment's invocation and parse the envelope.
 

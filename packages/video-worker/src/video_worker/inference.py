@@ -12,7 +12,7 @@ that the segment-output handler turns into one.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from shared_types.errors import JobNotFoundError, PermanentError
 from shared_types.events import parse_s3_event_body
@@ -21,6 +21,7 @@ from shared_types.keys import output_segment_key, parse_segment_key
 from shared_types.models import Message, SegmentPayload, SegmentState
 from shared_types.ports import Backend
 
+from video_worker.heartbeat import DEFAULT_INTERVAL_S, SegmentHeartbeater, default_worker_id
 from video_worker.inference_backend import InferenceBackend, InferenceResult
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,8 @@ STAGE = "inference"
 class InferenceDeps:
     backend: Backend
     inference: InferenceBackend
+    worker_id: str = field(default_factory=default_worker_id)
+    heartbeat_s: float = DEFAULT_INTERVAL_S
 
 
 def handle_inference_message(message: Message, deps: InferenceDeps) -> list[InferenceResult]:
@@ -77,8 +80,10 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
         return None
     log.info("job_id=%s segment_index=%d inference attempt %d", job_id, index, status.attempts)
     output_key = output_segment_key(job_id, index)
+    heartbeat = SegmentHeartbeater(backend.heartbeats, job_id, index, deps.worker_id,
+                                   interval_s=deps.heartbeat_s)
     try:
-        result = deps.inference.convert(payload, output_key, job.params)
+        result = deps.inference.convert(payload, output_key, job.params, on_progress=heartbeat)
     except PermanentError as exc:
         reason = str(exc) or type(exc).__name__
         backend.segment_status.mark_failed(job_id, index, reason)
@@ -90,5 +95,7 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
         log.warning("job_id=%s segment_index=%d inference attempt %d failed; will retry",
                     job_id, index, status.attempts)
         raise
+    if result.frames is not None:
+        heartbeat.finish(result.frames)
     log.info("job_id=%s segment_index=%d inference done -> %s", job_id, index, output_key)
     return result

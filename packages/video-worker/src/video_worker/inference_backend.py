@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from pydantic import BaseModel, Field, ValidationError
+from shared_types.conversion import FrameProgress
 from shared_types.envelope import read_result_envelope
 from shared_types.errors import MalformedResponseError
 from shared_types.models import ConversionParams, SegmentPayload
@@ -52,9 +53,12 @@ def result_from_envelope(body: bytes | str | dict[str, Any], output_key: str) ->
 
 class InferenceBackend(Protocol):
     def convert(
-        self, payload: SegmentPayload, output_key: str, params: ConversionParams
+        self, payload: SegmentPayload, output_key: str, params: ConversionParams,
+        on_progress: FrameProgress | None = None,
     ) -> InferenceResult:
-        """Convert one segment so that ``output_key`` exists in the output bucket.
+        """Convert one segment so that ``output_key`` exists in the output bucket,
+        calling ``on_progress(frames_done, frames_total)`` as frames are written
+        where the backend can tell (in-process; remote backends report nothing).
 
         Raises a PermanentError when the segment can never be converted (the job
         fails) and a TransientError when a retry may succeed.

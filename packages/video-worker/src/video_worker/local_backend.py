@@ -14,7 +14,7 @@ import logging
 import tempfile
 from pathlib import Path
 
-from shared_types.conversion import ConvertFile
+from shared_types.conversion import ConvertFile, FrameProgress
 from shared_types.errors import NotFoundError
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
@@ -59,7 +59,8 @@ class LocalInferenceBackend:
         self.seamless = seamless
 
     def convert(
-        self, payload: SegmentPayload, output_key: str, params: ConversionParams
+        self, payload: SegmentPayload, output_key: str, params: ConversionParams,
+        on_progress: FrameProgress | None = None,
     ) -> InferenceResult:
         """Convert the segment in a temp dir and upload it to ``output_key``,
         with the previous segment as context (see ``request.context_key``).
@@ -77,7 +78,7 @@ class LocalInferenceBackend:
             self._input.get_file(payload.key, source)
             context = self._fetch_context(payload, params, Path(tmp) / "context.mp4")
             result = convert_file(
-                source, target, mode=payload.mode, params=params,
+                source, target, mode=payload.mode, params=params, progress=on_progress,
                 models_dir=self._models_dir, ffmpeg=self._ffmpeg, context_path=context,
             )
             self._output.put_file(output_key, target, content_type="video/mp4")

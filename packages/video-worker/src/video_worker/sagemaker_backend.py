@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
+from shared_types.conversion import FrameProgress
 from shared_types.envelope import error_message
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
@@ -76,7 +77,8 @@ class SageMakerInferenceBackend:
         return self._in_flight
 
     def convert(
-        self, payload: SegmentPayload, output_key: str, params: ConversionParams
+        self, payload: SegmentPayload, output_key: str, params: ConversionParams,
+        on_progress: FrameProgress | None = None,
     ) -> InferenceResult:
         """Invoke the endpoint for one segment and wait for its own answer.
 

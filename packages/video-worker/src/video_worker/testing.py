@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from shared_types.conversion import FrameProgress
 from shared_types.events import build_s3_event_body
 from shared_types.keys import output_segment_key, segment_key
 from shared_types.models import (
@@ -32,16 +33,22 @@ class RecordingInference:
         self.during: Callable[[SegmentPayload], None] | None = None
         self.lock = threading.Lock()
 
+    frames = 24
+
     def convert(self, payload: SegmentPayload, output_key: str,
-                params: ConversionParams) -> InferenceResult:
+                params: ConversionParams, on_progress: FrameProgress | None = None,
+                ) -> InferenceResult:
         with self.lock:
             self.calls.append((payload, output_key, params))
+        if on_progress is not None:
+            for done in range(0, self.frames + 1, 8):
+                on_progress(done, self.frames)
         if self.during is not None:
             self.during(payload)
         if self.error is not None:
             raise self.error
         self.backend.output_storage.put_bytes(output_key, b"converted:" + payload.key.encode())
-        return InferenceResult(output_key=output_key, frames=24)
+        return InferenceResult(output_key=output_key, frames=self.frames)
 
 
 def make_job(backend: Backend, job_id: str = "job-1", *,

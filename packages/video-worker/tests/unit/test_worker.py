@@ -85,8 +85,8 @@ def test_run_consumes_both_queues_until_stopped(backend, inference):
     h.make_job(backend, total=1)
     original = inference.convert
 
-    def convert_and_announce(payload, output_key, params):
-        result = original(payload, output_key, params)
+    def convert_and_announce(payload, output_key, params, on_progress=None):
+        result = original(payload, output_key, params, on_progress)
         backend.segment_output_queue.send(build_s3_event_body("output", output_key, size=1))
         return result
 

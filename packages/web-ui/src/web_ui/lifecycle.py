@@ -20,6 +20,7 @@ def delete_job(backend: Backend, job_id: str) -> None:
         for info in list(prefix_storage.list(prefix)):
             prefix_storage.delete(info.key)
     backend.completions.delete_job(job_id)
+    backend.heartbeats.delete_job(job_id)
     backend.segment_status.delete_job(job_id)
     backend.reassembly.reset(job_id)
     backend.jobs.delete(job_id)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 
 from shared_types.dtos import JobProgress
+from shared_types.frame_progress import tally_frames
 from shared_types.keys import source_key
-from shared_types.models import Job, JobStatus
+from shared_types.models import Job, JobStatus, now
 from shared_types.ports import Backend
 from shared_types.progress import (
     STAGE_LABELS,
@@ -29,6 +30,7 @@ class ProgressSnapshot(JobProgress):
     job_id: str
     status: JobStatus
     strip: list[str] = []
+    segment_percent: dict[int, int] = {}  # segments converting now (when the strip is unmerged)
     error: str | None = None
 
     @property
@@ -61,6 +63,15 @@ def snapshot(backend: Backend, job: Job, eta: EtaEstimator) -> ProgressSnapshot:
             size_bytes=size, fraction_done=percent / 100.0,
             completions=completions, total_segments=total,
         )
+    frames = None
+    if job.status == JobStatus.CHUNKING_COMPLETE:
+        frames = tally_frames(backend.heartbeats.list(job.job_id), done, total, now=now())
+        if frames is not None and frames.eta_seconds is not None:
+            remaining = frames.eta_seconds
+        if frames is not None and frames.frames_total:
+            by_frames = round(5.0 + 85.0 * frames.frames_done / frames.frames_total, 1)
+            percent = max(percent, min(by_frames, 90.0))
+    strip = merge_cells(tally.cells())
     return ProgressSnapshot(
         job_id=job.job_id,
         status=job.status,
@@ -69,6 +80,10 @@ def snapshot(backend: Backend, job: Job, eta: EtaEstimator) -> ProgressSnapshot:
         segments_total=total,
         percent=percent,
         eta_seconds=round(remaining) if remaining is not None else None,
-        strip=merge_cells(tally.cells()),
+        strip=strip,
+        segment_percent=frames.segment_percent if frames and len(strip) == total else {},
+        frames_done=frames.frames_done if frames else None,
+        frames_total=frames.frames_total if frames else None,
+        fps=frames.fps if frames else None,
         error=job.error.message if job.error else None,
     )

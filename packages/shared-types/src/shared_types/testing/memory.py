@@ -33,6 +33,7 @@ from shared_types.models import (
     PresignedRequest,
     QueueStats,
     SegmentCompletion,
+    SegmentHeartbeat,
     SegmentState,
     SegmentStatus,
     UploadedPart,
@@ -153,6 +154,30 @@ class MemorySegmentStatusStore:
         with self._lock:
             for key in [k for k in self._rows if k[0] == job_id]:
                 del self._rows[key]
+
+
+class MemorySegmentHeartbeatStore:
+    """Heartbeats beside a MemorySegmentStatusStore (a beat needs a status row)."""
+
+    def __init__(self, statuses: MemorySegmentStatusStore) -> None:
+        self._statuses = statuses
+        self._beats: dict[tuple[str, int], SegmentHeartbeat] = {}
+        self._lock = threading.Lock()
+
+    def beat(self, heartbeat: SegmentHeartbeat) -> None:
+        if self._statuses.get(heartbeat.job_id, heartbeat.segment_index) is None:
+            return
+        with self._lock:
+            self._beats[(heartbeat.job_id, heartbeat.segment_index)] = heartbeat
+
+    def list(self, job_id: str) -> builtins.list[SegmentHeartbeat]:
+        with self._lock:
+            return [b for (j, _), b in sorted(self._beats.items()) if j == job_id]
+
+    def delete_job(self, job_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._beats if k[0] == job_id]:
+                del self._beats[key]
 
 
 class MemoryReassemblyLock:
@@ -429,10 +454,12 @@ class MemoryStorage:
 
 def memory_backend(*, max_receives: int = 3) -> Backend:
     """A whole backend in memory (no S3-event wiring: tests send events themselves)."""
+    statuses = MemorySegmentStatusStore()
     return Backend(
         jobs=MemoryJobStore(),
         completions=MemorySegmentCompletionStore(),
-        segment_status=MemorySegmentStatusStore(),
+        segment_status=statuses,
+        heartbeats=MemorySegmentHeartbeatStore(statuses),
         reassembly=MemoryReassemblyLock(),
         chunking_queue=MemoryQueue("chunking", max_receives=max_receives),
         video_queue=MemoryQueue("video-worker", max_receives=max_receives),

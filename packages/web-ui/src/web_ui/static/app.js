@@ -32,6 +32,9 @@
     text("stage", p.stage);
     text("segments", p.segments_total ? p.segments_done + " / " + p.segments_total + " segments" : "");
     text("eta", p.eta_seconds === null ? "" : humanDuration(p.eta_seconds) + " left");
+    text("frames", p.frames_done === null || p.frames_done === undefined ? "" :
+      p.frames_done + (p.frames_total ? " / " + p.frames_total : "") + " frames" +
+      (p.fps ? " · " + p.fps + " fps" : ""));
     text("percent", p.percent + " %");
     var bar = document.getElementById("job-progress");
     if (bar) { bar.value = p.percent; }
@@ -39,8 +42,11 @@
     if (strip) {
       strip.replaceChildren.apply(strip, p.strip.map(function (state, i) {
         var cell = document.createElement("span");
+        var pct = (p.segment_percent || {})[i];
         cell.className = "cell " + state;
-        cell.title = "segment " + i + ": " + state;
+        cell.title = "segment " + i + ": " + (state === "running" && pct !== undefined ?
+          "converting " + pct + " %" : state);
+        if (state === "running" && pct !== undefined) { cell.style.setProperty("--p", pct + "%"); }
         return cell;
       }));
     }
