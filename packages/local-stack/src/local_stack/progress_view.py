@@ -19,8 +19,9 @@ from local_stack.submission import JobSnapshot
 
 
 class JobProgressView:
-    """Turns snapshots into two bars. Frames are estimated from finished segments
-    (the workers report per segment), fps is frames over elapsed time."""
+    """Turns snapshots into two bars. Frames and fps come from the workers'
+    heartbeats while segments convert (else they are estimated from finished
+    segments over elapsed time)."""
 
     def __init__(self, console: Console, frames_total: int | None) -> None:
         self._frames_total = frames_total
@@ -53,7 +54,13 @@ class JobProgressView:
         failed = f" ({snap.segments_failed} failed)" if snap.segments_failed else ""
         self.progress.update(self._segments, total=total, completed=snap.segments_done,
                              extra=f"{stage}{failed}")
-        if self._frames_total and total:
+        live = snap.frames
+        if live is not None:
+            fps = f"{live.fps:6.1f} fps" if live.fps else ""
+            eta = f" · {live.eta_seconds} s left" if live.eta_seconds is not None else ""
+            self.progress.update(self._frames, completed=live.frames_done,
+                                 total=live.frames_total or self._frames_total, extra=fps + eta)
+        elif self._frames_total and total:
             frames = round(self._frames_total * min(1.0, snap.segments_done / total))
             elapsed = max(1e-6, time.monotonic() - self._started)
             self.progress.update(self._frames, completed=frames,

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared_types.frame_progress import FrameTally, tally_frames
 from shared_types.keys import final_key, source_key
 from shared_types.models import (
     Container,
@@ -41,6 +42,7 @@ class JobSnapshot:
     segments_done: int
     segments_failed: int
     error: JobError | None
+    frames: FrameTally | None = None  # from the workers' heartbeats, while converting
 
     @property
     def is_final(self) -> bool:
@@ -76,7 +78,12 @@ def snapshot(backend: Backend, job_id: str) -> JobSnapshot:
     if job is None:
         raise ConversionFailedError(f"job {job_id} disappeared")
     tally = read_segments(backend, job)
-    return JobSnapshot(job_id, job.status, tally.total, len(tally.done), tally.failed, job.error)
+    frames = None
+    if job.status == JobStatus.CHUNKING_COMPLETE:
+        frames = tally_frames(backend.heartbeats.list(job_id), tally.done, tally.total,
+                              now=time.time())
+    return JobSnapshot(job_id, job.status, tally.total, len(tally.done), tally.failed, job.error,
+                       frames)
 
 
 def wait_for_job(

@@ -85,3 +85,28 @@ def test_a_completed_job_is_downloaded_to_the_output_path(backend, source, tmp_p
     backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
     out = fetch_result(backend, snapshot(backend, job.job_id), tmp_path / "sub" / "o.mp4")
     assert out.read_bytes() == b"3d!"
+
+
+def test_a_snapshot_carries_frames_and_speed_from_the_heartbeats(backend, source):
+    import time
+
+    from rich.console import Console
+    from shared_types.models import SegmentHeartbeat
+
+    from local_stack.progress_view import JobProgressView
+
+    job = submit_job(backend, source, mode=OutputMode.SBS, params=ConversionParams())
+    backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                              total_segments=2))
+    backend.segment_status.mark_pending(job.job_id, 0)
+    t = time.time()
+    backend.heartbeats.beat(SegmentHeartbeat(job_id=job.job_id, segment_index=0, worker="w",
+                                             frames_done=30, frames_total=60,
+                                             started_at=t - 10, last_heartbeat=t))
+    snap = snapshot(backend, job.job_id)
+    assert (snap.frames.frames_done, snap.frames.frames_total, snap.frames.fps) == (30, 120, 3.0)
+    console = Console(record=True, width=120)
+    with JobProgressView(console, None) as view:
+        view.update(snap)
+    shown = console.export_text()
+    assert "30/120" in shown and "3.0 fps" in shown and "30 s left" in shown
