@@ -1,7 +1,6 @@
-"""Output layouts: frame geometry, side-by-side / top-bottom packing, anaglyph.
+"""Output layouts: frame geometry and side-by-side / top-bottom packing.
 
-Stereo layouts are packed on YUV 4:2:0 planes (no colour conversion at all);
-anaglyph mixes colours, so it works on RGB.
+(Anaglyphs are mixed in ``stereo_inference.anaglyph``.)
 """
 
 from __future__ import annotations
@@ -10,14 +9,9 @@ import math
 
 import numpy as np
 import torch
-from shared_types.models import AnaglyphMethod, OutputMode
+from shared_types.models import OutputMode
 
 from stereo_inference.errors import InvalidInputError
-
-# Dubois' least-squares red/cyan matrices (rows: output R, G, B; columns: input R, G, B).
-_DUBOIS_LEFT = ((0.456, 0.500, 0.176), (-0.040, -0.038, -0.016), (-0.015, -0.021, -0.005))
-_DUBOIS_RIGHT = ((-0.043, -0.088, -0.002), (0.378, 0.734, -0.018), (-0.072, -0.113, 1.226))
-_LUMA = (0.299, 0.587, 0.114)
 
 
 def parse_mode(mode: OutputMode | str) -> OutputMode:
@@ -79,28 +73,3 @@ def pack(mode: OutputMode, left, right):
     if isinstance(left, np.ndarray):
         return np.concatenate([left, right], axis=axis)
     return torch.cat([left, right], dim=axis)
-
-
-def anaglyph(
-    left: torch.Tensor, right: torch.Tensor, method: AnaglyphMethod | str
-) -> torch.Tensor:
-    """A red/cyan anaglyph (B,3,H,W) of two RGB eye images (B,3,H,W) in 0..1:
-    red carries the left eye, green and blue the right eye."""
-    method = AnaglyphMethod(method)
-    if method is AnaglyphMethod.DUBOIS:
-        ml = torch.tensor(_DUBOIS_LEFT, dtype=left.dtype, device=left.device)
-        mr = torch.tensor(_DUBOIS_RIGHT, dtype=left.dtype, device=left.device)
-        out = torch.einsum("oc,bchw->bohw", ml, left) + torch.einsum("oc,bchw->bohw", mr, right)
-        return out.clamp_(0, 1)
-    if method is AnaglyphMethod.COLOR:
-        return torch.cat([left[:, 0:1], right[:, 1:3]], dim=1)
-    gray_left = _gray(left)
-    if method is AnaglyphMethod.GRAY:
-        gray_right = _gray(right)
-        return torch.cat([gray_left, gray_right, gray_right], dim=1)
-    return torch.cat([gray_left, right[:, 1:3]], dim=1)  # half-color
-
-
-def _gray(rgb: torch.Tensor) -> torch.Tensor:
-    r, g, b = _LUMA
-    return r * rgb[:, 0:1] + g * rgb[:, 1:2] + b * rgb[:, 2:3]

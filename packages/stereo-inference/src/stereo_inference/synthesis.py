@@ -2,8 +2,9 @@
 
 Depth (estimator + temporal normalisation) -> per-eye disparity -> both eyes
 warped in one call (the left eye as a mirrored right eye) -> packed layout.
-Stereo layouts are warped on YUV 4:2:0 planes directly (luma at full size,
-chroma at its own half size), so no colour conversion happens anywhere.
+Every layout is warped on YUV 4:2:0 planes directly (luma at full size,
+chroma at its own half size), and anaglyphs are mixed on those planes too
+(``stereo_inference.anaglyph``), so no colour conversion happens anywhere.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import torch
 import torch.nn.functional as F
 from shared_types.models import ConversionParams, OutputMode
 
+from stereo_inference.anaglyph import mix_cpu, mix_tensor
 from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.disparity import eye_disparity
-from stereo_inference.formats import anaglyph, pack
-from stereo_inference.remap import packed_map, remap_rows, shrink, stretch_plan
+from stereo_inference.formats import pack
+from stereo_inference.remap import packed_map, remap_rows, shrink
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
@@ -47,11 +49,11 @@ class StereoRenderer:
 
     @property
     def eye_format(self) -> str:
-        return "rgb24" if self.mode is OutputMode.ANAGLYPH else "yuv420p"
+        return "yuv420p"
 
     @torch.inference_mode()
     def render(self, batch: FrameBatch) -> np.ndarray:
-        """Packed output frames: (B,H*3/2,W) yuv420p, or (B,H,W,3) rgb24 for anaglyph."""
+        """Packed output frames (B,H*3/2,W), yuv420p."""
         small = torch.from_numpy(batch.depth_rgb).to(self.device).permute(0, 3, 1, 2)
         small = small.float().div_(255)
         raw = estimate_in_batches(self.estimator, small)
@@ -70,14 +72,11 @@ class StereoRenderer:
         size): they are area-averaged first, cheaper than the decoder's scaler.
         Each packed plane is one ``remap`` over both eyes, written in place.
         """
-        b = eyes.shape[0]
-        sh = eyes.shape[1] if self.mode is OutputMode.ANAGLYPH else eyes.shape[1] * 2 // 3
-        sw = eyes.shape[2]
+        b, sh, sw = eyes.shape[0], eyes.shape[1] * 2 // 3, eyes.shape[2]
         w, h = self.eye_size or (sw, sh)
         plan = self._plan(depth, h, w)[:, 0].numpy()
         if self.mode is OutputMode.ANAGLYPH:
-            return np.stack([self._anaglyph_cpu(shrink(eyes[i], w, h), plan[b + i], plan[i])
-                             for i in range(b)])
+            return self._anaglyph_cpu(eyes, plan, w, h)
         sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
         ow, oh = (2 * w, h) if sbs else (w, 2 * h)
         repeats = 1 if sbs else 2
@@ -94,21 +93,31 @@ class StereoRenderer:
                            repeats)
         return out
 
-    def _anaglyph_cpu(self, rgb: np.ndarray, left_plan: np.ndarray, right_plan: np.ndarray):
-        h, w = rgb.shape[:2]
-        left, right = (
-            torch.from_numpy(remap_rows(rgb, stretch_plan(p, h, w))).permute(2, 0, 1)[None].float()
-            for p in (left_plan, right_plan)
-        )
-        mixed = anaglyph(left / 255, right / 255, self.params.anaglyph_method) * 255
-        return _to_uint8(mixed[0].permute(1, 2, 0))
+    def _anaglyph_cpu(self, eyes: np.ndarray, plan: np.ndarray, w: int, h: int) -> np.ndarray:
+        """Both eyes warped side by side (luma in one ``remap``, U over V in
+        another: yuv420p keeps them in that order), then mixed into the output."""
+        b, sh, sw = eyes.shape[0], eyes.shape[1] * 2 // 3, eyes.shape[2]
+        out = np.empty((b, h * 3 // 2, w), np.uint8)
+        for i in range(b):
+            left, right = plan[b + i], plan[i]
+            uv = eyes[i, sh:].reshape(sh, sw // 2)
+            if (sh, sw) != (h, w):
+                uv = np.vstack([shrink(c, w // 2, h // 2) for c in uv.reshape(2, sh // 2, -1)])
+            chroma_map = packed_map(left, right, h // 2, w // 2, True, 2)
+            mix_cpu(remap_rows(shrink(eyes[i, :sh], w, h), packed_map(left, right, h, w, True)),
+                    remap_rows(uv, np.vstack([chroma_map, chroma_map])),
+                    out[i], self.params.anaglyph_method)
+        return out
 
-    def _anaglyph(self, rgb: torch.Tensor, depth: torch.Tensor) -> np.ndarray:
-        image = rgb.permute(0, 3, 1, 2).float()
-        plan = self._plan(depth, image.shape[2], image.shape[3])
-        left, right = _sample_eyes(image, plan, 1)
-        out = anaglyph(left / 255, right / 255, self.params.anaglyph_method) * 255
-        return _to_uint8(out.permute(0, 2, 3, 1))
+    def _anaglyph(self, yuv: torch.Tensor, depth: torch.Tensor) -> np.ndarray:
+        b, rows, w = yuv.shape
+        h = rows * 2 // 3
+        plan = self._plan(depth, h, w)
+        luma = _sample_eyes(yuv[:, :h].unsqueeze(1), plan, 1)
+        uv = _sample_eyes(yuv[:, h:].reshape(b, 2, h // 2, w // 2), plan, 2)
+        # the eyes' luma at chroma size: the warped luma averaged 2x2 (as on a CPU)
+        small = (torch.cat([F.avg_pool2d(y, 2), c], dim=1) for y, c in zip(luma, uv, strict=True))
+        return _to_uint8(mix_tensor(*luma, *small, self.params.anaglyph_method))
 
     def _packed_yuv(self, yuv: torch.Tensor, depth: torch.Tensor) -> np.ndarray:
         b, rows, w = yuv.shape

@@ -1,10 +1,9 @@
 import pytest
 import torch
-from shared_types.models import AnaglyphMethod, OutputMode
+from shared_types.models import OutputMode
 
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import (
-    anaglyph,
     eye_size,
     output_size,
     pack,
@@ -56,17 +55,6 @@ def test_pack_places_left_first():
     assert sbs.shape == (1, 1, 2, 4) and sbs[..., 2:].min() == 1 and sbs[..., :2].max() == 0
     tb = pack(OutputMode.TB, left, right)
     assert tb.shape == (1, 1, 4, 2) and tb[..., 2:, :].min() == 1
-
-
-@pytest.mark.parametrize("method", list(AnaglyphMethod))
-def test_anaglyph_puts_the_left_eye_in_red_and_the_right_eye_in_cyan(method):
-    white, black = torch.ones(1, 3, 2, 2), torch.zeros(1, 3, 2, 2)
-    left_only = anaglyph(white, black, method)
-    right_only = anaglyph(black, white, method)
-    assert left_only[:, 0].mean() > 0.4  # red shows the left eye
-    assert left_only[:, 1:].max() < 0.05  # nothing of it in green/blue
-    assert right_only[:, 1:].mean() > 0.4  # cyan shows the right eye
-    assert right_only[:, 0].max() < 0.05
 
 
 def test_unknown_mode_is_a_clear_error():

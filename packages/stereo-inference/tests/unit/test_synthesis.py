@@ -12,8 +12,7 @@ from stereo_inference.temporal import TemporalNormalizer
 def batch(mode: OutputMode) -> FrameBatch:
     rng = np.random.default_rng(0)
     h, w = 48, 80
-    eyes = (rng.integers(0, 255, (2, h, w, 3)) if mode is OutputMode.ANAGLYPH
-            else rng.integers(0, 255, (2, h * 3 // 2, w)))
+    eyes = rng.integers(0, 255, (2, h * 3 // 2, w))
     return FrameBatch(depth_rgb=rng.integers(0, 255, (2, 24, 40, 3)).astype(np.uint8),
                       eyes=eyes.astype(np.uint8), pts=[0, 1], durations=[1, 1])
 
