@@ -59,7 +59,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
             snap = wait_for_job(backend, job.job_id, poll_s=settings.poll_s,
                                 timeout_s=settings.job_timeout_s,
                                 on_snapshot=view.update, tick=supervisor.poll)
+        fetch_result(backend, snap, request.output)  # before the workers' drain
     finally:
         supervisor.stop()
-    fetch_result(backend, snap, request.output)
     return snap

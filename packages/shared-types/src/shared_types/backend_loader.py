@@ -15,8 +15,9 @@ from shared_types.settings import BackendSettings
 
 ADAPTER_PACKAGES = {"local": "local_adapters", "aws": "aws_adapters"}
 # An embedded queue is polled, not pushed to: a short wait lets a local worker
-# notice a stop quickly; SQS long polling is free, so AWS keeps the full wait.
-LOCAL_MAX_WAIT_S = 1.0
+# notice a stop (drain) within half a second; a waiting receive still picks a
+# message up within ~20 ms. SQS long polling is free, so AWS keeps the full wait.
+LOCAL_MAX_WAIT_S = 0.5
 
 
 def load_backend(settings: BackendSettings) -> Backend:

@@ -28,10 +28,12 @@ def build_inference(
     """
     kind = settings.inference_backend
     if kind == "local":
-        return LocalInferenceBackend(
+        local = LocalInferenceBackend(
             backend.input_storage, backend.output_storage, models_dir=settings.models_dir,
             ffmpeg=settings.ffmpeg, work_dir=settings.work_dir,
             seamless=settings.seamless_segments)
+        local.warm_up()  # the engine's import overlaps start-up, not the first segment
+        return local
     if kind == "http":
         if not settings.inference_http_url:
             raise ConfigurationError(

@@ -5,13 +5,21 @@ worker starts (and its other backends work) where the engine is not installed.
 Uploading to the output bucket is what raises the segment-output event (the
 local storage emits it; on AWS, S3 does). The previous segment's input is
 downloaded beside the segment and passed as the engine's ``context_path``
-(seamless segments).
+(seamless segments) -- unless this process converted that segment itself: then
+the engine's returned depth state is passed on directly (the sequential ideal,
+and no re-decoding of the previous segment's tail).
+
+The engine's import (torch) is started in a background thread when the backend
+is built, so it overlaps the worker's start-up and the chunking of the first
+job instead of delaying its first segment.
 """
 
 from __future__ import annotations
 
 import logging
 import tempfile
+import threading
+from collections import OrderedDict
 from pathlib import Path
 
 from shared_types.conversion import ConvertFile, FrameProgress
@@ -24,6 +32,8 @@ from video_worker.inference_backend import InferenceResult
 from video_worker.request import context_key
 
 log = logging.getLogger(__name__)
+
+_KEPT_STATES = 16  # depth states of recent segments, for their next segment
 
 
 def engine_convert_file() -> ConvertFile:
@@ -57,6 +67,19 @@ class LocalInferenceBackend:
         self._convert_file = convert_file
         self._models_dir, self._ffmpeg, self._work_dir = models_dir, ffmpeg, work_dir
         self.seamless = seamless
+        self._states: OrderedDict[tuple[str, int], dict] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def warm_up(self) -> threading.Thread:
+        """Import the engine in a background thread (a failure surfaces on first use)."""
+        def load() -> None:
+            try:
+                engine_convert_file()
+            except ConfigurationError:
+                pass
+        thread = threading.Thread(target=load, name="engine-import", daemon=True)
+        thread.start()
+        return thread
 
     def convert(
         self, payload: SegmentPayload, output_key: str, params: ConversionParams,
@@ -76,12 +99,18 @@ class LocalInferenceBackend:
         with tempfile.TemporaryDirectory(prefix=prefix, dir=self._work_dir) as tmp:
             source, target = Path(tmp) / "segment.mp4", Path(tmp) / "converted.mp4"
             self._input.get_file(payload.key, source)
-            context = self._fetch_context(payload, params, Path(tmp) / "context.mp4")
+            seam = context_key(payload, params, seamless=self.seamless)
+            state = self._take_state(payload, payload.segment_index - 1) if seam else None
+            context = None
+            if seam and state is None:
+                context = self._fetch_context(payload, seam, Path(tmp) / "context.mp4")
             result = convert_file(
                 source, target, mode=payload.mode, params=params, progress=on_progress,
                 models_dir=self._models_dir, ffmpeg=self._ffmpeg, context_path=context,
+                depth_state=state,
             )
             self._output.put_file(output_key, target, content_type="video/mp4")
+        self._keep_state(payload, result.depth_state)
         log.info("job_id=%s segment_index=%d converted in-process: %d frames",
                  payload.job_id, payload.segment_index, result.frames)
         return InferenceResult(
@@ -89,11 +118,19 @@ class LocalInferenceBackend:
             elapsed_s=result.elapsed_s, fps=result.fps, depth_model=result.depth_model,
         )
 
-    def _fetch_context(self, payload: SegmentPayload, params: ConversionParams,
-                       path: Path) -> Path | None:
-        key = context_key(payload, params, seamless=self.seamless)
-        if key is None:
-            return None
+    def _take_state(self, payload: SegmentPayload, index: int) -> dict | None:
+        with self._lock:
+            return self._states.pop((payload.job_id, index), None)
+
+    def _keep_state(self, payload: SegmentPayload, state: dict | None) -> None:
+        if not state or payload.segment_index + 1 >= (payload.total_segments or 0):
+            return
+        with self._lock:
+            self._states[(payload.job_id, payload.segment_index)] = state
+            while len(self._states) > _KEPT_STATES:
+                self._states.popitem(last=False)
+
+    def _fetch_context(self, payload: SegmentPayload, key: str, path: Path) -> Path | None:
         try:
             self._input.get_file(key, path)
         except NotFoundError:

@@ -25,12 +25,14 @@ class FakeEngine:
                  depth_state=None, models_dir=None, ffmpeg=None, context_path=None):
         context = Path(context_path).read_bytes() if context_path else None
         self.calls.append(dict(input=Path(input_path).read_bytes(), mode=mode, params=params,
-                               models_dir=models_dir, ffmpeg=ffmpeg, context=context))
+                               models_dir=models_dir, ffmpeg=ffmpeg, context=context,
+                               state=depth_state))
         if self.error:
             raise self.error
         Path(output_path).write_bytes(b"3d:" + Path(input_path).read_bytes())
         return ConversionResult(frames=48, duration_s=2.0, width=64, height=32, elapsed_s=1.0,
-                                fps=48.0, depth_model="heuristic")
+                                fps=48.0, depth_model="heuristic",
+                                depth_state={"after": Path(input_path).read_bytes().decode()})
 
 
 def make(engine, tmp_path, **kw):
@@ -103,3 +105,34 @@ def test_a_vanished_previous_segment_only_loses_the_context(tmp_path):
     inp.delete(PREVIOUS)
     backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
     assert engine.calls[0]["context"] is None and out.exists(OUT)
+
+
+def test_a_segment_this_process_converted_hands_its_depth_state_to_the_next(tmp_path):
+    engine = FakeEngine()
+    backend, _, out = make(engine, tmp_path)
+    backend.convert(parse_segment_key("input", PREVIOUS), "jobs/job-1/segments/0.mp4",
+                    ConversionParams())
+    backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
+    # the sequential state, and no download or re-decoding of the previous segment
+    assert engine.calls[1]["state"] == {"after": "previous-bytes"}
+    assert engine.calls[1]["context"] is None and out.exists(OUT)
+    # a retry of the same segment (state already used) falls back to the context
+    backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
+    assert engine.calls[2]["state"] is None and engine.calls[2]["context"] == b"previous-bytes"
+
+
+def test_no_state_is_carried_when_seamless_is_off(tmp_path):
+    engine = FakeEngine()
+    backend, _, _ = make(engine, tmp_path, seamless=False)
+    backend.convert(parse_segment_key("input", PREVIOUS), "jobs/job-1/segments/0.mp4",
+                    ConversionParams())
+    backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
+    assert engine.calls[1]["state"] is None and engine.calls[1]["context"] is None
+
+
+def test_warm_up_imports_the_engine_in_the_background(tmp_path):
+    import sys
+
+    backend, _, _ = make(FakeEngine(), tmp_path)
+    backend.warm_up().join(timeout=600)
+    assert "stereo_inference" in sys.modules
