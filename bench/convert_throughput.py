@@ -1,62 +1,99 @@
-"""Conversion throughput: ``convert_file`` against a plain ffmpeg transcode, same run.
+"""Conversion throughput of every mode against a plain ffmpeg transcode, same run.
 
-A generated clip with audio (default 720p30, 20 s) is converted to ``half-sbs``
-with ``heuristic`` depth, and transcoded by ffmpeg with the same encoder
-settings (libx264, same crf and preset, audio copied). The ratio is
-ffmpeg seconds / convert seconds (1.0 = as fast as a plain transcode). The peak
-resident memory of this process (which runs the conversion) is reported too.
+A generated clip with audio (default 720p30, 20 s) is transcoded by ffmpeg with
+the engine's encoder settings (libx264, same crf and preset, audio copied),
+then converted in every mode twice: through the ``stereo-inference convert``
+CLI as a user runs it (a new process: interpreter and import start-up
+included) and with ``convert_file`` in this process (start-up paid once).
+Rounds alternate all of them, so the load of a shared machine hits each
+alike. Ratios are ffmpeg seconds / conversion seconds (1.0 = as fast as a
+plain transcode), of the medians, for wall time and for CPU seconds (user +
+system, less disturbed by other jobs). ``vs_half_sbs`` is a mode's time over
+half-SBS's (anaglyph's goal: at most 1.1). ``peak_rss_mb`` is each CLI
+conversion's own peak resident memory (from ``wait4``), so it is per mode.
 
     .venv/bin/python bench/convert_throughput.py                       # 720p, 20 s
-    .venv/bin/python bench/convert_throughput.py --resolution 1080p --frames 150
-    .venv/bin/python bench/convert_throughput.py --device cuda --depth depth-anything-v2-small \\
-        --random-weights --resolution 1080p --frames 600
+    .venv/bin/python bench/convert_throughput.py --resolution 1080p --seconds 5 --repeat 1
+    .venv/bin/python bench/convert_throughput.py --modes half-sbs --no-cli --device cuda \\
+        --depth depth-anything-v2-small --random-weights --resolution 1080p
 
 ``--random-weights`` builds the named Depth-Anything-V2 architecture with
 random weights (no download needed): the speed is real, the depth meaningless.
-Prints one JSON line.
+Prints one JSON object.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from shared_types.ffmpeg import ffmpeg_path
-from shared_types.models import ConversionParams, DepthModel
+from shared_types.models import ConversionParams, DepthModel, OutputMode
 from shared_types.testing.media import make_video
-from stereo_inference import convert_file
 
 RESOLUTIONS = {"480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
                "2160p": (3840, 2160)}
+CLI = [sys.executable, "-m", "stereo_inference.cli"]
 
 
-def ffmpeg_transcode(src: Path, dst: Path, crf: int, preset: str) -> float:
-    """Seconds for a plain ffmpeg transcode with the engine's encoder settings."""
+def run_child(argv: list[str], env: dict | None = None) -> tuple[float, float, float]:
+    """(wall s, CPU s, peak RSS MB) of one child process, from its own rusage."""
     start = time.perf_counter()
-    subprocess.run(
-        [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-i", str(src),
-         "-c:v", "libx264", "-crf", str(crf), "-preset", preset, "-pix_fmt", "yuv420p",
-         "-c:a", "copy", str(dst)],
-        check=True, timeout=3600,
-    )
-    return time.perf_counter() - start
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise RuntimeError(f"{argv[:4]} failed: {proc.stderr.read().decode()[-800:]}")
+    proc.stderr.close()
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def cpu_seconds(who: int) -> float:
-    usage = resource.getrusage(who)
-    return usage.ru_utime + usage.ru_stime
+def ffmpeg_argv(src: Path, dst: Path, crf: int, preset: str) -> list[str]:
+    return [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-i", str(src),
+            "-c:v", "libx264", "-crf", str(crf), "-preset", preset, "-pix_fmt", "yuv420p",
+            "-c:a", "copy", str(dst)]
 
 
-def install_random_model(name: str, models_dir: Path) -> None:
-    from stereo_inference.depth.architectures import random_depth_anything
+def cli_argv(src: Path, dst: Path, mode: str, args) -> list[str]:
+    argv = [*CLI, "convert", str(src), str(dst), "--mode", mode, "--depth", args.depth,
+            "--crf", str(args.crf), "--preset", args.preset, "--no-progress"]
+    return argv + (["--device", args.device] if args.device else [])
 
-    random_depth_anything(name).save_pretrained(models_dir / name)
+
+def in_process(src: Path, dst: Path, mode: str, args, models_dir: Path) -> tuple[float, float]:
+    """(wall s, CPU s) of ``convert_file`` in this process."""
+    from stereo_inference.convert import convert_file
+
+    params = ConversionParams(depth_model=args.depth, crf=args.crf, preset=args.preset)
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    convert_file(src, dst, mode=mode, params=params, models_dir=models_dir,
+                 device=args.device, ffmpeg=args.ffmpeg)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def summarise(runs: dict[str, list], reference: dict[str, float] | None) -> dict:
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    out = {"s": round(wall, 2), "cpu_s": round(cpu, 2), "runs_s": [round(r[0], 2) for r in runs]}
+    if reference:
+        out["ratio"] = round(reference["s"] / wall, 3)
+        out["cpu_ratio"] = round(reference["cpu_s"] / cpu, 3)
+    if len(runs[0]) > 2:
+        out["peak_rss_mb"] = round(max(r[2] for r in runs))
+    return out
 
 
 def main(argv=None) -> dict:
@@ -65,59 +102,61 @@ def main(argv=None) -> dict:
     p.add_argument("--fps", type=int, default=30)
     p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--frames", type=int, default=None, help="overrides --seconds")
-    p.add_argument("--mode", default="half-sbs")
+    p.add_argument("--modes", default=",".join(m.value for m in OutputMode),
+                   help="comma-separated output modes (default: all)")
     p.add_argument("--depth", choices=[m.value for m in DepthModel], default="heuristic")
     p.add_argument("--random-weights", action="store_true")
     p.add_argument("--device", default=None, help="cpu or cuda (default: auto)")
     p.add_argument("--crf", type=int, default=20)
     p.add_argument("--preset", default="veryfast")
-    p.add_argument("--skip-ffmpeg", action="store_true", help="only time the conversion")
+    p.add_argument("--no-cli", action="store_true", help="skip the CLI runs")
+    p.add_argument("--no-in-process", action="store_true", help="skip the in-process runs")
+    p.add_argument("--skip-ffmpeg", action="store_true", help="no plain-transcode reference")
     p.add_argument("--clip", type=Path, default=None,
                    help="convert this clip instead of generating one (machines without ffmpeg)")
     p.add_argument("--ffmpeg", default=None, help="ffmpeg binary for the engine's audio path")
-    p.add_argument("--repeat", type=int, default=3,
-                   help="alternating runs of each; medians are reported (the machine is noisy)")
+    p.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
     args = p.parse_args(argv)
+    modes = [OutputMode(m).value for m in args.modes.split(",")]
     seconds = args.frames / args.fps if args.frames else args.seconds
-    size = RESOLUTIONS[args.resolution]
     with tempfile.TemporaryDirectory(prefix="convert-bench-") as tmp:
         work = Path(tmp)
-        clip = args.clip or make_video(work / "clip.mp4", seconds=seconds, size=size,
-                                       fps=args.fps, gop=args.fps * 2)
+        clip = args.clip or make_video(work / "clip.mp4", seconds=seconds,
+                                       size=RESOLUTIONS[args.resolution], fps=args.fps,
+                                       gop=args.fps * 2)
         models_dir = work / "models"
+        env = {**os.environ, "STEREO_SPOT_MODELS_DIR": str(models_dir)}
         if args.random_weights and args.depth.startswith("depth-anything"):
-            install_random_model(args.depth, models_dir)
-        params = ConversionParams(depth_model=args.depth, crf=args.crf, preset=args.preset)
-        ffmpeg_runs, convert_runs, ffmpeg_cpu, convert_cpu = [], [], [], []
-        for _ in range(max(1, args.repeat)):
+            from stereo_inference.depth.architectures import random_depth_anything
+
+            random_depth_anything(args.depth).save_pretrained(models_dir / args.depth)
+        if not args.no_in_process:
+            import stereo_inference.convert  # noqa: F401 (start-up is not an in-process cost)
+        runs: dict[str, list] = {"ffmpeg": []}
+        for i in range(max(1, args.repeat)):
             if not args.skip_ffmpeg:
-                before = cpu_seconds(resource.RUSAGE_CHILDREN)
-                ffmpeg_runs.append(
-                    ffmpeg_transcode(clip, work / "plain.mp4", args.crf, args.preset))
-                ffmpeg_cpu.append(cpu_seconds(resource.RUSAGE_CHILDREN) - before)
-            before = cpu_seconds(resource.RUSAGE_SELF)
-            start = time.perf_counter()
-            result = convert_file(clip, work / "stereo.mp4", mode=args.mode, params=params,
-                                  models_dir=models_dir, device=args.device,
-                                  ffmpeg=args.ffmpeg)
-            convert_runs.append(time.perf_counter() - start)
-            convert_cpu.append(cpu_seconds(resource.RUSAGE_SELF) - before)
-        t_ffmpeg = statistics.median(ffmpeg_runs) if ffmpeg_runs else None
-        t_convert = statistics.median(convert_runs)
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    summary = {
-        "resolution": args.resolution, "frames": result.frames, "mode": args.mode,
-        "depth": result.depth_model, "device": args.device or "auto",
-        "convert_s": round(t_convert, 2), "convert_fps": round(result.frames / t_convert, 1),
-        "ffmpeg_s": round(t_ffmpeg, 2) if t_ffmpeg else None,
-        "ratio": round(t_ffmpeg / t_convert, 3) if t_ffmpeg else None,
-        "peak_rss_mb": round(peak_mb), "repeat": len(convert_runs),
-        "ratios": [round(f / c, 3) for f, c in zip(ffmpeg_runs, convert_runs, strict=False)],
-        # CPU seconds (user + system): less sensitive to other jobs on a shared machine
-        "cpu_ratio": (round(statistics.median(ffmpeg_cpu) / statistics.median(convert_cpu), 3)
-                      if ffmpeg_cpu else None),
-    }
-    print(json.dumps(summary))
+                runs["ffmpeg"].append(
+                    run_child(ffmpeg_argv(clip, work / "plain.mp4", args.crf, args.preset)))
+            for mode in modes[i % len(modes):] + modes[: i % len(modes)]:
+                if not args.no_cli:
+                    runs.setdefault(f"cli {mode}", []).append(
+                        run_child(cli_argv(clip, work / "cli.mp4", mode, args), env))
+                if not args.no_in_process:
+                    runs.setdefault(f"in-process {mode}", []).append(
+                        in_process(clip, work / "in.mp4", mode, args, models_dir))
+    reference = summarise(runs.pop("ffmpeg"), None) if not args.skip_ffmpeg else None
+    results = {name: summarise(r, reference) for name, r in runs.items()}
+    for name, result in results.items():
+        kind = name.split(" ")[0]
+        half = results.get(f"{kind} half-sbs")
+        if half and not name.endswith("half-sbs"):
+            result["vs_half_sbs"] = round(result["s"] / half["s"], 3)
+            result["cpu_vs_half_sbs"] = round(result["cpu_s"] / half["cpu_s"], 3)
+    summary = {"resolution": args.resolution, "seconds": seconds, "fps": args.fps,
+               "depth": args.depth, "device": args.device or "auto", "repeat": args.repeat,
+               "load_average": [round(v, 1) for v in os.getloadavg()],
+               "ffmpeg": reference, **results}
+    print(json.dumps(summary, indent=1))
     return summary
 
 
