@@ -15,9 +15,9 @@ from local_stack.errors import LocalStackError
 
 
 def list_jobs(backend: Backend, *, limit: int = 50) -> list[Job]:
-    """In-progress jobs first, then completed, then failed (each newest first)."""
+    """In-progress jobs first, then completed, failed and cancelled (each newest first)."""
     jobs = list(backend.jobs.list_in_progress(limit=limit))
-    for status in (JobStatus.COMPLETED, JobStatus.FAILED):
+    for status in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED):
         jobs += backend.jobs.list_by_status(status, limit=limit).items
     return jobs
 

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from shared_types import keys
+from shared_types.cancel import discard_if_cancelled
 from shared_types.errors import ConditionFailedError
 from shared_types.events import parse_s3_event_body
 from shared_types.keepalive import JobKeepAlive
@@ -76,35 +77,41 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
     alive = JobKeepAlive(backend.jobs, job_id, JobStatus.CHUNKING_IN_PROGRESS,
                          every_s=deps.keepalive_s)
     deps.work_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"chunk-{job_id}-") as tmp:
-        work = Path(tmp)
-        source = work / "source.mp4"
-        backend.input_storage.get_file(record.key, source)
-        video = probe_video(source, deps.limits)
-        log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
-                 video.height, video.duration_s, video.video_frames, video.has_audio)
-        alive.tick()
-        store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
-        side = keep_side_streams(deps.runner, source, work / "streams.mkv", on_tick=alive.tick)
-        alive.tick()
-        if side is not None:  # before the segments: reassembly may start after the last one
-            backend.input_storage.put_file(keys.streams_key(job_id), side,
-                                           content_type="video/x-matroska")
-        segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
-                                     job_id=job_id, on_tick=alive.tick)
-        total = len(segments)
-        for index, path in enumerate(segments):
-            alive.tick()  # raises ConditionFailedError once the job moved on: stop writing
-            key = keys.segment_key(job_id, index, total, job.mode)
-            backend.input_storage.put_file(key, path, content_type="video/mp4")
-            log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
+    try:
+        with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"chunk-{job_id}-") as tmp:
+            work = Path(tmp)
+            source = work / "source.mp4"
+            backend.input_storage.get_file(record.key, source)
+            video = probe_video(source, deps.limits)
+            log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
+                     video.height, video.duration_s, video.video_frames, video.has_audio)
+            alive.tick()
+            store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
+            side = keep_side_streams(deps.runner, source, work / "streams.mkv", on_tick=alive.tick)
+            alive.tick()
+            if side is not None:  # before the segments: reassembly may start after the last one
+                backend.input_storage.put_file(keys.streams_key(job_id), side,
+                                               content_type="video/x-matroska")
+            segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
+                                         job_id=job_id, on_tick=alive.tick)
+            total = len(segments)
+            for index, path in enumerate(segments):
+                alive.tick()  # raises ConditionFailedError once the job moved on: stop writing
+                key = keys.segment_key(job_id, index, total, job.mode)
+                backend.input_storage.put_file(key, path, content_type="video/mp4")
+                log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
+    except ConditionFailedError:  # the job moved on while we worked (keep-alive refused)
+        if discard_if_cancelled(backend, job_id):
+            return None
+        raise
     try:
         backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
                                               total_segments=total),
                             expected_status=(JobStatus.CHUNKING_IN_PROGRESS,))
     except ConditionFailedError:
-        log.warning("job_id=%s changed status during chunking; total_segments not written",
-                    job_id)
+        if not discard_if_cancelled(backend, job_id):
+            log.warning("job_id=%s changed status during chunking; total_segments not written",
+                        job_id)
         return None
     log.info("job_id=%s chunking complete: %d segments", job_id, total)
     trigger_reassembly_if_ready(backend, job_id)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from shared_types import keys
+from shared_types.cancel import discard_if_cancelled
 from shared_types.errors import ConditionFailedError, MalformedMessageError
 from shared_types.keepalive import JobKeepAlive
 from shared_types.models import (
@@ -146,7 +147,8 @@ def _mark_completed(deps: MediaDeps, job_id: str, final: str) -> bool:
             expected_status=READY,
         )
     except ConditionFailedError:
-        log.info("job_id=%s already ended; completion not written again", job_id)
+        if not discard_if_cancelled(deps.backend, job_id):
+            log.info("job_id=%s already ended; completion not written again", job_id)
         return False
     log.info("job_id=%s completed", job_id)
     return True

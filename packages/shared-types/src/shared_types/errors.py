@@ -81,3 +81,7 @@ class AdapterMissingError(PermanentError):
 class MalformedResponseError(TransientError):
     """A service answered with a body we cannot read (not JSON, not the expected
     envelope). Transient: the work may still have been done, and a retry is harmless."""
+
+
+class JobCancelledError(PermanentError):
+    """The job was cancelled while this work ran: stop, and leave nothing behind."""

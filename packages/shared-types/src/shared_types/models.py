@@ -66,10 +66,11 @@ class JobStatus(StrEnum):
     REASSEMBLING = "reassembling"
     COMPLETED = "completed"
     FAILED = "failed"
+    CANCELLED = "cancelled"  # stopped by the person; its files are freed
 
     @property
     def is_final(self) -> bool:
-        return self in (JobStatus.COMPLETED, JobStatus.FAILED)
+        return self in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED)
 
 
 # Every status that is not terminal: each has an owner and a sweep (docs/ARCHITECTURE.md,

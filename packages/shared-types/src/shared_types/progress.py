@@ -19,6 +19,7 @@ STAGE_LABELS = {
     JobStatus.REASSEMBLING: "Joining segments",
     JobStatus.COMPLETED: "Done",
     JobStatus.FAILED: "Failed",
+    JobStatus.CANCELLED: "Cancelled",
 }
 UPLOADED_LABEL = "Uploaded, waiting to be split"  # CREATED once the source exists
 

@@ -45,8 +45,9 @@ def test_job_round_trips_through_json():
     assert Job.model_validate_json(job.model_dump_json()) == job
 
 
-def test_only_completed_and_failed_are_final():
-    assert {s for s in JobStatus if s.is_final} == {JobStatus.COMPLETED, JobStatus.FAILED}
+def test_only_completed_failed_and_cancelled_are_final():
+    assert {s for s in JobStatus if s.is_final} == {JobStatus.COMPLETED, JobStatus.FAILED,
+                                                   JobStatus.CANCELLED}
 
 
 def test_job_error_limits_its_message_length():

@@ -3,7 +3,9 @@
 The engine calls back after every frame it writes; :class:`SegmentHeartbeater`
 turns that into at most one store write per ``interval_s`` (plus the first and
 the last), so the page can show frames, fps and an ETA while a long segment
-converts, and a silent heartbeat shows a worker that died.
+converts, and a silent heartbeat shows a worker that died. At each beat it
+also asks whether the job was cancelled, so a worker stops within one
+heartbeat.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import socket
 import time
 from collections.abc import Callable
 
-from shared_types.errors import StereoSpotError
+from shared_types.errors import JobCancelledError, StereoSpotError
 from shared_types.models import SegmentHeartbeat
 from shared_types.ports import SegmentHeartbeatStore
 
@@ -33,19 +35,25 @@ class SegmentHeartbeater:
 
     def __init__(self, store: SegmentHeartbeatStore, job_id: str, segment_index: int,
                  worker: str, *, interval_s: float = DEFAULT_INTERVAL_S,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 is_cancelled: Callable[[], bool] | None = None) -> None:
         self._store, self._clock, self._interval = store, clock, interval_s
         self._job_id, self._index, self._worker = job_id, segment_index, worker
+        self._is_cancelled = is_cancelled
         self._started = clock()
         self._last: float | None = None
         self.frames_total: int | None = None
 
     def __call__(self, frames_done: int, frames_total: int | None = None) -> None:
+        """Beat when the interval passed; then raise JobCancelledError (which
+        stops the engine) if the job was cancelled meanwhile."""
         if frames_total is not None:
             self.frames_total = frames_total
         t = self._clock()
         if self._last is None or t - self._last >= self._interval:
             self._beat(frames_done, t)
+            if self._is_cancelled is not None and self._is_cancelled():
+                raise JobCancelledError(f"job {self._job_id} was cancelled")
 
     def finish(self, frames: int) -> None:
         """The last beat: every frame of the segment is done."""

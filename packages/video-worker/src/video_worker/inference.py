@@ -14,11 +14,11 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from shared_types.errors import JobNotFoundError, PermanentError
+from shared_types.errors import JobCancelledError, JobNotFoundError, PermanentError
 from shared_types.events import parse_s3_event_body
 from shared_types.job_failure import fail_job
 from shared_types.keys import output_segment_key, parse_segment_key
-from shared_types.models import Message, SegmentPayload, SegmentState
+from shared_types.models import JobStatus, Message, SegmentPayload, SegmentState
 from shared_types.ports import Backend
 
 from video_worker.heartbeat import DEFAULT_INTERVAL_S, SegmentHeartbeater, default_worker_id
@@ -58,6 +58,12 @@ def handle_inference_message(message: Message, deps: InferenceDeps) -> list[Infe
     return results
 
 
+def job_is_over(backend: Backend, job_id: str) -> bool:
+    """True when the job was cancelled or deleted (its work should stop)."""
+    job = backend.jobs.get(job_id)
+    return job is None or job.status == JobStatus.CANCELLED
+
+
 def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceResult | None:
     """Convert one segment unless it is already complete or its job is over.
 
@@ -81,9 +87,13 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
     log.info("job_id=%s segment_index=%d inference attempt %d", job_id, index, status.attempts)
     output_key = output_segment_key(job_id, index)
     heartbeat = SegmentHeartbeater(backend.heartbeats, job_id, index, deps.worker_id,
-                                   interval_s=deps.heartbeat_s)
+                                   interval_s=deps.heartbeat_s,
+                                   is_cancelled=lambda: job_is_over(backend, job_id))
     try:
         result = deps.inference.convert(payload, output_key, job.params, on_progress=heartbeat)
+    except JobCancelledError:
+        log.info("job_id=%s segment_index=%d job cancelled; conversion stopped", job_id, index)
+        return None
     except PermanentError as exc:
         reason = str(exc) or type(exc).__name__
         backend.segment_status.mark_failed(job_id, index, reason)
@@ -95,6 +105,10 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
         log.warning("job_id=%s segment_index=%d inference attempt %d failed; will retry",
                     job_id, index, status.attempts)
         raise
+    if job_is_over(backend, job_id):  # cancelled while the last frames were written
+        backend.output_storage.delete(output_key)
+        log.info("job_id=%s segment_index=%d job cancelled; output removed", job_id, index)
+        return None
     if result.frames is not None:
         heartbeat.finish(result.frames)
     log.info("job_id=%s segment_index=%d inference done -> %s", job_id, index, output_key)

@@ -45,3 +45,39 @@ def test_converting_a_segment_leaves_a_heartbeat_with_every_frame():
     [beat] = backend.heartbeats.list("job-1")
     assert (beat.segment_index, beat.frames_done, beat.frames_total, beat.worker) == (
         1, inference.frames, inference.frames, "w9")
+
+
+def test_a_job_cancelled_mid_conversion_stops_at_the_next_heartbeat():
+    from shared_types.models import JobStatus, JobUpdate
+
+    backend = memory_backend()
+    h.make_job(backend, total=2)
+    inference = h.RecordingInference(backend)
+    original = backend.heartbeats.beat
+
+    def beat_then_cancel(hb):
+        original(hb)
+        if hb.frames_done >= 8:  # the person presses Cancel while frames are written
+            backend.jobs.update("job-1", JobUpdate(status=JobStatus.CANCELLED))
+
+    backend.heartbeats.beat = beat_then_cancel
+    payload = parse_segment_key(backend.input_storage.bucket,
+                                segment_key("job-1", 0, 2, "half-sbs"))
+    result = convert_segment(payload, InferenceDeps(backend, inference, heartbeat_s=0))
+    assert result is None
+    assert list(backend.output_storage.list("")) == []  # the engine never finished
+    assert backend.jobs.get("job-1").status == JobStatus.CANCELLED
+    assert backend.segment_status.get("job-1", 0).state == "pending"  # not failed
+
+
+def test_queued_messages_of_a_cancelled_job_are_acknowledged_and_ignored():
+    from shared_types.models import JobStatus
+
+    from video_worker.inference import handle_inference_message
+
+    backend = memory_backend()
+    h.make_job(backend, status=JobStatus.CANCELLED, total=2)
+    inference = h.RecordingInference(backend)
+    body = h.segment_event(backend, "job-1", 0, 2)
+    assert handle_inference_message(h.message(body), InferenceDeps(backend, inference)) == []
+    assert inference.calls == []

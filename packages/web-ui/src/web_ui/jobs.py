@@ -104,6 +104,13 @@ class JobListing(BaseModel):
         return self.in_progress + self.failed + self.completed
 
 
+def _stopped(backend: Backend, limit: int) -> list[Job]:
+    """Failed and cancelled jobs, newest first."""
+    jobs = [job for status in (JobStatus.FAILED, JobStatus.CANCELLED)
+            for job in backend.jobs.list_by_status(status, limit=limit).items]
+    return sorted(jobs, key=lambda j: j.created_at, reverse=True)[:limit]
+
+
 def list_jobs(backend: Backend, *, limit: int, cursor: str | None = None) -> JobListing:
     """Jobs newest first; ``cursor`` pages through completed jobs.
     Raises BadRequestError for a cursor this backend did not issue."""
@@ -117,7 +124,6 @@ def list_jobs(backend: Backend, *, limit: int, cursor: str | None = None) -> Job
     return JobListing(
         in_progress=backend.jobs.list_in_progress(limit=limit) if first_page else [],
         completed=completed.items,
-        failed=backend.jobs.list_by_status(JobStatus.FAILED, limit=limit).items
-        if first_page else [],
+        failed=_stopped(backend, limit) if first_page else [],
         next_cursor=completed.next_cursor,
     )

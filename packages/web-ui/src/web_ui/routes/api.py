@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from shared_types.cancel import cancel_job
 from shared_types.dtos import (
     CreateJobRequest,
     CreateJobResponse,
@@ -56,6 +57,14 @@ def list_jobs(
 def get_job(job_id: str, backend: BackendDep, eta: EtaDep) -> JobView:
     """The job with its progress and, when failed, why."""
     job = job_service.load_job(backend, job_id)
+    progress = snapshot(backend, job, eta).as_progress()
+    return JobView.model_validate({**job.model_dump(), "progress": progress})
+
+
+@router.post("/jobs/{job_id}/cancel", dependencies=SAFE_API)
+def cancel(job_id: str, backend: BackendDep, eta: EtaDep) -> JobView:
+    """Stop the job at any stage and free its files; it ends ``cancelled``."""
+    job = cancel_job(backend, job_service.load_job(backend, job_id))
     progress = snapshot(backend, job, eta).as_progress()
     return JobView.model_validate({**job.model_dump(), "progress": progress})
 

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
+from shared_types.cancel import cancel_job
 from shared_types.dtos import CreateJobRequest
 from shared_types.models import (
     AnaglyphMethod,
@@ -96,6 +97,13 @@ def play(job_id: str, backend: BackendDep, settings: SettingsDep) -> Response:
     job = job_service.load_job(backend, job_id)
     urls = job_service.playback(backend, job, expires_s=settings.playback_url_expires_s)
     return RedirectResponse(urls.url, status_code=307)
+
+
+@router.post("/jobs/{job_id}/cancel", dependencies=SAFE_FORM)
+def cancel(job_id: str, backend: BackendDep) -> Response:
+    job = job_service.load_job(backend, job_id)
+    cancel_job(backend, job)
+    return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
 
 @router.post("/jobs/{job_id}/retry", dependencies=SAFE_FORM)
