@@ -102,6 +102,8 @@ class ConversionParams(BaseModel):
     anaglyph_method: AnaglyphMethod = AnaglyphMethod.DUBOIS
     crf: int = Field(20, ge=0, le=51)
     preset: str = Field("veryfast", pattern="^(" + "|".join(ENCODER_PRESETS) + ")$")
+    subtitles_3d: bool = Field(
+        False, description="Burn the first text subtitle track into both views, in front")
 
 
 class JobError(BaseModel):

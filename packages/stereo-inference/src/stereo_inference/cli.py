@@ -35,6 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
                       default="dubois")
     conv.add_argument("--container", choices=[c.value for c in Container], default=None,
                       help="output file format (default: from the output's suffix, else mp4)")
+    conv.add_argument("--subtitles-3d", action="store_true",
+                      help="burn the first text subtitle track into both views, in front")
     conv.add_argument("--crf", type=int, default=20)
     conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
     conv.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
@@ -77,6 +79,7 @@ def _convert(args, settings: InferenceSettings) -> int:
         divergence=args.divergence, convergence=args.convergence,
         depth_model=args.depth or default_depth_model(settings.models_dir),
         anaglyph_method=args.anaglyph_method, crf=args.crf, preset=args.preset,
+        subtitles_3d=args.subtitles_3d,
     )
     with progress_bar(enabled=not args.no_progress) as progress:
         result = convert_file(

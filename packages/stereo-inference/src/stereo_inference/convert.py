@@ -26,6 +26,7 @@ from stereo_inference.mux import mux_output
 from stereo_inference.runtime import compute_threads, partial_path, resolve_device
 from stereo_inference.seams import context_state
 from stereo_inference.stages import run_stages
+from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues
 from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.video_info import VideoInfo, probe_video
 
@@ -152,7 +153,8 @@ def _convert(job: _Conversion) -> ConversionResult:
             use_nvenc=dev.type == "cuda",
         )
         frames = run_stages(
-            _chain(first, iter_batches), renderer.render, encoder, renderer.eye_format,
+            _chain(first, iter_batches), _with_subtitles(job, renderer, (ew, eh)), encoder,
+            renderer.eye_format,
             total=total, progress=job.progress,
         )
         encoder.close()
@@ -174,6 +176,18 @@ def _convert(job: _Conversion) -> ConversionResult:
         elapsed_s=elapsed, fps=frames / elapsed if elapsed > 0 else 0.0,
         depth_model=estimator.name, depth_state=snapshot(estimator, normalizer),
     )
+
+
+def _with_subtitles(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, int]):
+    """``renderer.render``, or with the text subtitles burned in 3D when asked for."""
+    if not job.params.subtitles_3d:
+        return renderer.render
+    cues = read_text_cues(job.ffmpeg, job.input_path, job.timeout_s)
+    if not cues:
+        log.info("no text subtitles in %s to burn in", job.input_path.name)
+        return renderer.render
+    burner = SubtitleBurner(cues, job.mode, eye, job.params)
+    return lambda batch: burner(renderer.render(batch), batch, renderer.last_depth)
 
 
 def _chain(first, rest):

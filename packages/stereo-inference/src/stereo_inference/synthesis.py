@@ -58,6 +58,7 @@ class StereoRenderer:
         small = small.float().div_(255)
         raw = estimate_in_batches(self.estimator, small)
         depth = self.normalizer.normalize(raw, small)
+        self.last_depth = depth  # read by subtitles3d, which places text in front of it
         if self.use_opencv:
             return self._render_cpu(batch.eyes, depth)
         eyes = torch.from_numpy(batch.eyes).to(self.device)

@@ -86,12 +86,14 @@ def make_rich_video(
     sar: tuple[int, int] | None = None,
     gop: int | None = None,
     pattern: str = "testsrc2",
+    video_filter: str | None = None,
 ) -> RichSource:
     """Write a rich source to ``path`` (MP4, or MKV by suffix) and describe it.
 
     ``rotation`` is the display matrix's counter-clockwise angle, as a phone
     stores a portrait clip; ``hdr10`` encodes 10-bit HEVC with BT.2020/PQ and
-    mastering metadata instead of 8-bit H.264; ``sar`` sets the sample aspect.
+    mastering metadata instead of 8-bit H.264; ``sar`` sets the sample aspect;
+    ``video_filter`` (an ffmpeg filter chain) alters the picture.
     Empty tuples leave that kind of stream out. Raises CalledProcessError.
     """
     path = Path(path)
@@ -102,7 +104,7 @@ def make_rich_video(
     mkv = path.suffix.lower() == ".mkv"
     with tempfile.TemporaryDirectory(prefix="rich-") as tmp:
         video = _encode_video(Path(tmp) / ("video.mkv" if hdr10 else "video.mp4"), seconds, size,
-                              fps, hdr10, sar, gop or fps, pattern)
+                              fps, hdr10, sar, gop or fps, pattern, video_filter)
         args = [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y"]
         args += ["-display_rotation", str(rotation)] if rotation else []
         args += ["-i", str(video)]
@@ -138,11 +140,12 @@ def make_rich_video(
                       dict(metadata), rotation % 360, hdr10, sar)
 
 
-def _encode_video(dest: Path, seconds, size, fps, hdr10, sar, gop, pattern) -> Path:
+def _encode_video(dest: Path, seconds, size, fps, hdr10, sar, gop, pattern, vf) -> Path:
     w, h = size
     args = [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
             f"{pattern}=size={w}x{h}:rate={fps}:duration={seconds}"]
     filters = [f"setsar={sar[0]}/{sar[1]}"] if sar else []
+    filters += [vf] if vf else []
     if hdr10:
         filters.append("format=yuv420p10le")
         x265 = (f"keyint={gop}:min-keyint={gop}:scenecut=0:log-level=error:hdr10=1:"

@@ -1,0 +1,168 @@
+"""Burn text subtitles into both views, just in front of what lies under them.
+
+A subtitle drawn at the same place in both eyes sits on the screen plane; when
+a face under it pops out of the screen, the text looks "behind" the face and
+the eyes fight. Here each cue's text is shifted apart in the two views by a
+disparity just larger than the nearest content under the cue's screen region:
+the largest per-eye disparity there, over every frame of the cue seen so far
+(it never moves back during a cue, so it does not jitter), plus a margin.
+Right eye: a point at x is seen at x - d; left eye at x + d (``warp``'s
+convention), so the text sits at x + s in the left view and x - s in the right.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from shared_types.models import ConversionParams, OutputMode
+
+from stereo_inference.decode import FrameBatch
+from stereo_inference.disparity import eye_disparity
+from stereo_inference.errors import EngineTransientError
+
+_SRT_TIME = re.compile(r"(\d+):(\d\d):(\d\d)[,.](\d{3})\s*-->\s*(\d+):(\d\d):(\d\d)[,.](\d{3})")
+_TAGS = re.compile(r"<[^>]*>|\{[^}]*\}")
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+WHITE, BLACK, NEUTRAL = 235, 16, 128  # limited-range luma and chroma
+
+
+@dataclass(frozen=True)
+class TextCue:
+    start_s: float
+    end_s: float
+    text: str
+
+
+def read_text_cues(ffmpeg: str, source: Path, timeout_s: float) -> list[TextCue]:
+    """The cues of the first text subtitle stream of ``source`` (none: empty).
+    Raises EngineTransientError when ffmpeg fails for another reason."""
+    args = [ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin",
+            "-protocol_whitelist", "file", "-i", str(source), "-map", "0:s:0?", "-f", "srt",
+            "pipe:1"]
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired as exc:
+        raise EngineTransientError("reading the subtitles took too long") from exc
+    if done.returncode != 0:
+        if b"does not contain any stream" in done.stderr or not done.stdout:
+            return []
+        raise EngineTransientError(f"cannot read subtitles: {done.stderr[-300:]!r}")
+    return parse_srt(done.stdout.decode("utf-8", "replace"))
+
+
+def parse_srt(text: str) -> list[TextCue]:
+    """SubRip text to cues (markup stripped, empty cues dropped)."""
+    cues = []
+    for block in re.split(r"\n\s*\n", text.replace("\r", "")):
+        lines = block.strip().splitlines()
+        for i, line in enumerate(lines):
+            m = _SRT_TIME.search(line)
+            if not m:
+                continue
+            g = [int(x) for x in m.groups()]
+            start = g[0] * 3600 + g[1] * 60 + g[2] + g[3] / 1000
+            end = g[4] * 3600 + g[5] * 60 + g[6] + g[7] / 1000
+            body = _TAGS.sub("", "\n".join(lines[i + 1:])).strip()
+            if body:
+                cues.append(TextCue(start, end, body))
+            break
+    return cues
+
+
+class SubtitleBurner:
+    """Draws cues into packed frames (yuv420p SBS/TB, or rgb24 anaglyph) in place."""
+
+    def __init__(self, cues: list[TextCue], mode: OutputMode, eye_size: tuple[int, int],
+                 params: ConversionParams) -> None:
+        self.cues, self.mode, self.params = cues, mode, params
+        self.w, self.h = eye_size
+        # half layouts squeeze one axis: draw at display proportions, then squeeze
+        self.squeeze = (2 if mode is OutputMode.HALF_SBS else 1,
+                        2 if mode is OutputMode.HALF_TB else 1)
+        self.margin = max(1.0, 0.004 * self.w)
+        self._masks: dict[int, tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]] = {}
+        self.shift: dict[int, float] = {}  # per cue: the per-eye text disparity used
+
+    def __call__(self, frames: np.ndarray, batch: FrameBatch, depth: torch.Tensor) -> np.ndarray:
+        tb = batch.time_base or 0
+        for i, pts in enumerate(batch.pts):
+            if pts is None:
+                continue
+            t = float(pts * tb)
+            for index, cue in enumerate(self.cues):
+                if cue.start_s <= t < cue.end_s:
+                    self._burn(frames[i], index, depth[i:i + 1])
+        return frames
+
+    def _burn(self, frame: np.ndarray, index: int, depth: torch.Tensor) -> None:
+        text, outline, (x0, y0, x1, y1) = self._mask(index)
+        disp = eye_disparity(depth.float(), size=(self.h, self.w),
+                             divergence=self.params.divergence,
+                             convergence=self.params.convergence)[0, 0]
+        nearest = float(disp[y0:y1, x0:x1].max())
+        self.shift[index] = max(self.shift.get(index, -1e9), nearest + self.margin)
+        s = int(np.ceil(self.shift[index]))
+        left = (np.roll(text, s, axis=1), np.roll(outline, s, axis=1))
+        right = (np.roll(text, -s, axis=1), np.roll(outline, -s, axis=1))
+        if self.mode is OutputMode.ANAGLYPH:
+            _draw_rgb(frame, left, channels=(0,))
+            _draw_rgb(frame, right, channels=(1, 2))
+            return
+        rows = frame.shape[0] * 2 // 3
+        luma, chroma = frame[:rows], frame[rows:].reshape(2, rows // 2, frame.shape[1] // 2)
+        sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
+        for eye, masks in enumerate((left, right)):
+            ox, oy = (eye * self.w, 0) if sbs else (0, eye * self.h)
+            _draw_yuv(luma, chroma, masks, ox, oy)
+
+    def _mask(self, index: int):
+        """(text mask, outline mask, text box x0,y0,x1,y1) at eye size for a cue."""
+        if index in self._masks:
+            return self._masks[index]
+        sx, sy = self.squeeze
+        dw, dh = self.w * sx, self.h * sy
+        scale = max(0.4, dh / 720 * 1.1)
+        thick = max(1, round(scale * 2))
+        lines = self.cues[index].text.splitlines()
+        sizes = [cv2.getTextSize(line, FONT, scale, thick) for line in lines]
+        line_h = max(s[0][1] + s[1] for s in sizes) + thick * 2
+        canvas = np.zeros((dh, dw), np.uint8)
+        y = dh - int(0.06 * dh) - line_h * (len(lines) - 1)
+        for line, ((tw, _), _) in zip(lines, sizes, strict=True):
+            cv2.putText(canvas, line, ((dw - tw) // 2, y), FONT, scale, 255, thick, cv2.LINE_AA)
+            y += line_h
+        outline = cv2.dilate(canvas, np.ones((3 * thick, 3 * thick), np.uint8))
+        if (sx, sy) != (1, 1):
+            canvas = cv2.resize(canvas, (self.w, self.h), interpolation=cv2.INTER_AREA)
+            outline = cv2.resize(outline, (self.w, self.h), interpolation=cv2.INTER_AREA)
+        text, ring = canvas > 96, outline > 32
+        ys, xs = np.nonzero(ring)
+        pad = int(0.02 * self.w)
+        box = (max(0, xs.min() - pad), max(0, ys.min() - pad),
+               min(self.w, xs.max() + pad + 1), min(self.h, ys.max() + 1))
+        self._masks[index] = (text, ring, box)
+        return self._masks[index]
+
+
+def _draw_yuv(luma, chroma, masks, ox, oy) -> None:
+    text, ring = masks
+    h, w = text.shape
+    view = luma[oy:oy + h, ox:ox + w]
+    view[ring] = BLACK
+    view[text] = WHITE
+    c = ring[::2, ::2]
+    chroma[:, oy // 2:oy // 2 + h // 2, ox // 2:ox // 2 + w // 2][:, c[:h // 2, :w // 2]] = NEUTRAL
+
+
+def _draw_rgb(frame, masks, channels) -> None:
+    text, ring = masks
+    for c in channels:
+        plane = frame[..., c]
+        plane[ring] = 0
+        plane[text] = 255

@@ -1,0 +1,76 @@
+"""Burned-in 3D subtitles sit in front of the nearest content under them."""
+
+import av
+import numpy as np
+import pytest
+from shared_types.ffmpeg import ffmpeg_path
+from shared_types.models import ConversionParams
+from shared_types.testing.rich_media import Cue, make_rich_video
+
+from stereo_inference import convert_file
+from stereo_inference.subtitles3d import parse_srt, read_text_cues
+
+W, H, FPS = 320, 180, 12
+CUE = Cue(0.5, 1.5, "NEAR TEXT")
+
+
+def _offset(left: np.ndarray, right: np.ndarray, max_shift: int = 40) -> int:
+    """k with left(x) ~ right(x - k): positive when the content is nearer than the screen."""
+    best, best_k = None, 0
+    for k in range(-max_shift, max_shift + 1):
+        a = left[:, max(0, k):W + min(0, k)]
+        b = right[:, max(0, -k):W - max(0, k)]
+        score = np.abs(a - b).mean()
+        if best is None or score < best:
+            best, best_k = score, k
+    return best_k
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    """A moving pattern whose bottom (under the cue) the depth estimator finds nearest."""
+    path = tmp_path_factory.mktemp("subs3d") / "scene.mp4"
+    # dimmed so only the burned text is white
+    return make_rich_video(path, seconds=2.0, size=(W, H), fps=FPS, cues=(CUE,), chapters=(),
+                           audio=(), video_filter="lutyuv=y=val*0.7")
+
+
+def test_the_text_is_nearer_than_the_object_under_it(scene, tmp_path):
+    out = tmp_path / "out.mp4"
+    params = ConversionParams(divergence=5.0, convergence=1.0, subtitles_3d=True)
+    convert_file(scene.path, out, mode="sbs", params=params)
+    with av.open(str(out)) as c:
+        frames = {round(float(f.pts * f.time_base) * FPS): f.to_ndarray(format="gray")
+                  for f in c.decode(video=0)}
+    cue_frame = frames[int(1.0 * FPS)]
+    text_left, text_right = cue_frame[:, :W] > 200, cue_frame[:, W:] > 200
+    assert text_left.sum() > 50 and text_right.sum() > 50  # the text is there, in both views
+    rows = np.nonzero(text_left.any(axis=1))[0]
+    band = slice(rows.min(), rows.max() + 1)  # the cue's rows: what lies under the text
+    text = _offset(text_left[band].astype(float), text_right[band].astype(float))
+    # the object under the cue, just before and just after it is shown
+    objects = [_offset(frames[n][band, :W].astype(float), frames[n][band, W:].astype(float))
+               for n in (int(0.4 * FPS), int(1.6 * FPS))]
+    assert min(objects) > 0  # the content under the cue really is in front of the screen
+    assert text > max(objects)
+
+
+def test_without_the_flag_nothing_is_burned(scene, tmp_path):
+    out = tmp_path / "plain.mp4"
+    convert_file(scene.path, out, mode="sbs",
+                 params=ConversionParams(divergence=5.0, convergence=1.0))
+    with av.open(str(out)) as c:
+        frame = [f for i, f in enumerate(c.decode(video=0)) if i == int(1.0 * FPS)][0]
+        band = frame.to_ndarray(format="gray")[int(0.7 * H):, :W]
+    assert (band > 200).sum() <= 5  # no white text (the burned run has > 50 such pixels)
+
+
+def test_cues_are_read_from_the_subtitle_track(scene):
+    cues = read_text_cues(ffmpeg_path(), scene.path, 60)
+    assert [(c.start_s, c.end_s, c.text) for c in cues] == [(0.5, 1.5, "NEAR TEXT")]
+
+
+def test_srt_markup_is_stripped_and_empty_cues_dropped():
+    cues = parse_srt("1\n00:00:01,000 --> 00:00:02,500\n<i>Hi</i> {\\an8}there\n\n"
+                     "2\n00:00:03,000 --> 00:00:04,000\n<b></b>\n")
+    assert [(c.start_s, c.end_s, c.text) for c in cues] == [(1.0, 2.5, "Hi there")]
