@@ -11,6 +11,7 @@ import json
 import logging
 from typing import Any
 
+from shared_types.notification_routes import NOTIFICATION_ROUTES
 from shared_types.ports import QUEUE_NAMES
 from shared_types.settings import BackendSettings
 
@@ -23,12 +24,6 @@ log = logging.getLogger(__name__)
 
 DLQ_RETENTION_S = 14 * 86400
 VISIBILITY_S = {"chunking": 900, "video-worker": 600, "segment-output": 60, "reassembly": 900}
-# (bucket attr, prefix, suffix, queue) — the S3 -> SQS routes of the pipeline.
-NOTIFICATIONS = (
-    ("input_bucket", "input/", "source.mp4", "chunking"),
-    ("input_bucket", "segments/", ".mp4", "video-worker"),
-    ("output_bucket", "jobs/", ".mp4", "segment-output"),
-)
 _EXISTS = {"BucketAlreadyOwnedByYou", "ResourceInUseException", "QueueAlreadyExists"}
 
 
@@ -134,9 +129,10 @@ def create_data_plane(settings: BackendSettings, *, max_receives: int = 5) -> Ba
     _create_table(ddb, settings.reassembly_table, [("job_id", "S", "HASH")], ttl=True)
 
     routes: dict[str, list[dict]] = {}
-    for bucket_attr, prefix, suffix, queue in NOTIFICATIONS:
-        routes.setdefault(getattr(settings, bucket_attr), []).append({
-            "Id": f"{queue}-{prefix.strip('/')}", "QueueArn": arns[queue],
+    for route in NOTIFICATION_ROUTES:
+        prefix, suffix = route.prefix, route.suffix
+        routes.setdefault(route.bucket_name(settings), []).append({
+            "Id": f"{route.queue}-{prefix.strip('/')}", "QueueArn": arns[route.queue],
             "Events": ["s3:ObjectCreated:*"],
             "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": prefix},
                                                {"Name": "suffix", "Value": suffix}]}}})

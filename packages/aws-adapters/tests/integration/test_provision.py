@@ -35,7 +35,7 @@ def test_notifications_route_each_prefix_to_its_queue(aws_settings):
     routes = s3.get_bucket_notification_configuration(Bucket=aws_settings.input_bucket)
     filters = {tuple(r["Value"] for r in q["Filter"]["Key"]["FilterRules"]): q["QueueArn"]
                for q in routes["QueueConfigurations"]}
-    assert filters[("input/", "source.mp4")].endswith(":stereo-spot-chunking")
+    assert filters[("input/", "/source.mp4")].endswith(":stereo-spot-chunking")
     assert filters[("segments/", ".mp4")].endswith(":stereo-spot-video-worker")
 
 

@@ -1,10 +1,12 @@
 data "aws_caller_identity" "current" {}
 
 locals {
-  # One row per S3 -> SQS route. Within a bucket the prefixes must not overlap
-  # (S3 rejects overlapping filters; the structural tests check it too).
+  # One row per S3 -> SQS route: the same rows as
+  # shared_types.notification_routes.NOTIFICATION_ROUTES (a structural test
+  # checks they agree). Within a bucket the filters must not overlap (S3
+  # rejects overlapping filters; the structural tests check it too).
   notification_routes = {
-    chunking       = { bucket = "input", prefix = "input/", suffix = ".mp4" }
+    chunking       = { bucket = "input", prefix = "input/", suffix = "/source.mp4" }
     video-worker   = { bucket = "input", prefix = "segments/", suffix = ".mp4" }
     segment-output = { bucket = "output", prefix = "jobs/", suffix = ".mp4" }
   }

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from shared_types.keys import final_key, output_segment_key, segment_key, source_key
+from shared_types.notification_routes import NOTIFICATION_ROUTES
 from shared_types.ports import QUEUE_NAMES
 from shared_types.settings import BackendSettings
 
@@ -85,6 +86,13 @@ def test_each_route_matches_exactly_the_keys_its_consumer_parses(dp):
     assert matching("output", output_segment_key("job-1", 2)) == ["segment-output"]
     # final.mp4 also reaches segment-output; its parser ignores it (DESIGN.md).
     assert matching("output", final_key("job-1")) == ["segment-output"]
+
+
+def test_routes_are_the_pipelines_one_definition_of_notification_routes(dp):
+    terraform = {name: (r["bucket"], r["prefix"], r["suffix"])
+                 for name, r in dp.locals["notification_routes"].items()}
+    shared = {r.queue: (r.bucket, r.prefix, r.suffix) for r in NOTIFICATION_ROUTES}
+    assert terraform == shared
 
 
 def test_queues_accept_events_only_from_their_bucket_in_this_account(dp):

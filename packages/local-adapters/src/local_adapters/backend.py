@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from shared_types.keys import INPUT_PREFIX, OUTPUT_PREFIX, SEGMENTS_PREFIX
-from shared_types.ports import Backend
+from shared_types.notification_routes import NOTIFICATION_ROUTES
+from shared_types.ports import QUEUE_NAMES, Backend
 from shared_types.settings import BackendSettings
 
 from local_adapters.db import Database
@@ -35,21 +35,18 @@ def build_backend(settings: BackendSettings, *,
                   max_receives: int = DEFAULT_MAX_RECEIVES) -> Backend:
     """Every port on SQLite (``data_dir/state.sqlite3``) and folders (``data_dir/buckets``).
 
-    Object writes raise S3-shaped events: ``input/*/source.mp4`` in the input
-    bucket -> chunking queue, ``segments/*`` -> video-worker queue, ``jobs/*.mp4``
-    in the output bucket -> segment-output queue. Safe to call from several
+    Object writes raise S3-shaped events routed by
+    ``shared_types.notification_routes.NOTIFICATION_ROUTES``. Safe to call from several
     processes on the same data_dir. Raises DatabaseBusyError if SQLite is locked.
     """
     data_dir = Path(settings.data_dir)
     db = Database(data_dir / DB_NAME)
     queues = {name: SqliteQueue(db, name, max_receives=max_receives)
-              for name in ("chunking", "video-worker", "segment-output", "reassembly")}
+              for name in QUEUE_NAMES}
     notifier = Notifier([
-        NotificationRule(settings.input_bucket, queues["chunking"],
-                         prefix=INPUT_PREFIX, suffix="/source.mp4"),
-        NotificationRule(settings.input_bucket, queues["video-worker"], prefix=SEGMENTS_PREFIX),
-        NotificationRule(settings.output_bucket, queues["segment-output"],
-                         prefix=OUTPUT_PREFIX, suffix=".mp4"),
+        NotificationRule(route.bucket_name(settings), queues[route.queue],
+                         prefix=route.prefix, suffix=route.suffix)
+        for route in NOTIFICATION_ROUTES
     ])
     signer = make_signer(settings)
     return Backend(
