@@ -1,5 +1,7 @@
 """Estimated time left: from the job's own pace once segments finish, else from
-seconds-per-MB (configured, or learned from recently completed jobs)."""
+a cost model of this machine: fixed seconds + seconds per MB (configured, or
+fitted to recently completed jobs, so short jobs' start-up cost does not
+inflate long jobs' estimates)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,31 @@ def learn_seconds_per_mb(jobs: JobStore, *, sample: int = 20) -> float | None:
     return seconds / megabytes if megabytes > 0 else None
 
 
+def learn_cost_model(jobs: JobStore, *, sample: int = 20) -> tuple[float, float] | None:
+    """(fixed seconds, seconds per MB) fitted by least squares to the newest
+    completed jobs that know their source size; with fewer than two distinct
+    sizes (or a fit that makes no sense) the fixed part is 0 and the rate is
+    the mean. None when there is nothing to learn from."""
+    rate = learn_seconds_per_mb(jobs, sample=sample)
+    if rate is None:
+        return None
+    points = [(job.source_size_bytes / MB, job.completed_at - job.created_at)
+              for job in jobs.list_by_status(JobStatus.COMPLETED, limit=sample).items
+              if job.completed_at is not None and job.source_size_bytes
+              and job.completed_at > job.created_at]
+    n = len(points)
+    mean_x = sum(x for x, _ in points) / n
+    mean_y = sum(y for _, y in points) / n
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    if n < 2 or spread <= 0:
+        return 0.0, rate
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in points) / spread
+    fixed = mean_y - slope * mean_x
+    if slope <= 0 or fixed < 0:
+        return 0.0, rate
+    return fixed, slope
+
+
 def pace_from_completions(completions: Sequence[SegmentCompletion]) -> float | None:
     """Seconds per segment measured between the first and last completion."""
     if len(completions) < 2:
@@ -54,24 +81,35 @@ class EtaEstimator:
         self._cache_s = cache_s
         self._clock = clock
         self._lock = threading.Lock()
-        self._learned: tuple[float, float | None] | None = None  # (at, value)
+        self._learned: tuple[float, tuple[float, float] | None] | None = None  # (at, model)
 
-    def seconds_per_mb(self) -> float | None:
-        """The configured rate, else the learned one (re-learned every cache_s)."""
+    def cost_model(self) -> tuple[float, float] | None:
+        """(fixed seconds, seconds per MB): the configured rate with no fixed
+        part, else the learned model (re-learned every cache_s)."""
         if self._configured is not None:
-            return self._configured
+            return 0.0, self._configured
         with self._lock:
             t = self._clock()
             if self._learned is None or t - self._learned[0] > self._cache_s:
-                self._learned = (t, learn_seconds_per_mb(self._jobs))
+                self._learned = (t, learn_cost_model(self._jobs))
             return self._learned[1]
+
+    def seconds_per_mb(self) -> float | None:
+        """The configured rate, else the learned one."""
+        model = self.cost_model()
+        return model[1] if model else None
+
+    def fixed_seconds(self) -> float:
+        """The learned fixed cost of any job (0 with a configured rate)."""
+        model = self.cost_model()
+        return model[0] if model else 0.0
 
     def estimate_total(self, size_bytes: int | None) -> float | None:
         """Whole-conversion estimate for a source of ``size_bytes``."""
-        spm = self.seconds_per_mb()
-        if spm is None or not size_bytes:
+        model = self.cost_model()
+        if model is None or not size_bytes:
             return None
-        return spm * size_bytes / MB
+        return model[0] + model[1] * size_bytes / MB
 
     def remaining(
         self,

@@ -62,3 +62,22 @@ def test_remaining_falls_back_to_size_times_rate(backend):
                          total_segments=None) == 15.0
     assert eta.remaining(size_bytes=None, fraction_done=0.25, completions=[],
                          total_segments=None) is None
+
+
+def test_the_cost_model_separates_a_fixed_start_up_cost_from_the_rate(backend):
+    from web_ui.eta import learn_cost_model
+
+    finished(backend, seconds=20, megabytes=1)
+    finished(backend, seconds=40, megabytes=5)
+    finished(backend, seconds=60, megabytes=9)
+    fixed, rate = learn_cost_model(backend.jobs)
+    assert (round(fixed, 6), round(rate, 6)) == (15.0, 5.0)
+    assert EtaEstimator(backend.jobs).estimate_total(20 * MB) == 115.0
+
+
+def test_one_size_only_falls_back_to_the_mean_rate(backend):
+    from web_ui.eta import learn_cost_model
+
+    finished(backend, seconds=30, megabytes=10)
+    finished(backend, seconds=50, megabytes=10)
+    assert learn_cost_model(backend.jobs) == (0.0, 4.0)

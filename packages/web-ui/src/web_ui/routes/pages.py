@@ -84,6 +84,7 @@ def job_page(
         "progress": snapshot(backend, job, eta),
         "max_upload_bytes": settings.max_upload_bytes,
         "eta_seconds_per_mb": eta.seconds_per_mb(),
+        "eta_fixed_s": round(eta.fixed_seconds(), 1),
     }
     if job.status == JobStatus.COMPLETED:
         context["playback"] = job_service.playback(

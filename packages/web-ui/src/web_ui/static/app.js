@@ -117,6 +117,7 @@
     var button = form.querySelector("#upload-button");
     var maxBytes = Number(form.dataset.maxBytes);
     var spm = Number(form.dataset.etaSecondsPerMb || 0);
+    var fixed = Number(form.dataset.etaFixedS || 0);
     var jobId = document.getElementById("job").dataset.jobId;
 
     function say(message, isError) {
@@ -129,7 +130,7 @@
       var problem = checkFile(file, maxBytes);
       say(problem || "", Boolean(problem));
       text("upload-estimate", !problem && spm > 0 ?
-        "Estimated conversion time: " + humanDuration(spm * file.size / 1048576) + "." : "");
+        "Estimated conversion time: " + humanDuration(fixed + spm * file.size / 1048576) + "." : "");
     });
 
     form.addEventListener("submit", function (event) {
