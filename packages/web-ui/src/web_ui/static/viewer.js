@@ -1,0 +1,151 @@
+// See a stereo result in 3D in the page: red/cyan anaglyph or one eye in 2D,
+// drawn from the playing SBS/TB video onto a canvas (Canvas 2D, so it works
+// without a GPU), and "Enter VR" (WebXR) where the browser offers it.
+"use strict";
+
+(function () {
+  // Where each eye sits in the frame, and how a half layout is stretched back.
+  var LAYOUTS = {
+    "sbs": { split: "x", half: false }, "half-sbs": { split: "x", half: true },
+    "tb": { split: "y", half: false }, "half-tb": { split: "y", half: true },
+  };
+
+  function eyeRects(layout, w, h) {
+    if (layout.split === "x") {
+      return [[0, 0, w / 2, h], [w / 2, 0, w / 2, h]];
+    }
+    return [[0, 0, w, h / 2], [0, h / 2, w, h / 2]];
+  }
+
+  function outputSize(layout, w, h) {
+    if (layout.split === "x") { return [layout.half ? w : w / 2, h]; }
+    return [w, layout.half ? h : h / 2];
+  }
+
+  function Viewer(root) {
+    this.root = root;
+    this.layout = LAYOUTS[root.dataset.layout];
+    this.video = root.querySelector("video");
+    this.canvas = root.querySelector("canvas");
+    this.ctx = this.canvas.getContext("2d", { willReadFrequently: true });
+    this.scratch = document.createElement("canvas").getContext("2d", { willReadFrequently: true });
+    this.mode = "file";
+  }
+
+  // Draw the current frame in the current mode (no-op while showing the file).
+  Viewer.prototype.draw = function () {
+    var v = this.video;
+    if (this.mode === "file" || !v.videoWidth) { return; }
+    var size = outputSize(this.layout, v.videoWidth, v.videoHeight);
+    var w = Math.round(size[0]), h = Math.round(size[1]);
+    var rects = eyeRects(this.layout, v.videoWidth, v.videoHeight);
+    if (this.canvas.width !== w || this.canvas.height !== h) {
+      this.canvas.width = w; this.canvas.height = h;
+      this.scratch.canvas.width = w; this.scratch.canvas.height = h;
+    }
+    var left = rects[0], right = rects[1];
+    this.ctx.drawImage(v, left[0], left[1], left[2], left[3], 0, 0, w, h);
+    if (this.mode === "left") { return; }
+    // Colour anaglyph: red from the left eye, green and blue (cyan) from the right.
+    this.scratch.drawImage(v, right[0], right[1], right[2], right[3], 0, 0, w, h);
+    var out = this.ctx.getImageData(0, 0, w, h), r = this.scratch.getImageData(0, 0, w, h).data;
+    var px = out.data;
+    for (var i = 0; i < px.length; i += 4) { px[i + 1] = r[i + 1]; px[i + 2] = r[i + 2]; }
+    this.ctx.putImageData(out, 0, 0);
+  };
+
+  Viewer.prototype.loop = function () {
+    var self = this;
+    function tick() {
+      if (self.mode === "file") { self.looping = false; return; }
+      self.draw();
+      if (self.video.requestVideoFrameCallback) { self.video.requestVideoFrameCallback(tick); }
+      else { window.requestAnimationFrame(tick); }
+    }
+    if (!self.looping) { self.looping = true; tick(); }
+  };
+
+  Viewer.prototype.setMode = function (mode) {
+    var self = this;
+    self.mode = mode;
+    self.root.dataset.mode = mode;
+    self.canvas.hidden = mode === "file";
+    self.video.classList.toggle("behind", mode !== "file");
+    self.root.querySelectorAll("[data-view]").forEach(function (b) {
+      b.setAttribute("aria-pressed", String(b.dataset.view === mode));
+    });
+    if (mode !== "file") {
+      self.draw();
+      self.loop();
+    }
+  };
+
+  // WebXR: each eye sees its own half of the frame on a screen-locked quad.
+  function enterVr(viewer, button) {
+    navigator.xr.requestSession("immersive-vr").then(function (session) {
+      var gl = document.createElement("canvas").getContext("webgl", { xrCompatible: true });
+      session.updateRenderState({ baseLayer: new XRWebGLLayer(session, gl) });
+      var tex = gl.createTexture();
+      var prog = gl.createProgram();
+      [[gl.VERTEX_SHADER, "attribute vec2 p;varying vec2 t;uniform vec4 r;" +
+        "void main(){t=r.xy+(p*0.5+0.5)*r.zw;t.y=1.0-t.y;gl_Position=vec4(p,0,1);}"],
+       [gl.FRAGMENT_SHADER, "precision mediump float;varying vec2 t;uniform sampler2D s;" +
+        "void main(){gl_FragColor=texture2D(s,t);}"]].forEach(function (src) {
+        var sh = gl.createShader(src[0]);
+        gl.shaderSource(sh, src[1]); gl.compileShader(sh); gl.attachShader(prog, sh);
+      });
+      gl.linkProgram(prog); gl.useProgram(prog);
+      gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
+      gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([-1, -1, 1, -1, -1, 1, 1, 1]), gl.STATIC_DRAW);
+      var loc = gl.getAttribLocation(prog, "p");
+      gl.enableVertexAttribArray(loc); gl.vertexAttribPointer(loc, 2, gl.FLOAT, false, 0, 0);
+      var rect = gl.getUniformLocation(prog, "r");
+      var split = viewer.layout.split;
+      session.requestReferenceSpace("local").then(function (space) {
+        function frame(t, xrFrame) {
+          session.requestAnimationFrame(frame);
+          var pose = xrFrame.getViewerPose(space), layer = session.renderState.baseLayer;
+          if (!pose) { return; }
+          gl.bindFramebuffer(gl.FRAMEBUFFER, layer.framebuffer);
+          gl.bindTexture(gl.TEXTURE_2D, tex);
+          gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+          gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+          gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+          gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, gl.RGBA, gl.UNSIGNED_BYTE, viewer.video);
+          pose.views.forEach(function (view) {
+            var vp = layer.getViewport(view), right = view.eye === "right";
+            gl.viewport(vp.x, vp.y, vp.width, vp.height);
+            if (split === "x") { gl.uniform4f(rect, right ? 0.5 : 0, 0, 0.5, 1); }
+            else { gl.uniform4f(rect, 0, right ? 0 : 0.5, 1, 0.5); }
+            gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
+          });
+        }
+        session.requestAnimationFrame(frame);
+        viewer.video.play();
+      });
+      session.addEventListener("end", function () { button.disabled = false; });
+      button.disabled = true;
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var root = document.getElementById("viewer");
+    if (!root || !LAYOUTS[root.dataset.layout]) { return; }
+    var viewer = new Viewer(root);
+    window.stereoViewer = viewer;
+    root.querySelector(".view-modes").hidden = false;
+    root.querySelectorAll("[data-view]").forEach(function (b) {
+      b.addEventListener("click", function () { viewer.setMode(b.dataset.view); });
+    });
+    ["loadeddata", "seeked", "play"].forEach(function (name) {
+      viewer.video.addEventListener(name, function () { viewer.draw(); });
+    });
+    var vr = document.getElementById("enter-vr");
+    if (navigator.xr && navigator.xr.isSessionSupported) {
+      navigator.xr.isSessionSupported("immersive-vr").then(function (ok) {
+        vr.hidden = !ok;
+        if (ok) { vr.addEventListener("click", function () { enterVr(viewer, vr); }); }
+      }).catch(function () { vr.hidden = true; });
+    }
+  });
+})();
