@@ -33,5 +33,6 @@ def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) 
         lease_s=settings.lease_s,
     )
     config = ConsumerConfig(wait_s=receive_wait_s(settings), visibility_s=settings.visibility_s,
-                            backoff_base_s=settings.backoff_base_s)
-    return MediaWorker(deps=deps, config=config, max_attempts=settings.max_attempts)
+                            backoff_base_s=settings.backoff_base_s,
+                            max_attempts=settings.max_attempts)
+    return MediaWorker(deps=deps, config=config)

@@ -14,9 +14,8 @@ from pathlib import Path
 from shared_types import keys
 from shared_types.cancel import discard_if_cancelled
 from shared_types.errors import ConditionFailedError
-from shared_types.events import parse_s3_event_body
 from shared_types.keepalive import JobKeepAlive
-from shared_types.models import JobStatus, JobUpdate, Message, S3EventRecord
+from shared_types.models import JobStatus, JobUpdate, S3EventRecord
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 
 from media_worker.bounded_probe import probe_video
@@ -30,18 +29,6 @@ log = logging.getLogger(__name__)
 
 STAGE = "chunking"
 CHUNKABLE = (JobStatus.CREATED, JobStatus.CHUNKING_IN_PROGRESS)
-
-
-def job_ids_of(records: list[S3EventRecord]) -> list[str]:
-    """Job ids of the canonical source keys among ``records``."""
-    ids = (keys.parse_source_key(r.key) for r in records)
-    return [job_id for job_id in ids if job_id]
-
-
-def source_job_ids(message: Message) -> list[str]:
-    """Job ids of the sources a chunking message names.
-    Raises MalformedMessageError when the body is not an S3 event."""
-    return job_ids_of(parse_s3_event_body(message.body))
 
 
 def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None:

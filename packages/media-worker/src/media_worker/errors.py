@@ -7,7 +7,13 @@ short machine-readable reason stored in JobError.code when a job fails.
 
 from __future__ import annotations
 
-from shared_types.errors import InvalidMediaError, PermanentError, StereoSpotError, TransientError
+from shared_types.errors import (
+    InvalidMediaError,
+    OwnedElsewhereError,
+    PermanentError,
+    StereoSpotError,
+    TransientError,
+)
 
 
 class MediaWorkerError(StereoSpotError):
@@ -46,7 +52,7 @@ class SegmentsMissingError(MediaWorkerError, TransientError):
     code = "segments_missing"
 
 
-class ReassemblyBusyError(MediaWorkerError, TransientError):
+class ReassemblyBusyError(MediaWorkerError, OwnedElsewhereError):
     """Another worker holds the job's reassembly lease; retry after it ends."""
 
     code = "reassembly_busy"
@@ -56,10 +62,3 @@ class FinalMissingError(MediaWorkerError, PermanentError):
     """Reassembly is recorded as done but the final video is gone."""
 
     code = "final_missing"
-
-
-class RetriesExhaustedError(MediaWorkerError, PermanentError):
-    """A step failed transiently on its last allowed attempt; the job is failed."""
-
-    code = "retries_exhausted"
-

@@ -53,12 +53,11 @@ def parse_reassembly_message(message: Message) -> str:
     return job_id
 
 
-def handle_reassembly(message: Message, deps: MediaDeps) -> bool:
-    """Reassemble the job a message names. Returns True when this call set the job
-    ``completed``. Raises MalformedMessageError, TransientError subclasses
-    (segments missing, lease busy), LeaseLostError, or permanent errors (ffmpeg
-    failure, final missing)."""
-    job_id = parse_reassembly_message(message)
+def handle_reassembly(job_id: str, deps: MediaDeps) -> bool:
+    """Reassemble one job. Returns True when this call set the job ``completed``.
+    Raises TransientError subclasses (segments missing, lease busy),
+    LeaseLostError / ConditionFailedError (another worker or a sweep moved the
+    job on), or permanent errors (ffmpeg failure, final missing)."""
     backend = deps.backend
     job = backend.jobs.get(job_id)
     if job is None or job.status.is_final:

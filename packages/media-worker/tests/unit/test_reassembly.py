@@ -20,7 +20,7 @@ from shared_types.testing.memory import MemoryReassemblyLock
 from media_worker.bounded_probe import ProbeLimits
 from media_worker.deps import MediaDeps
 from media_worker.errors import FinalMissingError, ReassemblyBusyError, SegmentsMissingError
-from media_worker.reassembly import handle_reassembly
+from media_worker.reassembly import handle_reassembly, parse_reassembly_message
 
 
 class JoiningRunner:
@@ -49,9 +49,10 @@ def deps_for(backend, runner, tmp_path, lease_s=30.0):
                      work_dir=tmp_path, segment_seconds=2, lease_s=lease_s)
 
 
-def message(job_id: str) -> Message:
-    return Message(message_id="m1", body=ReassemblyMessage(job_id=job_id).model_dump_json(),
-                   receipt="r1")
+def message(job_id: str) -> str:
+    """What the consumer hands handle_reassembly once it decoded the message."""
+    return parse_reassembly_message(Message(
+        message_id="m1", body=ReassemblyMessage(job_id=job_id).model_dump_json(), receipt="r1"))
 
 
 def chunked_job(backend, new_job, total=3, completed=None):
@@ -157,8 +158,7 @@ def test_a_job_that_already_ended_is_left_alone(mem_backend, new_job, tmp_path, 
 @pytest.mark.parametrize("body", ["not json", "{}", '{"job_id": "../etc"}'])
 def test_a_malformed_reassembly_message_is_rejected(mem_backend, tmp_path, body):
     with pytest.raises(MalformedMessageError):
-        handle_reassembly(Message(message_id="m", body=body, receipt="r"),
-                          deps_for(mem_backend, JoiningRunner(), tmp_path))
+        parse_reassembly_message(Message(message_id="m", body=body, receipt="r"))
 
 
 def test_a_stale_message_for_a_job_not_yet_chunked_is_dropped(mem_backend, new_job, tmp_path):

@@ -40,7 +40,7 @@ def test_missing_segments_are_redelivered_then_fail_the_job_on_the_last_attempt(
     worker = worker_for(mem_backend)
     worker.config.visibility_s = 0.01
 
-    for _ in range(worker.max_attempts - 1):
+    for _ in range(worker.config.max_attempts - 1):
         worker.process_reassembly_once(wait_s=1)
         assert mem_backend.jobs.get(job.job_id).status == JobStatus.CHUNKING_COMPLETE
     worker.process_reassembly_once(wait_s=1)
@@ -93,7 +93,7 @@ def test_a_duplicate_that_keeps_finding_the_lease_busy_never_fails_the_job(
     worker = worker_for(mem_backend)
     worker.config.visibility_s = 0.01
 
-    for _ in range(worker.max_attempts + 1):
+    for _ in range(worker.config.max_attempts + 1):
         worker.process_reassembly_once(wait_s=1)
 
     assert mem_backend.jobs.get(job.job_id).status == JobStatus.CHUNKING_COMPLETE

@@ -1,16 +1,25 @@
-"""The thin worker loop: receive, dispatch to a pure handler, acknowledge.
+"""The thin worker loop and the one failure policy of every worker.
 
-This module holds the only broad ``except`` of a worker. Classification:
+A worker hands the loop a :class:`Route`: how a message decodes into commands,
+the pure handler that takes one command, the job a command concerns and the
+stage name. The loop owns everything else, in one place:
 
-- the handler returns            -> the message is deleted (acknowledged);
-- MalformedMessageError          -> dead-lettered at once with the reason (recorded,
-                                    never retried);
-- any other PermanentError       -> ``on_permanent`` is told (it fails the job) and
-                                    the message is deleted;
-- TransientError or anything else -> left for redelivery after a backoff with jitter;
-                                    the queue dead-letters it after max receives.
+- decode fails (``MalformedMessageError``) -> dead-lettered at once with the
+  reason (recorded, never retried);
+- a handler returns                 -> next command; after the last one the
+                                       message is deleted (acknowledged);
+- a handler raises ``PermanentError`` -> that command's job is failed with the
+                                       error's code, message and the stage; the
+                                       other commands still run; then ack;
+- ``OwnedElsewhereError`` or ``ConditionFailedError`` (a lease is busy or was
+  lost, the job moved on) -> retried later, never a reason to fail the job;
+- anything else (transient)         -> redelivered after a backoff with jitter;
+  on the ``max_attempts``-th receive the job is failed (``retries_exhausted``,
+  with the last error) and the message is dead-lettered with the same reason.
 
-While the handler runs, a heartbeat thread extends the message's visibility.
+While the handlers run, a heartbeat thread extends the message's visibility; a
+message whose lease was lost meanwhile is not acknowledged (another consumer
+holds it now) and is counted in ``Consumer.leases_lost``.
 Setting ``stop`` (SIGTERM) drains: no new receives, the current message finishes.
 """
 
@@ -22,15 +31,35 @@ import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
 
-from shared_types.errors import LeaseLostError, MalformedMessageError, PermanentError
+from shared_types.errors import (
+    ConditionFailedError,
+    LeaseLostError,
+    MalformedMessageError,
+    OwnedElsewhereError,
+    PermanentError,
+    RetriesExhaustedError,
+)
 from shared_types.models import Message
 from shared_types.ports import Queue
 
 log = logging.getLogger(__name__)
 
-Handler = Callable[[Message], None]
-PermanentHook = Callable[[Message, PermanentError], None]
+C = TypeVar("C")
+# (job_id, stage, error) -> None: fails the job (shared_types.job_failure.fail_job_for)
+FailJob = Callable[[str, str, BaseException], object]
+NEVER_FAILS_THE_JOB = (OwnedElsewhereError, ConditionFailedError)
+
+
+@dataclass(frozen=True)
+class Route(Generic[C]):
+    """What one queue carries and who handles it."""
+
+    stage: str
+    decode: Callable[[Message], list[C]]  # raises MalformedMessageError
+    handle: Callable[[C], object]
+    job_id: Callable[[C], str | None]
 
 
 @dataclass
@@ -42,6 +71,7 @@ class ConsumerConfig:
     backoff_base_s: float = 2.0
     backoff_max_s: float = 300.0
     idle_sleep_s: float = 0.0  # extra pause after an empty receive (backends without long poll)
+    max_attempts: int = 5  # a transient failure on this receive fails the job
 
 
 def retry_delay(receive_count: int, base_s: float, max_s: float) -> float:
@@ -81,14 +111,15 @@ class Heartbeat:
 
 
 @dataclass
-class Consumer:
-    """Consumes one queue with one handler until ``stop`` is set."""
+class Consumer(Generic[C]):
+    """Consumes one queue along one route until ``stop`` is set."""
 
     queue: Queue
-    handler: Handler
+    route: Route[C]
     config: ConsumerConfig = field(default_factory=ConsumerConfig)
-    on_permanent: PermanentHook | None = None
+    fail_job: FailJob | None = None
     stop: threading.Event = field(default_factory=threading.Event)
+    leases_lost: int = 0
 
     def run(self) -> None:
         log.info("queue=%s consumer started", self.queue.name)
@@ -112,30 +143,71 @@ class Consumer:
                 self.process(message)
         log.info("queue=%s consumer drained and stopped", self.queue.name)
 
+    def process_once(self, *, wait_s: float = 0) -> bool:
+        """Receive and settle at most one message; True if there was one."""
+        messages = self.queue.receive(max_messages=1, wait_s=wait_s,
+                                      visibility_s=self.config.visibility_s)
+        for message in messages:
+            self.process(message)
+        return bool(messages)
+
     def process(self, message: Message) -> None:
-        """Handle one leased message and settle it (ack, dead-letter or retry)."""
-        interval = self.config.heartbeat_s or self.config.visibility_s / 3
+        """Decode, handle and settle one leased message (ack, dead-letter or retry)."""
         try:
-            with Heartbeat(self.queue, message, self.config.visibility_s, interval):
-                self.handler(message)
+            commands = self.route.decode(message)
         except MalformedMessageError as exc:
             log.warning("queue=%s message=%s malformed, dead-lettered: %s",
                         self.queue.name, message.message_id, exc)
             self._safely(self.queue.dead_letter, message, str(exc))
-        except PermanentError as exc:
-            log.warning("queue=%s message=%s permanent failure: %s",
-                        self.queue.name, message.message_id, exc)
-            if self.on_permanent is not None:
-                self._safely(self.on_permanent, message, exc)
+            return
+        interval = self.config.heartbeat_s or self.config.visibility_s / 3
+        with Heartbeat(self.queue, message, self.config.visibility_s, interval) as beat:
+            retry = self._handle_all(message, commands)
+        if beat.lost:
+            self.leases_lost += 1
+            log.warning("queue=%s message=%s lease lost meanwhile; not settled here "
+                        "(lost so far: %d)", self.queue.name, message.message_id,
+                        self.leases_lost)
+        elif retry is None:
             self._safely(self.queue.delete, message)
-        except Exception:
-            delay = retry_delay(message.receive_count, self.config.backoff_base_s,
-                                self.config.backoff_max_s)
-            log.exception("queue=%s message=%s attempt %d failed; retry in %.1fs",
-                          self.queue.name, message.message_id, message.receive_count, delay)
-            self._safely(self.queue.extend, message, delay)
         else:
-            self._safely(self.queue.delete, message)
+            self._retry_or_give_up(message, commands, retry)
+
+    def _handle_all(self, message: Message, commands: list[Any]) -> Exception | None:
+        """Run every command; the first retryable error stops the rest (they run again
+        on redelivery, idempotently) and is returned."""
+        for command in commands:
+            try:
+                self.route.handle(command)
+            except PermanentError as exc:
+                log.warning("queue=%s message=%s permanent failure: %s",
+                            self.queue.name, message.message_id, exc)
+                self._fail(command, exc)
+            except Exception as exc:
+                return exc
+        return None
+
+    def _retry_or_give_up(self, message: Message, commands: list[Any], exc: Exception) -> None:
+        n = message.receive_count
+        if n >= self.config.max_attempts and not isinstance(exc, NEVER_FAILS_THE_JOB):
+            reason = RetriesExhaustedError(
+                f"The {self.route.stage} step kept failing after {n} attempts "
+                f"(last error: {exc}).")
+            log.error("queue=%s message=%s %s", self.queue.name, message.message_id, reason)
+            for command in commands:
+                self._fail(command, reason)
+            self._safely(self.queue.dead_letter, message, str(reason))
+            return
+        delay = retry_delay(n, self.config.backoff_base_s, self.config.backoff_max_s)
+        log.warning("queue=%s message=%s attempt %d failed; retry in %.1fs: %r",
+                    self.queue.name, message.message_id, n, delay, exc,
+                    exc_info=not isinstance(exc, NEVER_FAILS_THE_JOB))
+        self._safely(self.queue.extend, message, delay)
+
+    def _fail(self, command: Any, exc: BaseException) -> None:
+        job_id = self.route.job_id(command)
+        if job_id is not None and self.fail_job is not None:
+            self._safely(self.fail_job, job_id, self.route.stage, exc)
 
     def _safely(self, fn: Callable[..., object], *args: object) -> None:
         try:

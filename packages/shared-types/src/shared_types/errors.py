@@ -18,6 +18,18 @@ class TransientError(StereoSpotError):
     """The operation may succeed if retried later (network, throttling, 5xx)."""
 
 
+class RetriesExhaustedError(PermanentError):
+    """A step failed transiently on its last allowed attempt; the job is failed."""
+
+    code = "retries_exhausted"
+
+
+class OwnedElsewhereError(TransientError):
+    """Another worker owns this piece of work right now (a busy lease). Retried
+    later, and never a reason to fail the job: the owner finishes it, or the
+    janitor re-sends it once the owner is gone."""
+
+
 class MalformedMessageError(PermanentError):
     """A queue message body is not what its queue carries."""
 

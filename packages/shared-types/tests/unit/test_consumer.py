@@ -1,77 +1,140 @@
+"""The consumer loop owns the failure policy: decode, retry with backoff,
+dead-letter, and failing the job (permanent error or attempts exhausted)."""
+
 import json
 import threading
 
-from shared_types.consumer import Consumer, ConsumerConfig
-from shared_types.errors import InvalidMediaError, MalformedMessageError, TransientError
+from shared_types.consumer import Consumer, ConsumerConfig, Route
+from shared_types.errors import (
+    InvalidMediaError,
+    LeaseLostError,
+    MalformedMessageError,
+    OwnedElsewhereError,
+    TransientError,
+)
 from shared_types.testing.memory import MemoryQueue
 
 FAST = ConsumerConfig(wait_s=0, visibility_s=5, backoff_base_s=0.01, backoff_max_s=0.01)
 
 
-def consume_once(queue, handler, **kw):
-    consumer = Consumer(queue, handler, FAST, **kw)
-    for message in queue.receive(visibility_s=5):
-        consumer.process(message)
+def decode_jobs(message):
+    try:
+        return json.loads(message.body)["jobs"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise MalformedMessageError(f"not a jobs message: {exc}") from exc
+
+
+def consumer(queue, handle, *, config=FAST, failed=None):
+    route = Route("testing", decode_jobs, handle, lambda job_id: job_id)
+    fail = (lambda job_id, stage, exc: failed.append((job_id, stage, str(exc)))) if (
+        failed is not None) else None
+    return Consumer(queue, route, config, fail)
+
+
+def send(queue, *jobs):
+    queue.send(json.dumps({"jobs": list(jobs)}))
+
+
+def settled(queue):
+    stats = queue.stats()
+    return stats.visible + stats.in_flight == 0
 
 
 def test_a_handled_message_is_acknowledged():
-    q = MemoryQueue()
-    q.send("{}")
-    seen = []
-    consume_once(q, lambda m: seen.append(m.body))
-    assert seen == ["{}"]
-    assert q.stats().visible + q.stats().in_flight == 0
+    q, seen = MemoryQueue(), []
+    send(q, "j1", "j2")
+    assert consumer(q, seen.append).process_once()
+    assert seen == ["j1", "j2"] and settled(q)
 
 
 def test_a_malformed_message_is_dead_lettered_at_once_with_its_reason():
-    q = MemoryQueue(max_receives=5)
+    q, seen = MemoryQueue(max_receives=5), []
     q.send("not json")
-
-    def handler(m):
-        raise MalformedMessageError("body is not JSON")
-
-    consume_once(q, handler)
+    consumer(q, seen.append).process_once()
+    assert seen == [] and settled(q)
     assert q.stats().dead_letters == 1
-    assert q.stats().visible + q.stats().in_flight == 0
 
 
-def test_a_permanent_failure_is_reported_then_acknowledged():
-    q = MemoryQueue()
-    q.send(json.dumps({"job_id": "j1"}))
-    reported = []
+def test_a_permanent_failure_fails_only_its_own_job_then_acknowledges():
+    q, failed, seen = MemoryQueue(), [], []
 
-    def handler(m):
-        raise InvalidMediaError("not a video")
+    def handle(job_id):
+        if job_id == "bad":
+            raise InvalidMediaError("not a video")
+        seen.append(job_id)
 
-    consume_once(q, handler, on_permanent=lambda m, exc: reported.append(str(exc)))
-    assert reported == ["not a video"]
-    assert q.stats().dead_letters == 0
-    assert q.stats().visible + q.stats().in_flight == 0
+    send(q, "bad", "good")
+    consumer(q, handle, failed=failed).process_once()
+    assert failed == [("bad", "testing", "not a video")]
+    assert seen == ["good"] and settled(q) and q.stats().dead_letters == 0
 
 
-def test_a_transient_failure_is_redelivered_until_dead_lettered():
-    q = MemoryQueue(max_receives=2)
-    q.send("{}")
-    attempts = []
+def test_a_transient_failure_is_retried_then_fails_the_job_on_the_last_attempt():
+    q, failed, attempts = MemoryQueue(max_receives=10), [], []
+    config = ConsumerConfig(wait_s=0, visibility_s=5, backoff_base_s=0.01, backoff_max_s=0.01,
+                            max_attempts=3)
 
-    def handler(m):
-        attempts.append(m.receive_count)
+    def handle(job_id):
+        attempts.append(job_id)
         raise TransientError("throttled")
 
-    for _ in range(6):
-        consume_once(q, handler)
-        threading.Event().wait(0.03)
-    assert attempts == [1, 2]
-    assert q.stats().dead_letters == 1
+    send(q, "j1")
+    loop = consumer(q, handle, config=config, failed=failed)
+    while len(attempts) < 3:
+        loop.process_once(wait_s=0.05)
+    assert failed == [("j1", "testing",
+                       "The testing step kept failing after 3 attempts (last error: throttled).")]
+    assert settled(q) and q.stats().dead_letters == 1
+
+
+def test_work_owned_elsewhere_is_retried_but_never_fails_the_job():
+    q, failed, attempts = MemoryQueue(max_receives=3), [], []
+
+    def handle(job_id):
+        attempts.append(job_id)
+        raise (OwnedElsewhereError if len(attempts) % 2 else LeaseLostError)("busy")
+
+    send(q, "j1")
+    loop = consumer(q, handle, config=ConsumerConfig(
+        wait_s=0, visibility_s=5, backoff_base_s=0.01, backoff_max_s=0.01, max_attempts=1),
+        failed=failed)
+    while q.stats().dead_letters == 0:
+        loop.process_once(wait_s=0.05)
+    assert failed == [] and len(attempts) == 3  # the queue dead-letters after max receives
+
+
+def test_a_message_whose_lease_was_lost_meanwhile_is_not_acknowledged():
+    q = MemoryQueue(max_receives=5)
+    send(q, "j1")
+    lost, extend = threading.Event(), q.extend
+
+    def watched_extend(message, visibility_s):
+        try:
+            extend(message, visibility_s)
+        except LeaseLostError:
+            lost.set()
+            raise
+
+    q.extend = watched_extend
+
+    def handle(job_id):
+        [m] = list(q._msgs.values())
+        m["receipt"] = "taken-by-someone-else"  # another consumer holds it now
+        assert lost.wait(10)  # the heartbeat noticed
+
+    loop = consumer(q, handle, config=ConsumerConfig(wait_s=0, visibility_s=5, heartbeat_s=0.01))
+    loop.process_once()
+    assert loop.leases_lost == 1
+    assert q.stats().visible + q.stats().in_flight == 1  # the new holder's to settle
 
 
 def test_stop_drains_the_loop():
     q = MemoryQueue()
     stop = threading.Event()
-    consumer = Consumer(q, lambda m: stop.set(), ConsumerConfig(wait_s=0.05), stop=stop)
-    q.send("{}")
-    t = threading.Thread(target=consumer.run)
+    loop = consumer(q, lambda job_id: stop.set(), config=ConsumerConfig(wait_s=0.05))
+    loop.stop = stop
+    send(q, "j1")
+    t = threading.Thread(target=loop.run)
     t.start()
     t.join(timeout=5)
-    assert not t.is_alive()
-    assert q.stats().visible + q.stats().in_flight == 0
+    assert not t.is_alive() and settled(q)

@@ -17,6 +17,12 @@ class InferenceRejectedError(VideoWorkerError, PermanentError):
     """The inference backend refused this segment for good."""
 
 
+class SegmentConversionError(VideoWorkerError, PermanentError):
+    """A segment could not be converted for good; the message says which and why."""
+
+    code = "inference_failed"
+
+
 class InferenceUnavailableError(VideoWorkerError, TransientError):
     """The inference backend could not answer now; retrying may succeed."""
 

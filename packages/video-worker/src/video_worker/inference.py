@@ -1,12 +1,14 @@
-"""The inference handler: one segment-uploaded event in, one converted segment out.
+"""The inference route: segment-uploaded events in, converted segments out.
 
-Segment-first: the segment's status row is written ``pending`` (attempts + 1)
-before any inference, so a crash mid-conversion leaves a trace. A segment
-already ``complete`` is acknowledged without work. A permanent inference error
-marks the segment ``failed`` with its reason and fails the job (stage
-``inference``); a transient one propagates so the message is redelivered. This
-handler never writes a SegmentCompletion: the output write raises an event
-that the segment-output handler turns into one.
+``decode_segment_uploads`` turns a queue message into SegmentPayload commands;
+``convert_segment`` handles one. Segment-first: the segment's status row is
+written ``pending`` (attempts + 1) before any inference, so a crash
+mid-conversion leaves a trace. A segment already ``complete`` is acknowledged
+without work. A permanent inference error marks the segment ``failed`` with its
+reason and raises SegmentConversionError (the consumer loop fails the job,
+stage ``inference``); a transient one propagates so the message is redelivered.
+This handler never writes a SegmentCompletion: the output write raises an
+event that the segment-output handler turns into one.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ from dataclasses import dataclass, field
 
 from shared_types.errors import JobCancelledError, JobNotFoundError, PermanentError
 from shared_types.events import parse_s3_event_body
-from shared_types.job_failure import fail_job
 from shared_types.keys import output_segment_key, parse_segment_key
 from shared_types.models import JobStatus, Message, SegmentPayload, SegmentState
 from shared_types.ports import Backend
 
+from video_worker.errors import SegmentConversionError
 from video_worker.heartbeat import DEFAULT_INTERVAL_S, SegmentHeartbeater, default_worker_id
 from video_worker.inference_backend import InferenceBackend, InferenceResult
 
@@ -37,14 +39,11 @@ class InferenceDeps:
     heartbeat_s: float = DEFAULT_INTERVAL_S
 
 
-def handle_inference_message(message: Message, deps: InferenceDeps) -> list[InferenceResult]:
-    """Convert every segment named by an S3 event message.
-
-    Keys that are not canonical segment keys are skipped (logged). Raises
-    MalformedMessageError for a body that is not an S3 event, a PermanentError
-    after recording a permanent failure, and TransientError for retryable ones.
-    """
-    results = []
+def decode_segment_uploads(message: Message) -> list[SegmentPayload]:
+    """The segments an S3 event message names. Removal events and keys that are
+    not canonical segment keys are skipped (logged). Raises MalformedMessageError
+    for a body that is not an S3 event."""
+    payloads = []
     for record in parse_s3_event_body(message.body):
         if not record.event_name.startswith("ObjectCreated"):
             continue
@@ -52,10 +51,8 @@ def handle_inference_message(message: Message, deps: InferenceDeps) -> list[Infe
         if payload is None:
             log.warning("ignoring non-segment key %r in bucket %s", record.key, record.bucket)
             continue
-        result = convert_segment(payload, deps)
-        if result is not None:
-            results.append(result)
-    return results
+        payloads.append(payload)
+    return payloads
 
 
 def job_is_over(backend: Backend, job_id: str) -> bool:
@@ -68,7 +65,8 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
     """Convert one segment unless it is already complete or its job is over.
 
     Returns None when no work was needed. Raises JobNotFoundError for an
-    unknown job and re-raises inference errors after recording permanent ones.
+    unknown job, SegmentConversionError after recording a permanent inference
+    error on the segment, and transient inference errors as they are.
     """
     backend, job_id, index = deps.backend, payload.job_id, payload.segment_index
     status = backend.segment_status.get(job_id, index)
@@ -97,10 +95,8 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
     except PermanentError as exc:
         reason = str(exc) or type(exc).__name__
         backend.segment_status.mark_failed(job_id, index, reason)
-        fail_job(backend.jobs, job_id, code="inference_failed", stage=STAGE,
-                 message=f"Segment {index + 1} of {payload.total_segments} "
-                         f"could not be converted: {reason}")
-        raise
+        raise SegmentConversionError(f"Segment {index + 1} of {payload.total_segments} "
+                                     f"could not be converted: {reason}") from exc
     except Exception:
         log.warning("job_id=%s segment_index=%d inference attempt %d failed; will retry",
                     job_id, index, status.attempts)

@@ -20,13 +20,11 @@ from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 log = logging.getLogger(__name__)
 
 
-def handle_segment_output_message(message: Message, backend: Backend) -> int:
-    """Record every converted segment named by an output-bucket event message.
-
-    Returns how many completions were new. Raises MalformedMessageError for a
-    body that is not an S3 event; store errors propagate (transient).
-    """
-    new = 0
+def decode_segment_outputs(message: Message) -> list[SegmentOutput]:
+    """The converted segments an output-bucket event message names; ``final.mp4``
+    and any other key are skipped. Raises MalformedMessageError for a body that is
+    not an S3 event."""
+    outputs = []
     for record in parse_s3_event_body(message.body):
         if not record.event_name.startswith("ObjectCreated"):
             continue
@@ -34,8 +32,8 @@ def handle_segment_output_message(message: Message, backend: Backend) -> int:
         if output is None:
             log.debug("ignoring output key %r (not a converted segment)", record.key)
             continue
-        new += record_segment_output(output, backend)
-    return new
+        outputs.append(output)
+    return outputs
 
 
 def record_segment_output(output: SegmentOutput, backend: Backend) -> bool:

@@ -19,6 +19,7 @@ from shared_types.models import (
 )
 from shared_types.ports import Backend
 
+from video_worker.inference import InferenceDeps
 from video_worker.inference_backend import InferenceResult
 
 
@@ -73,3 +74,20 @@ def segment_event(backend: Backend, job_id: str, index: int, total: int,
 def output_event(backend: Backend, job_id: str, index: int) -> str:
     return build_s3_event_body(backend.output_storage.bucket,
                                output_segment_key(job_id, index), size=100)
+
+
+def record_outputs(message: Message, backend: Backend) -> int:
+    """Decode an output-bucket event and record each converted segment, as the
+    segment-output consumer would (without its failure policy); new completions."""
+    from video_worker.segment_output import decode_segment_outputs, record_segment_output
+
+    return sum(record_segment_output(o, backend) for o in decode_segment_outputs(message))
+
+
+def convert_all(message: Message, deps: InferenceDeps) -> list[InferenceResult]:
+    """Decode a segment-uploaded event and convert each segment, as the inference
+    consumer would (without its failure policy); the results of the work done."""
+    from video_worker.inference import convert_segment, decode_segment_uploads
+
+    results = (convert_segment(p, deps) for p in decode_segment_uploads(message))
+    return [r for r in results if r is not None]

@@ -16,16 +16,19 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
+from functools import partial
 
 from shared_types.backend_loader import receive_wait_s
-from shared_types.consumer import Consumer, ConsumerConfig, run_consumers
-from shared_types.models import Message
+from shared_types.consumer import Consumer, ConsumerConfig, Route, run_consumers
+from shared_types.job_failure import fail_job_for
+from shared_types.models import SegmentOutput, SegmentPayload
 from shared_types.ports import Backend, Queue
 
-from video_worker.inference import InferenceDeps, handle_inference_message
-from video_worker.inference_backend import InferenceBackend, InferenceResult
+from video_worker.inference import STAGE as INFERENCE_STAGE
+from video_worker.inference import InferenceDeps, convert_segment, decode_segment_uploads
+from video_worker.inference_backend import InferenceBackend
 from video_worker.janitor import JanitorReport, run_janitor_pass
-from video_worker.segment_output import handle_segment_output_message
+from video_worker.segment_output import decode_segment_outputs, record_segment_output
 from video_worker.settings import VideoWorkerSettings
 
 log = logging.getLogger(__name__)
@@ -38,29 +41,34 @@ class VideoWorker:
     settings: VideoWorkerSettings
     stop: threading.Event
 
-    # -- handlers (pure: no ack, no loop) -------------------------------------------
-    def handle_inference(self, message: Message) -> list[InferenceResult]:
-        """Convert the segments of one video-worker queue message (see inference.py)."""
-        return handle_inference_message(message, InferenceDeps(self.backend, self.inference))
+    # -- routes (decode + pure handler; the consumer loop owns the failure policy) --------
+    def inference_route(self) -> Route[SegmentPayload]:
+        deps = InferenceDeps(self.backend, self.inference)
+        return Route(INFERENCE_STAGE, decode_segment_uploads,
+                     partial(convert_segment, deps=deps), lambda p: p.job_id)
 
-    def handle_segment_output(self, message: Message) -> int:
-        """Record the completions of one segment-output message (see segment_output.py)."""
-        return handle_segment_output_message(message, self.backend)
+    def segment_output_route(self) -> Route[SegmentOutput]:
+        return Route("segment_output", decode_segment_outputs,
+                     partial(record_segment_output, backend=self.backend), lambda o: o.job_id)
 
     # -- consumers --------------------------------------------------------------------
     def consumer_config(self) -> ConsumerConfig:
         return ConsumerConfig(wait_s=receive_wait_s(self.settings),
-                              visibility_s=self.settings.visibility_s)
+                              visibility_s=self.settings.visibility_s,
+                              max_attempts=self.settings.max_segment_attempts)
+
+    def _consumer(self, queue: Queue, route: Route) -> Consumer:
+        return Consumer(queue, route, self.consumer_config(),
+                        partial(fail_job_for, self.backend.jobs), stop=self.stop)
 
     def inference_consumers(self) -> list[Consumer]:
         count = 1 if self.settings.inference_backend == "local" else (
             self.settings.inference_max_in_flight)
-        return [Consumer(self.backend.video_queue, self.handle_inference,
-                         self.consumer_config(), stop=self.stop) for _ in range(count)]
+        return [self._consumer(self.backend.video_queue, self.inference_route())
+                for _ in range(count)]
 
     def segment_output_consumer(self) -> Consumer:
-        return Consumer(self.backend.segment_output_queue, self.handle_segment_output,
-                        self.consumer_config(), stop=self.stop)
+        return self._consumer(self.backend.segment_output_queue, self.segment_output_route())
 
     def consumers(self) -> list[Consumer]:
         return [*self.inference_consumers(), self.segment_output_consumer()]
@@ -68,19 +76,11 @@ class VideoWorker:
     # -- synchronous entry points -----------------------------------------------------
     def process_inference_once(self, *, wait_s: float = 0) -> bool:
         """Receive one video-worker message and settle it; False if none came."""
-        return self._process_once(self.inference_consumers()[0], wait_s)
+        return self.inference_consumers()[0].process_once(wait_s=wait_s)
 
     def process_segment_output_once(self, *, wait_s: float = 0) -> bool:
         """Receive one segment-output message and settle it; False if none came."""
-        return self._process_once(self.segment_output_consumer(), wait_s)
-
-    def _process_once(self, consumer: Consumer, wait_s: float) -> bool:
-        queue: Queue = consumer.queue
-        messages = queue.receive(max_messages=1, wait_s=wait_s,
-                                 visibility_s=self.settings.visibility_s)
-        for message in messages:
-            consumer.process(message)
-        return bool(messages)
+        return self.segment_output_consumer().process_once(wait_s=wait_s)
 
     # -- janitor ----------------------------------------------------------------------
     def janitor_pass(self) -> JanitorReport:

@@ -9,11 +9,10 @@ from shared_types.keys import segment_key
 from shared_types.models import JobStatus, JobUpdate, OutputMode
 
 from video_worker import testing as h
-from video_worker.segment_output import handle_segment_output_message
 
 
 def complete(backend, job_id, index):
-    handle_segment_output_message(h.message(h.output_event(backend, job_id, index)), backend)
+    h.record_outputs(h.message(h.output_event(backend, job_id, index)), backend)
 
 
 def test_last_two_completions_in_two_workers_send_exactly_one_reassembly_message(

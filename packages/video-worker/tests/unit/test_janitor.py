@@ -7,7 +7,6 @@ from shared_types.models import JobStatus, JobUpdate, OutputMode
 
 from video_worker import testing as h
 from video_worker.janitor import complete_segment_set, run_janitor_pass
-from video_worker.segment_output import handle_segment_output_message
 
 STUCK = 600.0
 
@@ -33,7 +32,7 @@ def drain(queue):
 
 
 def complete(backend, job_id, index):
-    handle_segment_output_message(h.message(h.output_event(backend, job_id, index)), backend)
+    h.record_outputs(h.message(h.output_event(backend, job_id, index)), backend)
 
 
 def test_a_recent_chunking_job_is_left_alone(backend):

@@ -7,11 +7,10 @@ from shared_types.models import JobStatus, JobUpdate, SegmentState
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 
 from video_worker import testing as h
-from video_worker.segment_output import handle_segment_output_message
 
 
 def complete(backend, job_id, index):
-    return handle_segment_output_message(h.message(h.output_event(backend, job_id, index)),
+    return h.record_outputs(h.message(h.output_event(backend, job_id, index)),
                                          backend)
 
 
@@ -54,7 +53,7 @@ def test_a_later_success_clears_a_failed_segment(backend):
 def test_non_segment_outputs_are_ignored(backend, key):
     h.make_job(backend, total=1)
     body = build_s3_event_body(backend.output_storage.bucket, key, size=1)
-    assert handle_segment_output_message(h.message(body), backend) == 0
+    assert h.record_outputs(h.message(body), backend) == 0
     assert backend.completions.count("job-1") == 0
 
 
