@@ -73,11 +73,9 @@ def test_a_job_cancelled_mid_conversion_stops_at_the_next_heartbeat():
 def test_queued_messages_of_a_cancelled_job_are_acknowledged_and_ignored():
     from shared_types.models import JobStatus
 
-    from video_worker.inference import handle_inference_message
-
     backend = memory_backend()
     h.make_job(backend, status=JobStatus.CANCELLED, total=2)
     inference = h.RecordingInference(backend)
     body = h.segment_event(backend, "job-1", 0, 2)
-    assert handle_inference_message(h.message(body), InferenceDeps(backend, inference)) == []
+    assert h.convert_all(h.message(body), InferenceDeps(backend, inference)) == []
     assert inference.calls == []
