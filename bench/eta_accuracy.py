@@ -35,7 +35,8 @@ from web_ui.progress_snapshot import snapshot
 FRACTIONS = (0.1, 0.5)
 
 
-def follow(backend, job_id: str, eta: EtaEstimator, poll_s: float, timeout_s: float):
+def follow(backend, job_id: str, eta: EtaEstimator, poll_s: float, timeout_s: float,
+           verbose: bool = False):
     """(seconds since submit, ETA shown) samples until the job is final."""
     started = time.monotonic()
     samples: list[tuple[float, float | None]] = []
@@ -43,6 +44,10 @@ def follow(backend, job_id: str, eta: EtaEstimator, poll_s: float, timeout_s: fl
         job = backend.jobs.get(job_id)
         snap = snapshot(backend, job, eta)
         samples.append((time.monotonic() - started, snap.eta_seconds))
+        if verbose:
+            print(f"  {samples[-1][0]:6.1f} s {job.status.value:22} {snap.percent:5.1f} % "
+                  f"frames {snap.frames_done}/{snap.frames_total} fps {snap.fps} "
+                  f"eta {snap.eta_seconds}", flush=True)
         if job.status.is_final:
             return job, samples
         time.sleep(poll_s)
@@ -68,6 +73,7 @@ def main() -> int:
     parser.add_argument("--width", type=int, default=320)
     parser.add_argument("--height", type=int, default=180)
     parser.add_argument("--poll-s", type=float, default=0.25)
+    parser.add_argument("--verbose", action="store_true", help="print every sample")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="eta-bench-"))
     settings = StackSettings(data_dir=work / "data", workers=args.workers,
@@ -82,7 +88,8 @@ def main() -> int:
             clip = make_video(work / f"clip-{length:g}s.mp4", seconds=length,
                               size=(args.width, args.height))
             job = submit_job(backend, clip, mode=OutputMode.HALF_SBS, params=ConversionParams())
-            done, samples = follow(backend, job.job_id, eta, args.poll_s, timeout_s=1800)
+            done, samples = follow(backend, job.job_id, eta, args.poll_s, timeout_s=1800,
+                                   verbose=args.verbose)
             supervisor.poll()
             errors = [error_at(samples, f) for f in FRACTIONS]
             rows.append((length, done.total_segments, done.status.value, samples[-1][0], errors))

@@ -3,11 +3,11 @@ frames in all, conversion speed and time left.
 
 Workers beat while a segment converts (``SegmentHeartbeat``). A segment's
 frame count is known from its beats; segments not started yet are assumed to
-be as long as the average known one. The speed is the job's throughput since
-its first segment started (frames done over that time), so several workers
-add up and each segment's start-up cost is counted; a segment shows its own
-percent while its worker beats (a beat older than ``stale_s`` belongs to a
-worker that stopped).
+be as long as the average known one. The speed is the sum of the live
+segments' rates (a beat older than ``stale_s`` belongs to a worker that
+stopped), so several workers add up; frames done are extrapolated from each
+live segment's last beat to now (beats are seconds apart), and so is the time
+left.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from shared_types.models import SegmentHeartbeat
 
 STALE_S = 30.0
-MIN_ELAPSED_S = 1.0  # no speed before a second of conversion
 
 
 @dataclass(frozen=True)
@@ -54,9 +53,14 @@ def tally_frames(beats: Sequence[SegmentHeartbeat], done: Collection[int],
                                  for i in range(total_segments)))
         frames_total = max(frames_total, frames_done)
     live = [b for b in beats if b.segment_index not in done and now - b.last_heartbeat <= stale_s]
-    elapsed = now - min(b.started_at for b in beats)
-    fps = frames_done / elapsed if elapsed >= MIN_ELAPSED_S and frames_done else None
-    eta = (frames_total - frames_done) / fps if fps and frames_total is not None else None
+    rates = [(b, b.fps) for b in live if b.fps]
+    fps = sum(rate for _, rate in rates) if rates else None
+    since_beats = sum(min(rate * (now - b.last_heartbeat),
+                          max(0, (b.frames_total or b.frames_done) - b.frames_done))
+                      for b, rate in rates)
+    eta = None
+    if fps and frames_total is not None:
+        eta = max(0.0, frames_total - frames_done - since_beats) / fps
     percent = {b.segment_index: min(99, int(100 * b.frames_done / b.frames_total))
                for b in live if b.frames_total}
     return FrameTally(frames_done=frames_done, frames_total=frames_total,

@@ -16,19 +16,20 @@ def test_nothing_to_say_before_the_first_beat():
     assert tally_frames([], set(), 4, now=NOW) is None
 
 
-def test_frames_speed_and_time_left_from_two_workers():
-    beats = [beat(0, 100, elapsed=33, age=1), beat(1, 50), beat(2, 20)]
+def test_frames_speed_and_time_left_from_two_live_workers():
+    beats = [beat(0, 100, elapsed=20), beat(1, 50), beat(2, 20)]
     t = tally_frames(beats, {0}, 4, now=NOW)
     assert t.frames_done == 170
     assert t.frames_total == 400  # segment 3 assumed as long as the others
-    assert t.fps == 5.0  # 170 frames since the first segment started 34 s ago
-    assert t.eta_seconds == round(230 / 5)
+    assert t.fps == 7.0  # 5 fps + 2 fps
+    # both live beats are 1 s old: 7 more frames were done since
+    assert t.eta_seconds == round((230 - 7) / 7)
     assert t.segment_percent == {1: 50, 2: 20}
 
 
-def test_a_stale_worker_shows_no_segment_percent():
+def test_a_stale_worker_does_not_count_towards_the_speed():
     t = tally_frames([beat(0, 50), beat(1, 50, age=120)], set(), 2, now=NOW)
-    assert t.segment_percent == {0: 50}
+    assert t.fps == 5.0 and t.segment_percent == {0: 50}
 
 
 def test_no_speed_means_no_eta():
