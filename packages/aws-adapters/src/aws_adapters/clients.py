@@ -25,7 +25,8 @@ _session_lock = threading.Lock()
 def make_client(
     service: str, *, region: str | None = None, endpoint_url: str | None = None
 ) -> Any:
-    """A boto3 client for ``service`` ("s3", "sqs", "dynamodb").
+    """A boto3 client for ``service`` ("s3", "sqs", "dynamodb", "sagemaker-runtime",
+    "cloudwatch").
 
     Uses SigV4, adaptive retries with backoff for throttling, bounded timeouts,
     and path-style S3 addressing when an endpoint URL is given (local servers

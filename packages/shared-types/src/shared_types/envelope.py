@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
@@ -24,6 +25,23 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = "1.0"
 SUPPORTED_MAJOR = SCHEMA_VERSION.split(".")[0]
+
+
+class ErrorCode(StrEnum):
+    """``error.code`` of a failed invocation's body (and its HTTP status)."""
+
+    INVALID_REQUEST = "invalid_request"  # 400: the request body does not validate
+    INVALID_INPUT = "invalid_input"  # 400: not a video, unusable parameters
+    INPUT_NOT_FOUND = "input_not_found"  # 404: the input object does not exist
+    MODEL_NOT_INSTALLED = "model_not_installed"  # 422
+    TRANSIENT = "transient"  # 503: retrying may succeed
+    INTERNAL = "internal"  # 500: a bug or a crash; retried
+
+
+# The codes a retry cannot fix: a client fails the segment on them, over HTTP
+# (they are the 4xx answers) and over SageMaker async (read from the failure body).
+PERMANENT_ERROR_CODES = frozenset({ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_INPUT,
+                                   ErrorCode.INPUT_NOT_FOUND, ErrorCode.MODEL_NOT_INSTALLED})
 
 
 class InvocationRequest(BaseModel):
@@ -85,9 +103,9 @@ def result_envelope(output: SegmentOutputData, metrics: MetricsData) -> dict:
     return envelope.model_dump(mode="json", by_alias=True)
 
 
-def error_body(code: str, message: str) -> dict:
+def error_body(code: ErrorCode | str, message: str) -> dict:
     """The JSON body of a failed invocation."""
-    return {"error": {"code": code, "message": message}}
+    return {"error": {"code": str(code), "message": message}}
 
 
 @dataclass(frozen=True)
@@ -148,6 +166,16 @@ def error_message(body: bytes | str, *, fallback: str) -> str:
     if isinstance(doc, dict) and isinstance(doc.get("detail"), str):
         return doc["detail"][:1000]
     return fallback
+
+
+def error_code(body: bytes | str) -> str:
+    """The ``error.code`` of an error body, or '' when it has none (never raises)."""
+    try:
+        doc = _load(body)
+    except MalformedResponseError:
+        return ""
+    err = doc.get("error") if isinstance(doc, dict) else None
+    return str(err.get("code") or "") if isinstance(err, dict) else ""
 
 
 def _load(body: bytes | str | dict[str, Any]) -> Any:

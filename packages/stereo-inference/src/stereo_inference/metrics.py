@@ -10,6 +10,10 @@ from __future__ import annotations
 import logging
 from typing import Protocol
 
+from aws_adapters.clients import make_client
+from aws_adapters.errors import translated
+from shared_types.errors import StereoSpotError
+
 from stereo_inference.errors import EngineTransientError
 
 log = logging.getLogger(__name__)
@@ -53,14 +57,14 @@ class LogMetrics:
 
 
 class CloudWatchMetrics:
-    """Metrics through CloudWatch ``PutMetricData`` (boto3 is imported lazily)."""
+    """Metrics through CloudWatch ``PutMetricData``: the client from
+    ``aws_adapters.clients``, vendor errors through ``aws_adapters.errors``
+    (both import boto3 only when used)."""
 
     def __init__(self, namespace: str, *, cloud: str = "aws", region: str | None = None,
                  endpoint_url: str | None = None, client=None) -> None:
         if client is None:
-            import boto3
-
-            client = boto3.client("cloudwatch", region_name=region, endpoint_url=endpoint_url)
+            client = make_client("cloudwatch", region=region, endpoint_url=endpoint_url)
         self.client, self.namespace, self.cloud = client, namespace, cloud
 
     def record_segment(self, duration_s: float, size_bytes: int) -> dict:
@@ -76,7 +80,8 @@ class CloudWatchMetrics:
             for name, value in values.items()
         ]
         try:
-            self.client.put_metric_data(Namespace=self.namespace, MetricData=data)
-        except Exception as exc:  # botocore errors: the metric is lost, the segment is not
+            with translated(f"put metrics in {self.namespace}"):
+                self.client.put_metric_data(Namespace=self.namespace, MetricData=data)
+        except StereoSpotError as exc:
             raise EngineTransientError(f"CloudWatch rejected the metrics: {exc}") from exc
         return {"values": values, "dimensions": dims}

@@ -20,6 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from shared_types.envelope import (
+    ErrorCode,
     InvocationRequest,
     MetricsData,
     SegmentOutputData,
@@ -150,7 +151,7 @@ def _fetch_context(context: Location, stem: Path, storages: StorageFactory) -> P
 
 
 def _install_error_handlers(app: FastAPI) -> None:
-    def reply(status: int, code: str, exc: Exception) -> JSONResponse:
+    def reply(status: int, code: ErrorCode, exc: Exception) -> JSONResponse:
         return JSONResponse(error_body(code, str(exc)), status_code=status)
 
     @app.exception_handler(RequestValidationError)
@@ -159,26 +160,26 @@ def _install_error_handlers(app: FastAPI) -> None:
             f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
             for e in exc.errors()
         )
-        return JSONResponse(error_body("invalid_request", problems), status_code=400)
+        return JSONResponse(error_body(ErrorCode.INVALID_REQUEST, problems), status_code=400)
 
     @app.exception_handler(NotFoundError)
     async def not_found(_: Request, exc: NotFoundError) -> JSONResponse:
-        return reply(404, "input_not_found", exc)
+        return reply(404, ErrorCode.INPUT_NOT_FOUND, exc)
 
     @app.exception_handler(ModelNotInstalledError)
     async def no_model(_: Request, exc: ModelNotInstalledError) -> JSONResponse:
-        return reply(422, "model_not_installed", exc)
+        return reply(422, ErrorCode.MODEL_NOT_INSTALLED, exc)
 
     @app.exception_handler(PermanentError)
     async def permanent(_: Request, exc: PermanentError) -> JSONResponse:
-        return reply(400, "invalid_input", exc)
+        return reply(400, ErrorCode.INVALID_INPUT, exc)
 
     @app.exception_handler(TransientError)
     async def transient(_: Request, exc: TransientError) -> JSONResponse:
         log.warning("transient failure: %s", exc)
-        return reply(503, "transient", exc)
+        return reply(503, ErrorCode.TRANSIENT, exc)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected failure")
-        return reply(500, "internal", exc)
+        return reply(500, ErrorCode.INTERNAL, exc)

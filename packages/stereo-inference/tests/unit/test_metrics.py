@@ -1,4 +1,5 @@
 import pytest
+from botocore.exceptions import ClientError
 
 from stereo_inference.errors import EngineTransientError
 from stereo_inference.metrics import CloudWatchMetrics, LogMetrics, size_bucket
@@ -27,7 +28,8 @@ class FakeCloudWatch:
 
     def put_metric_data(self, **kwargs):
         if self.fail:
-            raise RuntimeError("throttled")
+            raise ClientError({"Error": {"Code": "Throttling", "Message": "slow down"}},
+                              "PutMetricData")
         self.calls.append(kwargs)
 
 

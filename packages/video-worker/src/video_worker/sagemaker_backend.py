@@ -5,7 +5,9 @@ locations in S3 until one appears.
 Up to ``max_in_flight`` invocations run at once; each is tied to the message
 whose handler started it (the consumer's heartbeat keeps that message
 invisible meanwhile) and its slot is released only when that invocation
-succeeds, fails or is given up on. boto3 stays inside this module.
+succeeds, fails or is given up on. Clients come from ``aws_adapters.clients``
+and vendor errors go through ``aws_adapters.errors.translated``, like every
+other boto3 call.
 """
 
 from __future__ import annotations
@@ -19,8 +21,11 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
+from aws_adapters.clients import make_client
+from aws_adapters.errors import translated
 from shared_types.conversion import FrameProgress
-from shared_types.envelope import error_message
+from shared_types.envelope import PERMANENT_ERROR_CODES, error_code, error_message
+from shared_types.errors import ObjectNotFoundError, StereoSpotError, TransientError
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
 
@@ -32,13 +37,6 @@ log = logging.getLogger(__name__)
 
 FetchLocation = Callable[[str], bytes | None]
 REQUESTS_PREFIX = "sagemaker-requests"
-# Error codes of the engine's error body that retrying cannot fix.
-PERMANENT_CODES = frozenset({"invalid_input", "model_not_installed", "bad_request",
-                             "unsupported_mode", "invalid_uri"})
-_TRANSIENT_CLIENT_CODES = frozenset({
-    "ThrottlingException", "Throttling", "ServiceUnavailable", "InternalFailure",
-    "InternalServerError", "RequestTimeout", "RequestTimeoutException",
-})
 
 
 class SageMakerInferenceBackend:
@@ -100,25 +98,20 @@ class SageMakerInferenceBackend:
                 self._leave()
 
     def _invoke(self, payload: SegmentPayload, request_key: str) -> tuple[str, str]:
-        from botocore.exceptions import BotoCoreError, ClientError
-
         inference_id = f"{payload.job_id}-{payload.segment_index}-{uuid.uuid4().hex[:8]}"
         try:
-            response = self._client.invoke_endpoint_async(
-                EndpointName=self._endpoint,
-                InputLocation=self._input.uri(request_key),
-                ContentType="application/json",
-                InferenceId=inference_id[:64],
-                InvocationTimeoutSeconds=int(min(3600, self._timeout_s)),
-            )
-        except ClientError as exc:
-            code = exc.response.get("Error", {}).get("Code", "")
-            status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-            if code in _TRANSIENT_CLIENT_CODES or status >= 500:
-                raise InferenceUnavailableError(f"SageMaker {code or status}: {exc}") from exc
+            with translated(f"invoke SageMaker endpoint {self._endpoint}"):
+                response = self._client.invoke_endpoint_async(
+                    EndpointName=self._endpoint,
+                    InputLocation=self._input.uri(request_key),
+                    ContentType="application/json",
+                    InferenceId=inference_id[:64],
+                    InvocationTimeoutSeconds=int(min(3600, self._timeout_s)),
+                )
+        except TransientError as exc:
+            raise InferenceUnavailableError(f"SageMaker unavailable: {exc}") from exc
+        except StereoSpotError as exc:
             raise InferenceRejectedError(f"SageMaker refused the invocation: {exc}") from exc
-        except BotoCoreError as exc:
-            raise InferenceUnavailableError(f"SageMaker unreachable: {exc}") from exc
         log.info("job_id=%s segment_index=%d invoked %s async (inference_id=%s)",
                  payload.job_id, payload.segment_index, self._endpoint,
                  response.get("InferenceId", inference_id))
@@ -154,16 +147,10 @@ class SageMakerInferenceBackend:
 
 def classify_failure(body: bytes) -> Exception:
     """The error for an async failure body: permanent when the engine said the
-    input is bad, transient otherwise (model crash, timeout, capacity)."""
+    input is bad (the same codes the HTTP backend gets as 4xx answers), transient
+    otherwise (model crash, timeout, capacity)."""
     reason = error_message(body, fallback="SageMaker async invocation failed")
-    code = ""
-    try:
-        doc = json.loads(body)
-        if isinstance(doc, dict) and isinstance(doc.get("error"), dict):
-            code = str(doc["error"].get("code", ""))
-    except ValueError:
-        pass
-    if code in PERMANENT_CODES:
+    if error_code(body) in PERMANENT_ERROR_CODES:
         return InferenceRejectedError(f"the inference endpoint rejected the segment: {reason}")
     return InferenceUnavailableError(f"SageMaker async invocation failed: {reason}")
 
@@ -176,34 +163,27 @@ class S3LocationReader:
 
     def __call__(self, uri: str) -> bytes | None:
         """The object's bytes, or None if absent. Raises InferenceUnavailableError otherwise."""
-        from botocore.exceptions import BotoCoreError, ClientError
-
         parsed = urlparse(uri)
         if parsed.scheme != "s3" or not parsed.netloc:
             raise InferenceRejectedError(f"not an S3 location: {uri!r}")
         try:
-            obj = self._s3.get_object(Bucket=parsed.netloc, Key=parsed.path.lstrip("/"))
-            return obj["Body"].read()
-        except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") in ("NoSuchKey", "404", "NotFound"):
-                return None
-            raise InferenceUnavailableError(f"cannot read {uri}: {exc}") from exc
-        except BotoCoreError as exc:
+            with translated(f"read {uri}"):
+                obj = self._s3.get_object(Bucket=parsed.netloc, Key=parsed.path.lstrip("/"))
+                return obj["Body"].read()
+        except ObjectNotFoundError:
+            return None
+        except StereoSpotError as exc:
             raise InferenceUnavailableError(f"cannot read {uri}: {exc}") from exc
 
 
 def build_sagemaker_backend(settings: Any, backend: Any, stop: threading.Event
                             ) -> SageMakerInferenceBackend:
     """A SageMaker backend with real boto3 clients, from VideoWorkerSettings."""
-    import boto3
-
-    kwargs = {"region_name": settings.aws_region}
-    if settings.aws_endpoint_url:
-        kwargs["endpoint_url"] = settings.aws_endpoint_url
+    kwargs = {"region": settings.aws_region, "endpoint_url": settings.aws_endpoint_url}
     return SageMakerInferenceBackend(
         settings.sagemaker_endpoint, backend.input_storage, backend.output_storage,
-        runtime_client=boto3.client("sagemaker-runtime", **kwargs),
-        fetch_location=S3LocationReader(boto3.client("s3", **kwargs)),
+        runtime_client=make_client("sagemaker-runtime", **kwargs),
+        fetch_location=S3LocationReader(make_client("s3", **kwargs)),
         max_in_flight=settings.inference_max_in_flight, poll_s=settings.inference_poll_s,
         timeout_s=settings.inference_timeout_s, stop=stop,
         seamless=settings.seamless_segments)
