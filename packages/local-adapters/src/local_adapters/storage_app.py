@@ -32,7 +32,9 @@ from local_adapters.storage import FilesystemStorage, validate_key
 log = logging.getLogger(__name__)
 
 CHUNK = 256 * 1024
-_RANGE_RE = re.compile(r"^bytes=(\d*)-(\d*)$")
+# At most 19 digits: anything longer is past any object size, and int() of a
+# 5000-digit string raises ValueError (Python's digit limit) instead of a 416.
+_RANGE_RE = re.compile(r"^bytes=(\d{0,19})-(\d{0,19})$")
 
 
 class RangeNotSatisfiableError(ValueError):
@@ -49,8 +51,8 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
         return None
     if "," in header:
         return None
-    m = _RANGE_RE.match(header.strip())
-    if not m or (m[1] == "" and m[2] == ""):
+    m = _RANGE_RE.match(header.strip()[:64])
+    if len(header.strip()) > 64 or not m or (m[1] == "" and m[2] == ""):
         raise RangeNotSatisfiableError(f"malformed Range {header!r}")
     if m[1] == "":  # suffix range: the last N bytes
         length = int(m[2])
@@ -65,7 +67,9 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
 
 
 def content_disposition(name: str) -> str:
-    """An ``attachment`` header value safe for any file name."""
+    """An ``attachment`` header value safe for any file name (quotes, backslashes
+    and control characters such as CR/LF never reach the header)."""
+    name = "".join(ch if ch.isprintable() else "_" for ch in name)
     ascii_name = name.encode("ascii", "replace").decode().replace('"', "_").replace("\\", "_")
     return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name, safe='')}"
 

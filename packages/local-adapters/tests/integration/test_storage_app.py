@@ -114,6 +114,28 @@ def test_unsatisfiable_range_is_416_with_the_size(client, backend):
     assert resp.headers["content-range"] == f"bytes */{len(DATA)}"
 
 
+@pytest.mark.parametrize("spec", ["9" * 5000 + "-", "0-" + "9" * 5000, "-" + "9" * 5000])
+def test_a_range_with_thousands_of_digits_is_416_not_a_server_error(client, backend, spec):
+    backend.output_storage.put_bytes("jobs/job-1/final.mp4", DATA)
+    url = path_of(backend.output_storage.presign_get("jobs/job-1/final.mp4"))
+    resp = client.get(url, headers={"Range": f"bytes={spec}"})
+    assert resp.status_code == 416
+    ok = client.get(url, headers={"Range": "bytes=0-0"})  # negative control
+    assert ok.status_code == 206
+
+
+def test_a_download_name_with_cr_lf_cannot_inject_a_header(client, backend):
+    backend.output_storage.put_bytes("jobs/job-1/final.mp4", DATA)
+    url = backend.output_storage.presign_get(
+        "jobs/job-1/final.mp4", download_name="clip\r\nSet-Cookie: x=1\r\n.mp4")
+    resp = client.get(path_of(url))
+    assert resp.status_code == 200
+    assert "set-cookie" not in resp.headers
+    value = resp.headers["content-disposition"]
+    assert "\r" not in value and "\n" not in value
+    assert value.startswith('attachment; filename="clip__Set-Cookie: x=1__.mp4"')
+
+
 def test_download_name_makes_an_attachment(client, backend):
     backend.output_storage.put_bytes("jobs/job-1/final.mp4", DATA)
     url = backend.output_storage.presign_get("jobs/job-1/final.mp4",

@@ -8,12 +8,18 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from shared_types.backend_loader import load_backend
 from shared_types.ports import Backend
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from web_ui.bootstrap import STORAGE_MOUNT, build_storage_app
 from web_ui.eta import EtaEstimator
 from web_ui.handlers import install_handlers
 from web_ui.routes import api, events, pages, uploads
-from web_ui.security import BasicAuthMiddleware, BodyLimitMiddleware, SecurityHeadersMiddleware
+from web_ui.security import (
+    BasicAuthMiddleware,
+    BodyLimitMiddleware,
+    SecurityHeadersMiddleware,
+    trusted_hosts,
+)
 from web_ui.settings import WebSettings
 from web_ui.templating import build_templates
 
@@ -56,4 +62,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
             exempt_prefixes=AUTH_EXEMPT,
         )
     app.add_middleware(SecurityHeadersMiddleware)
+    hosts = trusted_hosts(settings.host, settings.public_base_url, settings.allowed_hosts)
+    if hosts is not None:  # outermost: a foreign Host is refused before anything runs
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)
     return app

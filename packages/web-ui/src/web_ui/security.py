@@ -1,10 +1,13 @@
-"""ASGI middleware: security headers, a request body cap, optional basic auth."""
+"""ASGI middleware: security headers, a request body cap, optional basic auth,
+and the host names a loopback-only UI answers (DNS rebinding)."""
 
 from __future__ import annotations
 
 import base64
 import binascii
 import hmac
+import ipaddress
+from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
@@ -22,6 +25,33 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
         b"frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
     ),
 )
+
+
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]", "::1")
+
+
+def _is_loopback(host: str) -> bool:
+    if host in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def trusted_hosts(bind_host: str, public_base_url: str, extra: list[str]) -> list[str] | None:
+    """Host header values the UI accepts, or None for any.
+
+    A UI bound to loopback (``stereo-spot serve``) answers only loopback names,
+    its public URL's host and ``extra``: a page on another site whose DNS name
+    was re-bound to 127.0.0.1 sends its own name and is refused. A UI bound to
+    a public interface (behind a load balancer) is protected by the balancer's
+    own authentication and HTTPS, and answers any Host unless ``extra`` lists some.
+    """
+    if not _is_loopback(bind_host):
+        return list(extra) or None
+    public = urlsplit(public_base_url).hostname
+    return sorted({*LOOPBACK_NAMES, *([public] if public else []), *extra})
 
 
 class SecurityHeadersMiddleware:

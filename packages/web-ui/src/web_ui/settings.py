@@ -42,6 +42,10 @@ class WebSettings(BackendSettings):
     # Mount local-adapters' signed /storage routes when the backend is local.
     serve_storage: bool = True
 
+    # Host names accepted besides loopback and public_base_url's host, when the UI
+    # listens on loopback only (the DNS-rebinding guard, web_ui.security.trusted_hosts).
+    allowed_hosts: list[str] = Field(default_factory=list)
+
     @property
     def basic_auth_enabled(self) -> bool:
         return bool(self.basic_auth_user and self.basic_auth_password)

@@ -23,7 +23,8 @@ def aws_app(monkeypatch):
         monkeypatch.setenv(name, value)
     with moto.mock_aws():
         provisioned = create_data_plane(WebSettings(backend="aws"))
-        settings = WebSettings(**{**provisioned.model_dump(), "backend": "aws"})
+        settings = WebSettings(**{**provisioned.model_dump(), "backend": "aws",
+                                  "allowed_hosts": ["testserver"]})
         yield create_app(settings)
 
 

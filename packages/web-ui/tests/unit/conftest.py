@@ -20,6 +20,7 @@ def settings(tmp_path) -> WebSettings:
     return WebSettings(
         serve_storage=False, data_dir=tmp_path, sse_poll_s=0.01, sse_ping_s=30,
         public_base_url="http://127.0.0.1:8000", max_upload_bytes=10_000_000,
+        allowed_hosts=[HOST],
     )
 
 

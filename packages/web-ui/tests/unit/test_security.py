@@ -70,3 +70,29 @@ def test_no_auth_when_not_configured(client):
 ])
 def test_credentials_match(header, ok):
     assert credentials_match(header, "me", "pw") is ok
+
+
+def loopback_app(backend, tmp_path, **kw):
+    s = WebSettings(_env_file=None, data_dir=tmp_path, serve_storage=False, host="127.0.0.1",
+                    public_base_url="http://127.0.0.1:8000", **kw)
+    return TestClient(create_app(s, backend), base_url="http://127.0.0.1:8000")
+
+
+@pytest.mark.parametrize("host", ["evil.example", "rebound.attacker.test:8000"])
+def test_a_loopback_ui_refuses_a_foreign_host_header(backend, tmp_path, host):
+    client = loopback_app(backend, tmp_path)
+    assert client.get("/api/jobs", headers={"host": host}).status_code == 400
+    # negative control: the same request under its own name is answered
+    assert client.get("/api/jobs").status_code == 200
+    assert client.get("/api/jobs", headers={"host": "localhost:8000"}).status_code == 200
+
+
+def test_a_ui_bound_to_every_interface_answers_any_host(backend, tmp_path):
+    s = WebSettings(_env_file=None, data_dir=tmp_path, serve_storage=False, host="0.0.0.0")
+    client = TestClient(create_app(s, backend))
+    assert client.get("/healthz", headers={"host": "10.0.3.7:8000"}).status_code == 200
+
+
+def test_extra_allowed_hosts_are_accepted(backend, tmp_path):
+    client = loopback_app(backend, tmp_path, allowed_hosts=["stereo.lan"])
+    assert client.get("/healthz", headers={"host": "stereo.lan"}).status_code == 200

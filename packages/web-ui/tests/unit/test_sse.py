@@ -1,5 +1,4 @@
 import threading
-import time
 
 from shared_types.models import JobStatus, JobUpdate, SegmentCompletion
 
@@ -24,13 +23,21 @@ def test_a_final_job_gets_one_snapshot_then_done(client, backend):
 
 def test_progress_streams_each_change_until_the_job_completes(client, backend):
     job = add_job(backend, status=JobStatus.CHUNKING_COMPLETE, total_segments=2)
+    polls, read = threading.Semaphore(0), backend.completions.list
 
-    def advance():
+    def counted_read(job_id):
+        rows = read(job_id)
+        polls.release()  # the stream took a snapshot
+        return rows
+
+    backend.completions.list = counted_read
+
+    def advance():  # one change after each snapshot the stream takes (no sleeps)
         for i in range(2):
-            time.sleep(0.15)
+            assert polls.acquire(timeout=30)
             backend.completions.put(SegmentCompletion(
                 job_id=job.job_id, segment_index=i, output_key=f"o{i}"))
-        time.sleep(0.15)
+        assert polls.acquire(timeout=30)
         backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
 
     driver = threading.Thread(target=advance)
