@@ -71,3 +71,11 @@ def test_translated_lets_our_own_errors_through():
     with pytest.raises(KeyError):
         with translated("x"):
             raise KeyError("not a vendor error")
+
+
+def test_every_error_is_permanent_or_transient_never_both():
+    from shared_types.testing.error_tree import misclassified
+
+    from aws_adapters import errors
+
+    assert misclassified(errors) == []

@@ -1,17 +1,17 @@
 """Errors of the stereo-spot CLI, classified like the rest of the pipeline."""
 
-from shared_types.errors import PermanentError, TransientError
+from shared_types.errors import PermanentError, StereoSpotError, TransientError
 
 
-class LocalStackError(PermanentError):
+class LocalStackError(StereoSpotError):
     """Base of every error raised by local_stack; its message is shown to a person."""
 
 
-class ConversionFailedError(LocalStackError):
+class ConversionFailedError(LocalStackError, PermanentError):
     """The pipeline finished the job as ``failed`` (the message says why)."""
 
 
-class ServiceMissingError(LocalStackError):
+class ServiceMissingError(LocalStackError, PermanentError):
     """A service package the command needs is not installed."""
 
 

@@ -86,6 +86,10 @@ class UploadTooLargeError(InvalidUploadError):
     """A multipart upload is over its size cap (the storage refused it)."""
 
 
+class FfmpegNotFoundError(PermanentError):
+    """No usable ffmpeg binary."""
+
+
 class AdapterMissingError(PermanentError):
     """The adapter package of the configured backend is not installed."""
 

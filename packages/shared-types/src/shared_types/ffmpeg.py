@@ -6,11 +6,9 @@ from __future__ import annotations
 import shutil
 from functools import cache
 
-from shared_types.errors import PermanentError
+from shared_types.errors import FfmpegNotFoundError
 
-
-class FfmpegNotFoundError(PermanentError):
-    """No usable ffmpeg binary."""
+__all__ = ["FfmpegNotFoundError", "ffmpeg_path"]
 
 
 @cache
