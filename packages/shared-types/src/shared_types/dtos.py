@@ -14,6 +14,8 @@ class CreateJobRequest(BaseModel):
     title: str | None = Field(None, max_length=200)
     params: ConversionParams = Field(default_factory=ConversionParams)
     container: Container = Container.MP4
+    # Called with a signed JSON body when the job ends (http or https only).
+    webhook_url: str | None = Field(None, max_length=2000, pattern=r"^https?://[^\s]+$")
 
 
 class CreateJobResponse(BaseModel):

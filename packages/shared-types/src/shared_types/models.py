@@ -134,6 +134,9 @@ class Job(BaseModel):
     resends: int = Field(0, ge=0)
     # Bumped by every Retry: the reassembly trigger fires once per epoch.
     epoch: int = Field(0, ge=0)
+    # Called with a signed JSON body when the job ends; notified_at once delivered.
+    webhook_url: str | None = Field(None, max_length=2000)
+    notified_at: float | None = None
 
 
 class JobUpdate(BaseModel):
@@ -149,6 +152,7 @@ class JobUpdate(BaseModel):
     title: str | None = None
     resends: int | None = Field(None, ge=0)
     epoch: int | None = Field(None, ge=0)
+    notified_at: float | None = None
 
 
 class JobPage(BaseModel):

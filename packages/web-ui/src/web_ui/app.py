@@ -10,6 +10,7 @@ from shared_types.backend_loader import load_backend
 from shared_types.ports import Backend
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
+from web_ui import webhooks
 from web_ui.bootstrap import STORAGE_MOUNT, build_storage_app
 from web_ui.eta import EtaEstimator
 from web_ui.handlers import install_handlers
@@ -49,6 +50,10 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
     if storage is not None:
         app.mount(STORAGE_MOUNT, storage, name="storage")
     install_handlers(app)
+    if settings.webhook_secret is not None:
+        app.state.webhooks = webhooks.start_notifier(
+            backend, settings.webhook_secret.get_secret_value().encode(),
+            poll_s=settings.webhook_poll_s, timeout_s=settings.webhook_timeout_s)
 
     # Last added runs first: headers wrap everything, auth before reading bodies.
     app.add_middleware(

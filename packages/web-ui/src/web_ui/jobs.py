@@ -42,7 +42,7 @@ def create_job(backend: Backend, request: CreateJobRequest) -> Job:
     """Record a new job in ``created`` and return it."""
     title = request.title.strip() if request.title else None
     job = Job(job_id=new_job_id(), mode=request.mode, title=title or None, params=request.params,
-              container=request.container)
+              container=request.container, webhook_url=request.webhook_url)
     backend.jobs.create(job)
     return job
 

@@ -32,6 +32,11 @@ class WebSettings(BackendSettings):
         ),
     )
 
+    # Signs job-ended webhooks (HMAC-SHA256); unset: webhooks are off.
+    webhook_secret: SecretStr | None = None
+    webhook_poll_s: float = Field(2.0, gt=0, le=300)
+    webhook_timeout_s: float = Field(5.0, gt=0, le=60)
+
     basic_auth_user: str | None = None
     basic_auth_password: SecretStr | None = None
 

@@ -19,7 +19,7 @@ from shared_types.models import (
 from shared_types.retry import retry_job
 
 from web_ui import jobs as job_service
-from web_ui import lifecycle
+from web_ui import lifecycle, webhooks
 from web_ui.dependencies import SAFE_FORM, BackendDep, EtaDep, SettingsDep, TemplatesDep
 from web_ui.progress_snapshot import snapshot
 from web_ui.templating import render
@@ -37,7 +37,8 @@ def dashboard(request: Request, backend: BackendDep, settings: SettingsDep,
                                       expires_s=settings.playback_url_expires_s)
     return render(templates, request, "index.html",
                   {"listing": listing, "posters": posters,
-                   "max_upload_bytes": settings.max_upload_bytes})
+                   "max_upload_bytes": settings.max_upload_bytes,
+                   "webhooks_enabled": settings.webhook_secret is not None})
 
 
 @router.get("/jobs")
@@ -62,13 +63,15 @@ def create_job(
     depth_model: Annotated[DepthModel, Form()] = DepthModel.HEURISTIC,
     anaglyph_method: Annotated[AnaglyphMethod, Form()] = AnaglyphMethod.DUBOIS,
     container: Annotated[Container, Form()] = Container.MP4,
+    webhook_url: Annotated[str | None, Form(max_length=2000)] = None,
 ) -> Response:
     params = ConversionParams(
         divergence=divergence, convergence=convergence, depth_model=depth_model,
         anaglyph_method=anaglyph_method,
     )
     job = job_service.create_job(
-        backend, CreateJobRequest(mode=mode, title=title, params=params, container=container)
+        backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
+                                  webhook_url=webhooks.form_url(webhook_url))
     )
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 

@@ -55,10 +55,36 @@
     document.getElementById("job").dataset.status = p.status;
   }
 
+  // Browser notifications: permission is asked on first use (an upload), and a
+  // job page open in some tab says when its job ends.
+  function askNotificationPermission() {
+    if ("Notification" in window && Notification.permission === "default") {
+      Notification.requestPermission();
+    }
+  }
+
+  function notifyEnded(status) {
+    if (!("Notification" in window) || Notification.permission !== "granted") { return; }
+    var title = document.querySelector("#job h1");
+    var words = { completed: "Your 3D video is ready", failed: "The conversion failed",
+      cancelled: "The job was cancelled" };
+    try {
+      new Notification("StereoSpot: " + (words[status] || status), {
+        body: title ? title.textContent : "", tag: document.getElementById("job").dataset.jobId,
+      });
+    } catch (e) { /* some browsers only notify from a service worker */ }
+  }
+
   function followProgress(url) {
     var source = new EventSource(url);
-    source.addEventListener("progress", function (e) { drawProgress(JSON.parse(e.data)); });
-    source.addEventListener("done", function () { source.close(); window.location.reload(); });
+    var last = null;
+    source.addEventListener("progress", function (e) { last = JSON.parse(e.data); drawProgress(last); });
+    source.addEventListener("done", function (e) {
+      source.close();
+      var final = e.data ? JSON.parse(e.data) : last;
+      notifyEnded(final && final.status);
+      window.location.reload();
+    });
     source.addEventListener("gone", function () { source.close(); window.location.href = "/jobs"; });
   }
 
@@ -79,6 +105,7 @@
   // Upload `file` into job `jobId`, drawing progress, speed and time left into
   // the #upload-* elements of the page. Resolves when the source is stored.
   function uploadWithUi(file, jobId) {
+    askNotificationPermission();
     var bar = document.getElementById("upload-progress");
     var cancel = document.getElementById("upload-cancel");
     var panel = document.getElementById("upload-panel") || document.getElementById("upload-form");
