@@ -22,7 +22,9 @@ def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) 
     limits = ProbeLimits(max_bytes=settings.max_source_bytes,
                          max_duration_s=settings.max_duration_s,
                          max_width=settings.max_width, max_height=settings.max_height,
-                         timeout_s=settings.probe_timeout_s)
+                         timeout_s=settings.probe_timeout_s, max_fps=settings.max_fps,
+                         max_frames=settings.max_frames,
+                         max_pixel_frames=settings.max_pixel_frames)
     deps = MediaDeps(
         backend=backend if backend is not None else load_backend(settings),
         runner=FfmpegRunner(ffmpeg_path(settings.ffmpeg), timeout_s=settings.ffmpeg_timeout_s,

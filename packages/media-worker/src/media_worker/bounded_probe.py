@@ -28,6 +28,10 @@ class ProbeLimits:
     max_width: int
     max_height: int
     timeout_s: float = 60.0
+    max_fps: float = 240.0
+    max_frames: int = 1_000_000
+    # width x height x frames: the work a source asks for (4K at 60 fps for 30 min fits)
+    max_pixel_frames: int = 1_200_000_000_000
 
 
 @dataclass(frozen=True)
@@ -86,6 +90,9 @@ def probe_video(path: Path, limits: ProbeLimits) -> VideoInfo:
         if width > limits.max_width or height > limits.max_height:
             raise _reject(f"The video is {width}x{height}, larger than the allowed "
                           f"{limits.max_width}x{limits.max_height}.")
+        rate = stream.average_rate or stream.guessed_rate
+        if rate is not None and float(rate) > limits.max_fps:
+            raise _reject(_too_many_fps(float(rate), limits))
         duration = _declared_duration(container, stream)
         if duration is not None and duration > limits.max_duration_s:
             raise _reject(f"The video is too long ({duration / 60:.1f} min); the limit is "
@@ -101,9 +108,29 @@ def probe_video(path: Path, limits: ProbeLimits) -> VideoInfo:
     if end_s > limits.max_duration_s:
         raise _reject(f"The video is too long ({end_s / 60:.1f} min); the limit is "
                       f"{limits.max_duration_s / 60:.1f} min.")
+    _check_work(frames, end_s, width, height, limits)
     return VideoInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
                      container=container_name)
+
+
+def _too_many_fps(fps: float, limits: ProbeLimits) -> str:
+    return (f"The video has {fps:.0f} frames per second; at most {limits.max_fps:g} "
+            "are allowed.")
+
+
+def _check_work(frames: int, end_s: float, width: int, height: int, limits: ProbeLimits) -> None:
+    """Refuse what would pin a worker: too many frames per second, too many frames,
+    or too many pixels in all (width x height x frames)."""
+    if frames / end_s > limits.max_fps * 1.01 and frames > 1:
+        raise _reject(_too_many_fps(frames / end_s, limits))
+    if frames > limits.max_frames:
+        raise _reject(f"The video has {frames:,} frames; at most {limits.max_frames:,} are "
+                      "allowed.")
+    if width * height * frames > limits.max_pixel_frames:
+        raise _reject(f"The video is too much work to convert ({width}x{height} x {frames:,} "
+                      f"frames); the limit is {limits.max_pixel_frames / 1e9:,.0f} gigapixels "
+                      "in all. Shorten it or lower its resolution.")
 
 
 def _declared_duration(container, stream) -> float | None:
@@ -129,6 +156,9 @@ def _scan_packets(container, stream, limits: ProbeLimits, path: Path) -> tuple[i
             start = t if start is None else min(start, t)
             end = max(end, t + dur)
             frames += 1
+            if frames > limits.max_frames:  # stop scanning early: refused anyway
+                raise _reject(f"The video has more than {limits.max_frames:,} frames; at most "
+                              f"{limits.max_frames:,} are allowed.")
             if packet.is_keyframe:
                 if last_key is not None:
                     gap = max(gap, t - last_key)

@@ -18,6 +18,9 @@ class MediaWorkerSettings(BackendSettings):
     max_width: int = Field(7680, gt=0)
     max_height: int = Field(4320, gt=0)
     probe_timeout_s: float = Field(300.0, gt=0)  # the packet scan reads the whole file
+    max_fps: float = Field(240.0, gt=0)
+    max_frames: int = Field(1_000_000, gt=0)
+    max_pixel_frames: int = Field(1_200_000_000_000, gt=0)  # width x height x frames
     ffmpeg: str | None = None  # STEREO_SPOT_FFMPEG: an explicit ffmpeg binary
     ffmpeg_timeout_s: float = Field(3600.0, gt=0)
     visibility_s: float = Field(120.0, gt=0)

@@ -17,7 +17,9 @@ def clip(tmp_path_factory):
 
 
 def test_a_good_clip_is_described(clip):
-    info = probe_video(clip, ProbeLimits(**ROOMY))
+    # exactly at every work limit is still allowed (the negative control of the refusals below)
+    info = probe_video(clip, ProbeLimits(**ROOMY, max_fps=24, max_frames=72,
+                                         max_pixel_frames=160 * 96 * 72))
     assert (info.width, info.height, info.video_frames) == (160, 96, 72)
     assert info.duration_s == pytest.approx(3.0, abs=0.05) and info.has_audio
     assert info.max_keyframe_gap_s == pytest.approx(1.0, abs=0.05)
@@ -28,6 +30,9 @@ def test_a_good_clip_is_described(clip):
     ({"max_duration_s": 2}, "too long"),
     ({"max_width": 100}, "160x96, larger than the allowed 100x8000"),
     ({"max_height": 50}, "larger than the allowed"),
+    ({"max_fps": 20}, "24 frames per second; at most 20"),
+    ({"max_frames": 50}, "more than 50 frames"),
+    ({"max_pixel_frames": 160 * 96 * 71}, "too much work to convert"),
 ])
 def test_a_clip_over_a_limit_is_refused_with_the_limit_named(clip, limit, words):
     with pytest.raises(UnusableVideoError, match=words):

@@ -23,6 +23,12 @@ class SegmentConversionError(VideoWorkerError, PermanentError):
     code = "inference_failed"
 
 
+class ConversionTimeoutError(VideoWorkerError, PermanentError):
+    """The engine ran past the wall-clock limit for its segment (it would again)."""
+
+    code = "inference_timeout"
+
+
 class InferenceUnavailableError(VideoWorkerError, TransientError):
     """The inference backend could not answer now; retrying may succeed."""
 

@@ -22,6 +22,7 @@ from shared_types.keys import output_segment_key, parse_segment_key
 from shared_types.models import JobStatus, Message, SegmentPayload, SegmentState
 from shared_types.ports import Backend
 
+from video_worker.deadline import ConversionDeadline
 from video_worker.errors import SegmentConversionError
 from video_worker.heartbeat import DEFAULT_INTERVAL_S, SegmentHeartbeater, default_worker_id
 from video_worker.inference_backend import InferenceBackend, InferenceResult
@@ -37,6 +38,9 @@ class InferenceDeps:
     inference: InferenceBackend
     worker_id: str = field(default_factory=default_worker_id)
     heartbeat_s: float = DEFAULT_INTERVAL_S
+    # wall-clock limit of one conversion: base + per frame of the segment (deadline.py)
+    timeout_base_s: float = 600.0
+    timeout_s_per_frame: float = 2.0
 
 
 def decode_segment_uploads(message: Message) -> list[SegmentPayload]:
@@ -88,7 +92,9 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
                                    interval_s=deps.heartbeat_s,
                                    is_cancelled=lambda: job_is_over(backend, job_id))
     try:
-        result = deps.inference.convert(payload, output_key, job.params, on_progress=heartbeat)
+        progress = ConversionDeadline(heartbeat, base_s=deps.timeout_base_s,
+                                      s_per_frame=deps.timeout_s_per_frame)
+        result = deps.inference.convert(payload, output_key, job.params, on_progress=progress)
     except JobCancelledError:
         log.info("job_id=%s segment_index=%d job cancelled; conversion stopped", job_id, index)
         return None

@@ -16,15 +16,16 @@ docs/ARCHITECTURE.md ("Lifecycle").
   Stale and triggered -> re-send the reassembly message (the trigger row was
   written but its send was lost). Stale with a ``failed`` segment or one out
   of attempts -> fail with its reason. Stale with segments nobody works on
-  (no status row, or ``pending`` with attempts left, no segment activity for
-  ``stuck_after_s``) -> re-send their events.
+  (no status row, or ``pending`` with attempts left, no segment activity --
+  status change or frame heartbeat -- for ``stuck_after_s``) -> re-send their events.
 - ``reassembling`` + stale: the reassembler died -> re-send the message.
 
 Re-sends are skipped while the target queue has visible messages (the work may
 simply wait in a backlog). Only conditional writes: any number of passes may
 run at once. AWS calls (for the janitor's IAM role): DynamoDB Query on the jobs
 table's ``status-created_at`` index, GetItem/UpdateItem on jobs, Query on the
-segment completions and segment status tables, GetItem on the reassembly table;
+segment completions and segment status tables (frame heartbeats live on the
+segment status items), GetItem on the reassembly table;
 S3 ListBucket and HeadObject on the input bucket; SQS GetQueueAttributes and
 SendMessage on the chunking, video-worker and reassembly queues.
 """
@@ -220,7 +221,9 @@ class _Sweep:
 
     def _resend_idle_segments(self, job: Job) -> None:
         rows = {s.segment_index: s for s in self.backend.segment_status.list(job.job_id)}
-        last_activity = max([job.updated_at, *(s.updated_at for s in rows.values())])
+        beats = self.backend.heartbeats.list(job.job_id)  # frames written by a live converter
+        last_activity = max([job.updated_at, *(s.updated_at for s in rows.values()),
+                             *(b.last_heartbeat for b in beats)])
         if self.t - last_activity < self.policy.stuck_after_s:
             return  # some segment of this job moved recently: its owner is alive
         idle = [i for i in incomplete_segments(self.backend, job)

@@ -34,6 +34,9 @@ class VideoWorkerSettings(BackendSettings):
     # Pass the previous segment to inference as context so depth does not jump at
     # segment boundaries (STEREO_SPOT_SEAMLESS_SEGMENTS=false turns it off).
     seamless_segments: bool = True
+    # Wall-clock limit of one in-process conversion: base + per frame of the segment.
+    conversion_timeout_base_s: float = Field(600.0, gt=0)
+    conversion_timeout_s_per_frame: float = Field(2.0, gt=0)
 
     @model_validator(mode="after")
     def _stuck_outlasts_inference(self) -> VideoWorkerSettings:

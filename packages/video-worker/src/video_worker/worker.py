@@ -43,7 +43,9 @@ class VideoWorker:
 
     # -- routes (decode + pure handler; the consumer loop owns the failure policy) --------
     def inference_route(self) -> Route[SegmentPayload]:
-        deps = InferenceDeps(self.backend, self.inference)
+        deps = InferenceDeps(self.backend, self.inference,
+                             timeout_base_s=self.settings.conversion_timeout_base_s,
+                             timeout_s_per_frame=self.settings.conversion_timeout_s_per_frame)
         return Route(INFERENCE_STAGE, decode_segment_uploads,
                      partial(convert_segment, deps=deps), lambda p: p.job_id)
 

@@ -242,3 +242,17 @@ def test_a_retry_whose_sends_were_lost_is_picked_up_by_the_sweep(backend):
     assert janitor(backend, now=later()).segments_resent == ["job-1"]
     [body] = drain(backend.video_queue)
     assert parse_s3_event_body(body)[0].key == segment_key("job-1", 1, 2, OutputMode.HALF_SBS)
+
+
+def test_a_segment_whose_converter_still_beats_is_not_re_sent(backend):
+    from shared_types.models import SegmentHeartbeat
+
+    h.make_job(backend, total=1)
+    upload_segments(backend, "job-1", [0], 1)
+    backend.segment_status.mark_pending("job-1", 0)
+    t = later()
+    backend.heartbeats.beat(SegmentHeartbeat(job_id="job-1", segment_index=0, worker="w",
+                                             frames_done=10, started_at=t - 5,
+                                             last_heartbeat=t - 1))
+    assert janitor(backend, now=t).segments_resent == []
+    assert janitor(backend, now=t + STUCK).segments_resent == ["job-1"]  # it went silent
