@@ -22,6 +22,7 @@ from stereo_inference.depth.parallax import FlowField, parallax, warp_back
 
 WIDTH = 128
 BLEND = 0.15  # weight of a new estimate where the flow holds
+REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
 STILL_PX = 0.12  # median flow below this: the camera stands still
 CUT_CONSISTENCY = 0.35
 RANGE_DECAY = 0.8  # mean flow consistency below this: a new shot
@@ -83,7 +84,7 @@ class HeuristicDepth:
             return self._depth
         new = guided_filter(gray, self._with_motion(new, flow, consistency))
         held = warp_back(self._depth, flow)
-        weight = BLEND + (1 - BLEND) * (1 - consistency)
+        weight = BLEND + (1 - BLEND) * (1 - consistency) ** REPLACE_POWER
         self._depth = (held + weight * (new - held)).astype(np.float32)
         return self._depth
 
