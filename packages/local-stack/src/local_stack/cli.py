@@ -1,4 +1,4 @@
-"""The ``stereo-spot`` command: serve, convert, jobs, retry, dlq.
+"""The ``stereo-spot`` command: serve, convert, jobs, retry, dlq, models.
 
 Settings are read once here (``STEREO_SPOT_*``), then command-line options
 override them. Every failure ends as one line on stderr and a non-zero exit.
@@ -13,8 +13,11 @@ import tempfile
 from pathlib import Path
 
 from rich.console import Console
+from shared_types.depth_models import best_installed
 from shared_types.errors import StereoSpotError
+from shared_types.model_install import check_model_available
 from shared_types.models import Container, ConversionParams, DepthModel, OutputMode
+from shared_types.models_cli import add_models_parser, run_models_command
 from shared_types.stream_mux import container_of
 
 from local_stack.settings import StackSettings
@@ -38,8 +41,9 @@ def _parser() -> argparse.ArgumentParser:
                       choices=list(OutputMode), metavar="{" + ",".join(OutputMode) + "}")
     conv.add_argument("--divergence", type=float, default=2.0, help="max disparity, %% of width")
     conv.add_argument("--convergence", type=float, default=0.5, help="screen plane 0..1")
-    conv.add_argument("--depth", type=DepthModel, default=DepthModel.HEURISTIC,
-                      choices=list(DepthModel), metavar="{" + ",".join(DepthModel) + "}")
+    conv.add_argument("--depth", type=DepthModel, default=None,
+                      choices=list(DepthModel), metavar="{" + ",".join(DepthModel) + "}",
+                      help="default: the best installed model, else heuristic")
     conv.add_argument("--container", type=Container, choices=list(Container), default=None,
                       metavar="{" + ",".join(Container) + "}",
                       help="output file format (default: from the output's suffix, else mp4)")
@@ -52,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     retry.add_argument("job_id")
     dlq = sub.add_parser("dlq", help="show dead-lettered messages")
     dlq.add_argument("--redrive", action="store_true", help="move them back to their queues")
+    add_models_parser(sub)
     for cmd in (sub.choices["jobs"], retry, dlq):
         cmd.add_argument("--data-dir", type=Path)
     return p
@@ -74,8 +79,11 @@ def _settings(args: argparse.Namespace) -> StackSettings:
 def _convert(args: argparse.Namespace, settings: StackSettings, console: Console) -> int:
     from local_stack.convert import ConvertRequest, run_convert
 
+    depth = args.depth or best_installed(settings.models_dir)
+    check_model_available(depth, settings.models_dir, auto_download=settings.model_auto_download,
+                          endpoint=settings.hub_endpoint)  # before any upload or chunking
     params = ConversionParams(divergence=args.divergence, convergence=args.convergence,
-                              depth_model=args.depth)
+                              depth_model=depth)
     container = args.container or container_of(args.output)
     request = ConvertRequest(args.input, args.output, args.mode, params, container)
     if args.data_dir is not None:
@@ -96,6 +104,8 @@ def _run(args: argparse.Namespace, console: Console) -> int:
         return run_serve(settings, console)
     if args.command == "convert":
         return _convert(args, settings, console)
+    if args.command == "models":
+        return run_models_command(args, settings.models_dir, endpoint=settings.hub_endpoint)
 
     from shared_types.backend_loader import load_backend
 

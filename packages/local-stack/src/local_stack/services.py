@@ -65,6 +65,8 @@ def service_env(settings: StackSettings) -> dict[str, str]:
         "STEREO_SPOT_LEASE_S": str(settings.lease_s),
         "STEREO_SPOT_INFERENCE_BACKEND": "local",
         "STEREO_SPOT_SEAMLESS_SEGMENTS": str(settings.seamless_segments).lower(),
+        "STEREO_SPOT_MODELS_DIR": str(settings.models_dir),
+        "STEREO_SPOT_MODEL_AUTO_DOWNLOAD": str(settings.model_auto_download).lower(),
         "PYTHONUNBUFFERED": "1",
     }
     optional = {
@@ -75,7 +77,7 @@ def service_env(settings: StackSettings) -> dict[str, str]:
         "STEREO_SPOT_SEGMENT_OUTPUT_QUEUE_URL": settings.segment_output_queue_url,
         "STEREO_SPOT_REASSEMBLY_QUEUE_URL": settings.reassembly_queue_url,
         "STEREO_SPOT_FFMPEG": settings.ffmpeg,
-        "STEREO_SPOT_MODELS_DIR": settings.models_dir,
+        "STEREO_SPOT_HUB_ENDPOINT": settings.hub_endpoint,
     }
     env.update({k: v for k, v in optional.items() if v})
     return env

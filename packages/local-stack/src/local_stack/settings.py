@@ -28,4 +28,3 @@ class StackSettings(BackendSettings):
     restart_backoff_max_s: float = Field(30.0, gt=0)
     drain_timeout_s: float = Field(30.0, gt=0, description="SIGTERM grace before SIGKILL")
     ffmpeg: str | None = None
-    models_dir: str | None = None

@@ -45,8 +45,11 @@ class ConvertFile(Protocol):
         models_dir: Path | None = None,
         ffmpeg: str | None = None,
         context_path: Path | None = None,
+        auto_download: bool = False,
+        hub_endpoint: str | None = None,
     ) -> ConversionResult:
-        """Convert ``input_path`` into a stereo video at ``output_path``.
+        """Convert ``input_path`` into a stereo video at ``output_path``; a missing
+        depth model is downloaded first when ``auto_download`` allows it.
 
         Raises a PermanentError subclass for input that can never convert and a
         TransientError subclass when a retry may succeed.

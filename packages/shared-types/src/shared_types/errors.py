@@ -101,3 +101,11 @@ class MalformedResponseError(TransientError):
 
 class JobCancelledError(PermanentError):
     """The job was cancelled while this work ran: stop, and leave nothing behind."""
+
+
+class ModelUnavailableError(PermanentError):
+    """A depth model is not installed and will not be downloaded here."""
+
+
+class ModelDownloadError(TransientError):
+    """Downloading a depth model failed (network, hub, or a corrupt transfer)."""

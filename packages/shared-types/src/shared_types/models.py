@@ -56,6 +56,8 @@ class DepthModel(StrEnum):
     DA2_SMALL = "depth-anything-v2-small"
     DA2_BASE = "depth-anything-v2-base"
     DA2_LARGE = "depth-anything-v2-large"
+    DAD_SMALL = "distill-any-depth-small"
+    DAD_LARGE = "distill-any-depth-large"
     IW3 = "iw3"
 
 

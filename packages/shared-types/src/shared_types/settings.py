@@ -5,7 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from shared_types.depth_models import default_models_dir
 
 
 class BackendSettings(BaseSettings):
@@ -31,3 +34,8 @@ class BackendSettings(BaseSettings):
     segment_output_queue_url: str | None = None
     reassembly_queue_url: str | None = None
     sqs_wait_s: float = 20.0
+    # Depth model weights, one folder for every command and service.
+    models_dir: Path = Field(default_factory=default_models_dir)
+    # A job asking for a missing model: download it on first use (True) or refuse the job.
+    model_auto_download: bool = True
+    hub_endpoint: str | None = None  # a Hugging Face hub mirror; default huggingface.co

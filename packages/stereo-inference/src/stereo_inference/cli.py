@@ -15,6 +15,7 @@ from shared_types.models import (
     DepthModel,
     OutputMode,
 )
+from shared_types.models_cli import add_models_parser, run_models_command
 
 from stereo_inference.errors import EngineError
 from stereo_inference.settings import InferenceSettings
@@ -44,10 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="SageMaker-style HTTP server")
     serve.add_argument("--host", default="0.0.0.0")
     serve.add_argument("--port", type=int, default=8080)
-    models = sub.add_parser("models", help="manage depth model weights")
-    models_sub = models.add_subparsers(dest="models_command", required=True)
-    download = models_sub.add_parser("download", help="download weights (needs internet)")
-    download.add_argument("name")
+    add_models_parser(sub)
     return parser
 
 
@@ -60,11 +58,7 @@ def main(argv: list[str] | None = None) -> int:
             return _convert(args, settings)
         if args.command == "serve":
             return _serve(args, settings)
-        from stereo_inference.model_download import download_model
-
-        folder = download_model(args.name, settings.models_dir)
-        print(f"installed {args.name} in {folder}")
-        return 0
+        return run_models_command(args, settings.models_dir, endpoint=settings.hub_endpoint)
     except (EngineError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -87,6 +81,7 @@ def _convert(args, settings: InferenceSettings) -> int:
             models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
             device=args.device or settings.device, threads=settings.threads,
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
             container=args.container,
         )
     print(

@@ -16,7 +16,7 @@ from shared_types.models import Container, ConversionParams, DepthModel, OutputM
 from shared_types.stream_mux import container_of
 
 from stereo_inference.decode import FrameReader
-from stereo_inference.depth import load_estimator
+from stereo_inference.depth import ensure_installed, load_estimator
 from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import InvalidInputError
@@ -51,6 +51,8 @@ def convert_file(
     threads: int | None = None,
     context_path: Path | None = None,
     container: Container | str | None = None,
+    auto_download: bool = False,
+    hub_endpoint: str | None = None,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
@@ -64,7 +66,8 @@ def convert_file(
     ``context_path`` (the previous segment's input), when given and
     ``depth_state`` is None, seeds depth normalisation from its tail so the
     seam does not jump (``stereo_inference.seams``); an unreadable context is
-    logged and ignored.
+    logged and ignored. A depth model that is not installed is downloaded first
+    when ``auto_download`` allows it (from ``hub_endpoint``, default the hub).
     Raises InvalidInputError (not a video, unknown mode), ModelNotInstalledError,
     EngineTransientError (encoder or iw3 failure).
     """
@@ -79,6 +82,8 @@ def convert_file(
             input_path, output_path, mode=mode, params=params, started=started,
             low_vram=iw3_low_vram, timeout_s=timeout_s,
         )
+    ensure_installed(params.depth_model, models_dir, auto_download=auto_download,
+                     hub_endpoint=hub_endpoint)
     dev = resolve_device(device)
     with compute_threads(dev, threads):
         if context_path is not None and depth_state is None:

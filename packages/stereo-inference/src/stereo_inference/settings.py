@@ -7,12 +7,15 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from shared_types.depth_models import default_models_dir
 
 
 class InferenceSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="STEREO_SPOT_", extra="ignore")
 
-    models_dir: Path = Path("models")
+    models_dir: Path = Field(default_factory=default_models_dir)  # shared with every service
+    model_auto_download: bool = True
+    hub_endpoint: str | None = None
     ffmpeg: str | None = None
     device: str | None = None  # "cuda", "cpu"; default: CUDA when available
     threads: int | None = None  # torch CPU threads; default: half the cores

@@ -42,5 +42,7 @@ def test_serve_takes_host_and_port():
 
 def test_models_download_refuses_unknown_names(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
-    assert main(["models", "download", "midas"]) == 2
-    assert "unknown model" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        main(["models", "download", "midas"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'midas'" in capsys.readouterr().err

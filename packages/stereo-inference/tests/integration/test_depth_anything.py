@@ -2,7 +2,9 @@ import os
 
 import pytest
 import torch
+from shared_types.depth_models import CATALOG
 from shared_types.models import ConversionParams, DepthModel
+from shared_types.testing.hub import FakeHub, serve_hub
 
 from stereo_inference import convert_file
 from stereo_inference.depth import default_depth_model, load_estimator
@@ -48,7 +50,34 @@ def test_a_missing_model_names_the_folder_and_the_install_command(tmp_path, clip
         convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params, models_dir=tmp_path)
     message = str(err.value)
     assert str(tmp_path / "depth-anything-v2-base") in message
-    assert "stereo-inference models download depth-anything-v2-base" in message
+    assert "stereo-spot models download depth-anything-v2-base" in message
+
+
+@pytest.fixture(scope="module")
+def hub(models_dir):
+    """A local hub serving the tiny model's files under Distill-Any-Depth-Small's repo."""
+    folder = models_dir / "depth-anything-v2-small"
+    files = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    with serve_hub(FakeHub(repos={CATALOG["distill-any-depth-small"].repo: files})) as served:
+        yield served
+
+
+def test_the_first_conversion_downloads_a_missing_model_then_uses_it(hub, clip, tmp_path):
+    params = ConversionParams(depth_model=DepthModel.DAD_SMALL)
+    result = convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params,
+                          models_dir=tmp_path / "m", auto_download=True, hub_endpoint=hub.url)
+    assert result.depth_model == "distill-any-depth-small" and result.frames == 24
+    assert default_depth_model(tmp_path / "m") is DepthModel.DAD_SMALL
+    fetched = [p for method, p, _ in hub.requests if method == "GET"]
+    assert any(p.endswith("model.safetensors") for p in fetched)
+
+
+def test_without_downloads_a_missing_model_is_refused(hub, clip, tmp_path):
+    params = ConversionParams(depth_model=DepthModel.DAD_SMALL)
+    with pytest.raises(ModelNotInstalledError, match="stereo-spot models download"):
+        convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params,
+                     models_dir=tmp_path / "m", auto_download=False, hub_endpoint=hub.url)
+    assert not (tmp_path / "m" / "distill-any-depth-small").exists()
 
 
 def test_a_loaded_model_is_reused_until_it_changes_on_disk(models_dir):

@@ -62,11 +62,15 @@ class LocalInferenceBackend:
         ffmpeg: str | None = None,
         work_dir: Path | None = None,
         seamless: bool = True,
+        auto_download: bool = False,
+        hub_endpoint: str | None = None,
     ) -> None:
         self._input, self._output = input_storage, output_storage
         self._convert_file = convert_file
         self._models_dir, self._ffmpeg, self._work_dir = models_dir, ffmpeg, work_dir
         self.seamless = seamless
+        # the first segment that needs a missing depth model downloads it (engine side)
+        self._auto_download, self._hub_endpoint = auto_download, hub_endpoint
         self._states: OrderedDict[tuple[str, int], dict] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -108,6 +112,7 @@ class LocalInferenceBackend:
                 source, target, mode=payload.mode, params=params, progress=on_progress,
                 models_dir=self._models_dir, ffmpeg=self._ffmpeg, context_path=context,
                 depth_state=state,
+                auto_download=self._auto_download, hub_endpoint=self._hub_endpoint,
             )
             self._output.put_file(output_key, target, content_type="video/mp4")
         self._keep_state(payload, result.depth_state)

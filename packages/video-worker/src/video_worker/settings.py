@@ -19,7 +19,6 @@ class VideoWorkerSettings(BackendSettings):
     inference_max_in_flight: int = Field(5, ge=1, le=64)
     inference_poll_s: float = Field(5.0, gt=0)  # async output/failure polling interval
     inference_timeout_s: float = Field(3600.0, gt=0)  # give up waiting for one async invocation
-    models_dir: Path | None = None
     ffmpeg: str | None = None
     work_dir: Path | None = None  # temp files of the local backend; system temp if unset
     visibility_s: float = Field(120.0, gt=0)

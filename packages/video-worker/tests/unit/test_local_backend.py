@@ -22,7 +22,8 @@ class FakeEngine:
         self.error, self.calls = error, []
 
     def __call__(self, input_path, output_path, *, mode, params, progress=None,
-                 depth_state=None, models_dir=None, ffmpeg=None, context_path=None):
+                 depth_state=None, models_dir=None, ffmpeg=None, context_path=None,
+                 auto_download=False, hub_endpoint=None):
         context = Path(context_path).read_bytes() if context_path else None
         self.calls.append(dict(input=Path(input_path).read_bytes(), mode=mode, params=params,
                                models_dir=models_dir, ffmpeg=ffmpeg, context=context,

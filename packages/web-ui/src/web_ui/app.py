@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from importlib.resources import files
 
 from fastapi import FastAPI
@@ -14,6 +15,7 @@ from web_ui import webhooks
 from web_ui.bootstrap import STORAGE_MOUNT, build_storage_app
 from web_ui.eta import EtaEstimator
 from web_ui.handlers import install_handlers
+from web_ui.model_choice import model_options
 from web_ui.routes import api, events, pages, uploads
 from web_ui.security import (
     BasicAuthMiddleware,
@@ -40,6 +42,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
     app.state.backend = backend
     app.state.eta = EtaEstimator(backend.jobs, settings.eta_seconds_per_mb)
     app.state.templates = build_templates()
+    app.state.templates.env.globals["model_options"] = partial(model_options, settings)
 
     app.include_router(pages.router)
     app.include_router(events.router)

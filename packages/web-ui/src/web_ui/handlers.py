@@ -11,6 +11,7 @@ from fastapi.responses import JSONResponse, Response
 from shared_types.errors import (
     ConditionFailedError,
     JobStateError,
+    ModelUnavailableError,
     NotFoundError,
     TransientError,
 )
@@ -62,6 +63,10 @@ def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(JobStateError)
     async def on_job_state(request: Request, exc: JobStateError) -> Response:
         return error_response(request, 409, str(exc))
+
+    @app.exception_handler(ModelUnavailableError)
+    async def on_model_unavailable(request: Request, exc: ModelUnavailableError) -> Response:
+        return error_response(request, 422, str(exc))
 
     @app.exception_handler(NotFoundError)
     async def on_not_found(request: Request, exc: NotFoundError) -> Response:

@@ -8,13 +8,22 @@ whole segment itself (see ``stereo_inference.iw3``).
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Protocol
 
 import torch
+from shared_types.depth_models import (
+    best_installed,
+    is_installed,
+    missing_model_message,
+    needs_weights,
+)
 from shared_types.models import DepthModel
 
-from stereo_inference.errors import InvalidInputError
+from stereo_inference.errors import InvalidInputError, ModelNotInstalledError
+
+log = logging.getLogger(__name__)
 
 
 class DepthEstimator(Protocol):
@@ -64,10 +73,28 @@ def load_estimator(
 
 
 def default_depth_model(models_dir: Path | None) -> DepthModel:
-    """The best installed model: the smallest Depth-Anything-V2 found, else heuristic."""
-    from stereo_inference.depth.depth_anything import is_installed
+    """The best installed model, else heuristic (``shared_types.depth_models``)."""
+    return best_installed(models_dir)
 
-    for model in (DepthModel.DA2_SMALL, DepthModel.DA2_BASE, DepthModel.DA2_LARGE):
-        if is_installed(model.value, models_dir):
-            return model
-    return DepthModel.HEURISTIC
+
+def ensure_installed(model: DepthModel | str, models_dir: Path | None, *,
+                     auto_download: bool, hub_endpoint: str | None = None) -> None:
+    """Download ``model`` when it needs weights that are missing and ``auto_download``
+    allows it (the first conversion that asks for a model installs it).
+
+    Raises ModelNotInstalledError when it is missing and may not (or cannot) be
+    downloaded: no models folder, downloads turned off, or the hub unreachable.
+    """
+    name = str(model)
+    if not needs_weights(name) or is_installed(name, models_dir):
+        return
+    if not auto_download or models_dir is None:
+        raise ModelNotInstalledError(missing_model_message(name, models_dir))
+    from shared_types.errors import ModelDownloadError
+    from shared_types.model_install import download_model
+
+    log.info("depth model %s is not installed: downloading it into %s", name, models_dir)
+    try:
+        download_model(name, models_dir, endpoint=hub_endpoint)
+    except ModelDownloadError as exc:
+        raise ModelNotInstalledError(f"{missing_model_message(name, models_dir)} ({exc})") from exc

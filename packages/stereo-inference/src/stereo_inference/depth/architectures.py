@@ -1,22 +1,19 @@
-"""Depth-Anything-V2 architectures (sizes only, no weights) and their hub names.
+"""Depth-Anything-V2 architectures (sizes only, no weights).
 
 Used to build randomly initialised models for tests and GPU benchmarks, where
-real weights cannot be downloaded, and to know which repository to download.
+real weights cannot be downloaded. Hub repositories: ``shared_types.depth_models``.
 """
 
 from __future__ import annotations
-
-HUB_REPOS = {
-    "depth-anything-v2-small": "depth-anything/Depth-Anything-V2-Small-hf",
-    "depth-anything-v2-base": "depth-anything/Depth-Anything-V2-Base-hf",
-    "depth-anything-v2-large": "depth-anything/Depth-Anything-V2-Large-hf",
-}
 
 # hidden, layers, heads, backbone out indices, neck sizes, fusion size
 _SIZES = {
     "depth-anything-v2-small": (384, 12, 6, [3, 6, 9, 12], [48, 96, 192, 384], 64),
     "depth-anything-v2-base": (768, 12, 12, [3, 6, 9, 12], [96, 192, 384, 768], 128),
     "depth-anything-v2-large": (1024, 24, 16, [5, 12, 18, 24], [256, 512, 1024, 1024], 256),
+    # Distill-Any-Depth: the same architecture, other weights
+    "distill-any-depth-small": (384, 12, 6, [3, 6, 9, 12], [48, 96, 192, 384], 64),
+    "distill-any-depth-large": (1024, 24, 16, [5, 12, 18, 24], [256, 512, 1024, 1024], 256),
     # A few kilobytes of parameters: exercises the real loading and inference code.
     "tiny": (32, 4, 2, [1, 2, 3, 4], [8, 16, 32, 32], 16),
 }

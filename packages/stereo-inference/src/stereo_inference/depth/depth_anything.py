@@ -1,7 +1,8 @@
 """Depth-Anything-V2 through ``transformers``, loaded from a local weights folder.
 
-Weights live in ``<models_dir>/<name>`` (what ``save_pretrained`` or
-``stereo-inference models download NAME`` writes); nothing is fetched at run time.
+Depth-Anything-V2 and Distill-Any-Depth (the same architecture). Weights live
+in ``<models_dir>/<name>`` (what ``save_pretrained`` or ``stereo-spot models
+download NAME`` writes); ``depth.ensure_installed`` downloads them first when allowed.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
+from shared_types.depth_models import is_installed, missing_model_message, model_folder
 
 from stereo_inference.errors import ModelNotInstalledError
 
@@ -20,17 +22,6 @@ log = logging.getLogger(__name__)
 _MEAN = (0.485, 0.456, 0.406)
 _STD = (0.229, 0.224, 0.225)
 PATCH = 14
-
-
-def model_dir(name: str, models_dir: Path | None) -> Path | None:
-    """Where the weights of ``name`` are expected, or None without a models dir."""
-    return Path(models_dir) / name if models_dir else None
-
-
-def is_installed(name: str, models_dir: Path | None) -> bool:
-    """True when ``<models_dir>/<name>/config.json`` exists."""
-    folder = model_dir(name, models_dir)
-    return bool(folder and (folder / "config.json").is_file())
 
 
 class DepthAnythingDepth:
@@ -56,14 +47,9 @@ class DepthAnythingDepth:
         same model), so loaded models are kept: the same folder, unchanged on
         disk, on the same device gives the same (stateless) estimator.
         """
-        folder = model_dir(name, models_dir)
+        folder = model_folder(name, models_dir)
         if not is_installed(name, models_dir):
-            where = folder if folder else "<STEREO_SPOT_MODELS_DIR>/" + name
-            raise ModelNotInstalledError(
-                f"depth model {name!r} is not installed: expected its weights in {where} "
-                f"(config.json + model.safetensors); install them with "
-                f"`stereo-inference models download {name}` or choose --depth heuristic"
-            )
+            raise ModelNotInstalledError(missing_model_message(name, models_dir))
         stamp = (folder / "config.json").stat().st_mtime_ns
         return _load_cached(cls, name, str(folder.resolve()), str(device), resolution, stamp)
 

@@ -18,6 +18,7 @@ from shared_types.models import Job
 
 from web_ui import jobs as job_service
 from web_ui.dependencies import SAFE_API, BackendDep, EtaDep, SettingsDep
+from web_ui.model_choice import resolve_params
 from web_ui.progress_snapshot import snapshot
 
 router = APIRouter(prefix="/api", tags=["jobs"])
@@ -32,6 +33,7 @@ def create_job(
     body: CreateJobRequest, backend: BackendDep, settings: SettingsDep
 ) -> CreateJobResponse:
     """Create a job and return where to PUT its source video."""
+    body = body.model_copy(update={"params": resolve_params(body.params, settings)})
     job = job_service.create_job(backend, body)
     upload = job_service.upload_request(
         backend, job, max_bytes=settings.max_upload_bytes, expires_s=settings.upload_url_expires_s

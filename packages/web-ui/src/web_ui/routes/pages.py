@@ -21,6 +21,7 @@ from shared_types.retry import retry_job
 from web_ui import jobs as job_service
 from web_ui import lifecycle, webhooks
 from web_ui.dependencies import SAFE_FORM, BackendDep, EtaDep, SettingsDep, TemplatesDep
+from web_ui.model_choice import resolve_params
 from web_ui.progress_snapshot import snapshot
 from web_ui.templating import render
 
@@ -56,19 +57,21 @@ def job_list(
 @router.post("/jobs", dependencies=SAFE_FORM)
 def create_job(
     backend: BackendDep,
+    settings: SettingsDep,
     mode: Annotated[OutputMode, Form()],
     title: Annotated[str | None, Form(max_length=200)] = None,
     divergence: Annotated[float, Form(ge=0.0, le=10.0)] = 2.0,
     convergence: Annotated[float, Form(ge=0.0, le=1.0)] = 0.5,
-    depth_model: Annotated[DepthModel, Form()] = DepthModel.HEURISTIC,
+    depth_model: Annotated[DepthModel | None, Form()] = None,
     anaglyph_method: Annotated[AnaglyphMethod, Form()] = AnaglyphMethod.DUBOIS,
     container: Annotated[Container, Form()] = Container.MP4,
     webhook_url: Annotated[str | None, Form(max_length=2000)] = None,
 ) -> Response:
-    params = ConversionParams(
-        divergence=divergence, convergence=convergence, depth_model=depth_model,
-        anaglyph_method=anaglyph_method,
-    )
+    chosen = {"depth_model": depth_model} if depth_model else {}
+    params = resolve_params(ConversionParams(
+        divergence=divergence, convergence=convergence, anaglyph_method=anaglyph_method,
+        **chosen,
+    ), settings)
     job = job_service.create_job(
         backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
                                   webhook_url=webhooks.form_url(webhook_url))

@@ -1,0 +1,56 @@
+"""Which depth models a job may ask for here, and the job-creation check.
+
+The form offers installed models first with the default (the best installed)
+selected, then the others: marked "downloads on first use" when downloads are
+on, else "not installed". A job asking for a model that cannot run here is
+refused when it is created, before any upload, with the command that installs it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from shared_types.depth_models import CATALOG, best_installed, is_installed
+from shared_types.model_install import check_model_available
+from shared_types.models import ConversionParams, DepthModel
+
+from web_ui.settings import WebSettings
+
+
+@dataclass(frozen=True)
+class ModelOption:
+    name: str
+    label: str
+    is_default: bool
+    is_installed: bool
+
+
+def model_options(settings: WebSettings) -> list[ModelOption]:
+    """Every frame model for the form's select: installed first, best first."""
+    default = best_installed(settings.models_dir)
+    names = [card.name for card in sorted(CATALOG.values(), key=lambda c: -c.quality)]
+    names += [DepthModel.HEURISTIC.value, DepthModel.IW3.value]
+    options = []
+    for name in names:
+        installed = name not in CATALOG or is_installed(name, settings.models_dir)
+        note = ""
+        if name == default:
+            note = " (default)"
+        elif not installed:
+            note = " (downloads on first use)" if settings.model_auto_download else (
+                " (not installed)")
+        options.append(ModelOption(name, name + note, name == default, installed))
+    return sorted(options, key=lambda o: (not o.is_installed, not o.is_default))
+
+
+def resolve_params(params: ConversionParams, settings: WebSettings) -> ConversionParams:
+    """``params`` with the best installed model when none was asked for, checked.
+
+    Raises ModelUnavailableError when the model cannot run here.
+    """
+    if "depth_model" not in params.model_fields_set:
+        params = params.model_copy(update={"depth_model": best_installed(settings.models_dir)})
+    check_model_available(params.depth_model, settings.models_dir,
+                          auto_download=settings.model_auto_download,
+                          endpoint=settings.hub_endpoint)
+    return params
