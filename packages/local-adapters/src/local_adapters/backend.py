@@ -7,6 +7,7 @@ from pathlib import Path
 from shared_types.notification_routes import NOTIFICATION_ROUTES
 from shared_types.ports import QUEUE_NAMES, Backend
 from shared_types.settings import BackendSettings
+from shared_types.temp_sweep import sweep_stale_temp
 
 from local_adapters.db import Database
 from local_adapters.heartbeats import SqliteSegmentHeartbeatStore
@@ -41,6 +42,8 @@ def build_backend(settings: BackendSettings, *,
     """
     data_dir = Path(settings.data_dir)
     db = Database(data_dir / DB_NAME)
+    # uploads cut short by a killed process (temp file + rename never happened)
+    sweep_stale_temp(data_dir / "tmp", ("upload-",))
     queues = {name: SqliteQueue(db, name, max_receives=max_receives)
               for name in QUEUE_NAMES}
     notifier = Notifier([

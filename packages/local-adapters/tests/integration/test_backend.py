@@ -71,3 +71,18 @@ def test_a_database_held_by_another_writer_raises_a_transient_busy_error(tmp_pat
         holder.execute("ROLLBACK")
     SqliteQueue(impatient, "q").send("x")
     assert SqliteQueue(locked, "q").stats().visible == 1
+
+
+def test_starting_a_service_removes_uploads_a_killed_process_left_half_written(settings):
+    import os
+    import time
+
+    tmp = settings.data_dir / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    stale, fresh = tmp / "upload-killed", tmp / "upload-in-progress"
+    stale.write_bytes(b"half a video")
+    fresh.write_bytes(b"still being written by a sibling")
+    day_ago = time.time() - 86400
+    os.utime(stale, (day_ago, day_ago))
+    build_backend(settings)
+    assert not stale.exists() and fresh.exists()

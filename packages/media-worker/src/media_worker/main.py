@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import sys
 
+from shared_types.temp_sweep import sweep_stale_temp
+
 from media_worker.bootstrap import build_worker
 from media_worker.settings import MediaWorkerSettings
 
@@ -18,6 +20,7 @@ def main() -> int:
         format="%(asctime)s %(levelname)s %(process)d %(threadName)s %(name)s: %(message)s",
     )
     settings = MediaWorkerSettings()
+    sweep_stale_temp(settings.work_dir, ("chunk-", "join-"))  # left by a killed worker
     worker = build_worker(settings)
     log.info("media-worker started: backend=%s segment_seconds=%g", settings.backend,
              settings.segment_seconds)

@@ -9,8 +9,11 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import tempfile
+from pathlib import Path
 
 from shared_types.errors import AdapterMissingError
+from shared_types.temp_sweep import sweep_stale_temp
 
 from video_worker.bootstrap import build_worker
 from video_worker.errors import ConfigurationError
@@ -29,13 +32,16 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s %(threadName)s %(message)s")
     try:
-        worker = build_worker(VideoWorkerSettings())
+        settings = VideoWorkerSettings()
+        worker = build_worker(settings)
     except (ConfigurationError, AdapterMissingError) as exc:
         print(f"video-worker: {exc}", file=sys.stderr)
         return 2
     if args.command == "janitor":
         print(worker.janitor_pass().model_dump_json())
         return 0
+    # conversions cut short by a killed worker (the local engine's segment folders)
+    sweep_stale_temp(settings.work_dir or Path(tempfile.gettempdir()), ("vw-",))
     worker.run()
     return 0
 
