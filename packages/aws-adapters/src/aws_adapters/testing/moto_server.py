@@ -12,7 +12,6 @@ conftest::
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -22,7 +21,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 
@@ -46,15 +44,14 @@ def free_port() -> int:
 
 
 def moto_server_command() -> list[str]:
-    """The argv prefix that starts moto_server from this interpreter's environment.
+    """The argv prefix that starts moto's server from this interpreter's
+    environment, with DynamoDB requests applied atomically (see atomic_moto).
     Raises MotoServerError when moto (with its server extra) is not installed."""
-    beside = Path(sys.executable).with_name("moto_server")
-    if beside.exists():
-        return [str(beside)]
-    found = shutil.which("moto_server")
-    if found:
-        return [found]
-    raise MotoServerError("moto_server not found: install moto[server] in this environment")
+    try:
+        import moto.moto_server.werkzeug_app  # noqa: F401
+    except ImportError as exc:
+        raise MotoServerError("moto's server is not installed: install moto[server]") from exc
+    return [sys.executable, "-m", "aws_adapters.testing.atomic_moto"]
 
 
 def _answers(url: str) -> bool:
