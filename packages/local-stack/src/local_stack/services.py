@@ -6,6 +6,7 @@ variables, so the CLI configures children only through their environment.
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -13,6 +14,12 @@ from pathlib import Path
 from local_stack.errors import ServiceMissingError
 from local_stack.settings import StackSettings
 from local_stack.supervisor import ChildSpec
+
+# StackSettings fields that configure the CLI itself; children never read them.
+CLI_ONLY_FIELDS = frozenset({
+    "workers", "media_workers", "poll_s", "job_timeout_s", "restart_backoff_s",
+    "restart_backoff_max_s", "drain_timeout_s",
+})
 
 # console script -> module whose main() it runs (the fallback when the script is missing)
 _ENTRY_POINTS = {
@@ -45,42 +52,27 @@ def service_argv(script: str, *args: str) -> list[str]:
 
 
 def service_env(settings: StackSettings) -> dict[str, str]:
-    """The STEREO_SPOT_* environment every child gets, derived from ``settings``."""
-    env = {
-        "STEREO_SPOT_BACKEND": settings.backend,
-        "STEREO_SPOT_DATA_DIR": str(Path(settings.data_dir).resolve()),
-        "STEREO_SPOT_PUBLIC_BASE_URL": settings.public_base_url,
-        "STEREO_SPOT_HOST": settings.host,
-        "STEREO_SPOT_PORT": str(settings.port),
-        "STEREO_SPOT_AWS_REGION": settings.aws_region,
-        "STEREO_SPOT_INPUT_BUCKET": settings.input_bucket,
-        "STEREO_SPOT_OUTPUT_BUCKET": settings.output_bucket,
-        "STEREO_SPOT_JOBS_TABLE": settings.jobs_table,
-        "STEREO_SPOT_SEGMENT_COMPLETIONS_TABLE": settings.segment_completions_table,
-        "STEREO_SPOT_SEGMENT_STATUS_TABLE": settings.segment_status_table,
-        "STEREO_SPOT_REASSEMBLY_TABLE": settings.reassembly_table,
-        "STEREO_SPOT_SQS_WAIT_S": str(settings.sqs_wait_s),
-        "STEREO_SPOT_SEGMENT_SECONDS": str(settings.segment_seconds),
-        "STEREO_SPOT_VISIBILITY_S": str(settings.visibility_s),
-        "STEREO_SPOT_LEASE_S": str(settings.lease_s),
-        "STEREO_SPOT_INFERENCE_BACKEND": "local",
-        "STEREO_SPOT_SEAMLESS_SEGMENTS": str(settings.seamless_segments).lower(),
-        "STEREO_SPOT_MODELS_DIR": str(settings.models_dir),
-        "STEREO_SPOT_MODEL_AUTO_DOWNLOAD": str(settings.model_auto_download).lower(),
-        "PYTHONUNBUFFERED": "1",
-    }
-    optional = {
-        "STEREO_SPOT_SIGNING_SECRET": settings.signing_secret,
-        "STEREO_SPOT_AWS_ENDPOINT_URL": settings.aws_endpoint_url,
-        "STEREO_SPOT_CHUNKING_QUEUE_URL": settings.chunking_queue_url,
-        "STEREO_SPOT_VIDEO_WORKER_QUEUE_URL": settings.video_worker_queue_url,
-        "STEREO_SPOT_SEGMENT_OUTPUT_QUEUE_URL": settings.segment_output_queue_url,
-        "STEREO_SPOT_REASSEMBLY_QUEUE_URL": settings.reassembly_queue_url,
-        "STEREO_SPOT_FFMPEG": settings.ffmpeg,
-        "STEREO_SPOT_HUB_ENDPOINT": settings.hub_endpoint,
-    }
-    env.update({k: v for k, v in optional.items() if v})
+    """The STEREO_SPOT_* environment every child gets: each field of ``settings``
+    (unset optional ones left out) but those only the CLI reads, plus the
+    in-process inference backend."""
+    prefix = settings.model_config.get("env_prefix", "")
+    env = {f"{prefix}{name.upper()}": _env_value(value)
+           for name, value in settings.model_dump().items()
+           if name not in CLI_ONLY_FIELDS and value is not None}
+    env[f"{prefix}INFERENCE_BACKEND"] = "local"
+    env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+def _env_value(value: object) -> str:
+    """``value`` as pydantic-settings reads it back from the environment."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, Path):
+        return str(value.resolve())
+    if isinstance(value, str | int | float):
+        return str(value)
+    return json.dumps(value)
 
 
 def worker_specs(settings: StackSettings) -> list[ChildSpec]:

@@ -53,3 +53,29 @@ def test_video_workers_are_the_plain_console_script_with_the_seamless_switch(
     for name, value in video[0].env.items():  # what the child process reads
         monkeypatch.setenv(name, value)
     assert VideoWorkerSettings(_env_file=None).seamless_segments is seamless
+
+
+def test_every_setting_but_the_clis_own_reaches_the_children(tmp_path: Path):
+    """A field added to StackSettings (or BackendSettings) is passed on without
+    anyone listing it; only fields declared CLI-only stay behind."""
+    from local_stack.services import CLI_ONLY_FIELDS
+
+    every = set(StackSettings.model_fields)
+    unset = {name for name, value in StackSettings(data_dir=tmp_path).model_dump().items()
+             if value is None}  # optional fields: give each a value so it is passed
+    env = service_env(StackSettings(data_dir=tmp_path, **{name: "x" for name in unset}))
+    passed = {k.removeprefix("STEREO_SPOT_").lower() for k in env if k.startswith("STEREO_SPOT_")}
+    assert passed == (set(every) - CLI_ONLY_FIELDS) | {"inference_backend"}
+
+
+def test_cli_only_fields_are_fields_no_service_reads():
+    from media_worker.settings import MediaWorkerSettings
+    from video_worker.settings import VideoWorkerSettings
+    from web_ui.settings import WebSettings
+
+    from local_stack.services import CLI_ONLY_FIELDS
+
+    read_by_services = set().union(*(cls.model_fields for cls in (
+        MediaWorkerSettings, VideoWorkerSettings, WebSettings)))
+    assert CLI_ONLY_FIELDS <= set(StackSettings.model_fields)
+    assert not CLI_ONLY_FIELDS & read_by_services
