@@ -3,11 +3,14 @@ frames in all, conversion speed and time left.
 
 Workers beat while a segment converts (``SegmentHeartbeat``). A segment's
 frame count is known from its beats; segments not started yet are assumed to
-be as long as the average known one. The speed is the sum of the live
-segments' rates (a beat older than ``stale_s`` belongs to a worker that
-stopped), so several workers add up; frames done are extrapolated from each
-live segment's last beat to now (beats are seconds apart), and so is the time
-left.
+be as long as the average known one. The speed is the job's throughput over
+the last ``window_s`` seconds: each segment's frames are spread evenly over
+its beats' span (first start to last beat, finished segments included), and
+the frames falling in the window are added up, so parallel workers add up,
+start-up pauses count, and one segment starting or ending does not make the
+speed jump. The time left also counts the frames live segments made since
+their last beat (at their own rate). A segment shows its own percent while its worker beats (a beat
+older than ``stale_s`` belongs to a worker that stopped).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass, field
 from shared_types.models import SegmentHeartbeat
 
 STALE_S = 30.0
+WINDOW_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -29,9 +33,28 @@ class FrameTally:
     segment_percent: dict[int, int] = field(default_factory=dict)  # segments converting now
 
 
+def window_fps(beats: Sequence[SegmentHeartbeat], *, now: float,
+               window_s: float = WINDOW_S) -> float | None:
+    """Frames per second over the last ``window_s`` (or since the first segment
+    started, if that is shorter); None before a second of conversion."""
+    start = max(now - window_s, min(b.started_at for b in beats))
+    span = now - start
+    if span < 1.0:
+        return None
+    frames = 0.0
+    for b in beats:
+        duration = b.last_heartbeat - b.started_at
+        if duration <= 0:
+            continue
+        overlap = min(b.last_heartbeat, now) - max(b.started_at, start)
+        if overlap > 0:
+            frames += b.frames_done * overlap / duration
+    return frames / span if frames > 0 else None
+
+
 def tally_frames(beats: Sequence[SegmentHeartbeat], done: Collection[int],
                  total_segments: int | None, *, now: float,
-                 stale_s: float = STALE_S) -> FrameTally | None:
+                 stale_s: float = STALE_S, window_s: float = WINDOW_S) -> FrameTally | None:
     """The job's frame progress, or None before any segment has reported.
     ``done`` holds the indexes of completed segments."""
     if not beats or not total_segments:
@@ -53,11 +76,11 @@ def tally_frames(beats: Sequence[SegmentHeartbeat], done: Collection[int],
                                  for i in range(total_segments)))
         frames_total = max(frames_total, frames_done)
     live = [b for b in beats if b.segment_index not in done and now - b.last_heartbeat <= stale_s]
-    rates = [(b, b.fps) for b in live if b.fps]
-    fps = sum(rate for _, rate in rates) if rates else None
-    since_beats = sum(min(rate * (now - b.last_heartbeat),
+    fps = window_fps(beats, now=now, window_s=window_s)
+    # Beats are seconds apart: count the frames live segments made since their last one.
+    since_beats = sum(min(b.fps * (now - b.last_heartbeat),
                           max(0, (b.frames_total or b.frames_done) - b.frames_done))
-                      for b, rate in rates)
+                      for b in live if b.fps)
     eta = None
     if fps and frames_total is not None:
         eta = max(0.0, frames_total - frames_done - since_beats) / fps

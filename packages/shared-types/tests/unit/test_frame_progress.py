@@ -16,20 +16,28 @@ def test_nothing_to_say_before_the_first_beat():
     assert tally_frames([], set(), 4, now=NOW) is None
 
 
-def test_frames_speed_and_time_left_from_two_live_workers():
+def test_frames_speed_and_time_left_from_two_workers():
+    # segment 0: 100 frames in the 20 s before 1 s ago; 1 and 2 started 11 s ago
     beats = [beat(0, 100, elapsed=20), beat(1, 50), beat(2, 20)]
     t = tally_frames(beats, {0}, 4, now=NOW)
     assert t.frames_done == 170
     assert t.frames_total == 400  # segment 3 assumed as long as the others
-    assert t.fps == 7.0  # 5 fps + 2 fps
-    # both live beats are 1 s old: 7 more frames were done since
-    assert t.eta_seconds == round((230 - 7) / 7)
+    assert t.fps == round(170 / 21, 2)  # all of it within the last 30 s (21 s of work)
+    # both live beats are 1 s old: 5 + 2 frames were made since
+    assert t.eta_seconds == round((230 - 7) / (170 / 21))
     assert t.segment_percent == {1: 50, 2: 20}
 
 
-def test_a_stale_worker_does_not_count_towards_the_speed():
+def test_the_speed_counts_only_the_last_window():
+    old = beat(0, 100, elapsed=10, age=100)  # finished long ago
+    recent = beat(1, 30, elapsed=10, age=0)
+    t = tally_frames([old, recent], {0}, 2, now=NOW, window_s=20)
+    assert t.fps == 1.5  # 30 frames in the last 20 s
+
+
+def test_a_stale_worker_shows_no_percent():
     t = tally_frames([beat(0, 50), beat(1, 50, age=120)], set(), 2, now=NOW)
-    assert t.fps == 5.0 and t.segment_percent == {0: 50}
+    assert t.segment_percent == {0: 50}
 
 
 def test_no_speed_means_no_eta():
