@@ -126,7 +126,8 @@ def _convert(job: _Conversion) -> ConversionResult:
     if info.rotation % 180:
         width, height = height, width
     ew, eh = eye_size(mode, width, height)
-    renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh))
+    renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
+                              bit_depth=info.hdr.bit_depth)
     # The OpenCV path halves half-layout eyes itself while warping (no scaler pass).
     decode_size = output_size(OutputMode.ANAGLYPH, width, height)
     if not renderer.use_opencv:
@@ -155,6 +156,7 @@ def _convert(job: _Conversion) -> ConversionResult:
             video_only, size=(out_w, out_h), fps=info.fps,
             time_base=first.time_base, crf=params.crf, preset=params.preset,
             sample_aspect=sar, packing=packing_of(mode), color=info.color,
+            hdr=info.hdr if renderer.bit_depth > 8 else None,
             use_nvenc=dev.type == "cuda",
         )
         frames = run_stages(

@@ -141,8 +141,8 @@ class FrameReader:
 
 def rotate(image: np.ndarray, fmt: str, turns: int) -> np.ndarray:
     """``image`` turned counter-clockwise by ``turns`` quarter turns: an (H,W,3)
-    rgb24 array, or an (H*3/2,W) yuv420p array (each plane turned on its own)."""
-    if fmt != "yuv420p":
+    rgb24 array, or an (H*3/2,W) yuv420p[10le] array (each plane turned on its own)."""
+    if not fmt.startswith("yuv420p"):
         return np.ascontiguousarray(np.rot90(image, turns))
     rows, w = image.shape
     h = rows * 2 // 3

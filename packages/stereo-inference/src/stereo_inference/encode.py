@@ -17,6 +17,7 @@ import av
 import numpy as np
 
 from stereo_inference.errors import EngineTransientError
+from stereo_inference.hdr import HdrInfo
 
 log = logging.getLogger(__name__)
 # x264's frame_packing_arrangement_type: 3 side by side, 4 top-bottom.
@@ -26,6 +27,8 @@ _FRAME_PACKING = {"sbs": 3, "tb": 4}
 class StereoEncoder:
     """Write frames to the MP4 at ``path``; ``close()`` finishes the file.
 
+    A 10-bit ``hdr`` (see ``stereo_inference.hdr``) encodes 10-bit HEVC with its
+    HDR10 metadata instead of 8-bit H.264.
     Frames of another size than ``size`` (half layouts whose eye is odd) are
     scaled to it. ``color`` is (primaries, transfer, matrix, range) as FFmpeg
     numbers, copied from the source; ``packing`` ("sbs"/"tb") adds the SEI.
@@ -43,11 +46,13 @@ class StereoEncoder:
         sample_aspect: tuple[int, int] | None = None,
         packing: str | None = None,
         color: tuple[int, int, int, int] | None = None,
+        hdr: HdrInfo | None = None,
         use_nvenc: bool = False,
     ) -> None:
         self.path = Path(path)
         self.out = av.open(str(self.path), "w", format="mp4")
         self.size = size
+        self.hdr = hdr if hdr is not None and hdr.bit_depth > 8 else None
         self.video = self._add_video(size, fps, time_base, crf, preset, use_nvenc, packing)
         if sample_aspect and sample_aspect[0] and sample_aspect[1]:
             self.video.codec_context.sample_aspect_ratio = Fraction(*sample_aspect)
@@ -59,6 +64,12 @@ class StereoEncoder:
 
     def _add_video(self, size, fps, time_base, crf, preset, use_nvenc, packing):
         rate = Fraction(fps).limit_denominator(100000) if fps > 0 else Fraction(25)
+        if self.hdr is not None:  # 10-bit HEVC (x265 has no frame-packing SEI)
+            options = {"crf": str(crf), "preset": preset, "x265-params": self.hdr.x265_params}
+            stream = self.out.add_stream("libx265", rate=rate, options=options)
+            self._configure(stream, size, time_base, "yuv420p10le")
+            stream.codec_tag = "hvc1"  # the tag Apple players need
+            return stream
         if use_nvenc and nvenc_available():
             options = {"cq": str(crf), "preset": "p4"}
             stream = self.out.add_stream("h264_nvenc", rate=rate, options=options)
@@ -74,9 +85,9 @@ class StereoEncoder:
         return stream
 
     @staticmethod
-    def _configure(stream, size, time_base):
+    def _configure(stream, size, time_base, pix_fmt="yuv420p"):
         stream.width, stream.height = size
-        stream.pix_fmt = "yuv420p"
+        stream.pix_fmt = pix_fmt
         stream.time_base = time_base
         stream.codec_context.time_base = time_base
 

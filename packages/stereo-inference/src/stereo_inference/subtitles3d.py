@@ -30,6 +30,8 @@ _SRT_TIME = re.compile(r"(\d+):(\d\d):(\d\d)[,.](\d{3})\s*-->\s*(\d+):(\d\d):(\d
 _TAGS = re.compile(r"<[^>]*>|\{[^}]*\}")
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 WHITE, BLACK, NEUTRAL = 235, 16, 128  # limited-range luma and chroma
+# anaglyph: the left eye's text red, the right eye's cyan (Y, U, V; BT.601 limited)
+RED, CYAN = (81, 90, 240), (170, 166, 16)
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,7 @@ def parse_srt(text: str) -> list[TextCue]:
 
 
 class SubtitleBurner:
-    """Draws cues into packed frames (yuv420p SBS/TB, or rgb24 anaglyph) in place."""
+    """Draws cues into output frames (yuv420p: packed SBS/TB, or anaglyph) in place."""
 
     def __init__(self, cues: list[TextCue], mode: OutputMode, eye_size: tuple[int, int],
                  params: ConversionParams) -> None:
@@ -110,12 +112,14 @@ class SubtitleBurner:
         s = int(np.ceil(self.shift[index]))
         left = (np.roll(text, s, axis=1), np.roll(outline, s, axis=1))
         right = (np.roll(text, -s, axis=1), np.roll(outline, -s, axis=1))
-        if self.mode is OutputMode.ANAGLYPH:
-            _draw_rgb(frame, left, channels=(0,))
-            _draw_rgb(frame, right, channels=(1, 2))
-            return
         rows = frame.shape[0] * 2 // 3
         luma, chroma = frame[:rows], frame[rows:].reshape(2, rows // 2, frame.shape[1] // 2)
+        if self.mode is OutputMode.ANAGLYPH:
+            _draw_colour(luma, chroma, left[1] | right[1], (BLACK, NEUTRAL, NEUTRAL))
+            _draw_colour(luma, chroma, left[0], RED)
+            _draw_colour(luma, chroma, right[0], CYAN)
+            _draw_colour(luma, chroma, left[0] & right[0], (WHITE, NEUTRAL, NEUTRAL))
+            return
         sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
         for eye, masks in enumerate((left, right)):
             ox, oy = (eye * self.w, 0) if sbs else (0, eye * self.h)
@@ -160,9 +164,8 @@ def _draw_yuv(luma, chroma, masks, ox, oy) -> None:
     chroma[:, oy // 2:oy // 2 + h // 2, ox // 2:ox // 2 + w // 2][:, c[:h // 2, :w // 2]] = NEUTRAL
 
 
-def _draw_rgb(frame, masks, channels) -> None:
-    text, ring = masks
-    for c in channels:
-        plane = frame[..., c]
-        plane[ring] = 0
-        plane[text] = 255
+def _draw_colour(luma, chroma, mask, yuv) -> None:
+    luma[mask] = yuv[0]
+    half = mask[::2, ::2][:chroma.shape[1], :chroma.shape[2]]
+    chroma[0][half] = yuv[1]
+    chroma[1][half] = yuv[2]

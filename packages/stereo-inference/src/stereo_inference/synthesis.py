@@ -40,8 +40,11 @@ class StereoRenderer:
         normalizer: TemporalNormalizer,
         device: torch.device,
         eye_size: tuple[int, int] | None = None,
+        bit_depth: int = 8,
     ) -> None:
         self.mode, self.params = mode, params
+        # 10-bit (HDR) sources keep 10-bit planes; anaglyph mixes colours in 8 bits
+        self.bit_depth = 10 if bit_depth > 8 and mode is not OutputMode.ANAGLYPH else 8
         self.eye_size = eye_size  # (w, h) of one eye; None: the decoded size
         self.estimator, self.normalizer, self.device = estimator, normalizer, device
         # OpenCV resamples faster on a CPU; tensors on a GPU (and in tests, on both).
@@ -49,11 +52,11 @@ class StereoRenderer:
 
     @property
     def eye_format(self) -> str:
-        return "yuv420p"
+        return "yuv420p10le" if self.bit_depth > 8 else "yuv420p"
 
     @torch.inference_mode()
     def render(self, batch: FrameBatch) -> np.ndarray:
-        """Packed output frames (B,H*3/2,W), yuv420p."""
+        """Packed output frames (B,H*3/2,W), yuv420p (uint8) or yuv420p10le (uint16)."""
         small = torch.from_numpy(batch.depth_rgb).to(self.device).permute(0, 3, 1, 2)
         small = small.float().div_(255)
         raw = estimate_in_batches(self.estimator, small)
@@ -61,7 +64,8 @@ class StereoRenderer:
         self.last_depth = depth  # read by subtitles3d, which places text in front of it
         if self.use_opencv:
             return self._render_cpu(batch.eyes, depth)
-        eyes = torch.from_numpy(batch.eyes).to(self.device)
+        eyes = batch.eyes.view(np.int16) if batch.eyes.dtype == np.uint16 else batch.eyes
+        eyes = torch.from_numpy(eyes).to(self.device)  # (10-bit values fit int16)
         if self.mode is OutputMode.ANAGLYPH:
             return self._anaglyph(eyes, depth)
         return self._packed_yuv(eyes, depth)
@@ -81,7 +85,7 @@ class StereoRenderer:
         sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
         ow, oh = (2 * w, h) if sbs else (w, 2 * h)
         repeats = 1 if sbs else 2
-        out = np.empty((b, oh * 3 // 2, ow), np.uint8)
+        out = np.empty((b, oh * 3 // 2, ow), eyes.dtype)
         for i in range(b):
             left, right = plan[b + i], plan[i]
             luma_map = packed_map(left, right, h, w, sbs)
@@ -130,6 +134,8 @@ class StereoRenderer:
         uv = pack(self.mode, *_sample_eyes(chroma, plan, 2))
         ob, _, oh, ow = y.shape
         out = torch.cat([y.reshape(ob, oh, ow), uv.reshape(ob, oh // 2, ow)], dim=1)
+        if self.bit_depth > 8:
+            return out.add_(0.5).clamp_(0, 1023).to(torch.int16).cpu().numpy().view(np.uint16)
         return _to_uint8(out)
 
     def _plan(self, depth: torch.Tensor, h: int, w: int) -> torch.Tensor:

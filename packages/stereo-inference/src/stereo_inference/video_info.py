@@ -9,6 +9,7 @@ import av
 from pydantic import BaseModel
 
 from stereo_inference.errors import InvalidInputError
+from stereo_inference.hdr import HdrInfo, hdr_info
 
 MAX_DIMENSION = 8192
 
@@ -27,6 +28,7 @@ class VideoInfo(BaseModel):
     audio_codecs: list[str]
     # (primaries, transfer, matrix, range) as FFmpeg numbers; 2/2/2/0 = unspecified
     color: tuple[int, int, int, int] | None = None
+    hdr: HdrInfo = HdrInfo(bit_depth=8)  # bit depth and HDR10 metadata of the first frame
 
 
 def probe_video(path: Path) -> VideoInfo:
@@ -65,7 +67,7 @@ def _describe(container, path: Path) -> VideoInfo:
         )
     rate = stream.average_rate or stream.guessed_rate or Fraction(25)
     duration = _duration_s(container, stream)
-    rotation, color = _first_frame(container, stream)
+    rotation, color, hdr = _first_frame(container, stream)
     if color is None:
         raise InvalidInputError(f"{path.name}: no decodable video frame")
     sar = stream.sample_aspect_ratio
@@ -80,6 +82,7 @@ def _describe(container, path: Path) -> VideoInfo:
         sample_aspect=(sar.numerator, sar.denominator) if sar else None,
         audio_codecs=audio,
         color=color,
+        hdr=hdr,
     )
 
 
@@ -91,11 +94,11 @@ def _duration_s(container, stream) -> float:
     return 0.0
 
 
-def _first_frame(container, stream) -> tuple[int, tuple[int, int, int, int] | None]:
+def _first_frame(container, stream):
     """Decode one frame: proves the stream is decodable (colour is None when it
-    is not) and reads its rotation and colour description."""
+    is not) and reads its rotation, colour description and HDR metadata."""
     for frame in container.decode(stream):
         color = tuple(int(getattr(frame, a) or 0) for a in
                       ("color_primaries", "color_trc", "colorspace", "color_range"))
-        return int(round(frame.rotation or 0)) % 360, color
-    return 0, None
+        return int(round(frame.rotation or 0)) % 360, color, hdr_info(frame)
+    return 0, None, HdrInfo(bit_depth=8)

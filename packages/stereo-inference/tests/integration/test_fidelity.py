@@ -59,8 +59,13 @@ def test_an_hdr_film_in_mkv_keeps_every_stream_and_says_top_bottom(film_mkv, tmp
     assert_everything_kept(film_mkv, facts)
     assert [s.codec for s in facts.of_kind("subtitle")] == ["srt"]  # copied as-is
     assert (facts.width, facts.height) == (854, 960)
-    assert facts.frame_packing == "TOPBOTTOM" and facts.stereo_mode == "top_bottom"
-    assert facts.color == media_facts(film_mkv.path).color  # BT.2020 / PQ description
+    assert facts.stereo_mode == "top_bottom"
+    # still 10-bit HDR10: BT.2020 / PQ description, mastering display, light level
+    source = media_facts(film_mkv.path)
+    assert facts.pix_fmt == "yuv420p10le" and facts.of_kind("video")[0].codec == "hevc"
+    assert facts.color == source.color
+    assert facts.hdr_side_data == source.hdr_side_data == {"MASTERING_DISPLAY_METADATA",
+                                                           "CONTENT_LIGHT_LEVEL"}
 
 
 def test_mkv_subtitles_become_mov_text_in_mp4_and_the_half_width_stays_854(film_mkv, tmp_path):

@@ -74,3 +74,17 @@ def test_srt_markup_is_stripped_and_empty_cues_dropped():
     cues = parse_srt("1\n00:00:01,000 --> 00:00:02,500\n<i>Hi</i> {\\an8}there\n\n"
                      "2\n00:00:03,000 --> 00:00:04,000\n<b></b>\n")
     assert [(c.start_s, c.end_s, c.text) for c in cues] == [(1.0, 2.5, "Hi there")]
+
+
+def test_anaglyph_text_is_red_for_the_left_eye_and_cyan_for_the_right(scene, tmp_path):
+    out = tmp_path / "anaglyph.mp4"
+    convert_file(scene.path, out, mode="anaglyph",
+                 params=ConversionParams(divergence=5.0, convergence=1.0, subtitles_3d=True))
+    with av.open(str(out)) as c:
+        frame = [f for i, f in enumerate(c.decode(video=0)) if i == int(1.0 * FPS)][0]
+        rgb = frame.to_ndarray(format="rgb24").astype(int)[int(0.75 * H):, W // 5:-W // 5]
+    red = (rgb[..., 0] > 180) & (rgb[..., 1] < 90) & (rgb[..., 2] < 90)
+    cyan = (rgb[..., 0] < 90) & (rgb[..., 1] > 150) & (rgb[..., 2] > 150)
+    assert red.sum() > 20 and cyan.sum() > 20
+    # the left eye's (red) text lies right of the right eye's (cyan): in front of the screen
+    assert np.nonzero(red)[1].mean() > np.nonzero(cyan)[1].mean() + 2

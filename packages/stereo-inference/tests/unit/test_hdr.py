@@ -1,0 +1,30 @@
+import struct
+
+from stereo_inference.hdr import HdrInfo, content_light, master_display
+
+
+def _mastering(primaries, white, lo, hi, flags=(1, 1)):
+    values = []
+    for x, y in (*primaries, white):
+        values += [round(x * 50000), 50000, round(y * 50000), 50000]
+    values += [round(lo * 10000), 10000, round(hi * 10000), 10000]
+    return struct.pack("<20i", *values) + struct.pack("<ii", *flags)
+
+
+def test_mastering_metadata_becomes_x265_syntax_in_g_b_r_order():
+    raw = _mastering(((0.708, 0.292), (0.17, 0.797), (0.131, 0.046)), (0.3127, 0.329),
+                     0.0001, 1000)
+    assert master_display(raw) == \
+        "G(8500,39850)B(6550,2300)R(35400,14600)WP(15635,16450)L(10000000,1)"
+
+
+def test_incomplete_mastering_metadata_is_left_out():
+    raw = _mastering(((0, 0), (0, 0), (0, 0)), (0, 0), 0, 0, flags=(0, 1))
+    assert master_display(raw) is None and master_display(b"short") is None
+
+
+def test_content_light_and_x265_params():
+    assert content_light(struct.pack("<II", 1000, 400)) == "1000,400"
+    info = HdrInfo(bit_depth=10, master_display="G(1,2)", max_cll="1000,400")
+    assert info.x265_params == "log-level=error:hdr10=1:master-display=G(1,2):max-cll=1000,400"
+    assert HdrInfo(bit_depth=10).x265_params == "log-level=error"
