@@ -8,8 +8,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from shared_types.errors import ConditionFailedError
 from shared_types.keys import final_key, source_key
-from shared_types.models import JobStatus, JobUpdate, SegmentCompletion, now
+from shared_types.models import JobStatus, JobUpdate, SegmentCompletion, SegmentHeartbeat, now
 from shared_types.ports import Backend
 from shared_types.testing.serving import free_port, serve_in_thread
 
@@ -75,23 +76,40 @@ def screenshot(page, name: str, focus: str | None = None) -> None:
 
 
 def drive_pipeline(backend: Backend, job_id: str, final_video: Path, stop: threading.Event):
-    """Stand-in for the workers: advance the job once its source is uploaded."""
+    """Stand-in for the workers: advance the job once its source is uploaded,
+    beating frame heartbeats per segment; like a real worker it stops when its
+    conditional update is refused (the job was cancelled)."""
+    def advance(expected: JobStatus, **changes) -> bool:
+        try:
+            backend.jobs.update(job_id, JobUpdate(**changes), expected_status=(expected,))
+        except ConditionFailedError:
+            return False
+        return True
+
     while not backend.input_storage.exists(source_key(job_id)):
         if stop.wait(0.05):
             return
-    backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS))
+    if not advance(JobStatus.CREATED, status=JobStatus.CHUNKING_IN_PROGRESS):
+        return
     stop.wait(STEP_S)
-    backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
-                                          total_segments=SEGMENTS))
+    if not advance(JobStatus.CHUNKING_IN_PROGRESS, status=JobStatus.CHUNKING_COMPLETE,
+                   total_segments=SEGMENTS):
+        return
     for i in range(SEGMENTS):
         backend.segment_status.mark_pending(job_id, i)
-        if stop.wait(STEP_S):
-            return
+        started = now()
+        for done in (12, 24):
+            if stop.wait(STEP_S / 2) or backend.jobs.get(job_id).status.is_final:
+                return
+            backend.heartbeats.beat(SegmentHeartbeat(
+                job_id=job_id, segment_index=i, worker="e2e", frames_done=done,
+                frames_total=24, started_at=started))
         backend.completions.put(SegmentCompletion(job_id=job_id, segment_index=i,
                                                   output_key=f"jobs/{job_id}/segments/{i}.mp4"))
         backend.segment_status.mark_complete(job_id, i)
-    backend.jobs.update(job_id, JobUpdate(status=JobStatus.REASSEMBLING))
+    if not advance(JobStatus.CHUNKING_COMPLETE, status=JobStatus.REASSEMBLING):
+        return
     backend.output_storage.put_file(final_key(job_id), final_video, content_type="video/mp4")
     stop.wait(STEP_S)
-    backend.jobs.update(job_id, JobUpdate(status=JobStatus.COMPLETED, completed_at=now(),
-                                          final_key=final_key(job_id)))
+    advance(JobStatus.REASSEMBLING, status=JobStatus.COMPLETED, completed_at=now(),
+            final_key=final_key(job_id))
