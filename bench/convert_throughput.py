@@ -114,7 +114,8 @@ def main(argv=None) -> dict:
     p.add_argument("--skip-ffmpeg", action="store_true", help="no plain-transcode reference")
     p.add_argument("--clip", type=Path, default=None,
                    help="convert this clip instead of generating one (machines without ffmpeg)")
-    p.add_argument("--ffmpeg", default=None, help="ffmpeg binary for the engine's audio path")
+    p.add_argument("--ffmpeg", default=None,
+                   help="ffmpeg binary for the engine's final mux (audio, subtitles, chapters)")
     p.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
     args = p.parse_args(argv)
     modes = [OutputMode(m).value for m in args.modes.split(",")]
