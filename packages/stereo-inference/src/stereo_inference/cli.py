@@ -1,4 +1,4 @@
-"""``stereo-inference``: convert one file, serve HTTP, download models."""
+"""``stereo-inference``: convert one file, export its depth, serve HTTP, manage models."""
 
 from __future__ import annotations
 
@@ -42,6 +42,13 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
     conv.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
     conv.add_argument("--no-progress", action="store_true")
+    depth = sub.add_parser("depth", help="write the depth of every frame (16-bit grey FFV1 MKV)")
+    depth.add_argument("input", type=Path)
+    depth.add_argument("output", type=Path, help="an .mkv file; 65535 = nearest")
+    depth.add_argument("--depth", choices=[m.value for m in DepthModel if m != DepthModel.IW3],
+                       default=None, help="default: the best installed model, else heuristic")
+    depth.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
+    depth.add_argument("--no-progress", action="store_true")
     serve = sub.add_parser("serve", help="SageMaker-style HTTP server")
     serve.add_argument("--host", default="0.0.0.0")
     serve.add_argument("--port", type=int, default=8080)
@@ -58,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
             return _convert(args, settings)
         if args.command == "serve":
             return _serve(args, settings)
+        if args.command == "depth":
+            return _depth(args, settings)
         return run_models_command(args, settings.models_dir, endpoint=settings.hub_endpoint)
     except (EngineError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -88,6 +97,21 @@ def _convert(args, settings: InferenceSettings) -> int:
         f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "
         f"{result.fps:.1f} fps, depth {result.depth_model}"
     )
+    return 0
+
+
+def _depth(args, settings: InferenceSettings) -> int:
+    from stereo_inference.depth import default_depth_model
+    from stereo_inference.depth_export import export_depth
+    from stereo_inference.progress_bar import progress_bar
+
+    model = args.depth or default_depth_model(settings.models_dir)
+    with progress_bar(enabled=not args.no_progress) as progress:
+        frames = export_depth(
+            args.input, args.output, depth_model=model, models_dir=settings.models_dir,
+            device=args.device or settings.device, auto_download=settings.model_auto_download,
+            hub_endpoint=settings.hub_endpoint, progress=progress)
+    print(f"wrote {args.output}: depth of {frames} frames ({model}), 16-bit, 65535 = nearest")
     return 0
 
 
