@@ -17,6 +17,7 @@ _WEIGHTS = (0.55, 0.3, 0.15)  # vertical position, detail, motion
 
 class HeuristicDepth:
     name = "heuristic"
+    max_batch = None
 
     def __init__(self, device: torch.device) -> None:
         self.device = device
