@@ -22,7 +22,8 @@ def _install(models_dir, name):
 
 def _client(tmp_path, **overrides):
     settings = WebSettings(serve_storage=False, data_dir=tmp_path, models_dir=tmp_path / "models",
-                           public_base_url="http://127.0.0.1:8000", **overrides)
+                           public_base_url="http://127.0.0.1:8000", allowed_hosts=["testserver"],
+                           **overrides)
     backend = memory_backend()
     return TestClient(create_app(settings, backend)), backend
 
