@@ -16,7 +16,8 @@ from web_ui.bootstrap import STORAGE_MOUNT, build_storage_app
 from web_ui.eta import EtaEstimator
 from web_ui.handlers import install_handlers
 from web_ui.model_choice import model_options
-from web_ui.routes import api, events, pages, uploads
+from web_ui.model_downloads import ModelDownloads
+from web_ui.routes import api, events, models, pages, uploads
 from web_ui.security import (
     BasicAuthMiddleware,
     BodyLimitMiddleware,
@@ -44,7 +45,10 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
     app.state.templates = build_templates()
     app.state.templates.env.globals["model_options"] = partial(model_options, settings)
 
+    app.state.model_downloads = ModelDownloads(settings.models_dir, settings.hub_endpoint)
+
     app.include_router(pages.router)
+    app.include_router(models.router)
     app.include_router(events.router)
     app.include_router(api.router)
     app.include_router(uploads.router)
