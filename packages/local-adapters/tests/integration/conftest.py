@@ -2,7 +2,9 @@
 
 import pytest
 from shared_types.settings import BackendSettings
+from starlette.testclient import TestClient
 
+from local_adapters import build_backend, storage_app
 from local_adapters.db import Database
 
 
@@ -17,3 +19,21 @@ def db(tmp_path):
 def settings(tmp_path):
     return BackendSettings(data_dir=tmp_path / "data", signing_secret="test-secret",
                            public_base_url="http://testserver")
+
+
+@pytest.fixture
+def backend(settings):
+    """The whole local backend on ``settings``' fresh data folder."""
+    return build_backend(settings)
+
+
+@pytest.fixture
+def client(settings, backend):
+    """A test client of the signed /storage app sharing ``backend``."""
+    with TestClient(storage_app(settings, backend=backend)) as test_client:
+        yield test_client
+
+
+def path_of(url: str) -> str:
+    """A presigned /storage URL as a path for ``client``."""
+    return url.removeprefix("http://testserver/storage")

@@ -1,11 +1,3 @@
-"""The SegmentHeartbeatStore contract on SQLite."""
+"""The SegmentHeartbeatStore contract on SQLite (``backend`` from conftest)."""
 
-import pytest
 from shared_types.testing.contracts.heartbeat_store import *  # noqa: F403
-
-from local_adapters import build_backend
-
-
-@pytest.fixture
-def backend(settings):
-    return build_backend(settings)

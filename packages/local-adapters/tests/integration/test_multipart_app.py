@@ -4,26 +4,10 @@ streaming, atomic parts, one event on complete."""
 import pytest
 from shared_types.errors import UploadNotFoundError
 from shared_types.models import MIN_PART_BYTES
-from starlette.testclient import TestClient
 
-from local_adapters import build_backend, storage_app
+from .conftest import path_of
 
 KEY = "input/job-1/source.mp4"
-
-
-@pytest.fixture
-def backend(settings):
-    return build_backend(settings)
-
-
-@pytest.fixture
-def client(settings, backend):
-    with TestClient(storage_app(settings, backend=backend)) as test_client:
-        yield test_client
-
-
-def path_of(url: str) -> str:
-    return url.removeprefix("http://testserver/storage")
 
 
 def test_a_part_url_cannot_be_retargeted_to_another_part_or_upload(client, backend):

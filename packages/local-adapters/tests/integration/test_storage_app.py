@@ -6,23 +6,10 @@ from starlette.testclient import TestClient
 
 from local_adapters import build_backend, storage_app
 
+from .conftest import path_of
+
 KEY = "input/job-1/source.mp4"
 DATA = bytes(range(256)) * 40  # 10,240 bytes
-
-
-@pytest.fixture
-def backend(settings):
-    return build_backend(settings)
-
-
-@pytest.fixture
-def client(settings, backend):
-    with TestClient(storage_app(settings, backend=backend)) as test_client:
-        yield test_client
-
-
-def path_of(url: str) -> str:
-    return url.removeprefix("http://testserver/storage")
 
 
 def test_presigned_put_stores_the_object_and_raises_its_event(client, backend):
