@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
-from shared_types.errors import ConditionFailedError, JobNotFoundError
+from shared_types.errors import ConditionFailedError, JobNotFoundError, TransientError
 from shared_types.job_failure import fail_job
 from shared_types.keys import parse_segment_key, segment_prefix, source_key
 from shared_types.models import IN_PROGRESS_STATUSES, Job, JobStatus, JobUpdate, SegmentState
@@ -87,7 +87,8 @@ def run_janitor_pass(
 ) -> JanitorReport:
     """Sweep every job in every non-terminal status once; returns what was done.
 
-    Store errors propagate (the caller logs them and tries again next pass).
+    A transient error while repairing one job is logged and the pass goes on
+    (the job is still stale next pass); errors listing jobs propagate.
     """
     sweep = _Sweep(backend, SweepPolicy(stuck_after_s, max_segment_attempts, max_resends,
                                         upload_timeout_s),
@@ -98,6 +99,9 @@ def run_janitor_pass(
                 sweep.job(job)
             except (ConditionFailedError, JobNotFoundError):
                 log.info("job_id=%s janitor: job moved on meanwhile; left alone", job.job_id)
+            except TransientError:  # one unreachable queue must not stop the whole pass
+                log.warning("job_id=%s janitor: repair failed; next pass retries", job.job_id,
+                            exc_info=True)
     return sweep.report
 
 
