@@ -1,12 +1,21 @@
-"""What does the pipeline cost on top of the engine? (issue 8, "Pipeline overhead")
+"""What does the pipeline cost on top of the engine? (issues 8 and 17, "Pipeline overhead")
 
-Wall time of ``stereo-spot convert`` with one video-worker (CLI start, worker
-processes, chunking, per-segment conversion with seamless-depth warm-up,
-segment events, reassembly, download) divided by the wall time of the engine's
-``convert_file`` on the same clip in the same run. Goal: <= 1.10.
+Wall time (and CPU seconds, from each process's own rusage) of
+``stereo-spot convert --workers N`` (CLI start, worker processes, chunking,
+per-segment conversion with seamless depth, segment events, reassembly,
+download, drain) against the engine on the same clip in the same run:
 
-Usage: .venv/bin/python bench/pipeline_overhead.py [--seconds 60] [--width 480 --height 270]
-       [--segment-seconds 10] [--mode half-sbs] [--repeat 1]
+- ``engine_cli``: ``stereo-inference convert`` as a user runs it (a new
+  process: interpreter and torch import included) -- what the stack replaces,
+  so the reference of the goal (<= 1.10 with one worker);
+- ``engine_in_process``: ``convert_file`` in this process, start-up paid once
+  before timing (the engine's bare conversion time).
+
+Runs are interleaved round by round, so machine noise hits every variant
+alike. Ratios are of medians.
+
+Usage: .venv/bin/python bench/pipeline_overhead.py [--seconds 16] [--width 1280 --height 720]
+       [--segment-seconds 4] [--mode half-sbs] [--workers 1,2] [--repeat 2]
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,53 +34,88 @@ from pathlib import Path
 from local_stack.testing.media import video_facts
 from shared_types.models import ConversionParams, OutputMode
 from shared_types.testing.media import make_video
-from stereo_inference import convert_file
+
+BIN = Path(sys.executable).parent
 
 
-def time_engine(clip: Path, out: Path, mode: str) -> float:
+def run_child(argv: list[str]) -> tuple[float, float]:
+    """(wall s, CPU s of the process and every descendant it waited for)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STEREO_SPOT_")}
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status):
+        raise RuntimeError(f"{argv[:3]} failed: {proc.stderr.read().decode()[-800:]}")
+    proc.stderr.close()
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def engine_in_process(clip: Path, out: Path, mode: str) -> tuple[float, float]:
+    from stereo_inference import convert_file
+
+    before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
     convert_file(clip, out, mode=OutputMode(mode), params=ConversionParams())
-    return time.perf_counter() - started
-
-
-def time_stack(clip: Path, out: Path, mode: str, segment_s: float, data: Path) -> float:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STEREO_SPOT_")}
-    env["STEREO_SPOT_SQS_WAIT_S"] = "1"
-    cli = Path(sys.executable).parent / "stereo-spot"
-    started = time.perf_counter()
-    subprocess.run([str(cli), "convert", str(clip), "-o", str(out), "--mode", mode,
-                    "--workers", "1", "--segment-seconds", str(segment_s),
-                    "--data-dir", str(data)],
-                   env=env, check=True, capture_output=True, timeout=3600)
-    return time.perf_counter() - started
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--seconds", type=float, default=60)
-    p.add_argument("--width", type=int, default=480)
-    p.add_argument("--height", type=int, default=270)
-    p.add_argument("--segment-seconds", type=float, default=10)
+    p.add_argument("--seconds", type=float, default=16)
+    p.add_argument("--width", type=int, default=1280)
+    p.add_argument("--height", type=int, default=720)
+    p.add_argument("--segment-seconds", type=float, default=4)
     p.add_argument("--mode", default="half-sbs")
-    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--workers", default="1,2", help="comma-separated worker counts")
+    p.add_argument("--repeat", type=int, default=2)
     a = p.parse_args()
+    import stereo_inference.convert  # noqa: F401 (start-up is not an in-process cost)
+
+    workers = [int(n) for n in a.workers.split(",")]
+    runs: dict[str, list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="overhead-") as tmp:
         tmp = Path(tmp)
         clip = make_video(tmp / "clip.mp4", seconds=a.seconds, size=(a.width, a.height))
-        engine, stack = [], []
-        for i in range(a.repeat):  # interleaved, so machine noise hits both alike
-            engine.append(time_engine(clip, tmp / f"engine{i}.mp4", a.mode))
-            stack.append(time_stack(clip, tmp / f"stack{i}.mp4", a.mode, a.segment_seconds,
-                                    tmp / f"data{i}"))
-        facts = [video_facts(tmp / f"{k}0.mp4") for k in ("engine", "stack")]
-        print(json.dumps({
-            "clip": {"seconds": a.seconds, "size": [a.width, a.height], "mode": a.mode,
-                     "segment_seconds": a.segment_seconds},
-            "engine_convert_file_s": [round(t, 2) for t in engine],
-            "stereo_spot_convert_s": [round(t, 2) for t in stack],
-            "ratio": round(min(stack) / min(engine), 3),
-            "frames": {"engine": facts[0].frames, "stack": facts[1].frames},
-        }))
+        for i in range(a.repeat):
+            variants = [("engine_in_process", None), ("engine_cli", None)]
+            variants += [(f"stack_{n}_workers", n) for n in workers]
+            for name, n in variants[i % len(variants):] + variants[: i % len(variants)]:
+                out = tmp / f"{name}{i}.mp4"
+                if name == "engine_in_process":
+                    result = engine_in_process(clip, out, a.mode)
+                elif name == "engine_cli":
+                    result = run_child([str(BIN / "stereo-inference"), "convert", str(clip),
+                                        str(out), "--mode", a.mode, "--no-progress"])
+                else:
+                    result = run_child([
+                        str(BIN / "stereo-spot"), "convert", str(clip), "-o", str(out),
+                        "--mode", a.mode, "--workers", str(n),
+                        "--segment-seconds", str(a.segment_seconds),
+                        "--data-dir", str(tmp / f"data-{name}-{i}")])
+                runs.setdefault(name, []).append(result)
+        frames = {name: video_facts(tmp / f"{name}0.mp4").frames for name in runs}
+    wall = {k: statistics.median(r[0] for r in v) for k, v in runs.items()}
+    cpu = {k: statistics.median(r[1] for r in v) for k, v in runs.items()}
+    report = {
+        "clip": {"seconds": a.seconds, "size": [a.width, a.height], "mode": a.mode,
+                 "segment_seconds": a.segment_seconds},
+        "load_average": [round(v, 1) for v in os.getloadavg()],
+        "runs_s": {k: [round(r[0], 2) for r in v] for k, v in runs.items()},
+        "cpu_s": {k: round(v, 2) for k, v in cpu.items()},
+        "frames": frames,
+    }
+    for n in workers:
+        stack = f"stack_{n}_workers"
+        report[f"ratio_{n}w_vs_engine_cli"] = round(wall[stack] / wall["engine_cli"], 3)
+        report[f"ratio_{n}w_vs_in_process"] = round(wall[stack] / wall["engine_in_process"], 3)
+        report[f"cpu_ratio_{n}w_vs_engine_cli"] = round(cpu[stack] / cpu["engine_cli"], 3)
+    if len(workers) > 1:
+        report["two_vs_one_worker"] = round(
+            wall[f"stack_{workers[1]}_workers"] / wall[f"stack_{workers[0]}_workers"], 3)
+    print(json.dumps(report, indent=1))
 
 
 if __name__ == "__main__":

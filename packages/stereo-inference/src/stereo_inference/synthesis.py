@@ -23,11 +23,6 @@ from stereo_inference.remap import packed_map, remap_rows, shrink
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
-# Pixels planned per call: bounds the warp's temporaries (~100 bytes a pixel).
-WARP_CHUNK_PIXELS = 2_500_000
-# On a CPU, smaller calls keep those temporaries in the L2 cache: planning 2x72
-# rows of 640 px at a time is ~3x faster than all eight eyes of a batch at once.
-WARP_CHUNK_PIXELS_CPU = 100_000
 PLAN_ROWS_PER_DEPTH_ROW = 1
 
 
@@ -153,10 +148,7 @@ class StereoRenderer:
             divergence=self.params.divergence, convergence=self.params.convergence,
         )
         b = disp.shape[0]
-        both = torch.cat([disp, disp.flip(3)])
-        chunk = WARP_CHUNK_PIXELS_CPU if disp.device.type == "cpu" else WARP_CHUNK_PIXELS
-        step = max(1, chunk // (rows * w))
-        plan = torch.cat([plan_warp(both[i : i + step]) for i in range(0, 2 * b, step)])
+        plan = plan_warp(torch.cat([disp, disp.flip(3)]))  # chunked inside, by rows
         plan[b:] = (w - 1) - plan[b:].flip(3)
         return plan
 

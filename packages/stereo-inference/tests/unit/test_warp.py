@@ -105,3 +105,13 @@ def test_hole_runs_take_the_nearest_covered_pixel_of_their_own_row(fill, hole_sh
     expected = fill_by_scanning(src, zbuf, fill)
     _fill_holes(src, zbuf, fill)
     assert torch.allclose(src, expected)
+
+
+def test_planning_in_row_chunks_gives_the_whole_frame_plan(monkeypatch):
+    import stereo_inference.warp as warp
+
+    g = torch.Generator().manual_seed(0)
+    disparity = (torch.rand(2, 1, 9, 40, generator=g) * 12).round() / 2  # edges and folds
+    whole = plan_warp(disparity)
+    monkeypatch.setattr(warp, "CPU_CHUNK_PIXELS", 3 * 40)  # 3 rows a call, across frames
+    assert torch.equal(plan_warp(disparity), whole)
