@@ -232,7 +232,8 @@ def main(argv=None) -> dict:
         times["ours"].append(t_ours)
         times["reference"].append(t_ref)
     summary = {
-        name: {k: round(float(np.mean([r[k] for r in rs])), 4) for k in ("psnr", "ssim", "siou", "edge_psnr")}
+        name: {k: round(float(np.mean([r[k] for r in rs])), 4)
+               for k in ("psnr", "ssim", "siou", "edge_psnr")}
         for name, rs in rows.items()
     }
     summary["seconds_per_frame"] = {k: round(float(np.mean(v)), 4) for k, v in times.items()}
