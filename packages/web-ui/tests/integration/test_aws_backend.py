@@ -8,14 +8,16 @@ from urllib.parse import parse_qs, urlsplit
 import moto
 import pytest
 from fastapi.testclient import TestClient
-from shared_types.models import JobStatus, JobUpdate
+from shared_types.keys import source_key
+from shared_types.models import MIN_PART_BYTES, JobStatus, JobUpdate
 
 from web_ui.app import create_app
 from web_ui.settings import WebSettings
 
 
 @pytest.fixture
-def aws_app(monkeypatch):
+def aws_app(request, monkeypatch):
+    """The app on moto; indirect parametrisation overrides settings."""
     from aws_adapters.provision import create_data_plane
 
     for name, value in (("AWS_ACCESS_KEY_ID", "testing"), ("AWS_SECRET_ACCESS_KEY", "testing"),
@@ -24,7 +26,8 @@ def aws_app(monkeypatch):
     with moto.mock_aws():
         provisioned = create_data_plane(WebSettings(backend="aws"))
         settings = WebSettings(**{**provisioned.model_dump(), "backend": "aws",
-                                  "allowed_hosts": ["testserver"]})
+                                  "allowed_hosts": ["testserver"],
+                                  **getattr(request, "param", {})})
         yield create_app(settings)
 
 
@@ -43,3 +46,45 @@ def test_aws_wiring_presigns_s3_and_mounts_no_local_storage(aws_app):
     assert "Red_cyan_Anaglyph.mp4" in disposition[0]
     page = client.get(f"/jobs/{body['job_id']}")
     assert page.status_code == 200 and 'id="player"' in page.text
+
+
+@pytest.mark.parametrize("aws_app", [{"upload_part_bytes": MIN_PART_BYTES}], indirect=True)
+def test_a_resumable_upload_goes_to_s3_in_parts_on_presigned_urls(aws_app):
+    import requests
+
+    client = TestClient(aws_app)
+    backend = aws_app.state.backend
+    job_id = client.post("/api/jobs", json={"mode": "sbs"}).json()["job_id"]
+    data = bytes(range(256)) * (MIN_PART_BYTES // 256) + b"the end"
+    base = f"/api/jobs/{job_id}/uploads"
+    plan = client.post(base, json={"file_name": "trip.mov", "size": len(data)}).json()
+    assert (plan["part_size"], plan["part_count"]) == (MIN_PART_BYTES, 2)
+    upload = f"{base}/{plan['upload_id']}"
+    urls = client.post(f"{upload}/parts", json={"part_numbers": [1, 2]}).json()["urls"]
+    assert "X-Amz-Signature" in urls["1"] and "uploadId=" in urls["1"]
+    assert requests.put(urls["1"], data=data[:MIN_PART_BYTES], timeout=30).status_code == 200
+    # a reload: the page asks what S3 already holds and sends only the rest
+    state = client.get(upload).json()
+    assert [(p["part_number"], p["size"]) for p in state["parts"]] == [(1, MIN_PART_BYTES)]
+    assert requests.put(urls["2"], data=data[MIN_PART_BYTES:], timeout=30).status_code == 200
+    assert client.post(f"{upload}/complete", json={}).json() == {"size": len(data)}
+    assert backend.input_storage.get_bytes(source_key(job_id)) == data
+    assert backend.jobs.get(job_id).title == "trip"
+    assert client.post(f"{upload}/complete", json={}).status_code == 409  # one source per job
+
+
+@pytest.mark.parametrize("aws_app", [{"max_upload_bytes": MIN_PART_BYTES}], indirect=True)
+def test_s3_parts_over_the_cap_are_refused_at_complete_and_freed(aws_app):
+    import requests
+
+    client = TestClient(aws_app)
+    job_id = client.post("/api/jobs", json={"mode": "sbs"}).json()["job_id"]
+    base = f"/api/jobs/{job_id}/uploads"
+    plan = client.post(base, json={"file_name": "x.mp4", "size": 10}).json()  # it lies
+    upload = f"{base}/{plan['upload_id']}"
+    urls = client.post(f"{upload}/parts", json={"part_numbers": [1, 2]}).json()["urls"]
+    requests.put(urls["1"], data=b"a" * MIN_PART_BYTES, timeout=30)
+    requests.put(urls["2"], data=b"b", timeout=30)
+    assert client.post(f"{upload}/complete", json={}).status_code == 413
+    assert not aws_app.state.backend.input_storage.exists(source_key(job_id))
+    assert client.get(upload).status_code == 404  # aborted: the parts are gone
