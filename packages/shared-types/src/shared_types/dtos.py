@@ -46,13 +46,9 @@ class JobListItem(BaseModel):
     completed_at: float | None = None
 
 
-class JobView(BaseModel):
-    job_id: str
-    mode: OutputMode
-    status: JobStatus
-    title: str | None = None
-    created_at: float
-    completed_at: float | None = None
+class JobView(JobListItem):
+    """A job's list fields plus what its page and the API's job view show."""
+
     progress: JobProgress
     error: JobError | None = None
     params: ConversionParams
