@@ -1,5 +1,12 @@
+from shared_types.keys import source_key
+from shared_types.settings import BackendSettings
+
 import local_adapters
 
 
-def test_package_imports_and_says_what_it_is():
-    assert local_adapters.__doc__
+def test_the_packages_backend_routes_a_source_upload_to_chunking(tmp_path):
+    backend = local_adapters.build_backend(BackendSettings(data_dir=tmp_path))
+    backend.input_storage.put_bytes(source_key("job-1"), b"video bytes")
+    (message,) = backend.chunking_queue.receive(wait_s=0, visibility_s=30)
+    assert source_key("job-1") in message.body
+    assert backend.video_queue.receive(wait_s=0, visibility_s=30) == []

@@ -1,5 +1,8 @@
-import media_worker
+from shared_types.testing.import_graph import top_level_modules_loaded_by
 
 
-def test_package_imports_and_says_what_it_is():
-    assert media_worker.__doc__
+def test_the_worker_starts_without_the_engine_or_boto3():
+    """The media worker's image has ffmpeg, not torch; boto3 loads only on AWS."""
+    loaded = top_level_modules_loaded_by("media_worker.main", "media_worker.bootstrap")
+    assert "media_worker" in loaded
+    assert loaded & {"torch", "stereo_inference", "boto3"} == set()

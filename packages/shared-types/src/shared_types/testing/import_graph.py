@@ -9,6 +9,8 @@ the implicit import of a parent package's ``__init__`` is not an edge.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 
@@ -71,3 +73,14 @@ def _module_name(path: Path, src: Path) -> str:
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
+
+
+def top_level_modules_loaded_by(*modules: str) -> set[str]:
+    """The top-level names in ``sys.modules`` after a fresh interpreter imports
+    ``modules`` (to check that a package does not pull in torch, boto3, ...)."""
+    code = ("import importlib, sys\n"
+            f"for m in {list(modules)!r}: importlib.import_module(m)\n"
+            "print('\\n'.join(sorted({n.split('.')[0] for n in sys.modules})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=120)
+    return set(done.stdout.split())
