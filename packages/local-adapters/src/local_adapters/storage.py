@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from shared_types.errors import InvalidKeyError, ObjectNotFoundError
+from shared_types.errors import InvalidKeyError, ObjectExistsError, ObjectNotFoundError
 from shared_types.models import ObjectInfo, PresignedRequest
 
 from local_adapters.multipart import MultipartUploads
@@ -92,17 +92,26 @@ class FilesystemStorage(MultipartUploads):
         os.close(fd)
         return Path(name)
 
-    def adopt_file(self, key: str, tmp: Path) -> ObjectInfo:
+    def adopt_file(self, key: str, tmp: Path, *, if_absent: bool = False) -> ObjectInfo:
         """Move a finished temp file (from ``temp_file``) into place as ``key``.
 
         fsyncs it, renames it atomically, then sends the object-created event.
-        Raises InvalidKeyError; DatabaseBusyError if the event cannot be queued.
+        With ``if_absent`` the move happens only if ``key`` does not exist yet
+        (atomically: a hard link never replaces a file). Raises InvalidKeyError,
+        ObjectExistsError; DatabaseBusyError if the event cannot be queued.
         """
         dest = self.path_of(key)
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
         dest.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(tmp, dest)
+        if if_absent:
+            try:
+                os.link(tmp, dest)
+            except FileExistsError:
+                raise ObjectExistsError(f"{self.bucket}/{key} already exists") from None
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, dest)
         fsync_dir(dest.parent)
         info = self._info(key, dest)
         self.notifier.object_created(self.bucket, info)

@@ -16,7 +16,8 @@ import re
 from urllib.parse import quote
 
 import anyio
-from shared_types.errors import InvalidKeyError, UploadNotFoundError
+from shared_types import keys
+from shared_types.errors import InvalidKeyError, ObjectExistsError, UploadNotFoundError
 from shared_types.ports import Backend
 from shared_types.settings import BackendSettings
 from starlette.applications import Starlette
@@ -122,6 +123,8 @@ class _StorageEndpoint:
             response = _error(400, f"bad key: {exc}")
         except UploadNotFoundError as exc:
             response = _error(404, f"no such upload: {exc}")
+        except ObjectExistsError:
+            response = _error(409, "This job already has its video.")
         await response(scope, receive, send)
 
     async def _get(self, request: Request, storage: FilesystemStorage, key: str,
@@ -175,8 +178,13 @@ class _StorageEndpoint:
 
     async def _put(self, request: Request, storage: FilesystemStorage, key: str,
                    cap: int | None) -> Response:
+        # One source per job: an upload URL used a second time cannot replace the
+        # video a chunker may already be reading (conditional first write).
+        once = keys.parse_source_key(key) is not None
+        if once and storage.exists(key):  # early answer; adopt_file decides atomically
+            return _error(409, "This job already has its video.")
         return await self._receive(request, storage, key, cap,
-                                   lambda tmp: storage.adopt_file(key, tmp))
+                                   lambda tmp: storage.adopt_file(key, tmp, if_absent=once))
 
     async def _put_part(self, request: Request, storage: FilesystemStorage, key: str,
                         signed: SignedRequest) -> Response:

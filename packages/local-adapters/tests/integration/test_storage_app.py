@@ -153,3 +153,22 @@ def test_storage_app_builds_its_own_backend_from_settings(settings):
     with TestClient(storage_app(settings)) as client:
         resp = client.get(path_of(backend.output_storage.presign_get("jobs/j/final.mp4")))
     assert resp.content == b"abc"
+
+
+def test_a_second_upload_to_a_jobs_source_is_refused_and_the_first_kept(client, backend):
+    req = backend.input_storage.presign_put(KEY, max_bytes=len(DATA))
+    assert client.put(path_of(req.url), content=DATA).status_code == 200
+    events = backend.chunking_queue.stats().visible
+    second = client.put(path_of(req.url), content=b"another video")  # the URL reused
+    assert second.status_code == 409 and "already has its video" in second.text
+    assert backend.input_storage.get_bytes(KEY) == DATA
+    assert backend.chunking_queue.stats().visible == events  # no second chunking run
+
+
+def test_other_keys_may_still_be_overwritten(client, backend):
+    # negative control: only a job's source is write-once
+    key = "input/job-1/notes.bin"
+    req = backend.input_storage.presign_put(key, max_bytes=100)
+    assert client.put(path_of(req.url), content=b"one").status_code == 200
+    assert client.put(path_of(req.url), content=b"two").status_code == 200
+    assert backend.input_storage.get_bytes(key) == b"two"

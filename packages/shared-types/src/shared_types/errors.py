@@ -66,6 +66,10 @@ class LeaseLostError(ConditionFailedError):
     """The caller no longer holds the lease (it expired and was retaken)."""
 
 
+class ObjectExistsError(ConditionFailedError):
+    """A write-once object (a job's source) already exists; it was not replaced."""
+
+
 class TransientStoreError(TransientError):
     """A store, queue or bucket is unreachable, throttled or returned a 5xx."""
 
