@@ -1,0 +1,59 @@
+import threading
+
+import numpy as np
+import pytest
+
+from stereo_inference.decode import FrameBatch
+from stereo_inference.stages import run_stages
+
+
+def batches(n, size=2):
+    for i in range(n):
+        frames = np.full((size, 4, 4, 3), i, np.uint8)
+        yield FrameBatch(depth_rgb=frames, eyes=frames, pts=[i * size + k for k in range(size)],
+                         durations=[1] * size)
+
+
+class RecordingEncoder:
+    def __init__(self, fail_on=None):
+        self.written, self.fail_on = [], fail_on
+        self.thread = None
+
+    def write(self, frames, fmt, pts, durations):
+        self.thread = threading.current_thread()
+        if len(self.written) == self.fail_on:
+            raise OSError("disk full")
+        self.written.append((int(frames[0, 0, 0, 0]), fmt, list(pts)))
+
+
+def test_every_batch_is_rendered_then_encoded_in_order_off_the_callers_thread():
+    encoder, seen = RecordingEncoder(), []
+    count = run_stages(batches(3), lambda b: b.eyes + 1, encoder, "rgb24", total=6,
+                       progress=lambda done, total: seen.append((done, total)))
+    assert count == 6
+    assert encoder.written == [(1, "rgb24", [0, 1]), (2, "rgb24", [2, 3]),
+                               (3, "rgb24", [4, 5])]
+    assert seen == [(2, 6), (4, 6), (6, 6)]
+    assert encoder.thread is not threading.current_thread()
+
+
+def test_an_encoder_failure_stops_rendering_and_is_raised_to_the_caller():
+    rendered = []
+
+    def render(batch):
+        rendered.append(batch)
+        return batch.eyes
+
+    with pytest.raises(OSError, match="disk full"):
+        run_stages(batches(50), render, RecordingEncoder(fail_on=1), "rgb24", total=None,
+                   progress=None)
+    assert len(rendered) < 50
+
+
+def test_a_render_failure_is_raised_and_the_encoder_thread_ends():
+    def render(batch):
+        raise ValueError("bad batch")
+
+    with pytest.raises(ValueError, match="bad batch"):
+        run_stages(batches(3), render, RecordingEncoder(), "rgb24", total=None, progress=None)
+    assert not [t for t in threading.enumerate() if t.name == "encode"]

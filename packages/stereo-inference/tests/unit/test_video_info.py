@@ -1,0 +1,26 @@
+import pytest
+from shared_types.testing.media import make_audio_only, make_video
+
+from stereo_inference.errors import InvalidInputError
+from stereo_inference.video_info import probe_video
+
+
+def test_describes_size_rate_length_and_audio_of_a_video(tmp_path):
+    info = probe_video(make_video(tmp_path / "c.mp4", seconds=1.0, size=(64, 48), fps=24))
+    assert (info.width, info.height, info.codec) == (64, 48, "h264")
+    assert info.fps == pytest.approx(24.0)
+    assert info.duration_s == pytest.approx(1.0, abs=0.1)
+    assert info.audio_codecs == ["aac"]
+    assert info.rotation == 0
+
+
+@pytest.mark.parametrize("make", [
+    lambda p: p,  # missing
+    lambda p: (p.write_bytes(b""), p)[1],  # empty
+    lambda p: (p.write_bytes(b"not a video at all" * 100), p)[1],
+    lambda p: make_audio_only(p),
+])
+def test_anything_but_a_video_is_invalid_input_naming_the_file(tmp_path, make):
+    path = make(tmp_path / "bad.mp4")
+    with pytest.raises(InvalidInputError, match="bad.mp4|no video"):
+        probe_video(path)
