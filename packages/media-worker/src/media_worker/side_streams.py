@@ -22,6 +22,7 @@ from shared_types.stream_mux import (
     describe_stream,
     mux_command,
     side_streams_command,
+    video_labels,
 )
 
 from media_worker.errors import UnusableVideoError
@@ -44,11 +45,7 @@ def streams_of(path: Path) -> tuple[list[SourceStream], dict[str, str]]:
                 else None
     except (av.error.FFmpegError, OSError) as exc:
         raise UnusableVideoError("The file is not a video we can read.") from exc
-    tags = {}
-    if video is not None:
-        tags = {k: v for k, v in (("language", video.language), ("title", video.title))
-                if v and v != "und"}
-    return streams, tags
+    return streams, video_labels(video)
 
 
 def keep_side_streams(runner: FfmpegRunner, source: Path, dest: Path, *,

@@ -47,6 +47,14 @@ def describe_stream(stream) -> SourceStream:
     )
 
 
+def video_labels(video: SourceStream | None) -> dict[str, str]:
+    """The language and title worth carrying over from the source's video stream."""
+    if video is None:
+        return {}
+    return {k: v for k, v in (("language", video.language), ("title", video.title))
+            if v and v != "und"}
+
+
 def container_of(path: Path, default: Container = Container.MP4) -> Container:
     """The container a file name asks for (``.mkv`` -> MKV, else ``default``)."""
     return Container.MKV if Path(path).suffix.lower() == ".mkv" else default

@@ -9,6 +9,7 @@ from shared_types.stream_mux import (
     mux_command,
     side_streams_command,
     stream_args,
+    video_labels,
 )
 
 FILM = [
@@ -66,3 +67,10 @@ def test_the_container_comes_from_the_suffix():
     assert container_of(Path("x.MKV")) is Container.MKV
     assert container_of(Path("x.mp4")) is Container.MP4
     assert container_of(Path("x.mov"), Container.MKV) is Container.MKV
+
+
+def test_only_a_real_video_language_and_title_are_carried_over():
+    assert video_labels(None) == {}
+    assert video_labels(SourceStream("video", "h264", language="und")) == {}
+    assert video_labels(SourceStream("video", "h264", language="deu", title="Cam")) == \
+        {"language": "deu", "title": "Cam"}

@@ -14,7 +14,7 @@ from pathlib import Path
 import av
 from shared_types.models import Container
 from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import SourceStream, describe_stream, mux_command
+from shared_types.stream_mux import SourceStream, describe_stream, mux_command, video_labels
 
 from stereo_inference.errors import EngineTransientError, InvalidInputError
 
@@ -28,12 +28,8 @@ def source_streams(path: Path) -> tuple[list[SourceStream], dict[str, str]]:
         with av.open(str(path)) as container:
             streams = [describe_stream(s) for s in container.streams
                        if s.type in ("audio", "subtitle", "attachment")]
-            tags = {}
-            if container.streams.video:
-                video = describe_stream(container.streams.video[0])
-                tags = {k: v for k, v in (("language", video.language), ("title", video.title))
-                        if v and v != "und"}
-            return streams, tags
+            videos = container.streams.video
+            return streams, video_labels(describe_stream(videos[0]) if videos else None)
     except av.FFmpegError as exc:
         raise InvalidInputError(f"cannot read the streams of {Path(path).name}: {exc}") from exc
 
