@@ -8,7 +8,8 @@ drain on SIGTERM through ``shared_types.consumer.run_consumers``.
 
 ``process_inference_once`` / ``process_segment_output_once`` receive and settle
 one message with the same classification as the loop, for callers that drive
-the pipeline in-process (local-stack's ``convert``).
+the pipeline step by step in one process (integration tests and local-stack's
+lifecycle model test; ``stereo-spot convert`` runs worker processes instead).
 """
 
 from __future__ import annotations
