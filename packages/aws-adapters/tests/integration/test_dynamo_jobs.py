@@ -14,7 +14,8 @@ def test_a_created_job_reads_back_equal(backend):
     backend.jobs.create(job)
     got = backend.jobs.get("j1")
     assert got == job
-    assert isinstance(got.created_at, float) and got.params.divergence == 2.0
+    assert isinstance(got.created_at, float)
+    assert got.params.divergence == 2.0
 
 
 def test_creating_an_existing_id_fails(backend):
@@ -47,9 +48,11 @@ def test_error_is_set_then_cleared(backend):
     backend.jobs.create(make_job("j1"))
     failed = backend.jobs.update("j1", JobUpdate(status=JobStatus.FAILED, error=JobError(
         code="bad_media", message="not a video", stage="chunking", at=5.5)))
-    assert failed.error.message == "not a video" and failed.error.at == 5.5
+    assert failed.error.message == "not a video"
+    assert failed.error.at == 5.5
     cleared = backend.jobs.update("j1", JobUpdate(status=JobStatus.CREATED, clear_error=True))
-    assert cleared.error is None and backend.jobs.get("j1").error is None
+    assert cleared.error is None
+    assert backend.jobs.get("j1").error is None
 
 
 def test_completing_without_a_time_still_lists_as_completed(backend):
@@ -73,7 +76,8 @@ def test_completed_jobs_page_newest_completed_first(backend):
         cursor = page.next_cursor
         if cursor is None:
             break
-    assert seen == ["j0", "j1", "j2", "j3", "j4"] and pages == 3
+    assert seen == ["j0", "j1", "j2", "j3", "j4"]
+    assert pages == 3
 
 
 def test_an_exact_last_page_has_no_cursor(backend):

@@ -19,4 +19,5 @@ def test_delete_job_removes_more_than_one_batch_write(backend):
 
 def test_a_huge_failure_reason_is_kept_to_a_bounded_size(backend):
     row = backend.segment_status.mark_failed("j1", 0, "x" * 100_000)
-    assert row.state == SegmentState.FAILED and len(row.last_error) == MAX_ERROR_CHARS
+    assert row.state == SegmentState.FAILED
+    assert len(row.last_error) == MAX_ERROR_CHARS

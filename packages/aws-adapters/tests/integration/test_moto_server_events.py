@@ -63,16 +63,19 @@ def test_presigned_get_serves_ranges_and_names_the_download(server_backend):
     storage.put_bytes("jobs/j1/final.mp4", b"0123456789", content_type="video/mp4")
     url = storage.presign_get("jobs/j1/final.mp4", download_name='My "film"_LRF_Full_SBS.mp4')
     resp = httpx.get(url, headers={"Range": "bytes=2-5"})
-    assert resp.status_code == 206 and resp.content == b"2345"
+    assert resp.status_code == 206
+    assert resp.content == b"2345"
     disposition = resp.headers["content-disposition"]
-    assert disposition.startswith("attachment;") and "_LRF_Full_SBS.mp4" in disposition
+    assert disposition.startswith("attachment;")
+    assert "_LRF_Full_SBS.mp4" in disposition
     assert httpx.get(storage.presign_get("jobs/j1/final.mp4")).content == b"0123456789"
 
 
 def test_a_presigned_post_uploads_with_its_form_fields(server_backend):
     storage = server_backend.input_storage
     req = storage.presign_post("input/j2/source.mp4", max_bytes=1000, content_type="video/mp4")
-    assert req.method == "POST" and req.max_bytes == 1000
+    assert req.method == "POST"
+    assert req.max_bytes == 1000
     resp = httpx.post(req.url, data=req.fields, files={"file": ("source.mp4", b"small")})
     assert resp.status_code in (200, 201, 204), resp.text
     assert storage.get_bytes("input/j2/source.mp4") == b"small"

@@ -67,7 +67,8 @@ def test_two_workers_race_trigger_and_lease_and_exactly_one_wins_each(settings):
     clock.t += 61  # the winner crashed: its lease runs out
     late = lock(settings, clock)
     retaken = late.take_lease("job-race", "worker-c", 60)
-    assert retaken is not None and retaken.token > winners[0].token
+    assert retaken is not None
+    assert retaken.token > winners[0].token
     with pytest.raises(LeaseLostError):
         workers[0].complete(winners[0])
     late.complete(retaken)

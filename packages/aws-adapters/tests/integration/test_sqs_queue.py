@@ -73,4 +73,5 @@ def test_a_queue_without_redrive_policy_says_so(aws_settings):
     [msg] = queue.receive()
     with pytest.raises(NoDeadLetterQueueError, match="no redrive policy"):
         queue.dead_letter(msg, "why")
-    assert queue.stats().dead_letters == 0 and queue.name == "plain"
+    assert queue.stats().dead_letters == 0
+    assert queue.name == "plain"

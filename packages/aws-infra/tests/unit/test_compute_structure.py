@@ -97,7 +97,8 @@ def test_video_worker_gets_the_inference_switch_and_web_ui_the_eta(compute):
 def test_every_dlq_has_an_alarm_and_there_is_a_stuck_job_alarm(compute):
     alarm = compute.resource("aws_cloudwatch_metric_alarm", "dlq_depth")
     assert alarm["for_each"] == "${local.dp.dlq_names}"
-    assert alarm["threshold"] == 0 and alarm["comparison_operator"] == "GreaterThanThreshold"
+    assert alarm["threshold"] == 0
+    assert alarm["comparison_operator"] == "GreaterThanThreshold"
     stuck = compute.resource("aws_cloudwatch_metric_alarm", "stuck_jobs")
     assert any("completed == 0" in q.get("expression", "") for q in stuck["metric_query"])
 
@@ -119,7 +120,8 @@ def test_tasks_run_in_private_subnets_behind_an_sse_friendly_alb(compute):
     assert net["subnets"] == "${aws_subnet.private[*].id}"
     assert compute.default("alb_idle_timeout_s") >= 300
     endpoints = compute.resource("aws_vpc_endpoint", "gateway")
-    assert "s3" in endpoints["for_each"] and endpoints["vpc_endpoint_type"] == "Gateway"
+    assert "s3" in endpoints["for_each"]
+    assert endpoints["vpc_endpoint_type"] == "Gateway"
     health = compute.resource("aws_lb_target_group", "web_ui")["health_check"][0]
     assert health["path"] == "/healthz"
 

@@ -52,7 +52,8 @@ def test_queue_names_match_what_the_adapters_look_up(dp):
 def test_visibility_timeouts_cover_each_queue_and_the_slow_ones_are_long(dp):
     vis = dp.default("visibility_timeout_s")
     assert set(vis) == set(QUEUE_NAMES)
-    assert vis["chunking"] >= 600 and vis["reassembly"] >= 600
+    assert vis["chunking"] >= 600
+    assert vis["reassembly"] >= 600
     assert vis["segment-output"] < vis["video-worker"]
 
 
@@ -97,7 +98,8 @@ def test_routes_are_the_pipelines_one_definition_of_notification_routes(dp):
 
 def test_queues_accept_events_only_from_their_bucket_in_this_account(dp):
     policy = dp.resource("aws_sqs_queue_policy", "s3_events")["policy"]
-    assert "aws:SourceArn" in policy and "aws:SourceAccount" in policy
+    assert "aws:SourceArn" in policy
+    assert "aws:SourceAccount" in policy
     assert 'Service = "s3.amazonaws.com"' in policy
 
 

@@ -72,7 +72,8 @@ def test_push_logs_in_with_the_token_on_stdin_then_pushes():
     (login, password), (push, _) = docker.calls
     assert login == ["docker", "login", "--username", "AWS", "--password-stdin",
                      "123456789012.dkr.ecr.us-east-1.amazonaws.com"]
-    assert password == "s3cret" and "s3cret" not in login
+    assert password == "s3cret"
+    assert "s3cret" not in login
     assert push == ["docker", "push", f"{REPO}:abc"]
     stub.assert_no_pending_responses()
 

@@ -92,5 +92,6 @@ def test_a_missing_endpoint_says_to_apply_terraform():
 
 def test_names_are_valid_sagemaker_names():
     name = resource_name("x" * 60, "feature/branch_1", "20260101120000")
-    assert len(name) <= 63 and all(c.isalnum() or c == "-" for c in name)
+    assert len(name) <= 63
+    assert all(c.isalnum() or c == "-" for c in name)
     assert not name.startswith("-")

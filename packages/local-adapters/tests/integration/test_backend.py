@@ -85,4 +85,5 @@ def test_starting_a_service_removes_uploads_a_killed_process_left_half_written(s
     day_ago = time.time() - 86400
     os.utime(stale, (day_ago, day_ago))
     build_backend(settings)
-    assert not stale.exists() and fresh.exists()
+    assert not stale.exists()
+    assert fresh.exists()

@@ -119,7 +119,8 @@ def test_a_download_name_with_cr_lf_cannot_inject_a_header(client, backend):
     assert resp.status_code == 200
     assert "set-cookie" not in resp.headers
     value = resp.headers["content-disposition"]
-    assert "\r" not in value and "\n" not in value
+    assert "\r" not in value
+    assert "\n" not in value
     assert value.startswith('attachment; filename="clip__Set-Cookie: x=1__.mp4"')
 
 
@@ -160,7 +161,8 @@ def test_a_second_upload_to_a_jobs_source_is_refused_and_the_first_kept(client, 
     assert client.put(path_of(req.url), content=DATA).status_code == 200
     events = backend.chunking_queue.stats().visible
     second = client.put(path_of(req.url), content=b"another video")  # the URL reused
-    assert second.status_code == 409 and "already has its video" in second.text
+    assert second.status_code == 409
+    assert "already has its video" in second.text
     assert backend.input_storage.get_bytes(KEY) == DATA
     assert backend.chunking_queue.stats().visible == events  # no second chunking run
 

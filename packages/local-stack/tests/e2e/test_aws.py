@@ -41,5 +41,6 @@ def test_convert_on_aws_adapters_against_moto_server(
                       "--workers", "2", "--segment-seconds", "2"], env)
     assert result.returncode == 0, result.stderr + result.stdout
     facts = video_facts(out)
-    assert (facts.width, facts.height, facts.frames) == (160, 96, 96) and facts.has_audio
+    assert (facts.width, facts.height, facts.frames) == (160, 96, 96)
+    assert facts.has_audio
     assert "2 segment(s)" in result.stdout

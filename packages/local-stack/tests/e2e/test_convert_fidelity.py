@@ -38,10 +38,12 @@ def test_segmented_conversion_keeps_every_stream_chapter_tag_and_cue(
     assert facts.tags["title"] == phone.metadata["title"]
     assert len(facts.cues) == len(phone.cues)
     for (start, end), cue in zip(facts.cues, phone.cues, strict=True):
-        assert abs(start - cue.start_s) <= 0.001 and abs(end - cue.end_s) <= 0.001
+        assert abs(start - cue.start_s) <= 0.001
+        assert abs(end - cue.end_s) <= 0.001
     assert facts.frames == src.frames
     assert abs(facts.duration_s - src.duration_s) <= 1 / FPS
-    assert (facts.width, facts.height) == size and facts.rotation == 0
+    assert (facts.width, facts.height) == size
+    assert facts.rotation == 0
     assert facts.frame_packing == {"half-sbs": "SIDEBYSIDE", "tb": "TOPBOTTOM"}[mode]
     if suffix == ".mkv":
         assert facts.stereo_mode == "top_bottom"

@@ -45,7 +45,8 @@ def _assert_written_once(run, job: Job, settle_s: float) -> None:
     first = final_object(run.backend, job.job_id)
     time.sleep(settle_s)
     again = run.backend.jobs.get(job.job_id)
-    assert again.status == JobStatus.COMPLETED and again.completed_at == job.completed_at
+    assert again.status == JobStatus.COMPLETED
+    assert again.completed_at == job.completed_at
     later = final_object(run.backend, job.job_id)
     assert (later.last_modified, later.etag) == (first.last_modified, first.etag)
 

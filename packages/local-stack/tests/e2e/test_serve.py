@@ -66,15 +66,18 @@ def test_serve_converts_an_upload_and_streams_progress_and_the_result(
         playback = httpx.get(f"{base}/api/jobs/{job['job_id']}/playback", timeout=10).json()
         assert "LRF_Full_SBS" in playback["download_name"]
         ranged = httpx.get(playback["url"], headers={"Range": "bytes=0-99"}, timeout=10)
-        assert ranged.status_code == 206 and len(ranged.content) == 100
+        assert ranged.status_code == 206
+        assert len(ranged.content) == 100
         assert ranged.headers["content-range"].startswith("bytes 0-99/")
         whole = httpx.get(playback["url"], timeout=30)
         out = tmp_path / "final.mp4"
         out.write_bytes(whole.content)
         facts = video_facts(out)
-        assert (facts.width, facts.height, facts.frames) == (320, 96, 96) and facts.has_audio
+        assert (facts.width, facts.height, facts.frames) == (320, 96, 96)
+        assert facts.has_audio
     finally:
         proc.send_signal(signal.SIGTERM)
         output, _ = proc.communicate(timeout=60)
     assert proc.returncode == 0, output
-    assert "running at" in output and "stopped" in output
+    assert "running at" in output
+    assert "stopped" in output

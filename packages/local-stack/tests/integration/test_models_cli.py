@@ -26,13 +26,15 @@ def _listing(capsys) -> dict[str, str]:
 
 def test_list_download_list_remove(hub, tmp_path, capsys):
     before = _listing(capsys)
-    assert "available" in before[NAME] and "(default)" in before["heuristic"]
+    assert "available" in before[NAME]
+    assert "(default)" in before["heuristic"]
     assert "CC-BY-NC" in before["depth-anything-v2-large"]
     assert main(["models", "download", NAME]) == 0
     assert capsys.readouterr().out.startswith(f"installed {NAME} in ")
     assert (tmp_path / "models" / NAME / "model.safetensors").stat().st_size == 7000
     after = _listing(capsys)
-    assert "installed" in after[NAME] and "(default)" in after[NAME]
+    assert "installed" in after[NAME]
+    assert "(default)" in after[NAME]
     assert list(after)[0] == NAME  # installed models are listed first
     assert main(["models", "remove", NAME]) == 0
     assert capsys.readouterr().out == f"removed {NAME}\n"
@@ -43,7 +45,8 @@ def test_list_download_list_remove(hub, tmp_path, capsys):
 def test_a_download_the_hub_cannot_serve_fails_with_one_line(hub, capsys):
     assert main(["models", "download", "depth-anything-v2-base"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: downloading depth-anything-v2-base") and "\n" not in err
+    assert err.startswith("error: downloading depth-anything-v2-base")
+    assert "\n" not in err
 
 
 def test_convert_refuses_a_missing_model_before_doing_anything(tmp_path, monkeypatch, capsys):

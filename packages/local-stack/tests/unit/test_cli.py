@@ -10,7 +10,9 @@ def test_options_override_settings_and_the_public_url_follows_the_port(tmp_path,
     args = cli._parser().parse_args(
         ["serve", "--port", "8765", "--workers", "3", "--data-dir", str(tmp_path)])
     settings = cli._settings(args)
-    assert settings.port == 8765 and settings.workers == 3 and settings.data_dir == tmp_path
+    assert settings.port == 8765
+    assert settings.workers == 3
+    assert settings.data_dir == tmp_path
     assert settings.public_base_url == "http://127.0.0.1:8765"
 
 
@@ -19,7 +21,8 @@ def test_convert_of_a_missing_file_fails_with_one_line(tmp_path: Path, capsys):
                    "--data-dir", str(tmp_path / "d")])
     err = capsys.readouterr().err.strip()
     assert rc == 1
-    assert err.startswith("stereo-spot: input file not found") and "\n" not in err
+    assert err.startswith("stereo-spot: input file not found")
+    assert "\n" not in err
 
 
 def test_convert_rejects_an_unknown_mode(capsys):

@@ -244,7 +244,8 @@ class Pipeline(RuleBasedStateMachine):
                 final = self.backend.output_storage.get_bytes(job.final_key)
                 assert final == expected_final(source, total), job_id
             if job.status == JobStatus.FAILED:
-                assert job.error is not None and job.error.message
+                assert job.error is not None
+                assert job.error.message
 
     def check_every_job_ends(self) -> None:
         """Without the adversary, a bounded number of sweeps ends every job."""

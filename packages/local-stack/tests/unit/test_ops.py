@@ -17,7 +17,8 @@ def test_jobs_lists_in_progress_then_completed_then_failed():
     console = Console(record=True, width=200)
     ops.render_jobs(console, ops.list_jobs(backend))
     text = console.export_text()
-    assert "chunking_complete" in text and "failed" in text
+    assert "chunking_complete" in text
+    assert "failed" in text
 
 
 def test_dead_letters_are_listed_per_queue_and_redriven():
@@ -26,7 +27,8 @@ def test_dead_letters_are_listed_per_queue_and_redriven():
     [msg] = backend.video_queue.receive(visibility_s=30)
     backend.video_queue.dead_letter(msg, "bad")
     letters = ops.dead_letters(backend)
-    assert letters["video-worker"] == ["poison"] and letters["chunking"] == []
+    assert letters["video-worker"] == ["poison"]
+    assert letters["chunking"] == []
     assert ops.redrive_all(backend)["video-worker"] == 1
     assert ops.dead_letters(backend)["video-worker"] == []
     assert [m.body for m in backend.video_queue.receive()] == ["poison"]

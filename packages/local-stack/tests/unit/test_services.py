@@ -29,7 +29,8 @@ def test_children_read_the_settings_back_from_their_environment(tmp_path: Path):
     assert "STEREO_SPOT_AWS_ENDPOINT_URL" not in env
     reread = StackSettings(_env_file=None, **{k.removeprefix("STEREO_SPOT_").lower(): v
                                               for k, v in env.items() if "STEREO" in k})
-    assert reread.segment_seconds == 2.5 and reread.port == 8123
+    assert reread.segment_seconds == 2.5
+    assert reread.port == 8123
 
 
 def test_a_service_runs_from_this_interpreter_environment():

@@ -33,8 +33,10 @@ def source(tmp_path: Path) -> Path:
 def test_submit_creates_the_job_and_uploads_the_source_under_its_key(backend, source):
     job = submit_job(backend, source, mode=OutputMode.TB, params=ConversionParams(divergence=3))
     stored = backend.jobs.get(job.job_id)
-    assert stored.status == JobStatus.CREATED and stored.mode == OutputMode.TB
-    assert stored.params.divergence == 3 and stored.title == "clip.mp4"
+    assert stored.status == JobStatus.CREATED
+    assert stored.mode == OutputMode.TB
+    assert stored.params.divergence == 3
+    assert stored.title == "clip.mp4"
     assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
 
 
@@ -62,7 +64,8 @@ def test_wait_returns_the_final_snapshot_and_ticks_between_polls(backend, source
     seen = []
     snap = wait_for_job(backend, job.job_id, poll_s=0.001, on_snapshot=seen.append, tick=tick)
     assert snap.status == JobStatus.COMPLETED
-    assert len(ticks) == 3 and len(seen) == 4
+    assert len(ticks) == 3
+    assert len(seen) == 4
 
 
 def test_wait_gives_up_after_its_timeout(backend, source):
@@ -109,4 +112,6 @@ def test_a_snapshot_carries_frames_and_speed_from_the_heartbeats(backend, source
     with JobProgressView(console, None) as view:
         view.update(snap)
     shown = console.export_text()
-    assert "30/120" in shown and "3.0 fps" in shown and "30 s left" in shown
+    assert "30/120" in shown
+    assert "3.0 fps" in shown
+    assert "30 s left" in shown

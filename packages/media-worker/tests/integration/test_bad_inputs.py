@@ -62,9 +62,11 @@ def test_a_bad_upload_fails_its_job_with_a_human_reason(
 
     failed = local_backend.jobs.get(job.job_id)
     assert failed.status == JobStatus.FAILED
-    assert failed.error.stage == "chunking" and failed.error.code == "invalid_media"
+    assert failed.error.stage == "chunking"
+    assert failed.error.code == "invalid_media"
     assert reason in failed.error.message
-    assert failed.error.message.endswith(".") and "Errno" not in failed.error.message
+    assert failed.error.message.endswith(".")
+    assert "Errno" not in failed.error.message
     stats = local_backend.chunking_queue.stats()
     assert stats.visible + stats.in_flight + stats.dead_letters == 0
     assert not list(local_backend.input_storage.list(f"segments/{job.job_id}/"))

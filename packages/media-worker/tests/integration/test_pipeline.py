@@ -41,7 +41,8 @@ def test_split_and_concat_keep_every_frame_and_the_av_timeline(
 
     done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
 
-    assert done.status == JobStatus.COMPLETED and done.final_key == keys.final_key(job.job_id)
+    assert done.status == JobStatus.COMPLETED
+    assert done.final_key == keys.final_key(job.job_id)
     assert done.total_segments >= 2
     final = tmp_path / "final.mp4"
     local_backend.output_storage.get_file(done.final_key, final)
@@ -72,7 +73,8 @@ def test_a_replayed_chunking_produces_the_same_keys_and_state(
     third = handle_source_uploaded(record, deps)
 
     again = segment_listing(local_backend, job.job_id)
-    assert first == second == len(listing) >= 2 and third is None
+    assert first == second == len(listing) >= 2
+    assert third is None
     assert again == listing
     job_after = local_backend.jobs.get(job.job_id)
     assert (job_after.status, job_after.total_segments) == (JobStatus.CHUNKING_COMPLETE, first)
@@ -100,7 +102,8 @@ def test_chunking_sends_reassembly_when_every_segment_was_already_done(
     assert local_backend.reassembly.is_triggered(job.job_id)
     assert worker.process_reassembly_once(wait_s=1)
     done = local_backend.jobs.get(job.job_id)
-    assert done.status == JobStatus.COMPLETED and done.total_segments == total
+    assert done.status == JobStatus.COMPLETED
+    assert done.total_segments == total
 
 
 def test_a_chunker_whose_job_was_failed_meanwhile_stops_before_writing_segments(

@@ -78,7 +78,8 @@ def test_all_segments_are_joined_in_order_and_the_job_completed(mem_backend, new
     assert final == b"<seg0><seg1><seg2>"
     job = mem_backend.jobs.get(job_id)
     assert job.status == JobStatus.COMPLETED
-    assert job.final_key == keys.final_key(job_id) and job.completed_at is not None
+    assert job.final_key == keys.final_key(job_id)
+    assert job.completed_at is not None
     assert mem_backend.reassembly.is_done(job_id)
 
 
@@ -152,7 +153,8 @@ def test_a_job_that_already_ended_is_left_alone(mem_backend, new_job, tmp_path, 
     runner = JoiningRunner()
 
     assert handle_reassembly(message(job_id), deps_for(mem_backend, runner, tmp_path)) is False
-    assert runner.calls == 0 and mem_backend.jobs.get(job_id).status == status
+    assert runner.calls == 0
+    assert mem_backend.jobs.get(job_id).status == status
 
 
 @pytest.mark.parametrize("body", ["not json", "{}", '{"job_id": "../etc"}'])
@@ -166,4 +168,5 @@ def test_a_stale_message_for_a_job_not_yet_chunked_is_dropped(mem_backend, new_j
     runner = JoiningRunner()
     assert handle_reassembly(message(job.job_id), deps_for(mem_backend, runner, tmp_path)) \
         is False
-    assert runner.calls == 0 and mem_backend.jobs.get(job.job_id).status == JobStatus.CREATED
+    assert runner.calls == 0
+    assert mem_backend.jobs.get(job.job_id).status == JobStatus.CREATED

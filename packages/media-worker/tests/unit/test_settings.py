@@ -14,7 +14,8 @@ def test_settings_read_the_stereo_spot_prefix(monkeypatch, tmp_path):
     monkeypatch.setenv("STEREO_SPOT_WORK_DIR", str(tmp_path))
     s = MediaWorkerSettings()
     assert (s.segment_seconds, s.ffmpeg, s.work_dir) == (12.5, "/opt/ffmpeg", tmp_path)
-    assert s.max_width == 7680 and s.segment_seconds > 0
+    assert s.max_width == 7680
+    assert s.segment_seconds > 0
 
 
 def test_nonsense_limits_are_refused(monkeypatch):

@@ -26,7 +26,8 @@ def test_a_permanent_reassembly_failure_fails_the_job_and_acks(
 
     failed = mem_backend.jobs.get(job.job_id)
     assert failed.status == JobStatus.FAILED
-    assert failed.error.stage == "reassembly" and failed.error.code == "final_missing"
+    assert failed.error.stage == "reassembly"
+    assert failed.error.code == "final_missing"
     assert "missing" in failed.error.message
     stats = mem_backend.reassembly_queue.stats()
     assert stats.visible + stats.in_flight + stats.dead_letters == 0
@@ -46,7 +47,8 @@ def test_missing_segments_are_redelivered_then_fail_the_job_on_the_last_attempt(
     worker.process_reassembly_once(wait_s=1)
 
     failed = mem_backend.jobs.get(job.job_id)
-    assert failed.status == JobStatus.FAILED and failed.error.code == "retries_exhausted"
+    assert failed.status == JobStatus.FAILED
+    assert failed.error.code == "retries_exhausted"
     assert "2 segments not complete" in failed.error.message
 
 
@@ -72,10 +74,12 @@ def test_one_unusable_source_in_a_message_fails_only_its_own_job(
         mem_backend.input_storage.bucket, keys.source_key(gone.job_id), size=0))
     worker = worker_for(mem_backend)
 
-    assert worker.process_chunking_once() and worker.process_chunking_once()
+    assert worker.process_chunking_once()
+    assert worker.process_chunking_once()
 
     failed = mem_backend.jobs.get(bad.job_id)
-    assert failed.status == JobStatus.FAILED and failed.error.stage == "chunking"
+    assert failed.status == JobStatus.FAILED
+    assert failed.error.stage == "chunking"
     assert failed.error.message == "The file is empty (0 bytes); please upload the video again."
     assert mem_backend.jobs.get(gone.job_id).status == JobStatus.COMPLETED
 

@@ -27,7 +27,8 @@ def test_cancel_makes_the_job_terminal_and_frees_its_files():
     backend = memory_backend()
     job = running_job(backend)
     cancelled = cancel_job(backend, job)
-    assert cancelled.status == JobStatus.CANCELLED and cancelled.status.is_final
+    assert cancelled.status == JobStatus.CANCELLED
+    assert cancelled.status.is_final
     assert [o.key for o in backend.input_storage.list("")] == []
     assert [o.key for o in backend.output_storage.list("")] == [poster_key("job-1")]
     assert backend.heartbeats.list("job-1") == []

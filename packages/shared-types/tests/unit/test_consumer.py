@@ -44,14 +44,16 @@ def test_a_handled_message_is_acknowledged():
     q, seen = MemoryQueue(), []
     send(q, "j1", "j2")
     assert consumer(q, seen.append).process_once()
-    assert seen == ["j1", "j2"] and settled(q)
+    assert seen == ["j1", "j2"]
+    assert settled(q)
 
 
 def test_a_malformed_message_is_dead_lettered_at_once_with_its_reason():
     q, seen = MemoryQueue(max_receives=5), []
     q.send("not json")
     consumer(q, seen.append).process_once()
-    assert seen == [] and settled(q)
+    assert seen == []
+    assert settled(q)
     assert q.stats().dead_letters == 1
 
 
@@ -66,7 +68,9 @@ def test_a_permanent_failure_fails_only_its_own_job_then_acknowledges():
     send(q, "bad", "good")
     consumer(q, handle, failed=failed).process_once()
     assert failed == [("bad", "testing", "not a video")]
-    assert seen == ["good"] and settled(q) and q.stats().dead_letters == 0
+    assert seen == ["good"]
+    assert settled(q)
+    assert q.stats().dead_letters == 0
 
 
 def test_a_transient_failure_is_retried_then_fails_the_job_on_the_last_attempt():
@@ -84,7 +88,8 @@ def test_a_transient_failure_is_retried_then_fails_the_job_on_the_last_attempt()
         loop.process_once(wait_s=0.05)
     assert failed == [("j1", "testing",
                        "The testing step kept failing after 3 attempts (last error: throttled).")]
-    assert settled(q) and q.stats().dead_letters == 1
+    assert settled(q)
+    assert q.stats().dead_letters == 1
 
 
 def test_work_owned_elsewhere_is_retried_but_never_fails_the_job():
@@ -137,4 +142,5 @@ def test_stop_drains_the_loop():
     t = threading.Thread(target=loop.run)
     t.start()
     t.join(timeout=5)
-    assert not t.is_alive() and settled(q)
+    assert not t.is_alive()
+    assert settled(q)

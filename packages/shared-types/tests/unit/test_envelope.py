@@ -21,7 +21,8 @@ def test_what_the_server_writes_the_client_reads():
     body = json.dumps(result_envelope(output, MetricsData(values={"fps": 48.0},
                                                           dimensions={"mode": "sbs"})))
     blocks = read_result_envelope(body)
-    assert blocks.segment["frames"] == 48 and blocks.segment["output_uri"] == "s3://o/k"
+    assert blocks.segment["frames"] == 48
+    assert blocks.segment["output_uri"] == "s3://o/k"
     assert blocks.metrics == {"values": {"fps": 48.0}, "dimensions": {"mode": "sbs"}}
 
 

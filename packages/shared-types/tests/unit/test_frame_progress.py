@@ -42,4 +42,5 @@ def test_a_stale_worker_shows_no_percent():
 
 def test_no_speed_means_no_eta():
     t = tally_frames([beat(0, 0, elapsed=0.5)], set(), 2, now=NOW)
-    assert t.fps is None and t.eta_seconds is None
+    assert t.fps is None
+    assert t.eta_seconds is None

@@ -152,4 +152,5 @@ def test_the_final_key_names_the_container():
 
 def test_the_side_streams_key_is_not_a_source_key():
     key = keys.streams_key("job-1")
-    assert key == "input/job-1/streams.mkv" and keys.parse_source_key(key) is None
+    assert key == "input/job-1/streams.mkv"
+    assert keys.parse_source_key(key) is None

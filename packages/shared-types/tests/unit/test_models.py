@@ -18,7 +18,8 @@ from shared_types.models import (
 
 def test_conversion_params_have_sane_defaults():
     params = ConversionParams()
-    assert 0 <= params.divergence <= 10 and 0 <= params.convergence <= 1
+    assert 0 <= params.divergence <= 10
+    assert 0 <= params.convergence <= 1
     assert params.preset == "veryfast"
 
 

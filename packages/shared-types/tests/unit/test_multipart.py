@@ -17,7 +17,8 @@ def test_the_preferred_part_size_is_used_but_never_under_5_mib():
 def test_a_huge_file_gets_parts_big_enough_to_stay_under_10000_parts():
     size = 200 * 1024 * MIB
     part = part_size_for(size, 8 * MIB)
-    assert part % MIB == 0 and part_count(size, part) <= MAX_PARTS
+    assert part % MIB == 0
+    assert part_count(size, part) <= MAX_PARTS
 
 
 def test_an_empty_file_still_has_one_part():

@@ -72,7 +72,8 @@ def test_retry_after_chunking_resends_only_incomplete_segments(backend):
 
     new = retry_job(backend, job)
 
-    assert new.status == JobStatus.CHUNKING_COMPLETE and new.error is None
+    assert new.status == JobStatus.CHUNKING_COMPLETE
+    assert new.error is None
     keys = [parse_s3_event_body(b)[0].key for b in drain(backend.video_queue)]
     assert keys == [segment_key("j1", i, 3, job.mode) for i in (1, 2)]
     assert backend.segment_status.get("j1", 2).state == SegmentState.PENDING
@@ -137,4 +138,5 @@ def test_a_retry_whose_send_fails_leaves_the_job_open_for_the_sweep(backend):
     after = backend.jobs.get("j1")
     # not failed, not stranded: a non-terminal status with a fresh liveness proof,
     # which the janitor re-sends once stale (video-worker's test_janitor)
-    assert after.status == JobStatus.CHUNKING_COMPLETE and after.updated_at >= job.updated_at
+    assert after.status == JobStatus.CHUNKING_COMPLETE
+    assert after.updated_at >= job.updated_at

@@ -32,8 +32,10 @@ def test_only_stale_entries_with_our_prefixes_are_removed(tmp_path):
                                now=now)
 
     assert sorted(p.name for p in removed) == ["chunk-job-1-abc", "upload-123"]
-    assert not stale.exists() and not upload.exists()
-    assert live.exists() and foreign.exists()
+    assert not stale.exists()
+    assert not upload.exists()
+    assert live.exists()
+    assert foreign.exists()
 
 
 def test_a_missing_folder_is_no_error(tmp_path):

@@ -55,4 +55,5 @@ def test_the_server_converts_a_file_and_refuses_bad_requests(server, tmp_path):
     bad = httpx.post(f"{server}/invocations", timeout=30, json={
         "input_uri": "file:///etc/hostname", "output_uri": f"file://{tmp_path}/x.mp4",
         "mode": "sbs"})
-    assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_input"
+    assert bad.status_code == 400
+    assert bad.json()["error"]["code"] == "invalid_input"

@@ -83,9 +83,11 @@ def test_audio_the_container_cannot_hold_is_reencoded_to_aac(tmp_path, clip):
 def test_the_result_is_json_and_its_depth_state_continues_the_next_segment(clip, tmp_path):
     first = convert_file(clip, tmp_path / "a.mp4", mode="anaglyph")
     state = json.loads(first.model_dump_json())["depth_state"]
-    assert state["model"] == "heuristic" and len(state["thumb"]) == 18 * 32
+    assert state["model"] == "heuristic"
+    assert len(state["thumb"]) == 18 * 32
     second = convert_file(clip, tmp_path / "b.mp4", mode="anaglyph", depth_state=state)
-    assert isinstance(second, ConversionResult) and second.frames == 24
+    assert isinstance(second, ConversionResult)
+    assert second.frames == 24
 
 
 def test_progress_reports_frames_done_and_total(clip, tmp_path):

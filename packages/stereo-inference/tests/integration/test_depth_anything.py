@@ -26,9 +26,11 @@ def test_the_saved_model_loads_and_estimates_depth_at_patch_multiples(models_dir
     est = load_estimator("depth-anything-v2-small", models_dir=models_dir,
                          device=torch.device("cpu"))
     w, h = est.input_size(160, 96)
-    assert w % 14 == 0 and h % 14 == 0
+    assert w % 14 == 0
+    assert h % 14 == 0
     depth = est.estimate(torch.rand(2, 3, h, w))
-    assert depth.shape == (2, 1, h, w) and torch.isfinite(depth).all()
+    assert depth.shape == (2, 1, h, w)
+    assert torch.isfinite(depth).all()
 
 
 def test_convert_runs_with_the_installed_model(models_dir, clip, tmp_path):
@@ -66,7 +68,8 @@ def test_the_first_conversion_downloads_a_missing_model_then_uses_it(hub, clip, 
     params = ConversionParams(depth_model=DepthModel.DAD_SMALL)
     result = convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params,
                           models_dir=tmp_path / "m", auto_download=True, hub_endpoint=hub.url)
-    assert result.depth_model == "distill-any-depth-small" and result.frames == 24
+    assert result.depth_model == "distill-any-depth-small"
+    assert result.frames == 24
     assert default_depth_model(tmp_path / "m") is DepthModel.DAD_SMALL
     fetched = [p for method, p, _ in hub.requests if method == "GET"]
     assert any(p.endswith("model.safetensors") for p in fetched)

@@ -25,7 +25,8 @@ def test_the_cli_writes_one_16_bit_depth_frame_per_input_frame(clip, tmp_path, c
     codec, pix_fmt, frames = _read(out)
     assert (codec, pix_fmt, len(frames)) == ("ffv1", "gray16le", 24)
     first = frames[0]
-    assert first.dtype == np.uint16 and first.shape == (96, 160)
+    assert first.dtype == np.uint16
+    assert first.shape == (96, 160)
     assert first.max() > 255 * 200  # uses the 16-bit range, not 8 bits
     # the heuristic puts the bottom of a frame nearer: nearer must be larger
     assert first[-8:].mean() > first[:8].mean() + 10000

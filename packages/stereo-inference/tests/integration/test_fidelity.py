@@ -31,12 +31,14 @@ def assert_everything_kept(source, out_facts):
             for s in out_facts.streams if s.kind != "video"] == labels
     assert [t for _, _, t in out_facts.chapters] == [c.title for c in source.chapters]
     for (start, end, _), chapter in zip(out_facts.chapters, source.chapters, strict=True):
-        assert abs(start - chapter.start_s) < 0.001 and abs(end - chapter.end_s) < 0.002
+        assert abs(start - chapter.start_s) < 0.001
+        assert abs(end - chapter.end_s) < 0.002
     assert out_facts.tags["title"] == source.metadata["title"]
     assert out_facts.tags["creation_time"].startswith("2024-05-01T10:00:00")
     assert len(out_facts.cues) == len(source.cues)
     for (start, end), cue in zip(out_facts.cues, source.cues, strict=True):
-        assert abs(start - cue.start_s) <= 0.001 and abs(end - cue.end_s) <= 0.001
+        assert abs(start - cue.start_s) <= 0.001
+        assert abs(end - cue.end_s) <= 0.001
     assert out_facts.frames == src.frames
     assert abs(out_facts.duration_s - src.duration_s) <= 1 / FPS
 
@@ -49,7 +51,8 @@ def test_a_phone_clip_keeps_every_stream_and_comes_out_upright_half_sbs(phone_mp
     assert (facts.width, facts.height) == (480, 854) == (result.width, result.height)
     assert facts.rotation == 0  # applied to the pixels, not left to the player
     assert facts.sample_aspect == (3, 4)  # the pixels turned with the picture
-    assert facts.frame_packing == "SIDEBYSIDE" and read_st3d(out) == 2
+    assert facts.frame_packing == "SIDEBYSIDE"
+    assert read_st3d(out) == 2
 
 
 def test_an_hdr_film_in_mkv_keeps_every_stream_and_says_top_bottom(film_mkv, tmp_path):
@@ -62,7 +65,8 @@ def test_an_hdr_film_in_mkv_keeps_every_stream_and_says_top_bottom(film_mkv, tmp
     assert facts.stereo_mode == "top_bottom"
     # still 10-bit HDR10: BT.2020 / PQ description, mastering display, light level
     source = media_facts(film_mkv.path)
-    assert facts.pix_fmt == "yuv420p10le" and facts.of_kind("video")[0].codec == "hevc"
+    assert facts.pix_fmt == "yuv420p10le"
+    assert facts.of_kind("video")[0].codec == "hevc"
     assert facts.color == source.color
     assert facts.hdr_side_data == source.hdr_side_data == {"MASTERING_DISPLAY_METADATA",
                                                            "CONTENT_LIGHT_LEVEL"}
@@ -83,10 +87,12 @@ def test_anaglyph_carries_no_stereo_signalling(phone_mp4, tmp_path, suffix):
     out = tmp_path / f"out{suffix}"
     convert_file(phone_mp4.path, out, mode="anaglyph")
     facts = media_facts(out)
-    assert facts.frame_packing is None and facts.stereo_mode is None
+    assert facts.frame_packing is None
+    assert facts.stereo_mode is None
     if suffix == ".mp4":
         assert read_st3d(out) is None
-    assert len(facts.of_kind("audio")) == 2 and len(facts.cues) == len(phone_mp4.cues)
+    assert len(facts.of_kind("audio")) == 2
+    assert len(facts.cues) == len(phone_mp4.cues)
 
 
 def test_the_container_argument_wins_over_the_file_name(phone_mp4, tmp_path):

@@ -26,10 +26,13 @@ def test_iw3_gets_the_conversion_arguments_and_its_output_is_kept(fake_iw3, clip
     out = tmp_path / "o.mp4"
     result = convert_file(clip, out, mode="half-sbs", params=IW3, iw3_low_vram=True)
     args = json.loads(fake_iw3.read_text())
-    assert args["input"] == str(clip) and args["half_sbs"] and args["low_vram"]
+    assert args["input"] == str(clip)
+    assert args["half_sbs"]
+    assert args["low_vram"]
     assert (args["divergence"], args["convergence"], args["crf"]) == (3.0, 0.25, 18)
     assert args["output"] != str(out)  # written to a partial name, then moved
-    assert result.depth_model == "iw3" and result.frames == 24
+    assert result.depth_model == "iw3"
+    assert result.frames == 24
     assert read_video(out)["size"] == (160, 96)
 
 

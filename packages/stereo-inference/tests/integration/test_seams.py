@@ -19,7 +19,8 @@ def test_warming_on_a_whole_clip_reproduces_the_state_of_converting_it(clip, tmp
 
 def test_a_short_tail_still_gives_a_depth_range(clip):
     state = warm_depth_state(clip, ConversionParams(), tail_frames=4, device="cpu")
-    assert state["model"] == "heuristic" and state["hi"] > state["lo"]
+    assert state["model"] == "heuristic"
+    assert state["hi"] > state["lo"]
 
 
 def test_iw3_keeps_no_state(clip):
@@ -65,4 +66,5 @@ def test_an_unusable_context_is_ignored(halves, tmp_path):
     (tmp_path / "bad.mp4").write_bytes(b"")
     for context in (tmp_path / "gone.mp4", tmp_path / "bad.mp4"):
         result = convert_file(second, tmp_path / "o.mp4", mode="tb", context_path=context)
-        assert result.depth_state == plain.depth_state and result.frames == 24
+        assert result.depth_state == plain.depth_state
+        assert result.frames == 24

@@ -102,13 +102,15 @@ def test_bad_requests_are_4xx_with_a_reason(client, body, code):
 def test_a_file_that_is_not_a_video_is_a_400(client, buckets):
     buckets["in"].put_bytes("a.mp4", b"this is not a video" * 100)
     resp = invoke(client, input_uri="s3://in/a.mp4", output_uri="s3://out/b.mp4")
-    assert resp.status_code == 400 and "not a readable video" in resp.json()["error"]["message"]
+    assert resp.status_code == 400
+    assert "not a readable video" in resp.json()["error"]["message"]
     assert not buckets["out"].exists("b.mp4")
 
 
 def test_a_missing_input_is_a_404(client):
     resp = invoke(client, input_uri="s3://in/nope.mp4", output_uri="s3://out/b.mp4")
-    assert resp.status_code == 404 and resp.json()["error"]["code"] == "input_not_found"
+    assert resp.status_code == 404
+    assert resp.json()["error"]["code"] == "input_not_found"
 
 
 def test_a_missing_model_is_a_422(client, buckets, clip):
@@ -124,7 +126,8 @@ def test_an_unreachable_store_is_a_503(tmp_path):
                      storage_factory=lambda bucket: UnreachableStorage(bucket))
     with TestClient(app, raise_server_exceptions=False) as c:
         resp = invoke(c, input_uri="s3://in/a.mp4", output_uri="s3://out/b.mp4")
-    assert resp.status_code == 503 and resp.json()["error"]["code"] == "transient"
+    assert resp.status_code == 503
+    assert resp.json()["error"]["code"] == "transient"
 
 
 def _first_frame_of(bucket: MemoryStorage, key: str, tmp_path) -> object:
@@ -153,7 +156,8 @@ def test_a_file_context_under_the_root_is_used(client, halves, tmp_path):
     resp = invoke(client, input_uri=f"file://{second}", output_uri=f"file://{tmp_path}/o.mp4",
                   context_uri=f"file://{first}")
     # The halves live outside this server's root: refused like any other URI.
-    assert resp.status_code == 400 and "outside the allowed folder" in resp.text
+    assert resp.status_code == 400
+    assert "outside the allowed folder" in resp.text
     for half in (first, second):
         (tmp_path / half.name).write_bytes(half.read_bytes())
     resp = invoke(client, input_uri=f"file://{tmp_path / second.name}",

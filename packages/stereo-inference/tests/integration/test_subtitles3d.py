@@ -85,6 +85,7 @@ def test_anaglyph_text_is_red_for_the_left_eye_and_cyan_for_the_right(scene, tmp
         rgb = frame.to_ndarray(format="rgb24").astype(int)[int(0.75 * H):, W // 5:-W // 5]
     red = (rgb[..., 0] > 180) & (rgb[..., 1] < 90) & (rgb[..., 2] < 90)
     cyan = (rgb[..., 0] < 90) & (rgb[..., 1] > 150) & (rgb[..., 2] > 150)
-    assert red.sum() > 20 and cyan.sum() > 20
+    assert red.sum() > 20
+    assert cyan.sum() > 20
     # the left eye's (red) text lies right of the right eye's (cyan): in front of the screen
     assert np.nonzero(red)[1].mean() > np.nonzero(cyan)[1].mean() + 2

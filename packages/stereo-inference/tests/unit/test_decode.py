@@ -19,16 +19,19 @@ def test_every_frame_arrives_once_in_batches_at_both_sizes(tmp_path):
     clip = make_video(tmp_path / "c.mp4", seconds=1.0, size=(64, 48), fps=12, audio=False)
     got = read_all(clip)
     assert [len(b.pts) for b in got] == [5, 5, 2]
-    assert got[0].eyes.shape == (5, 24, 32, 3) and got[0].depth_rgb.shape == (5, 12, 16, 3)
+    assert got[0].eyes.shape == (5, 24, 32, 3)
+    assert got[0].depth_rgb.shape == (5, 12, 16, 3)
     pts = [p for b in got for p in b.pts]
-    assert pts == sorted(pts) and len(set(pts)) == 12
+    assert pts == sorted(pts)
+    assert len(set(pts)) == 12
     assert got[0].time_base is not None
 
 
 def test_yuv_eyes_come_as_planar_420(tmp_path):
     clip = make_video(tmp_path / "c.mp4", seconds=0.5, size=(64, 48), fps=12, audio=False)
     (first, *_) = read_all(clip, eye_format="yuv420p")
-    assert first.eyes.shape[1:] == (24 * 3 // 2, 32) and first.eyes.dtype == np.uint8
+    assert first.eyes.shape[1:] == (24 * 3 // 2, 32)
+    assert first.eyes.dtype == np.uint8
 
 
 def test_an_undecodable_file_raises_invalid_input_from_the_iterator(tmp_path):

@@ -46,15 +46,19 @@ def test_output_keeps_the_source_geometry_exactly(source, mode, output, eye):
     assert eye_size(mode, *source) == eye
     pw, ph = packed_size(mode, *source)
     # the rendered eyes pack to the output size, or within one pixel a side of it
-    assert abs(pw - output[0]) <= 2 and abs(ph - output[1]) <= 2
+    assert abs(pw - output[0]) <= 2
+    assert abs(ph - output[1]) <= 2
 
 
 def test_pack_places_left_first():
     left, right = torch.zeros(1, 1, 2, 2), torch.ones(1, 1, 2, 2)
     sbs = pack(OutputMode.SBS, left, right)
-    assert sbs.shape == (1, 1, 2, 4) and sbs[..., 2:].min() == 1 and sbs[..., :2].max() == 0
+    assert sbs.shape == (1, 1, 2, 4)
+    assert sbs[..., 2:].min() == 1
+    assert sbs[..., :2].max() == 0
     tb = pack(OutputMode.TB, left, right)
-    assert tb.shape == (1, 1, 4, 2) and tb[..., 2:, :].min() == 1
+    assert tb.shape == (1, 1, 4, 2)
+    assert tb[..., 2:, :].min() == 1
 
 
 def test_unknown_mode_is_a_clear_error():

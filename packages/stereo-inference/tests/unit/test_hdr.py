@@ -20,7 +20,8 @@ def test_mastering_metadata_becomes_x265_syntax_in_g_b_r_order():
 
 def test_incomplete_mastering_metadata_is_left_out():
     raw = _mastering(((0, 0), (0, 0), (0, 0)), (0, 0), 0, 0, flags=(0, 1))
-    assert master_display(raw) is None and master_display(b"short") is None
+    assert master_display(raw) is None
+    assert master_display(b"short") is None
 
 
 def test_content_light_and_x265_params():

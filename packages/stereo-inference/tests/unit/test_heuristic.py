@@ -32,7 +32,8 @@ def _truck(frames: int, *, near_px: int, far_px: int) -> torch.Tensor:
 def test_the_bottom_of_a_plain_frame_is_nearer_than_the_top():
     est = _estimator()
     w, h = est.input_size(640, 360)
-    assert w == 128 and h == 72
+    assert w == 128
+    assert h == 72
     depth = est.estimate(torch.full((1, 3, h, w), 0.5))
     assert float(depth[0, 0, -5:].mean()) > float(depth[0, 0, :5].mean())
 

@@ -18,7 +18,8 @@ def test_a_2_to_1_shrink_is_the_rounded_average_of_each_pixel_pair():
 def test_other_ratios_are_area_averaged():
     p = np.full((9, 12), 100, np.uint8)
     out = shrink(p, 5, 4)
-    assert out.shape == (4, 5) and np.all(out == 100)
+    assert out.shape == (4, 5)
+    assert np.all(out == 100)
 
 
 def test_a_side_by_side_map_holds_each_eye_stretched_unblended():
@@ -34,7 +35,8 @@ def test_a_stacked_map_with_chroma_subsampling_halves_positions():
     left = np.tile(np.arange(8, dtype=np.float32), (3, 1))
     m = packed_map(left, left + 2, 6, 4, side_by_side=False, subsample=2)
     assert m.shape == (12, 4)
-    assert np.allclose(m[0], [0, 1, 2, 3]) and np.allclose(m[6], [1, 2, 3, 4])
+    assert np.allclose(m[0], [0, 1, 2, 3])
+    assert np.allclose(m[6], [1, 2, 3, 4])
 
 
 def test_remap_writes_both_stacked_eyes_into_the_given_buffer():
@@ -45,4 +47,5 @@ def test_remap_writes_both_stacked_eyes_into_the_given_buffer():
     result = remap_rows(p, identity, out, repeats=2)
     assert np.shares_memory(result, out)
     assert np.array_equal(out[:4], p)
-    assert np.array_equal(out[4:, :5], p[:, 1:]) and np.array_equal(out[4:, 5], p[:, 5])
+    assert np.array_equal(out[4:, :5], p[:, 1:])
+    assert np.array_equal(out[4:, 5], p[:, 5])

@@ -29,6 +29,7 @@ def render(mode: OutputMode, use_opencv: bool) -> np.ndarray:
 @pytest.mark.parametrize("mode", [OutputMode.HALF_SBS, OutputMode.TB, OutputMode.ANAGLYPH])
 def test_the_tensor_path_used_on_gpus_matches_the_opencv_path(mode):
     tensor, opencv = render(mode, False), render(mode, True)
-    assert tensor.shape == opencv.shape and tensor.dtype == np.uint8
+    assert tensor.shape == opencv.shape
+    assert tensor.dtype == np.uint8
     # OpenCV quantises positions to 1/32 px; otherwise the two agree
     assert np.abs(tensor.astype(int) - opencv.astype(int)).mean() < 1.5

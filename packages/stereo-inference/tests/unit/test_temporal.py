@@ -15,7 +15,9 @@ def ramp_depth(n, scale=1.0):
 
 def test_output_is_within_zero_and_one():
     out = TemporalNormalizer("heuristic").normalize(ramp_depth(3, 7.0), frames(3))
-    assert float(out.min()) >= 0 and float(out.max()) <= 1 and float(out.max()) > 0.9
+    assert float(out.min()) >= 0
+    assert float(out.max()) <= 1
+    assert float(out.max()) > 0.9
 
 
 def test_a_sudden_range_change_is_eased_not_jumped_within_a_shot():

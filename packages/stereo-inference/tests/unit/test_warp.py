@@ -70,7 +70,8 @@ def test_a_one_pixel_detail_in_front_survives():
     disparity = torch.zeros(1, 1, 1, 20)
     disparity[..., 10] = 3.0
     out = warp_view(image, disparity)[0, 0, 0]
-    assert float(out[7]) == 1.0 and float(out.sum()) == 1.0
+    assert float(out[7]) == 1.0
+    assert float(out.sum()) == 1.0
 
 
 def fill_by_scanning(src, zbuf, fill):

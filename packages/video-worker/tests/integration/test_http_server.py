@@ -60,7 +60,8 @@ def test_the_server_writes_the_output_and_its_event_reaches_the_queue(local_back
     result = backend.convert(parse_segment_key(local_backend.input_storage.bucket, key), out,
                              ConversionParams())
     backend.close()
-    assert result.frames == 24 and result.metrics["SegmentConversionDurationSeconds"] == 0.01
+    assert result.frames == 24
+    assert result.metrics["SegmentConversionDurationSeconds"] == 0.01
     assert local_backend.output_storage.get_bytes(out) == b"segment"
 
 

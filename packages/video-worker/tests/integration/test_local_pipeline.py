@@ -57,7 +57,8 @@ def test_a_segment_that_is_not_a_video_fails_the_job_with_a_reason(settings, loc
     worker = build_worker(settings, backend)
     assert worker.process_inference_once()
     job = backend.jobs.get("job-b")
-    assert job.status == JobStatus.FAILED and job.error.stage == "inference"
+    assert job.status == JobStatus.FAILED
+    assert job.error.stage == "inference"
     assert backend.segment_status.get("job-b", 0).state == SegmentState.FAILED
     stats = backend.video_queue.stats()
     assert (stats.visible, stats.in_flight, stats.dead_letters) == (0, 0, 0)  # acknowledged

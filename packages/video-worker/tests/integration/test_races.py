@@ -68,4 +68,5 @@ def test_a_chunking_complete_job_without_completions_is_not_triggered(settings, 
     h.make_job(backend, "late", status=JobStatus.CHUNKING_IN_PROGRESS, total=None)
     backend.jobs.update("late", JobUpdate(status=JobStatus.CHUNKING_COMPLETE, total_segments=1))
     report = run_janitor_pass(backend, stuck_after_s=0.001, max_segment_attempts=5)
-    assert report.chunking_recovered == [] and report.reassembly_triggered == []
+    assert report.chunking_recovered == []
+    assert report.reassembly_triggered == []

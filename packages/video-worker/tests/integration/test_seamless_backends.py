@@ -83,4 +83,5 @@ def test_the_http_backend_and_the_engine_server_agree(local_backend, uploaded, r
     assert result.frames == 24
     with_context, plain = reference
     got = converted_first_frame(local_backend.output_storage, tmp_path)
-    assert (got == with_context).all() and (got != plain).any()
+    assert (got == with_context).all()
+    assert (got != plain).any()

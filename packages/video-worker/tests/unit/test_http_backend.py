@@ -39,7 +39,8 @@ def test_posts_the_engine_contract_and_parses_the_envelope():
     assert seen["body"] == {"input_uri": f"memory://input/{KEY}",
                             "output_uri": f"memory://output/{OUT}", "mode": "half-sbs",
                             "params": ConversionParams(divergence=4).model_dump(mode="json")}
-    assert result.frames == 24 and result.output_key == OUT
+    assert result.frames == 24
+    assert result.output_key == OUT
 
 
 def test_a_4xx_is_permanent_with_the_servers_reason():

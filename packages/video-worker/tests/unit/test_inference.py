@@ -25,7 +25,8 @@ def test_status_row_is_pending_before_inference_runs(backend, inference, deps):
     seen = []
     inference.during = lambda p: seen.append(backend.segment_status.get(p.job_id, p.segment_index))
     h.convert_all(h.message(h.segment_event(backend, "job-1", 1, 2)), deps)
-    assert seen[0].state == SegmentState.PENDING and seen[0].attempts == 1
+    assert seen[0].state == SegmentState.PENDING
+    assert seen[0].attempts == 1
 
 
 def test_converts_to_the_canonical_output_key_with_the_jobs_params(backend, inference, deps):
@@ -34,7 +35,8 @@ def test_converts_to_the_canonical_output_key_with_the_jobs_params(backend, infe
         h.message(h.segment_event(backend, "job-1", 0, 2, OutputMode.ANAGLYPH)), deps)
     payload, output_key, params = inference.calls[0]
     assert output_key == "jobs/job-1/segments/0.mp4"
-    assert params.divergence == 3.5 and payload.mode == OutputMode.ANAGLYPH
+    assert params.divergence == 3.5
+    assert payload.mode == OutputMode.ANAGLYPH
     assert results[0].output_key == output_key
     assert backend.output_storage.exists(output_key)
     # completion is event-driven from the output bucket, never written here
@@ -57,7 +59,8 @@ def test_each_redelivery_counts_an_attempt(backend, inference, deps):
         with pytest.raises(InferenceUnavailableError):
             h.convert_all(h.message(body), deps)
     status = backend.segment_status.get("job-1", 0)
-    assert status.attempts == 3 and status.state == SegmentState.PENDING
+    assert status.attempts == 3
+    assert status.state == SegmentState.PENDING
     assert backend.jobs.get("job-1").status == JobStatus.CHUNKING_COMPLETE
 
 
@@ -75,7 +78,8 @@ def test_a_permanent_error_fails_the_segment_and_the_loop_fails_the_job(backend,
     backend.video_queue.send(h.segment_event(backend, "job-1", 1, 2))
     assert consumer(backend, inference).process_once()
     status = backend.segment_status.get("job-1", 1)
-    assert status.state == SegmentState.FAILED and "not a video stream" in status.last_error
+    assert status.state == SegmentState.FAILED
+    assert "not a video stream" in status.last_error
     job = backend.jobs.get("job-1")
     assert job.status == JobStatus.FAILED
     assert (job.error.stage, job.error.code) == ("inference", "inference_failed")

@@ -39,7 +39,8 @@ def test_a_recent_chunking_job_is_left_alone(backend):
     h.make_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS, total=None)
     upload_segments(backend, "job-1", [0, 1], 2)
     report = janitor(backend, now=time.time())
-    assert report.chunking_recovered == [] and report.chunking_resent == []
+    assert report.chunking_recovered == []
+    assert report.chunking_resent == []
     assert backend.jobs.get("job-1").status == JobStatus.CHUNKING_IN_PROGRESS
 
 
@@ -79,7 +80,8 @@ def test_stuck_chunking_whose_source_is_gone_fails_the_job(backend):
     report = janitor(backend, now=later())
     assert report.failed == ["job-1"]
     job = backend.jobs.get("job-1")
-    assert job.status == JobStatus.FAILED and job.error.stage == "chunking"
+    assert job.status == JobStatus.FAILED
+    assert job.error.stage == "chunking"
 
 
 def test_mixed_chunking_runs_are_not_a_complete_set(backend):
@@ -113,7 +115,8 @@ def test_a_failed_segment_fails_a_stuck_job(backend):
     report = janitor(backend, now=later())
     assert report.failed == ["job-1"]
     job = backend.jobs.get("job-1")
-    assert job.status == JobStatus.FAILED and "model crashed" in job.error.message
+    assert job.status == JobStatus.FAILED
+    assert "model crashed" in job.error.message
 
 
 def test_a_segment_that_exhausted_its_attempts_fails_the_job(backend):

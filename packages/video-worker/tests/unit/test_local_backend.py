@@ -51,8 +51,10 @@ def test_downloads_converts_and_uploads_to_the_output_key(tmp_path):
     result = backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams(crf=30))
     assert out.get_bytes(OUT) == b"3d:segment-bytes"
     call = engine.calls[0]
-    assert call["input"] == b"segment-bytes" and call["mode"] == OutputMode.TB
-    assert call["params"].crf == 30 and call["ffmpeg"] == "/bin/ffmpeg"
+    assert call["input"] == b"segment-bytes"
+    assert call["mode"] == OutputMode.TB
+    assert call["params"].crf == 30
+    assert call["ffmpeg"] == "/bin/ffmpeg"
     assert (result.frames, result.fps, result.depth_model) == (48, 48.0, "heuristic")
     assert list((tmp_path / "work").iterdir()) == []  # temp files are cleaned up
 
@@ -105,7 +107,8 @@ def test_a_vanished_previous_segment_only_loses_the_context(tmp_path):
     backend, inp, out = make(engine, tmp_path)
     inp.delete(PREVIOUS)
     backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
-    assert engine.calls[0]["context"] is None and out.exists(OUT)
+    assert engine.calls[0]["context"] is None
+    assert out.exists(OUT)
 
 
 def test_a_segment_this_process_converted_hands_its_depth_state_to_the_next(tmp_path):
@@ -116,10 +119,12 @@ def test_a_segment_this_process_converted_hands_its_depth_state_to_the_next(tmp_
     backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
     # the sequential state, and no download or re-decoding of the previous segment
     assert engine.calls[1]["state"] == {"after": "previous-bytes"}
-    assert engine.calls[1]["context"] is None and out.exists(OUT)
+    assert engine.calls[1]["context"] is None
+    assert out.exists(OUT)
     # a retry of the same segment (state already used) falls back to the context
     backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
-    assert engine.calls[2]["state"] is None and engine.calls[2]["context"] == b"previous-bytes"
+    assert engine.calls[2]["state"] is None
+    assert engine.calls[2]["context"] == b"previous-bytes"
 
 
 def test_no_state_is_carried_when_seamless_is_off(tmp_path):
@@ -128,7 +133,8 @@ def test_no_state_is_carried_when_seamless_is_off(tmp_path):
     backend.convert(parse_segment_key("input", PREVIOUS), "jobs/job-1/segments/0.mp4",
                     ConversionParams())
     backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
-    assert engine.calls[1]["state"] is None and engine.calls[1]["context"] is None
+    assert engine.calls[1]["state"] is None
+    assert engine.calls[1]["context"] is None
 
 
 def test_warm_up_imports_the_engine_in_the_background(tmp_path):

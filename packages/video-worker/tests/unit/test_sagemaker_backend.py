@@ -68,10 +68,12 @@ def test_uploads_the_request_and_invokes_the_endpoint_async(stubbed):
                        "InferenceId": ANY, "InvocationTimeoutSeconds": 3600})
     backend, storage = make(client, locations)
     result = backend.convert(payload(3), out_key(3), ConversionParams(convergence=0.2))
-    assert result.frames == 24 and result.output_key == out_key(3)
+    assert result.frames == 24
+    assert result.output_key == out_key(3)
     request = json.loads(storage.get_bytes("sagemaker-requests/job-1/3.json"))
     assert request["output_uri"] == f"memory://output/{out_key(3)}"
-    assert request["mode"] == "sbs" and request["params"]["convergence"] == 0.2
+    assert request["mode"] == "sbs"
+    assert request["params"]["convergence"] == 0.2
     stub.assert_no_pending_responses()
     assert backend.in_flight == 0
 
@@ -158,7 +160,8 @@ def test_in_flight_is_bounded_and_each_slot_freed_only_by_its_own_answer():
         t.join(timeout=5)
     assert outcomes[int(first)].output_key == out_key(int(first))
     assert outcomes[int(third)].output_key == out_key(int(third))
-    assert backend.max_seen_in_flight == 2 and backend.in_flight == 0
+    assert backend.max_seen_in_flight == 2
+    assert backend.in_flight == 0
 
 
 @pytest.mark.parametrize(("seamless", "index", "previous"), [(True, 3, 2), (True, 0, None),

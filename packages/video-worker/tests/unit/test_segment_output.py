@@ -45,7 +45,8 @@ def test_a_later_success_clears_a_failed_segment(backend):
     backend.segment_status.mark_failed("job-1", 0, "endpoint crashed")
     complete(backend, "job-1", 0)
     status = backend.segment_status.get("job-1", 0)
-    assert status.state == SegmentState.COMPLETE and status.last_error is None
+    assert status.state == SegmentState.COMPLETE
+    assert status.last_error is None
 
 
 @pytest.mark.parametrize("key", ["jobs/job-1/final.mp4", "jobs/job-1/segments/01.mp4",

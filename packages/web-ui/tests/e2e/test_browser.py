@@ -44,7 +44,8 @@ def test_a_file_over_the_limit_is_refused_before_uploading(server, browser, tmp_
     page.set_input_files("#file", str(source))
     page.click("#upload-button")
     message = page.text_content("#upload-message")
-    assert message.startswith("That file is ") and message.endswith("the limit is 1.0 KB."), message
+    assert message.startswith("That file is "), message
+    assert message.endswith("the limit is 1.0 KB."), message
     page.screenshot(path=ARTIFACTS / "5-too-large.png", full_page=True)
     assert not backend.input_storage.exists(source_key(job_id))
     assert page.eval_on_selector("#upload-progress", "e => e.value") == 0

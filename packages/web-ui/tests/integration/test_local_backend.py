@@ -86,7 +86,8 @@ def test_completed_job_streams_with_ranges_and_downloads_with_its_tag(client, ap
     play = client.get(f"/jobs/{body['job_id']}/play", follow_redirects=False)
     assert play.status_code == 307
     part = client.get(path_of(play.headers["location"]), headers={"Range": "bytes=0-99"})
-    assert part.status_code == 206 and len(part.content) == 100
+    assert part.status_code == 206
+    assert len(part.content) == 100
     assert part.content == video.read_bytes()[:100]
 
     urls = client.get(f"/api/jobs/{body['job_id']}/playback").json()

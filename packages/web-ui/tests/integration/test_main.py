@@ -25,5 +25,6 @@ def test_main_serves_the_app_from_environment_settings(monkeypatch, tmp_path):
     app = served["app"]
     assert app.state.settings.eta_seconds_per_mb == 4.0
     mounts = {getattr(r, "path", None) for r in app.routes}
-    assert "/storage" in mounts and "/static" in mounts
+    assert "/storage" in mounts
+    assert "/static" in mounts
     assert (tmp_path / "state.sqlite3").exists()

@@ -8,7 +8,8 @@ def test_create_job_returns_the_id_and_a_scoped_upload_url(client, backend, sett
     assert r.status_code == 201
     body = r.json()
     job = backend.jobs.get(body["job_id"])
-    assert job.mode == "tb" and job.params.divergence == 1.0
+    assert job.mode == "tb"
+    assert job.params.divergence == 1.0
     assert f"input/{body['job_id']}/source.mp4" in body["upload_url"]
     assert body["upload_method"] == "PUT"
     assert body["max_upload_bytes"] == settings.max_upload_bytes
@@ -48,7 +49,8 @@ def test_get_job_returns_status_progress_and_error(client, backend):
 
 def test_get_unknown_job_is_a_json_404(client):
     r = client.get("/api/jobs/not-a-uuid")
-    assert r.status_code == 404 and r.json() == {"detail": "No such job."}
+    assert r.status_code == 404
+    assert r.json() == {"detail": "No such job."}
 
 
 def test_list_jobs_includes_every_group(client, backend):

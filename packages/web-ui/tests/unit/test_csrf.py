@@ -54,7 +54,8 @@ def test_cross_site_api_calls_are_refused(client):
 def test_the_token_cookie_is_httponly_and_strict(client):
     r = client.get("/")
     cookie = r.headers["set-cookie"]
-    assert cookie.startswith(COOKIE_NAME) and "HttpOnly" in cookie
+    assert cookie.startswith(COOKIE_NAME)
+    assert "HttpOnly" in cookie
     assert "SameSite=strict" in cookie or "samesite=strict" in cookie.lower()
     # An existing token is reused, not reset on every page.
     assert "set-cookie" not in client.get("/jobs").headers

@@ -25,4 +25,5 @@ def test_a_converting_segment_shows_frames_speed_and_its_percent(backend):
 def test_without_heartbeats_the_snapshot_has_no_frames(backend):
     job = add_job(backend, status=JobStatus.CHUNKING_COMPLETE, total_segments=2)
     snap = snapshot(backend, job, EtaEstimator(backend.jobs, 1.0))
-    assert snap.frames_done is None and snap.segment_percent == {}
+    assert snap.frames_done is None
+    assert snap.segment_percent == {}

@@ -94,7 +94,8 @@ def test_list_jobs_pages_completed_jobs_and_keeps_others_on_page_one(backend):
     assert [j.job_id for j in first.completed] == [done[2].job_id, done[1].job_id]
     second = jobs.list_jobs(backend, limit=2, cursor=first.next_cursor)
     assert [j.job_id for j in second.completed] == [done[0].job_id]
-    assert second.in_progress == [] and second.failed == []
+    assert second.in_progress == []
+    assert second.failed == []
     assert second.next_cursor is None
 
 

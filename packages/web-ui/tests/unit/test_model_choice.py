@@ -66,7 +66,8 @@ def test_the_form_refuses_a_missing_model_with_the_command_to_run(tmp_path):
     r = client.post("/jobs", data={"mode": "sbs", "depth_model": SMALL,
                                    "csrf_token": client.cookies[COOKIE_NAME]},
                     follow_redirects=False)
-    assert r.status_code == 422 and r.template.name == "error.html"
+    assert r.status_code == 422
+    assert r.template.name == "error.html"
     assert f"stereo-spot models download {SMALL}" in r.text
     assert backend.jobs.list_in_progress() == []
 
@@ -79,5 +80,6 @@ def test_the_form_lists_installed_models_first_with_the_default_selected(tmp_pat
     select = page[start:page.index("</select>", start)]
     options = [o.split('"')[1] for o in select.split("<option value=")[1:]]
     assert options[:3] == [SMALL, "heuristic", "iw3"]
-    assert f'value="{SMALL}" selected' in select and "(default)" in select
+    assert f'value="{SMALL}" selected' in select
+    assert "(default)" in select
     assert f"{LARGE} (not installed)" in select

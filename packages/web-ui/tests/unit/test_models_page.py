@@ -41,12 +41,14 @@ def _wait_until(client, name, status, timeout_s=60.0):
 
 def test_the_page_lists_every_model_with_its_licence_and_the_default(tmp_path):
     page = _client(tmp_path, None).get("/models")
-    assert page.status_code == 200 and page.template.name == "models.html"
+    assert page.status_code == 200
+    assert page.template.name == "models.html"
     rows = page.context["rows"]
     assert {r["name"] for r in rows} == set(CATALOG)
     assert not any(r["installed"] or r["is_default"] for r in rows)
     assert "CC-BY-NC" in next(r for r in rows if r["name"] == "depth-anything-v2-base")["licence"]
-    assert page.context["heuristic_default"] and 'href="/models"' in page.text
+    assert page.context["heuristic_default"]
+    assert 'href="/models"' in page.text
 
 
 def test_a_download_from_the_page_installs_the_model_and_reports_progress(tmp_path):
@@ -54,11 +56,14 @@ def test_a_download_from_the_page_installs_the_model_and_reports_progress(tmp_pa
     with serve_hub(FakeHub(repos={CATALOG[NAME].repo: files})) as hub:
         client = _client(tmp_path, hub.url)
         r = _download(client, NAME)
-        assert r.status_code == 303 and r.headers["location"] == "/models"
+        assert r.status_code == 303
+        assert r.headers["location"] == "/models"
         state = _wait_until(client, NAME, "done")
     assert state.done_bytes == state.total_bytes == len(WEIGHTS) + 2
     models = client.get("/api/models").json()
-    assert models[0]["name"] == NAME and models[0]["installed"] and models[0]["is_default"]
+    assert models[0]["name"] == NAME
+    assert models[0]["installed"]
+    assert models[0]["is_default"]
     page = client.get("/models")
     assert f"{NAME} <strong>(default)</strong>" in page.text
     # the job form now picks it by default
@@ -72,7 +77,8 @@ def test_a_failed_download_says_why_and_can_be_retried(tmp_path):
         state = _wait_until(client, NAME, "failed")
     assert "failed" in state.error
     page = client.get("/models").text
-    assert "failed: downloading" in page and f'action="/models/{NAME}/download"' in page
+    assert "failed: downloading" in page
+    assert f'action="/models/{NAME}/download"' in page
 
 
 def test_unknown_models_and_missing_tokens_are_refused(tmp_path):

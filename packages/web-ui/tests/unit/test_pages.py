@@ -12,7 +12,8 @@ def test_dashboard_shows_the_create_form_and_recent_jobs(client, backend):
     assert r.status_code == 200
     assert r.template.name == "index.html"
     assert [j.job_id for j in r.context["listing"].in_progress] == [job.job_id]
-    assert 'id="create-form"' in r.text and "Recent one" in r.text
+    assert 'id="create-form"' in r.text
+    assert "Recent one" in r.text
     assert r.context["csrf_token"] in r.text
 
 
@@ -34,7 +35,8 @@ def test_creating_a_job_redirects_to_its_page(client, backend, token):
     assert r.status_code == 303
     job_id = r.headers["location"].rsplit("/", 1)[1]
     job = backend.jobs.get(job_id)
-    assert job.mode == OutputMode.ANAGLYPH and job.title == "Cats"
+    assert job.mode == OutputMode.ANAGLYPH
+    assert job.title == "Cats"
     assert job.params.anaglyph_method == AnaglyphMethod.GRAY
     assert job.params.divergence == 3.5
     assert job.container == "mp4"  # the default file format
@@ -87,7 +89,8 @@ def test_a_completed_job_page_has_player_and_tagged_download(client, backend):
     r = client.get(f"/jobs/{job.job_id}")
     playback = r.context["playback"]
     assert playback.download_name == "Beach_Half_SBS.mp4"
-    assert 'id="player"' in r.text and 'download="Beach_Half_SBS.mp4"' in r.text
+    assert 'id="player"' in r.text
+    assert 'download="Beach_Half_SBS.mp4"' in r.text
     assert "data-events-url" not in r.text
     assert final_key(job.job_id) in playback.url
 
@@ -130,7 +133,8 @@ def test_retry_puts_a_failed_job_back_to_work(client, backend, token):
     job = add_job(backend, status=JobStatus.FAILED)
     r = client.post(f"/jobs/{job.job_id}/retry", data={"csrf_token": token},
                     follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == f"/jobs/{job.job_id}"
+    assert r.status_code == 303
+    assert r.headers["location"] == f"/jobs/{job.job_id}"
     assert backend.jobs.get(job.job_id).status == JobStatus.CREATED
 
 
@@ -145,13 +149,15 @@ def test_delete_removes_the_job_and_returns_to_the_list(client, backend, token):
     job = add_job(backend)
     r = client.post(f"/jobs/{job.job_id}/delete", data={"csrf_token": token},
                     follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == "/jobs"
+    assert r.status_code == 303
+    assert r.headers["location"] == "/jobs"
     assert backend.jobs.get(job.job_id) is None
 
 
 def test_static_files_are_served_locally(client):
     r = client.get("/static/app.js")
-    assert r.status_code == 200 and "EventSource" in r.text
+    assert r.status_code == 200
+    assert "EventSource" in r.text
     assert client.get("/static/app.css").status_code == 200
 
 

@@ -17,7 +17,9 @@ def test_snapshot_of_a_job_waiting_for_its_upload(backend):
     job = add_job(backend)
     snap = snapshot(backend, job, EtaEstimator(backend.jobs))
     assert snap.stage == "Waiting for upload"
-    assert snap.percent == 0.0 and snap.strip == [] and snap.eta_seconds is None
+    assert snap.percent == 0.0
+    assert snap.strip == []
+    assert snap.eta_seconds is None
 
 
 def test_snapshot_notices_the_upload_and_estimates_from_its_size(backend):
@@ -44,7 +46,9 @@ def test_snapshot_of_a_failed_job_carries_the_reason(backend):
     err = JobError(code="invalid_media", message="Not a video.", stage="chunking")
     job = add_job(backend, status=JobStatus.FAILED, error=err)
     snap = snapshot(backend, job, EtaEstimator(backend.jobs, seconds_per_mb=1.0))
-    assert snap.error == "Not a video." and snap.is_final and snap.eta_seconds is None
+    assert snap.error == "Not a video."
+    assert snap.is_final
+    assert snap.eta_seconds is None
 
 
 def test_event_id_changes_only_when_the_state_changes(backend):

@@ -17,7 +17,8 @@ def test_a_final_job_gets_one_snapshot_then_done(client, backend):
     events = parse_events(r.text)
     assert names(events) == ["progress", "done"]
     assert events[0]["json"]["percent"] == 100.0
-    assert events[0]["id"] and events[0]["retry"] == "2000"
+    assert events[0]["id"]
+    assert events[0]["retry"] == "2000"
     assert events[1]["json"] == {"status": "completed"}
 
 
@@ -48,7 +49,9 @@ def test_progress_streams_each_change_until_the_job_completes(client, backend):
     progress = [e["json"] for e in events if e["event"] == "progress"]
     done = [p["segments_done"] for p in progress]
     # Each poll sends the state if it changed (a slow machine may merge two changes).
-    assert done[0] == 0 and done == sorted(done) and done[-1] == 2
+    assert done[0] == 0
+    assert done == sorted(done)
+    assert done[-1] == 2
     assert progress[0]["strip"] == ["pending", "pending"]
     assert progress[-1]["strip"] == ["done", "done"]
     assert progress[-1]["status"] == "completed"

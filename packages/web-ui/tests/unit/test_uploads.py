@@ -36,7 +36,8 @@ def test_an_upload_in_parts_becomes_the_source_and_names_the_job(client, backend
     state = client.get(f"{base(job)}/{plan['upload_id']}").json()
     assert [(p["part_number"], p["size"]) for p in state["parts"]] == [(1, 3)]
     r = client.post(f"{base(job)}/{plan['upload_id']}/complete", json={})
-    assert r.status_code == 200 and r.json() == {"size": 3}
+    assert r.status_code == 200
+    assert r.json() == {"size": 3}
     assert backend.input_storage.get_bytes(source_key(job.job_id)) == b"abc"
 
 
@@ -79,7 +80,8 @@ def test_an_incomplete_upload_is_refused_and_kept_for_resuming(client, backend):
     plan = start(client, job, 100)
     send(client, backend, job, plan["upload_id"], {2: b"end"})
     r = client.post(f"{base(job)}/{plan['upload_id']}/complete", json={})
-    assert r.status_code == 400 and "missing" in r.json()["detail"]
+    assert r.status_code == 400
+    assert "missing" in r.json()["detail"]
     assert client.get(f"{base(job)}/{plan['upload_id']}").status_code == 200
 
 

@@ -47,7 +47,8 @@ def test_a_failed_delivery_is_retried_and_a_2xx_is_recorded_once(backend, receiv
     Answer.status = 204
     assert webhooks.deliver_due(backend, b"s", timeout_s=5) == 1
     assert webhooks.deliver_due(backend, b"s", timeout_s=5) == 0
-    assert Answer.calls == 2 and backend.jobs.get(job.job_id).notified_at is not None
+    assert Answer.calls == 2
+    assert backend.jobs.get(job.job_id).notified_at is not None
 
 
 def test_signatures_depend_on_secret_time_and_body():
