@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 from shared_types.ports import Backend
 from shared_types.settings import BackendSettings
 
@@ -50,3 +51,8 @@ def backend(aws_settings: BackendSettings) -> Backend:
     from aws_adapters import build_backend
 
     return build_backend(aws_settings)
+
+
+# Hypothesis without per-example deadlines: the shared CI machine is noisy.
+settings.register_profile("stereo-spot", deadline=None, max_examples=100)
+settings.load_profile("stereo-spot")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from shared_types.testing.media import make_video
 
 VENV_BIN = Path(sys.executable).parent
@@ -79,3 +80,8 @@ def plain_console(monkeypatch):
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("TTY_COMPATIBLE", "0")
+
+
+# Hypothesis without per-example deadlines: the shared CI machine is noisy.
+settings.register_profile("stereo-spot", deadline=None, max_examples=100)
+settings.load_profile("stereo-spot")
