@@ -21,8 +21,12 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-# Screenshots of each page state, kept in the docs (small: one viewport).
-SCREENSHOTS = Path(__file__).resolve().parents[4] / "docs" / "screenshots"
+# Screenshots of each page state (small: one viewport). They go to the
+# git-ignored test-artifacts folder, or, with STEREO_SPOT_UPDATE_SCREENSHOTS=1,
+# to docs/screenshots (so a plain test run leaves the checkout clean).
+SCREENSHOTS = (Path(__file__).resolve().parents[4] / "docs" / "screenshots"
+               if os.environ.get("STEREO_SPOT_UPDATE_SCREENSHOTS") == "1"
+               else ARTIFACTS / "screenshots")
 VIEWPORT = {"width": 1000, "height": 720}
 SEGMENTS = 4
 STEP_S = 0.6
