@@ -83,8 +83,8 @@ def departure_from_whole(outputs: list[Path], whole: Path) -> tuple[float, float
     """(segment starts, elsewhere): mean |difference| of the left-minus-right luma of
     the joined segmented output against the whole-file output, in levels of 255,
     on the first frame of each segment (after the first) and on all other frames."""
-    clips = [gray_frames(p).astype(np.float32) for p in outputs]
-    seg, ref = np.concatenate(clips), gray_frames(whole).astype(np.float32)
+    clips = [gray_frames(p) * 255 for p in outputs]  # levels of 255
+    seg, ref = np.concatenate(clips), gray_frames(whole) * 255
     n = min(len(seg), len(ref))
     half = seg.shape[2] // 2
     parallax = (seg[:n, :, :half] - seg[:n, :, half:]) - (ref[:n, :, :half] - ref[:n, :, half:])
