@@ -7,10 +7,14 @@ workers have one parsing path for both backends.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import quote_plus, unquote_plus
 
 from shared_types.errors import MalformedMessageError
 from shared_types.models import S3EventRecord, now
+
+T = TypeVar("T")
 
 
 def parse_s3_event_body(body: str) -> list[S3EventRecord]:
@@ -53,6 +57,26 @@ def parse_s3_event_body(body: str) -> list[S3EventRecord]:
         except (KeyError, TypeError, ValueError) as exc:
             raise MalformedMessageError(f"malformed S3 event record: {exc!r}") from exc
     return out
+
+
+def created_objects(
+    body: str, parse: Callable[[str, str], T | None]
+) -> tuple[list[T], list[S3EventRecord]]:
+    """What ``parse(bucket, key)`` makes of each object-created record of an S3
+    event body, and the created records it returned None for (the caller logs
+    them); other events (removals) are dropped. Raises MalformedMessageError
+    for a body that is not an S3 event."""
+    parsed: list[T] = []
+    ignored: list[S3EventRecord] = []
+    for record in parse_s3_event_body(body):
+        if not record.event_name.startswith("ObjectCreated"):
+            continue
+        item = parse(record.bucket, record.key)
+        if item is None:
+            ignored.append(record)
+        else:
+            parsed.append(item)
+    return parsed, ignored
 
 
 def build_s3_event_body(

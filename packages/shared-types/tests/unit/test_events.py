@@ -7,7 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from shared_types.errors import MalformedMessageError, PermanentError
-from shared_types.events import build_s3_event_body, parse_s3_event_body, s3_test_event_body
+from shared_types.events import (
+    build_s3_event_body,
+    created_objects,
+    parse_s3_event_body,
+    s3_test_event_body,
+)
 
 
 def record(bucket: str, key: str, size: int = 1) -> dict:
@@ -64,3 +69,16 @@ def test_malformed_bodies_raise_a_permanent_malformed_message_error(body):
         parse_s3_event_body(body)
     assert isinstance(info.value, PermanentError)
     assert str(info.value)
+
+
+
+def test_created_objects_parses_creations_and_hands_back_what_it_did_not_recognise():
+    records = [json.loads(build_s3_event_body("b", key, size=1, event_name=name))["Records"][0]
+               for key, name in (("segments/j/a.mp4", "ObjectCreated:Put"),
+                                 ("notes.txt", "ObjectCreated:Put"),
+                                 ("segments/j/c.mp4", "ObjectRemoved:Delete"))]
+    parsed, ignored = created_objects(
+        json.dumps({"Records": records}),
+        lambda bucket, key: key if key.startswith("segments/") else None)
+    assert parsed == ["segments/j/a.mp4"]
+    assert [r.key for r in ignored] == ["notes.txt"]

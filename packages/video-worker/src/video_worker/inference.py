@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass, field
 
 from shared_types.errors import JobCancelledError, JobNotFoundError, PermanentError
-from shared_types.events import parse_s3_event_body
+from shared_types.events import created_objects
 from shared_types.keys import output_segment_key, parse_segment_key
 from shared_types.models import JobStatus, Message, SegmentPayload, SegmentState
 from shared_types.ports import Backend
@@ -47,15 +47,9 @@ def decode_segment_uploads(message: Message) -> list[SegmentPayload]:
     """The segments an S3 event message names. Removal events and keys that are
     not canonical segment keys are skipped (logged). Raises MalformedMessageError
     for a body that is not an S3 event."""
-    payloads = []
-    for record in parse_s3_event_body(message.body):
-        if not record.event_name.startswith("ObjectCreated"):
-            continue
-        payload = parse_segment_key(record.bucket, record.key)
-        if payload is None:
-            log.warning("ignoring non-segment key %r in bucket %s", record.key, record.bucket)
-            continue
-        payloads.append(payload)
+    payloads, ignored = created_objects(message.body, parse_segment_key)
+    for record in ignored:
+        log.warning("ignoring non-segment key %r in bucket %s", record.key, record.bucket)
     return payloads
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 
-from shared_types.events import parse_s3_event_body
+from shared_types.events import created_objects
 from shared_types.keys import parse_output_segment_key
 from shared_types.models import Message, SegmentCompletion, SegmentOutput
 from shared_types.ports import Backend
@@ -24,15 +24,9 @@ def decode_segment_outputs(message: Message) -> list[SegmentOutput]:
     """The converted segments an output-bucket event message names; ``final.mp4``
     and any other key are skipped. Raises MalformedMessageError for a body that is
     not an S3 event."""
-    outputs = []
-    for record in parse_s3_event_body(message.body):
-        if not record.event_name.startswith("ObjectCreated"):
-            continue
-        output = parse_output_segment_key(record.bucket, record.key)
-        if output is None:
-            log.debug("ignoring output key %r (not a converted segment)", record.key)
-            continue
-        outputs.append(output)
+    outputs, ignored = created_objects(message.body, parse_output_segment_key)
+    for record in ignored:
+        log.debug("ignoring output key %r (not a converted segment)", record.key)
     return outputs
 
 
