@@ -56,3 +56,27 @@ def test_a_static_scene_gives_the_same_depth_every_frame():
     for _ in range(3):
         again = est.estimate(frame)
     assert torch.allclose(first, again, atol=1e-5)
+
+
+def test_its_memory_carries_over_to_a_fresh_estimator_like_an_unbroken_run():
+    frames = _truck(10, near_px=4, far_px=1)
+    whole = _estimator().estimate(frames)
+    first = _estimator()
+    first.estimate(frames[:6])
+    state = first.state()
+    import json
+
+    resumed = _estimator()
+    resumed.restore(json.loads(json.dumps(state)))  # JSON, as it travels between segments
+    fresh = _estimator().estimate(frames[6:])
+    carried = resumed.estimate(frames[6:])
+    # float16 in the state: close to the unbroken run, unlike a fresh start
+    assert float((carried - whole[6:]).abs().max()) < 0.01
+    assert float((fresh - whole[6:]).abs().max()) > 0.05
+
+
+def test_a_malformed_state_is_ignored():
+    est = _estimator()
+    est.restore({"shape": [2, 2], "gray": "not base64!", "depth": ""})
+    est.restore({"gray": "AAAA"})
+    assert est.state() is None
