@@ -20,7 +20,7 @@ from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 
 from media_worker.bounded_probe import probe_video
 from media_worker.deps import MediaDeps
-from media_worker.errors import UnusableVideoError
+from media_worker.errors import SourceReplacedError, UnusableVideoError
 from media_worker.poster import store_poster
 from media_worker.side_streams import keep_side_streams
 from media_worker.splitting import prepare_and_split
@@ -54,9 +54,17 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
     if info.size > deps.limits.max_bytes:
         raise UnusableVideoError(f"The file is too large ({info.size / 1e9:.2f} GB); the limit is "
                                  f"{deps.limits.max_bytes / 1e9:.2f} GB.")
+    if (job.status == JobStatus.CHUNKING_IN_PROGRESS and job.source_etag is not None
+            and info.etag != job.source_etag):
+        # One source per job: a second, different upload (S3 cannot refuse it) is
+        # not chunked; the run of the first one goes on (or fails if it is gone).
+        log.warning("job_id=%s ignored a second upload (etag %s): the job converts the "
+                    "upload with etag %s", job_id, info.etag, job.source_etag)
+        return None
     try:
         backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS,
-                                              source_size_bytes=info.size),
+                                              source_size_bytes=info.size,
+                                              source_etag=info.etag),
                             expected_status=CHUNKABLE)
     except ConditionFailedError:
         log.info("job_id=%s left chunking meanwhile; nothing to do", job_id)
@@ -68,7 +76,11 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
         with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"chunk-{job_id}-") as tmp:
             work = Path(tmp)
             source = work / "source.mp4"
-            backend.input_storage.get_file(record.key, source)
+            got = backend.input_storage.get_file(record.key, source)
+            if info.etag is not None and got.etag != info.etag:
+                raise SourceReplacedError(
+                    "The uploaded video was replaced by another upload while it was being "
+                    "converted; please start a new conversion for the other video.")
             video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                      video.height, video.duration_s, video.video_frames, video.has_audio)

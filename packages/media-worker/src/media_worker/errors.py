@@ -28,6 +28,12 @@ class UnusableVideoError(MediaWorkerError, InvalidMediaError):
     code = "invalid_media"
 
 
+class SourceReplacedError(MediaWorkerError, PermanentError):
+    """The job's upload was replaced by another one while it was being chunked."""
+
+    code = "source_replaced"
+
+
 class FfmpegFailedError(MediaWorkerError, PermanentError):
     """ffmpeg exited with an error on a file that passed the probe."""
 

@@ -75,3 +75,47 @@ def test_a_source_that_vanished_is_refused_with_a_reason(mem_backend, new_job, t
     with pytest.raises(UnusableVideoError, match="could not be found"):
         handle_source_uploaded(record(mem_backend, keys.source_key(job.job_id)),
                                deps_for(mem_backend, tmp_path))
+
+
+def test_a_second_different_upload_during_chunking_is_ignored(mem_backend, new_job, tmp_path):
+    job = new_job(mem_backend)
+    mem_backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS,
+                                                  source_etag="etag-of-the-first-upload"))
+    mem_backend.input_storage.put_bytes(keys.source_key(job.job_id), b"another video")
+    before = mem_backend.jobs.get(job.job_id)
+    assert handle_source_uploaded(record(mem_backend, keys.source_key(job.job_id)),
+                                  deps_for(mem_backend, tmp_path)) is None
+    after = mem_backend.jobs.get(job.job_id)
+    assert (after.status, after.source_etag, after.updated_at) == (
+        before.status, "etag-of-the-first-upload", before.updated_at)
+
+
+def test_the_same_upload_redelivered_during_chunking_is_chunked_again(
+        mem_backend, new_job, tmp_path):
+    # negative control: the first upload's own event (same etag) goes on to the probe
+    job = new_job(mem_backend)
+    info = mem_backend.input_storage.put_bytes(keys.source_key(job.job_id), b"not a video")
+    mem_backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS,
+                                                  source_etag=info.etag))
+    with pytest.raises(UnusableVideoError):
+        handle_source_uploaded(record(mem_backend, keys.source_key(job.job_id)),
+                               deps_for(mem_backend, tmp_path))
+
+
+def test_a_source_replaced_between_claim_and_download_fails_with_a_reason(
+        mem_backend, new_job, tmp_path):
+    from media_worker.errors import SourceReplacedError
+
+    job = new_job(mem_backend)
+    key = keys.source_key(job.job_id)
+    mem_backend.input_storage.put_bytes(key, b"first")
+    storage = mem_backend.input_storage
+    real_get = storage.get_file
+
+    def replaced_then_read(k, path):
+        storage.put_bytes(k, b"second, a different video")  # the URL used again meanwhile
+        return real_get(k, path)
+
+    storage.get_file = replaced_then_read
+    with pytest.raises(SourceReplacedError, match="replaced by another upload"):
+        handle_source_uploaded(record(mem_backend, key), deps_for(mem_backend, tmp_path))

@@ -6,7 +6,7 @@ from shared_types.models import Job, JobStatus, JobUpdate, now
 
 # JobUpdate fields copied as they are when not None (every JobStore uses this list).
 SIMPLE_FIELDS = ("status", "total_segments", "completed_at", "final_key", "source_size_bytes",
-                 "title", "resends", "epoch", "notified_at")
+                 "title", "resends", "epoch", "notified_at", "source_etag")
 
 
 def apply_job_update(job: Job, changes: JobUpdate) -> Job:

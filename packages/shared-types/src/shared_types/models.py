@@ -136,6 +136,8 @@ class Job(BaseModel):
     resends: int = Field(0, ge=0)
     # Bumped by every Retry: the reassembly trigger fires once per epoch.
     epoch: int = Field(0, ge=0)
+    # The ETag of the one upload this job converts (claimed by the first chunker).
+    source_etag: str | None = Field(None, max_length=200)
     # Called with a signed JSON body when the job ends; notified_at once delivered.
     webhook_url: str | None = Field(None, max_length=2000)
     notified_at: float | None = None
@@ -154,6 +156,7 @@ class JobUpdate(BaseModel):
     title: str | None = None
     resends: int | None = Field(None, ge=0)
     epoch: int | None = Field(None, ge=0)
+    source_etag: str | None = Field(None, max_length=200)
     notified_at: float | None = None
 
 

@@ -48,9 +48,10 @@ def test_an_empty_update_refreshes_updated_at_and_resends_is_counted(job_store):
     job_store.create(make_job("job-a").model_copy(update={"updated_at": 1000.0}))
     touched = job_store.update("job-a", JobUpdate(), expected_status=[JobStatus.CREATED])
     assert touched.updated_at > 1000.0 and touched.resends == 0
-    job_store.update("job-a", JobUpdate(resends=2))
+    job_store.update("job-a", JobUpdate(resends=2, epoch=1, source_etag="abc"))
     stored = job_store.get("job-a")
-    assert (stored.resends, stored.status) == (2, JobStatus.CREATED)
+    assert (stored.resends, stored.epoch, stored.source_etag, stored.status) == (
+        2, 1, "abc", JobStatus.CREATED)
 
 
 def test_update_with_matching_expected_status_succeeds(job_store):
