@@ -16,6 +16,7 @@ import builtins
 import logging
 import time
 import uuid
+from collections.abc import Callable
 
 from shared_types.errors import LeaseLostError
 from shared_types.models import Message, QueueStats, now
@@ -32,12 +33,14 @@ _POLL_MAX_S = 0.02
 class SqliteQueue:
     """One named queue (and its DLQ) inside the shared SQLite database."""
 
-    def __init__(self, db: Database, name: str, *, max_receives: int = 5) -> None:
+    def __init__(self, db: Database, name: str, *, max_receives: int = 5,
+                 clock: Callable[[], float] = now) -> None:
         if max_receives < 1:
             raise ValueError(f"max_receives must be at least 1, got {max_receives}")
         self._db = db
         self.name = name
         self.max_receives = max_receives
+        self._clock = clock
 
     def send(self, body: str, *, delay_s: float = 0) -> str:
         """Enqueue a message, visible after ``delay_s``; returns its message id."""
@@ -46,7 +49,7 @@ class SqliteQueue:
             conn.execute(
                 "INSERT INTO queue_messages (message_id, queue, body, visible_at)"
                 " VALUES (?, ?, ?, ?)",
-                (message_id, self.name, body, now() + max(0.0, delay_s)),
+                (message_id, self.name, body, self._clock() + max(0.0, delay_s)),
             )
         return message_id
 
@@ -74,10 +77,10 @@ class SqliteQueue:
     def _any_visible(self) -> bool:
         return bool(self._db.read(
             "SELECT 1 FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ?"
-            " LIMIT 1", (self.name, now())))
+            " LIMIT 1", (self.name, self._clock())))
 
     def _lease(self, max_messages: int, visibility_s: float) -> builtins.list[Message]:
-        t = now()
+        t = self._clock()
         with self._db.write() as conn:
             moved = conn.execute(
                 "UPDATE queue_messages SET dead = 1, dead_reason = ?, dead_at = ?, receipt = NULL"
@@ -111,7 +114,7 @@ class SqliteQueue:
         Raises LeaseLostError when the receipt is no longer current.
         """
         changed = self._update_held(
-            message, "UPDATE queue_messages SET visible_at = ?", (now() + visibility_s,))
+            message, "UPDATE queue_messages SET visible_at = ?", (self._clock() + visibility_s,))
         if not changed:
             raise LeaseLostError(f"queue {self.name}: lease of {message.message_id} was lost")
 
@@ -123,14 +126,14 @@ class SqliteQueue:
 
     def release(self, message: Message) -> None:
         """Make a leased message visible again now (no-op for a stale receipt)."""
-        self._update_held(message, "UPDATE queue_messages SET visible_at = ?", (now(),))
+        self._update_held(message, "UPDATE queue_messages SET visible_at = ?", (self._clock(),))
 
     def dead_letter(self, message: Message, reason: str) -> None:
         """Move a leased message to the dead-letter queue now, recording ``reason``."""
         self._update_held(
             message,
             "UPDATE queue_messages SET dead = 1, dead_reason = ?, dead_at = ?, receipt = NULL",
-            (reason, now()),
+            (reason, self._clock()),
         )
 
     def dead_letters(self, *, limit: int = 100) -> builtins.list[Message]:
@@ -156,7 +159,7 @@ class SqliteQueue:
                 "   receives = 0, receipt = NULL, visible_at = ?"
                 " WHERE seq IN (SELECT seq FROM queue_messages WHERE queue = ? AND dead = 1"
                 "   ORDER BY dead_at, seq LIMIT ?)",
-                (now(), self.name, -1 if limit is None else limit),
+                (self._clock(), self.name, -1 if limit is None else limit),
             ).rowcount
 
     def stats(self) -> QueueStats:
@@ -165,7 +168,7 @@ class SqliteQueue:
             "SELECT COALESCE(SUM(dead = 0 AND visible_at <= ?), 0),"
             "       COALESCE(SUM(dead = 0 AND visible_at > ?), 0),"
             "       COALESCE(SUM(dead = 1), 0)"
-            " FROM queue_messages WHERE queue = ?", (now(), now(), self.name))[0]
+            " FROM queue_messages WHERE queue = ?", (self._clock(), self._clock(), self.name))[0]
         return QueueStats(visible=row[0], in_flight=row[1], dead_letters=row[2])
 
     def purge(self) -> None:

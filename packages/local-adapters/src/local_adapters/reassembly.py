@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from shared_types.errors import LeaseLostError
 from shared_types.models import Lease, now
 
@@ -11,8 +13,8 @@ from local_adapters.db import Database
 class SqliteReassemblyLock:
     """One row per job: ``token`` grows with every successful take (fencing)."""
 
-    def __init__(self, db: Database) -> None:
-        self._db = db
+    def __init__(self, db: Database, *, clock: Callable[[], float] = now) -> None:
+        self._db, self._clock = db, clock
 
     def trigger(self, job_id: str, epoch: int = 0) -> bool:
         """Record the trigger of ``epoch``; True only for the one caller that recorded it."""
@@ -33,7 +35,7 @@ class SqliteReassemblyLock:
     def take_lease(self, job_id: str, owner: str, lease_s: float) -> Lease | None:
         """Claim reassembly for ``lease_s`` s; None if held by someone or done."""
         with self._db.write() as conn:
-            t = now()
+            t = self._clock()
             conn.execute("INSERT OR IGNORE INTO reassembly (job_id) VALUES (?)", (job_id,))
             row = conn.execute(
                 "UPDATE reassembly SET token = token + 1, owner = ?, expires_at = ?"
@@ -51,7 +53,7 @@ class SqliteReassemblyLock:
             row = conn.execute(
                 "UPDATE reassembly SET expires_at = ? WHERE job_id = ? AND token = ? AND done = 0"
                 " RETURNING expires_at",
-                (now() + lease_s, lease.job_id, lease.token),
+                (self._clock() + lease_s, lease.job_id, lease.token),
             ).fetchone()
         if row is None:
             raise LeaseLostError(f"reassembly lease {lease.token} of job {lease.job_id} was lost")
