@@ -5,7 +5,6 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
 from shared_types.models import JobStatus
 
 from local_stack.testing.lifecycle_machine import (
@@ -13,6 +12,7 @@ from local_stack.testing.lifecycle_machine import (
     FlakyQueue,
     PipelineWithEnding,
     clocked_backend,
+    property_test,
     replay,
 )
 
@@ -44,10 +44,8 @@ class SqlitePipeline(PipelineWithEnding):
             segment_output_queue=queue("segment-output"), reassembly_queue=queue("reassembly"))
 
 
-SqlitePipeline.TestCase.settings = settings(
-    max_examples=10, stateful_step_count=25, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-test_every_job_ends_on_sqlite_under_an_adversary = SqlitePipeline.TestCase
+test_every_job_ends_on_sqlite_under_an_adversary = property_test(
+    SqlitePipeline, examples=10, steps=25)
 
 
 def test_a_trigger_whose_send_is_lost_still_ends_completed_on_sqlite():

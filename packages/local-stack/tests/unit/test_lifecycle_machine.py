@@ -1,15 +1,17 @@
 """The lifecycle state machine (local_stack.testing.lifecycle_machine) on the memory
 backend: random adversarial runs, plus the hardest moves replayed as fixed scenarios."""
 
-from hypothesis import HealthCheck, settings
 from shared_types.models import JobStatus
 
-from local_stack.testing.lifecycle_machine import FirstChoice, PipelineWithEnding, replay
+from local_stack.testing.lifecycle_machine import (
+    FirstChoice,
+    PipelineWithEnding,
+    property_test,
+    replay,
+)
 
-PipelineWithEnding.TestCase.settings = settings(
-    max_examples=30, stateful_step_count=30, deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-test_every_job_ends_terminal_and_correct_under_an_adversary = PipelineWithEnding.TestCase
+test_every_job_ends_terminal_and_correct_under_an_adversary = property_test(
+    PipelineWithEnding, examples=30, steps=30)
 
 
 # The hardest moves, replayed as fixed scenarios (the random search finds them only

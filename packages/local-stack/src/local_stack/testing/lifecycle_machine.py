@@ -325,6 +325,17 @@ class PipelineWithEnding(Pipeline):
             super().teardown()
 
 
+def property_test(machine_class: type[Pipeline], *, examples: int, steps: int):
+    """The pytest TestCase of ``machine_class`` with modest, load-tolerant settings."""
+    from hypothesis import HealthCheck, settings
+
+    case = machine_class.TestCase
+    case.settings = settings(max_examples=examples, stateful_step_count=steps, deadline=None,
+                             suppress_health_check=[HealthCheck.too_slow,
+                                                    HealthCheck.filter_too_much])
+    return case
+
+
 def replay(*steps, machine_class: type[PipelineWithEnding] = PipelineWithEnding) -> dict:
     """Run fixed ``(rule, *args)`` steps, then the ending checks; the jobs by id."""
     machine = machine_class()
