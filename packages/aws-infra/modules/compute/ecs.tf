@@ -27,7 +27,7 @@ resource "aws_ecs_task_definition" "service" {
   cpu                      = local.task_size[each.key].cpu
   memory                   = local.task_size[each.key].memory
   execution_role_arn       = aws_iam_role.execution.arn
-  task_role_arn            = aws_iam_role.task[each.key].arn
+  task_role_arn            = module.roles.task_role_arns[each.key]
   ephemeral_storage {
     size_in_gib = local.task_size[each.key].ephemeral_gib
   }

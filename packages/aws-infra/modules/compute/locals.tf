@@ -1,10 +1,11 @@
 locals {
-  web_ui_port    = 8000
-  listener_ports = var.certificate_arn == "" ? [80] : [80, 443]
-  services       = ["web-ui", "media-worker", "video-worker"]
-  use_sagemaker  = var.inference_backend == "sagemaker"
-  dp             = var.data_plane
-  endpoint_name  = "${var.name_prefix}-inference"
+  web_ui_port       = 8000
+  listener_ports    = var.certificate_arn == "" ? [80] : [80, 443]
+  services          = ["web-ui", "media-worker", "video-worker"]
+  use_sagemaker     = var.inference_backend == "sagemaker"
+  dp                = var.data_plane
+  endpoint_name     = "${var.name_prefix}-inference"
+  metrics_namespace = "StereoSpot/Conversion"
 
   # The STEREO_SPOT_* variables every task reads (shared_types BackendSettings).
   backend_env = {
@@ -35,8 +36,7 @@ locals {
       STEREO_SPOT_INFERENCE_BACKEND       = var.inference_backend
       STEREO_SPOT_INFERENCE_MAX_IN_FLIGHT = tostring(var.inference_max_in_flight)
       }, local.use_sagemaker ? {
-      STEREO_SPOT_SAGEMAKER_ENDPOINT     = local.endpoint_name
-      STEREO_SPOT_SAGEMAKER_ASYNC_S3_URI = "s3://${local.dp.buckets["output"]}/sagemaker-async/"
+      STEREO_SPOT_SAGEMAKER_ENDPOINT = local.endpoint_name
       } : {
       STEREO_SPOT_INFERENCE_HTTP_URL = var.inference_http_url
     })

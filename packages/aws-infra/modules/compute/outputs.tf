@@ -30,7 +30,7 @@ output "sagemaker_endpoint" {
 
 output "sagemaker_role_arn" {
   description = "Execution role of SageMaker models (empty with inference_backend = http)."
-  value       = local.use_sagemaker ? aws_iam_role.sagemaker[0].arn : ""
+  value       = module.roles.sagemaker_role_arn
 }
 
 output "alarm_topic_arn" {

@@ -2,71 +2,17 @@
 # are rolled out by `nx run aws-infra:sagemaker-deploy` (new model + endpoint
 # config, update endpoint), so terraform ignores the endpoint's config name.
 
-data "aws_iam_policy_document" "sagemaker_assume" {
-  statement {
-    actions = ["sts:AssumeRole"]
-    principals {
-      type        = "Service"
-      identifiers = ["sagemaker.amazonaws.com"]
-    }
-  }
-}
-
-resource "aws_iam_role" "sagemaker" {
-  count              = local.use_sagemaker ? 1 : 0
-  name               = "${var.name_prefix}-sagemaker"
-  assume_role_policy = data.aws_iam_policy_document.sagemaker_assume.json
-}
-
-resource "aws_iam_role_policy" "sagemaker" {
-  count = local.use_sagemaker ? 1 : 0
-  name  = "stereo-spot-inference"
-  role  = aws_iam_role.sagemaker[0].id
-  policy = jsonencode({
-    Version = "2012-10-17"
-    Statement = [
-      {
-        # GetAuthorizationToken has no resource-level permissions in IAM.
-        Effect = "Allow", Action = ["ecr:GetAuthorizationToken"], Resource = "*"
-      },
-      {
-        Effect   = "Allow"
-        Action   = ["ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:BatchCheckLayerAvailability"]
-        Resource = [aws_ecr_repository.this["inference"].arn]
-      },
-      { Effect = "Allow", Action = ["s3:GetObject"], Resource = ["${local.input_arn}/segments/*"] },
-      { Effect = "Allow", Action = ["s3:PutObject", "s3:PutObjectTagging"], Resource = ["${local.output_arn}/jobs/*/segments/*"] },
-      {
-        Effect   = "Allow"
-        Action   = ["s3:GetObject", "s3:PutObject"]
-        Resource = ["${local.output_arn}/sagemaker-async/*"]
-      },
-      {
-        Effect   = "Allow"
-        Action   = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"]
-        Resource = ["arn:aws:logs:${var.region}:*:log-group:/aws/sagemaker/Endpoints/${local.endpoint_name}*"]
-      },
-      {
-        # PutMetricData has no resource-level permissions; it is limited to our namespace.
-        Effect    = "Allow"
-        Action    = ["cloudwatch:PutMetricData"]
-        Resource  = "*"
-        Condition = { StringEquals = { "cloudwatch:namespace" = "StereoSpot/Conversion" } }
-      },
-    ]
-  })
-}
-
 resource "aws_sagemaker_model" "this" {
   # checkov:skip=CKV_AWS_370:The container reads segments from and writes results to S3 itself; network isolation would cut that off.
   count              = local.use_sagemaker ? 1 : 0
   name               = "${var.name_prefix}-inference-${replace(var.image_tag, "/[^a-zA-Z0-9-]/", "-")}"
-  execution_role_arn = aws_iam_role.sagemaker[0].arn
+  execution_role_arn = module.roles.sagemaker_role_arn
   primary_container {
     image = "${aws_ecr_repository.this["inference"].repository_url}:${var.image_tag}"
     environment = {
-      STEREO_SPOT_STORAGE_PROVIDER = "aws"
-      STEREO_SPOT_AWS_REGION       = var.region
+      STEREO_SPOT_AWS_REGION        = var.region
+      STEREO_SPOT_METRICS           = "cloudwatch"
+      STEREO_SPOT_METRICS_NAMESPACE = local.metrics_namespace
     }
   }
 }

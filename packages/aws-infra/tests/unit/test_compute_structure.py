@@ -24,8 +24,18 @@ def root() -> TerraformDir:
     return load_dir(ROOT)
 
 
-def _statements(compute: TerraformDir, service: str) -> list[dict]:
-    return compute.locals["task_statements"][service]
+@pytest.fixture(scope="module")
+def roles() -> TerraformDir:
+    return load_dir(ROOT / "modules" / "task-roles")
+
+
+def _statements(roles: TerraformDir, service: str) -> list[dict]:
+    if service == "video-worker":
+        return (roles.locals["video_worker_statements"]
+                + roles.locals["video_worker_sagemaker_statements"])
+    if service == "sagemaker":
+        return roles.locals["sagemaker_statements"]
+    return roles.locals["statements"][service]
 
 
 def _resources(statement: dict) -> list[str]:
@@ -33,38 +43,61 @@ def _resources(statement: dict) -> list[str]:
     return [res] if isinstance(res, str) else res
 
 
-def test_every_task_role_names_its_resources(compute):
-    for service in SERVICES:
-        for statement in _statements(compute, service):
+def test_every_role_names_its_resources(roles):
+    for service in (*SERVICES, "sagemaker"):
+        for statement in _statements(roles, service):
+            if statement["Action"] == ["cloudwatch:PutMetricData"]:
+                # No resource-level permissions: limited to one namespace instead.
+                assert statement["Resource"] == ["*"] and statement["Condition"]
+                continue
             for resource in _resources(statement):
                 assert resource != "*", f"{service}: wildcard resource"
-                assert re.match(r"^\$\{local\.(tables|dp|input_arn|output_arn)", resource), (
-                    f"{service}: {resource} is not one of this stack's named resources")
+                assert re.match(r"^\$\{local\.(table|queue|dlq|input|output|endpoint_arn)\b",
+                                resource), f"{service}: {resource} is not a named resource"
                 # Wildcards only inside an object-key pattern of our buckets or over
                 # a table's own indexes.
                 if "*" in resource:
-                    in_key = resource.startswith(("${local.input_arn}/", "${local.output_arn}/"))
+                    in_key = resource.startswith(("${local.input}/", "${local.output}/"))
                     assert in_key or resource.endswith('"]}/index/*'), resource
-    # video-worker's SageMaker extras are a conditional expression: check its text.
-    sagemaker = compute.locals["sagemaker_statements"]
-    assert sagemaker.startswith("${local.use_sagemaker ? [")
-    assert '"*"' not in sagemaker
-    assert "aws_sagemaker_endpoint.this[0].arn" in sagemaker
 
 
-def test_no_task_role_gets_a_service_wide_action(compute):
-    text = compute.locals["task_statements"]
-    flat = repr(text) + compute.text
-    assert not re.search(r'"(s3|sqs|dynamodb|sagemaker|ecr|logs):\*"', flat)
+def test_every_statement_has_a_unique_sid_the_harness_can_name(roles):
+    for service in (*SERVICES, "sagemaker"):
+        sids = [s["Sid"] for s in _statements(roles, service)]
+        assert all(re.fullmatch(r"[A-Za-z0-9]+", sid) for sid in sids), sids
+        assert len(sids) == len(set(sids)), f"{service}: duplicate Sid in {sids}"
 
 
-def test_each_worker_consumes_only_its_own_queues(compute):
+def test_video_worker_gets_sagemaker_rights_only_with_sagemaker(roles):
+    assert roles.locals["statements"]["video-worker"] == (
+        "${concat(local.video_worker_statements, var.use_sagemaker ? "
+        "local.video_worker_sagemaker_statements : [])}")
+    invoke = [s for s in roles.locals["video_worker_sagemaker_statements"]
+              if s["Action"] == ["sagemaker:InvokeEndpointAsync"]]
+    assert invoke and invoke[0]["Resource"] == ["${local.endpoint_arn}"]
+
+
+def test_no_role_gets_a_service_wide_action(roles, compute):
+    assert not re.search(r'"(s3|sqs|dynamodb|sagemaker|ecr|logs|cloudwatch):\*"',
+                         roles.text + compute.text)
+
+
+def test_each_worker_consumes_only_its_own_queues(roles):
     def queues(service):
-        return {m for s in _statements(compute, service) for r in _resources(s)
-                for m in re.findall(r'queue_arns\["([\w-]+)"\]', r)}
+        return {m for s in _statements(roles, service) for r in _resources(s)
+                for m in re.findall(r'queue\["([\w-]+)"\]', r)}
 
     assert queues("media-worker") == {"chunking", "reassembly"}
-    assert queues("video-worker") == {"video-worker", "segment-output", "reassembly"}
+    assert queues("video-worker") == {"video-worker", "segment-output", "reassembly", "chunking"}
+
+
+def test_compute_takes_its_roles_from_the_roles_module(compute):
+    ecs = compute.resource("aws_ecs_task_definition", "service")
+    assert ecs["task_role_arn"] == "${module.roles.task_role_arns[each.key]}"
+    model = compute.resource("aws_sagemaker_model", "this")
+    assert model["execution_role_arn"] == "${module.roles.sagemaker_role_arn}"
+    env = model["primary_container"][0]["environment"]
+    assert env["STEREO_SPOT_METRICS"] == "cloudwatch"
 
 
 def test_task_env_names_are_settings_the_app_reads(compute):

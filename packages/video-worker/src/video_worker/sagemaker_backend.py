@@ -179,11 +179,13 @@ class S3LocationReader:
 def build_sagemaker_backend(settings: Any, backend: Any, stop: threading.Event
                             ) -> SageMakerInferenceBackend:
     """A SageMaker backend with real boto3 clients, from VideoWorkerSettings."""
-    kwargs = {"region": settings.aws_region, "endpoint_url": settings.aws_endpoint_url}
+    runtime_url = settings.sagemaker_runtime_endpoint_url or settings.aws_endpoint_url
     return SageMakerInferenceBackend(
         settings.sagemaker_endpoint, backend.input_storage, backend.output_storage,
-        runtime_client=make_client("sagemaker-runtime", **kwargs),
-        fetch_location=S3LocationReader(make_client("s3", **kwargs)),
+        runtime_client=make_client("sagemaker-runtime", region=settings.aws_region,
+                                   endpoint_url=runtime_url),
+        fetch_location=S3LocationReader(make_client("s3", region=settings.aws_region,
+                                                    endpoint_url=settings.aws_endpoint_url)),
         max_in_flight=settings.inference_max_in_flight, poll_s=settings.inference_poll_s,
         timeout_s=settings.inference_timeout_s, stop=stop,
         seamless=settings.seamless_segments)

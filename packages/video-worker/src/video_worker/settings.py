@@ -16,6 +16,9 @@ class VideoWorkerSettings(BackendSettings):
     inference_http_url: str | None = None
     inference_http_timeout_s: float = Field(1800.0, gt=0)
     sagemaker_endpoint: str | None = None
+    # sagemaker-runtime endpoint URL; unset: aws_endpoint_url (the deployment
+    # harness points it at its SageMaker async emulator).
+    sagemaker_runtime_endpoint_url: str | None = None
     inference_max_in_flight: int = Field(5, ge=1, le=64)
     inference_poll_s: float = Field(5.0, gt=0)  # async output/failure polling interval
     inference_timeout_s: float = Field(3600.0, gt=0)  # give up waiting for one async invocation

@@ -65,8 +65,10 @@ def _answers(url: str) -> bool:
 
 
 @contextmanager
-def run_moto_server(*, startup_timeout_s: float = 30.0) -> Iterator[str]:
-    """Start moto_server on a free port of 127.0.0.1 and yield its endpoint URL.
+def run_moto_server(*, startup_timeout_s: float = 30.0,
+                    command: list[str] | None = None) -> Iterator[str]:
+    """Start moto_server (or ``command``, an argv prefix taking moto_server's
+    ``-H``/``-p`` options) on a free port of 127.0.0.1 and yield its endpoint URL.
 
     The process is terminated (then killed) on exit. Raises MotoServerError
     when it exits early or does not answer within ``startup_timeout_s``.
@@ -74,7 +76,7 @@ def run_moto_server(*, startup_timeout_s: float = 30.0) -> Iterator[str]:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tempfile.TemporaryFile()
-    proc = subprocess.Popen([*moto_server_command(), "-H", "127.0.0.1", "-p", str(port)],
+    proc = subprocess.Popen([*(command or moto_server_command()), "-H", "127.0.0.1", "-p", str(port)],
                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + startup_timeout_s

@@ -1,0 +1,159 @@
+# What each service's code calls, statement by statement. Every statement has a
+# Sid: the deployment harness (tests/integration/test_deployment_harness.py)
+# records every AWS call each service makes end to end, evaluates it against
+# these policies with an IAM policy simulator, and fails on a denied call or
+# on a statement no call used, naming its Sid. Keep them in step with the code.
+
+locals {
+  input  = var.data_plane.bucket_arns["input"]
+  output = var.data_plane.bucket_arns["output"]
+  table  = var.data_plane.table_arns
+  queue  = var.data_plane.queue_arns
+  dlq    = var.data_plane.dlq_arns
+
+  # Lease, heartbeat and acknowledge messages; read the redrive policy that names the DLQ.
+  consume = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",
+  "sqs:GetQueueAttributes"]
+  # A consumer moves a poison message to its DLQ itself (with the reason attached).
+  dead_letter = ["sqs:GetQueueUrl", "sqs:SendMessage"]
+
+  statements = {
+    web-ui = [
+      {
+        Sid      = "JobRows"
+        Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"]
+        Resource = [local.table["jobs"]]
+      },
+      { Sid = "JobsByStatus", Action = ["dynamodb:Query"], Resource = ["${local.table["jobs"]}/index/*"] },
+      {
+        # Progress, Retry (which segments are done) and Delete (every row of a job).
+        Sid      = "SegmentRows"
+        Action   = ["dynamodb:Query", "dynamodb:BatchWriteItem"]
+        Resource = [local.table["segment-completions"], local.table["segment-status"]]
+      },
+      # Retry resets failed segments to pending.
+      { Sid = "ResetFailedSegments", Action = ["dynamodb:UpdateItem"], Resource = [local.table["segment-status"]] },
+      {
+        Sid      = "ReassemblyRows"
+        Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"]
+        Resource = [local.table["reassembly-triggered"]]
+      },
+      # The browser uploads with a presigned POST signed by this role.
+      { Sid = "UploadSources", Action = ["s3:PutObject"], Resource = ["${local.input}/input/*/source.mp4"] },
+      {
+        Sid      = "SourcesAndSegments"
+        Action   = ["s3:GetObject", "s3:DeleteObject"]
+        Resource = ["${local.input}/input/*", "${local.input}/segments/*"]
+      },
+      # Playback and download URLs; Delete removes the outputs.
+      { Sid = "Outputs", Action = ["s3:GetObject", "s3:DeleteObject"], Resource = ["${local.output}/jobs/*"] },
+      {
+        Sid       = "ListJobObjects"
+        Action    = ["s3:ListBucket"]
+        Resource  = [local.input, local.output]
+        Condition = { StringLike = { "s3:prefix" = ["segments/*", "jobs/*"] } }
+      },
+      {
+        # Retry re-sends the work the job still needs.
+        Sid      = "ResendWork"
+        Action   = ["sqs:SendMessage"]
+        Resource = [local.queue["chunking"], local.queue["video-worker"], local.queue["reassembly"]]
+      },
+    ]
+    media-worker = [
+      { Sid = "ConsumeWork", Action = local.consume, Resource = [local.queue["chunking"], local.queue["reassembly"]] },
+      { Sid = "DeadLetter", Action = local.dead_letter, Resource = [local.dlq["chunking"], local.dlq["reassembly"]] },
+      # Chunking that finishes after the last segment triggers reassembly itself.
+      { Sid = "TriggerReassembly", Action = ["sqs:SendMessage"], Resource = [local.queue["reassembly"]] },
+      { Sid = "JobRows", Action = ["dynamodb:GetItem", "dynamodb:UpdateItem"], Resource = [local.table["jobs"]] },
+      {
+        Sid      = "ReassemblyRows"
+        Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
+        Resource = [local.table["reassembly-triggered"]]
+      },
+      { Sid = "Completions", Action = ["dynamodb:Query"], Resource = [local.table["segment-completions"]] },
+      { Sid = "ReadSources", Action = ["s3:GetObject"], Resource = ["${local.input}/input/*"] },
+      # The source's other streams (audio, subtitles, chapters), kept aside for reassembly.
+      { Sid = "WriteStreams", Action = ["s3:PutObject"], Resource = ["${local.input}/input/*/streams.mkv"] },
+      { Sid = "WriteSegments", Action = ["s3:PutObject", "s3:GetObject"], Resource = ["${local.input}/segments/*"] },
+      { Sid = "ReadConverted", Action = ["s3:GetObject"], Resource = ["${local.output}/jobs/*/segments/*"] },
+      {
+        Sid      = "WriteFinal"
+        Action   = ["s3:PutObject", "s3:GetObject"]
+        Resource = ["${local.output}/jobs/*/final.mp4", "${local.output}/jobs/*/final.mkv"]
+      },
+    ]
+    video-worker = concat(local.video_worker_statements,
+    var.use_sagemaker ? local.video_worker_sagemaker_statements : [])
+  }
+
+  video_worker_statements = [
+    {
+      Sid      = "ConsumeWork"
+      Action   = local.consume
+      Resource = [local.queue["video-worker"], local.queue["segment-output"]]
+    },
+    {
+      Sid      = "DeadLetter"
+      Action   = local.dead_letter
+      Resource = [local.dlq["video-worker"], local.dlq["segment-output"]]
+    },
+    { Sid = "TriggerReassembly", Action = ["sqs:SendMessage"], Resource = [local.queue["reassembly"]] },
+    # The janitor re-sends a stuck job's source event.
+    { Sid = "ResendChunking", Action = ["sqs:SendMessage"], Resource = [local.queue["chunking"]] },
+    { Sid = "JobRows", Action = ["dynamodb:GetItem", "dynamodb:UpdateItem"], Resource = [local.table["jobs"]] },
+    # The janitor finds jobs by status.
+    { Sid = "JobsByStatus", Action = ["dynamodb:Query"], Resource = ["${local.table["jobs"]}/index/*"] },
+    {
+      Sid      = "SegmentRows"
+      Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"]
+      Resource = [local.table["segment-completions"], local.table["segment-status"]]
+    },
+    {
+      Sid      = "ReassemblyRows"
+      Action   = ["dynamodb:GetItem", "dynamodb:PutItem"]
+      Resource = [local.table["reassembly-triggered"]]
+    },
+    # The janitor checks a stuck job's source and lists its segments.
+    { Sid = "HeadSources", Action = ["s3:GetObject"], Resource = ["${local.input}/input/*"] },
+    {
+      Sid       = "ListSegments"
+      Action    = ["s3:ListBucket"]
+      Resource  = [local.input]
+      Condition = { StringLike = { "s3:prefix" = ["segments/*"] } }
+    },
+  ]
+
+  video_worker_sagemaker_statements = [
+    # Async inference: the request goes to S3, then to the endpoint; the answer comes back in S3.
+    { Sid = "WriteInferenceRequests", Action = ["s3:PutObject"], Resource = ["${local.input}/sagemaker-requests/*"] },
+    { Sid = "InvokeEndpoint", Action = ["sagemaker:InvokeEndpointAsync"], Resource = [local.endpoint_arn] },
+    { Sid = "ReadInferenceAnswers", Action = ["s3:GetObject"], Resource = ["${local.output}/sagemaker-async/*"] },
+  ]
+
+  # What the inference container and SageMaker's async machinery do with the
+  # execution role's credentials (pulling the image and writing logs are in
+  # aws_iam_role_policy.sagemaker_platform: SageMaker itself calls those).
+  sagemaker_statements = [
+    { Sid = "ReadInferenceRequests", Action = ["s3:GetObject"], Resource = ["${local.input}/sagemaker-requests/*"] },
+    { Sid = "ReadSegments", Action = ["s3:GetObject"], Resource = ["${local.input}/segments/*"] },
+    {
+      # PutObject with the retention tag; the head after the upload is a GetObject.
+      Sid      = "WriteConverted"
+      Action   = ["s3:PutObject", "s3:PutObjectTagging", "s3:GetObject"]
+      Resource = ["${local.output}/jobs/*/segments/*"]
+    },
+    {
+      Sid      = "WriteInferenceAnswers"
+      Action   = ["s3:PutObject"]
+      Resource = ["${local.output}/sagemaker-async/responses/*", "${local.output}/sagemaker-async/failures/*"]
+    },
+    {
+      # PutMetricData has no resource-level permissions; it is limited to our namespace.
+      Sid       = "ConversionMetrics"
+      Action    = ["cloudwatch:PutMetricData"]
+      Resource  = ["*"]
+      Condition = { StringEquals = { "cloudwatch:namespace" = var.metrics_namespace } }
+    },
+  ]
+}

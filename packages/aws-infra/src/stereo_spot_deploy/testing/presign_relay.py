@@ -1,0 +1,130 @@
+"""What S3 does with a presigned URL, for moto with IAM enforcement on.
+
+moto cannot authorise query-string (presigned) requests while it enforces IAM,
+so the harness's "browser" sends presigned GETs and PUTs here instead: the
+relay checks that the URL is unexpired and signed by credentials the harness
+issued, then performs the same operation on moto signed with those
+credentials, so moto authorises it against the signer's role, as S3 does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+
+def _client(moto_url: str, creds: dict[str, str]) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    return boto3.client(
+        "s3", endpoint_url=moto_url, region_name=creds.get("AWS_DEFAULT_REGION", "us-east-1"),
+        aws_access_key_id=creds["AWS_ACCESS_KEY_ID"],
+        aws_secret_access_key=creds["AWS_SECRET_ACCESS_KEY"],
+        aws_session_token=creds.get("AWS_SESSION_TOKEN"),
+        config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 1}))
+
+
+def _expired(query: dict[str, list[str]]) -> bool:
+    signed = dt.datetime.strptime(query["X-Amz-Date"][0], "%Y%m%dT%H%M%SZ").replace(
+        tzinfo=dt.UTC)
+    expires = dt.timedelta(seconds=int(query["X-Amz-Expires"][0]))
+    return dt.datetime.now(dt.UTC) > signed + expires
+
+
+def make_handler(moto_url: str, credentials: dict[str, dict[str, str]]
+                 ) -> type[BaseHTTPRequestHandler]:
+    by_key = lambda: {c["AWS_ACCESS_KEY_ID"]: c for c in credentials.values()}  # noqa: E731
+
+    class Handler(BaseHTTPRequestHandler):
+        def _fail(self, status: int, code: str) -> None:
+            body = f"<Error><Code>{code}</Code></Error>".encode()
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _target(self) -> tuple[Any, str, str] | None:
+            parts = urlsplit(self.path)
+            query = parse_qs(parts.query)
+            if "X-Amz-Credential" not in query:
+                self._fail(403, "AccessDenied")
+                return None
+            creds = by_key().get(query["X-Amz-Credential"][0].split("/")[0])
+            if creds is None:
+                self._fail(403, "InvalidAccessKeyId")
+                return None
+            if _expired(query):
+                self._fail(403, "AccessDenied")
+                return None
+            bucket, _, key = parts.path.lstrip("/").partition("/")
+            return _client(moto_url, creds), bucket, unquote(key)
+
+        def do_GET(self) -> None:  # noqa: N802
+            from botocore.exceptions import ClientError
+
+            target = self._target()
+            if target is None:
+                return
+            client, bucket, key = target
+            extra = {"Range": self.headers["Range"]} if self.headers.get("Range") else {}
+            try:
+                obj = client.get_object(Bucket=bucket, Key=key, **extra)
+            except ClientError as exc:
+                status = exc.response["ResponseMetadata"]["HTTPStatusCode"]
+                return self._fail(status, exc.response["Error"]["Code"])
+            data = obj["Body"].read()
+            self.send_response(206 if extra else 200)
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Content-Type", obj.get("ContentType", "binary/octet-stream"))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_PUT(self) -> None:  # noqa: N802
+            from botocore.exceptions import ClientError
+
+            target = self._target()
+            if target is None:
+                return
+            client, bucket, key = target
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            extra = ({"ContentType": self.headers["Content-Type"]}
+                     if self.headers.get("Content-Type") else {})
+            try:
+                client.put_object(Bucket=bucket, Key=key, Body=body, **extra)
+            except ClientError as exc:
+                status = exc.response["ResponseMetadata"]["HTTPStatusCode"]
+                return self._fail(status, exc.response["Error"]["Code"])
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+    return Handler
+
+
+@contextmanager
+def presign_relay(moto_url: str, credentials: dict[str, dict[str, str]]) -> Iterator[str]:
+    """Serve the relay on 127.0.0.1 while the block runs; yields its base URL.
+    ``credentials`` (role -> AWS_* env) may grow meanwhile."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(moto_url, credentials))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def via_relay(presigned_url: str, relay_url: str) -> str:
+    """The presigned URL re-pointed at the relay (path and query unchanged)."""
+    parts = urlsplit(presigned_url)
+    return f"{relay_url}{parts.path}?{parts.query}"

@@ -1,0 +1,236 @@
+"""StereoSpot as deployed, on moto with IAM enforcement on.
+
+The data plane and the IAM roles are the ones Terraform deploys
+(modules/data-plane + modules/task-roles, applied to moto_server). web-ui,
+media-worker, video-worker (SageMaker backend, janitor included), the
+inference container and a SageMaker async emulator each run as their own
+process with sts:AssumeRole credentials of their own role. Every AWS call each
+makes is recorded and evaluated against that role's policy with
+@cloud-copilot/iam-simulate: nothing denied, no statement unused, and removing
+any one statement makes some recorded call fail (the negative control).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from aws_adapters.testing.moto_server import fake_aws_credentials, run_moto_server
+from shared_types.testing.media import make_video
+
+from stereo_spot_deploy.testing import deployment as d
+from stereo_spot_deploy.testing.iam_evaluator import (
+    EvaluatorMissingError,
+    evaluate,
+    without_statement,
+)
+from stereo_spot_deploy.testing.iam_requests import iam_requests
+from stereo_spot_deploy.testing.presign_relay import presign_relay, via_relay
+from stereo_spot_deploy.testing.tools import find_terraform, skip_or_fail
+
+pytestmark = pytest.mark.timeout(900)
+ROLES = ("web-ui", "media-worker", "video-worker", "sagemaker")
+
+
+def _free_port() -> int:
+    from shared_types.testing.serving import free_port
+
+    return free_port()
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory) -> Iterator[d.Stack]:
+    reuse = os.environ.get("STEREO_SPOT_HARNESS_STACK")
+    if reuse:  # a stack applied earlier (see docs/TESTING.md): skip the apply
+        yield d.Stack(**json.loads(Path(reuse).read_text()))
+        return
+    workdir = tmp_path_factory.mktemp("harness")
+    terraform = find_terraform(os.environ, workdir)
+    moto = [sys.executable, "-m", "stereo_spot_deploy.testing.moto_iam_server"]
+    with fake_aws_credentials(), run_moto_server(command=moto) as url:
+        stack = d.apply_stack(terraform, workdir, url)
+        d.enforce_iam(url)
+        yield stack
+
+
+def _start_services(services: d.Services, stack: d.Stack) -> dict[str, str]:
+    container_port, emulator_port, web_port = _free_port(), _free_port(), _free_port()
+    fast = {"STEREO_SPOT_SQS_WAIT_S": "1", "STEREO_SPOT_VISIBILITY_S": "60"}
+    container = f"http://127.0.0.1:{container_port}"
+    services.start("inference", "sagemaker", [
+        d.bin_path("stereo-inference"), "serve", "--host", "127.0.0.1",
+        "--port", str(container_port)],
+        {"STEREO_SPOT_METRICS": "cloudwatch", "STEREO_SPOT_THREADS": "1"},
+        ready_url=f"{container}/ping")
+    output_path, failure_path = d.endpoint_paths(stack.data_plane["buckets"]["output"])
+    emulator = f"http://127.0.0.1:{emulator_port}"
+    services.start("sagemaker-emulator", "sagemaker", [
+        d.bin_path("python"), "-m", "stereo_spot_deploy.testing.sagemaker_emulator",
+        "--port", str(emulator_port), "--container", container, "--endpoint", d.ENDPOINT_NAME,
+        "--output-path", output_path, "--failure-path", failure_path,
+        "--aws-endpoint-url", stack.url], {}, ready_url=f"{emulator}/ping")
+    web = f"http://127.0.0.1:{web_port}"
+    services.start("web-ui", "web-ui", [d.bin_path("web-ui")], {
+        "STEREO_SPOT_HOST": "127.0.0.1", "STEREO_SPOT_PORT": str(web_port),
+        "STEREO_SPOT_SERVE_STORAGE": "false", "STEREO_SPOT_MAX_UPLOAD_BYTES": str(2_000_000)},
+        ready_url=f"{web}/healthz")
+    services.start("media-worker", "media-worker", [d.bin_path("media-worker")], {
+        **fast, "STEREO_SPOT_SEGMENT_SECONDS": "1", "STEREO_SPOT_LEASE_S": "60",
+        "STEREO_SPOT_WORK_DIR": str(services.workdir / "media")})
+    services.start("video-worker", "video-worker", [d.bin_path("video-worker")], {
+        **fast, "STEREO_SPOT_INFERENCE_BACKEND": "sagemaker",
+        "STEREO_SPOT_SAGEMAKER_ENDPOINT": d.ENDPOINT_NAME,
+        "STEREO_SPOT_SAGEMAKER_RUNTIME_ENDPOINT_URL": emulator,
+        "STEREO_SPOT_INFERENCE_POLL_S": "0.5", "STEREO_SPOT_JANITOR_INTERVAL_S": "3600"})
+    return {"web": web}
+
+
+def _job(web: str, job_id: str) -> dict:
+    resp = requests.get(f"{web}/api/jobs/{job_id}", timeout=30)
+    assert resp.status_code == 200, resp.text
+    return resp.json()
+
+
+def _wait_status(web: str, job_id: str, wanted: set[str], services: d.Services) -> dict:
+    return d.wait_for(lambda: (j := _job(web, job_id))["status"] in wanted and j, 300,
+                      f"job {job_id} to reach {wanted}", services.logs)
+
+
+def _create_and_upload(web: str, relay: str, data: bytes, mode: str = "half-sbs") -> str:
+    resp = requests.post(f"{web}/api/jobs", json={"mode": mode, "title": "harness"}, timeout=30)
+    assert resp.status_code == 201, resp.text
+    created = resp.json()
+    upload = requests.request(created["upload_method"], via_relay(created["upload_url"], relay),
+                              data=data, headers=created["upload_headers"], timeout=60)
+    assert upload.status_code == 200, upload.text
+    return created["job_id"]
+
+
+def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) -> None:
+    try:
+        urls = _start_services(services, stack)
+        web = urls["web"]
+        clip = make_video(workdir / "clip.mp4", seconds=2.0, size=(96, 64), fps=12)
+        with presign_relay(stack.url, services.credentials) as relay:
+            # A conversion through chunking, SageMaker async inference and reassembly.
+            job_id = _create_and_upload(web, relay, clip.read_bytes())
+            facts["job"] = _wait_status(web, job_id, {"completed", "failed"}, services)
+            play = requests.get(f"{web}/api/jobs/{job_id}/playback", timeout=30)
+            facts["playback_status"] = play.status_code
+            if play.status_code == 200:
+                urls_ = play.json()
+                facts["stream"] = requests.get(via_relay(urls_["url"], relay),
+                                               headers={"Range": "bytes=0-63"}, timeout=30)
+                facts["download"] = requests.get(via_relay(urls_["download_url"], relay),
+                                                 timeout=30)
+            # A job that fails for good (not a video), then Retry from the web UI.
+            bad_id = _create_and_upload(web, relay, b"not a video at all" * 100)
+            facts["bad_job"] = _wait_status(web, bad_id, {"failed"}, services)
+            facts["retry"] = _retry_from_page(web, bad_id)
+            facts["retried_job"] = _wait_status(web, bad_id, {"failed"}, services)
+            # One janitor pass, as the video-worker role.
+            janitor = services.run("janitor", "video-worker",
+                                   [d.bin_path("video-worker"), "janitor"], {})
+            facts["janitor"] = janitor
+        facts["logs"] = services.logs()
+    except Exception as exc:
+        raise AssertionError(f"{exc}\n{services.logs()}") from exc
+
+
+@pytest.fixture(scope="module")
+def e2e(stack, tmp_path_factory) -> Iterator[dict]:
+    """Run the scenario once; yield what it observed and the recorded calls."""
+    workdir = tmp_path_factory.mktemp("services")
+    services = d.Services(stack, workdir)
+    facts: dict = {}
+    with d.running(services):
+        _scenario(services, stack, workdir, facts)
+    facts["calls"] = services.recorded_calls()
+    yield facts
+
+
+def _retry_from_page(web: str, job_id: str) -> requests.Response:
+    session = requests.Session()
+    page = session.get(f"{web}/jobs/{job_id}", timeout=30)
+    assert page.status_code == 200, page.text
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+    assert token, "the job page has no Retry form"
+    return session.post(f"{web}/jobs/{job_id}/retry", data={"csrf_token": token[1]},
+                        headers={"Origin": web}, timeout=30, allow_redirects=False)
+
+
+def test_a_job_converts_end_to_end_under_least_privilege(e2e):
+    job = e2e["job"]
+    assert job["status"] == "completed", (job, e2e["logs"])
+    assert e2e["playback_status"] == 200
+    assert e2e["stream"].status_code == 206 and len(e2e["stream"].content) == 64
+    assert e2e["download"].status_code == 200
+    assert e2e["download"].content[4:8] == b"ftyp"
+
+
+def test_a_failed_job_is_retried_from_the_web_ui(e2e):
+    assert e2e["bad_job"]["error"], e2e["bad_job"]
+    assert e2e["retry"].status_code in (303, 302, 200), e2e["retry"].text[:500]
+
+
+def test_one_janitor_pass_runs_under_the_video_worker_role(e2e):
+    janitor = e2e["janitor"]
+    assert janitor.returncode == 0, janitor.stderr[-3000:]
+    report = json.loads(janitor.stdout.strip().splitlines()[-1])
+    assert set(report) >= {"chunking_recovered", "chunking_resent", "failed"}
+
+
+def test_the_container_emits_conversion_metrics(e2e):
+    ops = [c["operation"] for c in e2e["calls"].get("sagemaker", [])]
+    assert "PutMetricData" in ops
+
+
+def _requests_by_role(e2e) -> dict:
+    out = {}
+    for role in ROLES:
+        calls = e2e["calls"].get(role, [])
+        out[role] = [r for c in calls for r in iam_requests(
+            c, account=d.ACCOUNT, default_region=d.REGION)]
+    return out
+
+
+@pytest.fixture(scope="module")
+def verdicts(e2e, stack):
+    by_role = _requests_by_role(e2e)
+    try:
+        result = evaluate({r: (stack.policies[r], by_role[r]) for r in ROLES}, account=d.ACCOUNT)
+    except EvaluatorMissingError as exc:
+        skip_or_fail(str(exc), os.environ)
+    for role in ROLES:
+        print(f"{role}: {len(e2e['calls'].get(role, []))} call(s) recorded; "
+              + result[role].summary())
+    return result
+
+
+def test_every_recorded_call_is_allowed_and_every_statement_used(verdicts):
+    problems = []
+    for verdict in verdicts.values():
+        problems += [f"{verdict.role} DENIED {r.operation} -> {r.action} on {r.resource} "
+                     f"{r.context or ''}: {why}" for r, why in verdict.denied]
+        problems += [f"{verdict.role} UNUSED statement {sid}" for sid in verdict.unused]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("role", ROLES)
+def test_negative_control_each_statement_is_needed(role, e2e, stack, verdicts):
+    policy = stack.policies[role]
+    requests_ = _requests_by_role(e2e)[role]
+    variants = {sid: (without_statement(policy, sid), requests_)
+                for sid in verdicts[role].statement_ids}
+    result = evaluate(variants, account=d.ACCOUNT)
+    survivors = [sid for sid, v in result.items() if not v.denied]
+    for sid, verdict in result.items():
+        denied = ", ".join(sorted({r.operation for r, _ in verdict.denied}))
+        print(f"{role} without {sid}: {len(verdict.denied)} denied ({denied})")
+    assert not survivors, f"{role}: removing {survivors} denies nothing"
