@@ -9,24 +9,26 @@ module "data_plane" {
 }
 
 module "compute" {
-  source                      = "./modules/compute"
-  name_prefix                 = var.name_prefix
-  region                      = var.region
-  image_tag                   = var.image_tag
-  allowed_ingress_cidrs       = var.allowed_ingress_cidrs
-  certificate_arn             = var.certificate_arn
-  inference_backend           = var.inference_backend
-  inference_http_url          = var.inference_http_url
-  sagemaker_instance_type     = var.sagemaker_instance_type
-  sagemaker_max_instances     = var.sagemaker_max_instances
-  inference_source_repository = var.inference_source_repository
-  max_tasks                   = var.max_tasks
-  eta_seconds_per_mb          = var.eta_seconds_per_mb
-  alarm_email                 = var.alarm_email
-  inference_max_in_flight     = var.inference_max_in_flight
-  worker_spot                 = var.worker_spot
-  log_retention_days          = var.log_retention_days
-  stuck_job_minutes           = var.stuck_job_minutes
+  source                         = "./modules/compute"
+  name_prefix                    = var.name_prefix
+  region                         = var.region
+  image_tag                      = var.image_tag
+  allowed_ingress_cidrs          = var.allowed_ingress_cidrs
+  certificate_arn                = var.certificate_arn
+  basic_auth_user                = var.basic_auth_user
+  basic_auth_password_secret_arn = var.basic_auth_password_secret_arn
+  inference_backend              = var.inference_backend
+  inference_http_url             = var.inference_http_url
+  sagemaker_instance_type        = var.sagemaker_instance_type
+  sagemaker_max_instances        = var.sagemaker_max_instances
+  inference_source_repository    = var.inference_source_repository
+  max_tasks                      = var.max_tasks
+  eta_seconds_per_mb             = var.eta_seconds_per_mb
+  alarm_email                    = var.alarm_email
+  inference_max_in_flight        = var.inference_max_in_flight
+  worker_spot                    = var.worker_spot
+  log_retention_days             = var.log_retention_days
+  stuck_job_minutes              = var.stuck_job_minutes
   data_plane = {
     buckets     = module.data_plane.buckets
     bucket_arns = module.data_plane.bucket_arns

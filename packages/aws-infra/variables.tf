@@ -35,9 +35,26 @@ variable "app_origins" {
 }
 
 variable "allowed_ingress_cidrs" {
-  description = "Who may reach the ALB."
+  description = "Who may reach the ALB; a public ALB needs basic_auth_password_secret_arn."
   type        = list(string)
   default     = ["0.0.0.0/0"]
+  validation {
+    condition = var.basic_auth_password_secret_arn != "" || length(setintersection(
+    toset(var.allowed_ingress_cidrs), toset(["0.0.0.0/0", "::/0"]))) == 0
+    error_message = "The web UI would face the whole internet without a login: set basic_auth_password_secret_arn, or narrow allowed_ingress_cidrs to your networks."
+  }
+}
+
+variable "basic_auth_user" {
+  description = "User name of the web UI's basic auth."
+  type        = string
+  default     = "stereo-spot"
+}
+
+variable "basic_auth_password_secret_arn" {
+  description = "Secrets Manager secret with the web UI's basic-auth password; empty: no basic auth (then narrow allowed_ingress_cidrs)."
+  type        = string
+  default     = ""
 }
 
 variable "certificate_arn" {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from shared_types.ports import Backend
@@ -40,15 +41,20 @@ def build_queue(settings: BackendSettings, name: str, *, client: Any = None) -> 
     return SqsQueue.from_name(queue_name(name), name=name, client=client)
 
 
-def build_backend(settings: BackendSettings) -> Backend:
-    """Every port on DynamoDB, SQS and S3, named by ``settings``.
+def build_backend(settings: BackendSettings, *,
+                  client: Callable[[str], Any] | None = None) -> Backend:
+    """Every port on DynamoDB, SQS and S3, named by ``settings``; ``client``
+    makes the boto3 client of a service (default: :func:`make_client` with the
+    process's credentials; tests pass other credentials here).
 
     Raises AwsNotFoundError when a queue URL is not set and no queue
     ``stereo-spot-<name>`` exists, AwsTransientError when AWS is unreachable.
     """
-    def client(service: str) -> Any:
+    def default_client(service: str) -> Any:
         return make_client(service, region=settings.aws_region,
                            endpoint_url=settings.aws_endpoint_url)
+
+    client = client or default_client
 
     ddb, sqs, s3 = client("dynamodb"), client("sqs"), client("s3")
     return Backend(

@@ -10,6 +10,12 @@ resource "aws_lb" "this" {
   security_groups            = [aws_security_group.alb.id]
   idle_timeout               = var.alb_idle_timeout_s
   drop_invalid_header_fields = true
+  lifecycle {
+    precondition {
+      condition     = !local.public_alb || local.basic_auth
+      error_message = "The ALB would serve the web UI to the whole internet without a login: set basic_auth_password_secret_arn, or narrow allowed_ingress_cidrs."
+    }
+  }
 }
 
 resource "aws_lb_target_group" "web_ui" {

@@ -44,6 +44,7 @@ resource "aws_ecs_task_definition" "service" {
     mountPoints            = [{ sourceVolume = "scratch", containerPath = "/tmp", readOnly = false }]
     environment = [for k in sort(keys(local.service_env[each.key])) :
     { name = k, value = local.service_env[each.key][k] }]
+    secrets      = [for k, arn in lookup(local.service_secrets, each.key, {}) : { name = k, valueFrom = arn }]
     portMappings = each.key == "web-ui" ? [{ containerPort = local.web_ui_port, protocol = "tcp" }] : []
     # Workers drain on SIGTERM: stop taking work, finish or release the message.
     stopTimeout = 120

@@ -6,6 +6,12 @@ locals {
   dp                = var.data_plane
   endpoint_name     = "${var.name_prefix}-inference"
   metrics_namespace = "StereoSpot/Conversion"
+  basic_auth        = var.basic_auth_password_secret_arn != ""
+  public_alb        = length(setintersection(toset(var.allowed_ingress_cidrs), toset(["0.0.0.0/0", "::/0"]))) > 0
+  # Secrets ECS injects into a container (the execution role reads them).
+  service_secrets = {
+    web-ui = local.basic_auth ? { STEREO_SPOT_BASIC_AUTH_PASSWORD = var.basic_auth_password_secret_arn } : {}
+  }
 
   # The STEREO_SPOT_* variables every task reads (shared_types BackendSettings).
   backend_env = {
@@ -24,10 +30,14 @@ locals {
   }
 
   service_env = {
-    web-ui = merge(local.backend_env, {
+    web-ui = merge(local.backend_env, local.basic_auth ? {
+      STEREO_SPOT_BASIC_AUTH_USER = var.basic_auth_user
+      } : {}, {
       STEREO_SPOT_HOST          = "0.0.0.0"
       STEREO_SPOT_PORT          = tostring(local.web_ui_port)
       STEREO_SPOT_SERVE_STORAGE = "false"
+      # The ALB's addresses: believe its X-Forwarded-Proto, so cookies are Secure.
+      STEREO_SPOT_FORWARDED_ALLOW_IPS = var.vpc_cidr
       }, var.eta_seconds_per_mb > 0 ? {
       STEREO_SPOT_ETA_SECONDS_PER_MB = tostring(var.eta_seconds_per_mb)
     } : {})

@@ -21,9 +21,21 @@ variable "vpc_cidr" {
 }
 
 variable "allowed_ingress_cidrs" {
-  description = "Who may reach the ALB. Narrow it: the UI has no login unless basic auth is set."
+  description = "Who may reach the ALB. A public ALB (0.0.0.0/0 or ::/0) is refused unless basic auth is set."
   type        = list(string)
   default     = ["0.0.0.0/0"]
+}
+
+variable "basic_auth_user" {
+  description = "User name of the web UI's basic auth (with basic_auth_password_secret_arn)."
+  type        = string
+  default     = "stereo-spot"
+}
+
+variable "basic_auth_password_secret_arn" {
+  description = "Secrets Manager secret holding the web UI's basic-auth password (a plain string); empty: no basic auth."
+  type        = string
+  default     = ""
 }
 
 variable "certificate_arn" {

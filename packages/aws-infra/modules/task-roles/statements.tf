@@ -38,8 +38,13 @@ locals {
         Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"]
         Resource = [local.table["reassembly-triggered"]]
       },
-      # The browser uploads with a presigned POST signed by this role.
-      { Sid = "UploadSources", Action = ["s3:PutObject"], Resource = ["${local.input}/input/*/source.mp4"] },
+      {
+        # The browser uploads the source with URLs this role presigns: one PUT, or a
+        # resumable multipart upload this role opens, lists, completes or aborts.
+        Sid      = "UploadSources"
+        Action   = ["s3:PutObject", "s3:ListMultipartUploadParts", "s3:AbortMultipartUpload"]
+        Resource = ["${local.input}/input/*/source.mp4"]
+      },
       {
         Sid      = "SourcesAndSegments"
         Action   = ["s3:GetObject", "s3:DeleteObject"]

@@ -15,7 +15,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
+import signal
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,7 +67,7 @@ def _start_services(services: d.Services, stack: d.Stack) -> dict[str, str]:
     fast = {"STEREO_SPOT_SQS_WAIT_S": "1", "STEREO_SPOT_VISIBILITY_S": "60"}
     container = f"http://127.0.0.1:{container_port}"
     services.start("inference", "sagemaker", [
-        d.bin_path("stereo-inference"), "serve", "--host", "127.0.0.1",
+        d.bin_path("stereo-inference"), "serve", "--sagemaker", "--host", "127.0.0.1",
         "--port", str(container_port)],
         {"STEREO_SPOT_METRICS": "cloudwatch", "STEREO_SPOT_THREADS": "1"},
         ready_url=f"{container}/ping")
@@ -102,67 +105,154 @@ def _wait_status(web: str, job_id: str, wanted: set[str], services: d.Services) 
                       f"job {job_id} to reach {wanted}", services.logs)
 
 
-def _create_and_upload(web: str, relay: str, data: bytes, mode: str = "half-sbs") -> str:
+
+
+def _upload_source_for(web: str, relay: str, job_id: str, data: bytes) -> None:
+    """Upload a job's source as the page does: a resumable multipart upload."""
+    api = f"{web}/api/jobs/{job_id}/uploads"
+    plan = requests.post(api, json={"file_name": "clip.mp4", "size": len(data)}, timeout=30)
+    assert plan.status_code == 201, plan.text
+    upload_id, part_size = plan.json()["upload_id"], plan.json()["part_size"]
+    numbers = list(range(1, plan.json()["part_count"] + 1))
+    urls = requests.post(f"{api}/{upload_id}/parts", json={"part_numbers": numbers}, timeout=30)
+    assert urls.status_code == 200, urls.text
+    for n in numbers:
+        part = data[(n - 1) * part_size:n * part_size]
+        put = requests.put(via_relay(urls.json()["urls"][str(n)], relay), data=part, timeout=60)
+        assert put.status_code == 200, put.text
+    assert requests.get(f"{api}/{upload_id}", timeout=30).json()["parts"]
+    done = requests.post(f"{api}/{upload_id}/complete", json={}, timeout=30)
+    assert done.status_code == 200, done.text
+
+
+def _create_job(web: str, mode: str = "half-sbs") -> dict:
     resp = requests.post(f"{web}/api/jobs", json={"mode": mode, "title": "harness"}, timeout=30)
     assert resp.status_code == 201, resp.text
-    created = resp.json()
+    return resp.json()
+
+
+def _put_upload(web: str, relay: str, data: bytes) -> str:
+    """A job whose source goes up with the single presigned PUT of POST /api/jobs."""
+    created = _create_job(web)
     upload = requests.request(created["upload_method"], via_relay(created["upload_url"], relay),
                               data=data, headers=created["upload_headers"], timeout=60)
     assert upload.status_code == 200, upload.text
     return created["job_id"]
 
 
-def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) -> None:
-    try:
-        urls = _start_services(services, stack)
-        web = urls["web"]
-        clip = make_video(workdir / "clip.mp4", seconds=2.0, size=(96, 64), fps=12)
-        with presign_relay(stack.url, services.credentials) as relay:
-            # A conversion through chunking, SageMaker async inference and reassembly.
-            job_id = _create_and_upload(web, relay, clip.read_bytes())
-            facts["job"] = _wait_status(web, job_id, {"completed", "failed"}, services)
-            play = requests.get(f"{web}/api/jobs/{job_id}/playback", timeout=30)
-            facts["playback_status"] = play.status_code
-            if play.status_code == 200:
-                urls_ = play.json()
-                facts["stream"] = requests.get(via_relay(urls_["url"], relay),
-                                               headers={"Range": "bytes=0-63"}, timeout=30)
-                facts["download"] = requests.get(via_relay(urls_["download_url"], relay),
-                                                 timeout=30)
-            # A job that fails for good (not a video), then Retry from the web UI.
-            bad_id = _create_and_upload(web, relay, b"not a video at all" * 100)
-            facts["bad_job"] = _wait_status(web, bad_id, {"failed"}, services)
-            facts["retry"] = _retry_from_page(web, bad_id)
-            facts["retried_job"] = _wait_status(web, bad_id, {"failed"}, services)
-            # One janitor pass, as the video-worker role.
-            janitor = services.run("janitor", "video-worker",
-                                   [d.bin_path("video-worker"), "janitor"], {})
-            facts["janitor"] = janitor
-        facts["logs"] = services.logs()
-    except Exception as exc:
-        raise AssertionError(f"{exc}\n{services.logs()}") from exc
-
-
-@pytest.fixture(scope="module")
-def e2e(stack, tmp_path_factory) -> Iterator[dict]:
-    """Run the scenario once; yield what it observed and the recorded calls."""
-    workdir = tmp_path_factory.mktemp("services")
-    services = d.Services(stack, workdir)
-    facts: dict = {}
-    with d.running(services):
-        _scenario(services, stack, workdir, facts)
-    facts["calls"] = services.recorded_calls()
-    yield facts
-
-
-def _retry_from_page(web: str, job_id: str) -> requests.Response:
+def _form_post(web: str, job_id: str, action: str) -> requests.Response:
+    """Press a button of the job page (Retry, Delete) as a browser does: CSRF token + Origin."""
     session = requests.Session()
     page = session.get(f"{web}/jobs/{job_id}", timeout=30)
     assert page.status_code == 200, page.text
     token = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
-    assert token, "the job page has no Retry form"
-    return session.post(f"{web}/jobs/{job_id}/retry", data={"csrf_token": token[1]},
+    assert token, "the job page has no form"
+    return session.post(f"{web}/jobs/{job_id}/{action}", data={"csrf_token": token[1]},
                         headers={"Origin": web}, timeout=30, allow_redirects=False)
+
+
+def _give_up_segment(stack: d.Stack, op, job_id: str, index: int) -> None:
+    """As the operator: segment ``index`` of a finished job failed for good (its
+    completion gone, its status failed) and the job failed, as the janitor leaves it."""
+    from shared_types.job_failure import fail_job
+    from shared_types.models import JobStatus, JobUpdate
+
+    # No port deletes a single completion: the operator's own DynamoDB client does.
+    d.operator_client(stack, "dynamodb").delete_item(
+        TableName=stack.data_plane["tables"]["segment-completions"],
+        Key={"job_id": {"S": job_id}, "segment_index": {"N": str(index)}})
+    op.segment_status.mark_failed(job_id, index, "harness: inference gave up")
+    op.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE),
+                   expected_status=[JobStatus.COMPLETED])
+    assert fail_job(op.jobs, job_id, code="segment_gave_up", stage="inference",
+                    message="harness: a segment gave up")
+
+
+def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) -> None:
+    from shared_types.models import JobStatus, JobUpdate, SegmentCompletion
+
+    web = _start_services(services, stack)["web"]
+    op = d.operator_backend(stack)
+    clip = make_video(workdir / "clip.mp4", seconds=2.0, size=(96, 64), fps=12).read_bytes()
+    with presign_relay(stack.url, services.credentials) as relay:
+        # A conversion: multipart upload, chunking, SageMaker async inference, reassembly.
+        job_id = _create_job(web)["job_id"]
+        _upload_source_for(web, relay, job_id, clip)
+        facts["job"] = _wait_status(web, job_id, {"completed", "failed"}, services)
+        play = requests.get(f"{web}/api/jobs/{job_id}/playback", timeout=30)
+        facts["playback_status"] = play.status_code
+        if play.status_code == 200:
+            links = play.json()
+            facts["stream"] = requests.get(via_relay(links["url"], relay),
+                                           headers={"Range": "bytes=0-63"}, timeout=30)
+            facts["download"] = requests.get(via_relay(links["download_url"], relay), timeout=30)
+        # A segment that gave up: Retry from the web UI re-converts only it.
+        total = facts["job"]["progress"]["segments_total"]
+        _give_up_segment(stack, op, job_id, total - 1)
+        facts["segment_retry"] = _form_post(web, job_id, "retry")
+        facts["segment_retried_job"] = _wait_status(web, job_id, {"completed"}, services)
+        # A job that fails for good (not a video; single PUT upload), Retry, then Delete.
+        bad_id = _put_upload(web, relay, b"not a video at all" * 100)
+        facts["bad_job"] = _wait_status(web, bad_id, {"failed"}, services)
+        facts["retry"] = _form_post(web, bad_id, "retry")
+        facts["retried_job"] = _wait_status(web, bad_id, {"failed"}, services)
+        facts["delete"] = _form_post(web, bad_id, "delete")
+        facts["deleted"] = requests.get(f"{web}/api/jobs/{bad_id}", timeout=30).status_code
+        # Poison messages: dead-lettered by each consumer, then redriven by the operator.
+        for queue in ("chunking", "video-worker"):
+            op.queue(queue).send('{"poison": true}')
+        for queue in ("chunking", "video-worker"):
+            d.wait_for(lambda q=queue: op.queue(q).stats().dead_letters >= 1, 120,
+                       f"the poison message in the {queue} DLQ", services.logs)
+        facts["redrive"] = services.run("redrive", d.OPERATOR,
+                                        [d.bin_path("stereo-spot"), "dlq", "--redrive"], {})
+        # A job stuck in chunking (its media-worker paused after the upload): one
+        # janitor pass, as the video-worker role, re-sends its source event.
+        services.signal("media-worker", signal.SIGSTOP)
+        try:
+            stuck_id = _put_upload(web, relay, clip)
+            op.jobs.update(stuck_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS),
+                           expected_status=[JobStatus.CREATED])
+            facts["janitor"] = services.run(
+                "janitor", "video-worker", [d.bin_path("video-worker"), "janitor"],
+                {"STEREO_SPOT_STUCK_AFTER_S": "0.001"})
+            facts["stuck_id"] = stuck_id
+        finally:
+            services.signal("media-worker", signal.SIGCONT)
+        # media-worker's own trigger: the last segment completed before chunking did
+        # (here: the completions exist before the upload, video-worker paused).
+        services.signal("video-worker", signal.SIGSTOP)
+        try:
+            race_id = _create_job(web)["job_id"]
+            for c in op.completions.list(job_id):
+                op.completions.put(SegmentCompletion(
+                    job_id=race_id, segment_index=c.segment_index, output_key=c.output_key,
+                    total_segments=c.total_segments))
+            _upload_source_for(web, relay, race_id, clip)
+            facts["race_job"] = _wait_status(
+                web, race_id, {"reassembling", "completed", "failed"}, services)
+        finally:
+            services.signal("video-worker", signal.SIGCONT)
+
+
+@pytest.fixture(scope="module")
+def e2e(stack) -> Iterator[dict]:
+    """Run the scenario once; yield what it observed and the recorded calls."""
+    # Not pytest's tmp_path: its retention may delete the logs of a failed run.
+    workdir = Path(tempfile.mkdtemp(prefix="stereo-spot-harness-"))
+    print(f"service logs and recorded calls: {workdir}")
+    services = d.Services(stack, workdir)
+    facts: dict = {}
+    with d.running(services):
+        try:
+            _scenario(services, stack, workdir, facts)
+        except Exception as exc:
+            raise AssertionError(f"{exc}\n{services.logs()}") from exc
+        facts["logs"] = services.logs()
+    facts["calls"] = services.recorded_calls()
+    yield facts
+    if not os.environ.get("STEREO_SPOT_HARNESS_KEEP"):
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def test_a_job_converts_end_to_end_under_least_privilege(e2e):

@@ -50,8 +50,13 @@ def build_parser() -> argparse.ArgumentParser:
     depth.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
     depth.add_argument("--no-progress", action="store_true")
     serve = sub.add_parser("serve", help="SageMaker-style HTTP server")
-    serve.add_argument("--host", default="0.0.0.0")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to bind (default: this machine only)")
     serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--sagemaker", action="store_true",
+                       help="inside a SageMaker endpoint: no shared secret (SageMaker's API "
+                            "is the only way in); otherwise STEREO_SPOT_INFERENCE_SHARED_SECRET "
+                            "is required")
     add_models_parser(sub)
     return parser
 
@@ -117,6 +122,14 @@ def _depth(args, settings: InferenceSettings) -> int:
 
 def _serve(args, settings: InferenceSettings) -> int:
     import uvicorn
+
+    if not args.sagemaker and settings.inference_shared_secret is None:
+        print("stereo-inference serve: set STEREO_SPOT_INFERENCE_SHARED_SECRET (callers send it "
+              "as X-StereoSpot-Secret), or pass --sagemaker inside a SageMaker endpoint",
+              file=sys.stderr)
+        return 2
+    if args.sagemaker:
+        settings = settings.model_copy(update={"inference_shared_secret": None})
 
     from stereo_inference.server import create_app
 

@@ -8,6 +8,7 @@ partial name and renamed into place only when complete.
 
 from __future__ import annotations
 
+import hmac
 import logging
 import shutil
 import tempfile
@@ -16,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from shared_types.envelope import (
@@ -37,6 +38,7 @@ from stereo_inference.settings import InferenceSettings
 from stereo_inference.uris import Location, parse_uri
 
 log = logging.getLogger(__name__)
+SECRET_HEADER = "X-StereoSpot-Secret"
 StorageFactory = Callable[[str], ObjectStorage]
 
 
@@ -73,12 +75,21 @@ def create_app(
     storages = storage_factory or s3_storage_factory(settings)
     sink = metrics or default_metrics(settings)
     busy = threading.Lock()
+    secret = settings.inference_shared_secret
+
+    def caller_knows_the_secret(request: Request) -> None:
+        # SageMaker's endpoint is reachable only through its API: no secret there.
+        if secret is None:
+            return
+        given = request.headers.get(SECRET_HEADER, "")
+        if not hmac.compare_digest(given.encode(), secret.get_secret_value().encode()):
+            raise HTTPException(status_code=401, detail=f"missing or wrong {SECRET_HEADER}")
 
     @app.get("/ping")
     def ping() -> dict:
         return {"status": "ok"}
 
-    @app.post("/invocations")
+    @app.post("/invocations", dependencies=[Depends(caller_knows_the_secret)])
     def invocations(request: InvocationRequest) -> JSONResponse:
         with busy:
             body = _invoke(request, settings, storages, sink)

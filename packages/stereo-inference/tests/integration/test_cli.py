@@ -36,8 +36,19 @@ def test_unknown_choices_are_refused_by_the_parser():
 
 
 def test_serve_takes_host_and_port():
-    args = build_parser().parse_args(["serve", "--host", "127.0.0.1", "--port", "9000"])
-    assert (args.host, args.port) == ("127.0.0.1", 9000)
+    args = build_parser().parse_args(["serve", "--host", "10.0.0.5", "--port", "9000"])
+    assert (args.host, args.port) == ("10.0.0.5", 9000)
+
+
+def test_serve_binds_this_machine_only_unless_told():
+    args = build_parser().parse_args(["serve"])
+    assert (args.host, args.port, args.sagemaker) == ("127.0.0.1", 8080, False)
+
+
+def test_serve_outside_sagemaker_refuses_to_start_without_a_shared_secret(monkeypatch, capsys):
+    monkeypatch.delenv("STEREO_SPOT_INFERENCE_SHARED_SECRET", raising=False)
+    assert main(["serve"]) == 2
+    assert "STEREO_SPOT_INFERENCE_SHARED_SECRET" in capsys.readouterr().err
 
 
 def test_models_download_refuses_unknown_names(tmp_path, capsys, monkeypatch):

@@ -179,3 +179,18 @@ def test_a_missing_context_is_not_an_error(client, buckets, halves, tmp_path, co
     convert_file(second, tmp_path / "plain.mp4", mode="half-sbs")
     assert (_first_frame_of(buckets["out"], "o.mp4", tmp_path)
             == read_video(tmp_path / "plain.mp4")["first"]).all()
+
+
+def test_outside_sagemaker_invocations_need_the_shared_secret(tmp_path, buckets):
+    settings = InferenceSettings(file_root=tmp_path, models_dir=tmp_path / "models",
+                                 work_dir=tmp_path, inference_shared_secret="s3cr3t")
+    app = create_app(settings, storage_factory=lambda bucket: buckets[bucket])
+    with TestClient(app, raise_server_exceptions=False) as c:
+        assert c.get("/ping").status_code == 200  # health checks stay open
+        assert invoke(c, input_uri="s3://in/a.mp4", output_uri="s3://out/b.mp4").status_code == 401
+        wrong = c.post("/invocations", json={"mode": "half-sbs"},
+                       headers={"X-StereoSpot-Secret": "guess"})
+        assert wrong.status_code == 401
+        right = c.post("/invocations", json={"mode": "half-sbs"},
+                       headers={"X-StereoSpot-Secret": "s3cr3t"})
+        assert right.status_code == 400  # past the gate: the body is what is wrong

@@ -41,7 +41,9 @@ def build_inference(
                 "STEREO_SPOT_INFERENCE_HTTP_URL must be set for the http inference backend")
         return HttpInferenceBackend(
             settings.inference_http_url, backend.input_storage, backend.output_storage,
-            timeout_s=settings.inference_http_timeout_s, seamless=settings.seamless_segments)
+            timeout_s=settings.inference_http_timeout_s, seamless=settings.seamless_segments,
+            shared_secret=(settings.inference_shared_secret.get_secret_value()
+                           if settings.inference_shared_secret else None))
     if not settings.sagemaker_endpoint:
         raise ConfigurationError(
             "STEREO_SPOT_SAGEMAKER_ENDPOINT must be set for the sagemaker inference backend")

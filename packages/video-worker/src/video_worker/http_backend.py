@@ -20,6 +20,7 @@ from video_worker.inference_backend import InferenceResult, result_from_envelope
 from video_worker.request import invocation_request
 
 log = logging.getLogger(__name__)
+SECRET_HEADER = "X-StereoSpot-Secret"
 
 RETRYABLE_4XX = frozenset({408, 425, 429})
 
@@ -36,12 +37,15 @@ class HttpInferenceBackend:
         timeout_s: float = 1800.0,
         client: httpx.Client | None = None,
         seamless: bool = True,
+        shared_secret: str | None = None,
     ) -> None:
         self._url = base_url.rstrip("/") + "/invocations"
         self._input, self._output = input_storage, output_storage
         self._timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0))
         self._client = client or httpx.Client()
         self.seamless = seamless  # send the previous segment as context_uri
+        # The server's shared secret (stereo-inference serve outside SageMaker).
+        self._headers = {SECRET_HEADER: shared_secret} if shared_secret else {}
 
     def convert(
         self, payload: SegmentPayload, output_key: str, params: ConversionParams,
@@ -56,7 +60,8 @@ class HttpInferenceBackend:
         body = invocation_request(payload, output_key, params, self._input, self._output,
                                   seamless=self.seamless)
         try:
-            response = self._client.post(self._url, json=body, timeout=self._timeout)
+            response = self._client.post(self._url, json=body, headers=self._headers,
+                                         timeout=self._timeout)
         except httpx.HTTPError as exc:
             raise InferenceUnavailableError(
                 f"inference server {self._url} unreachable: {exc!r}") from exc

@@ -102,3 +102,17 @@ def test_the_posted_request_has_context_uri_only_when_seamless(seamless, index, 
     segment = parse_segment_key("input", segment_key("job-1", index, 2, OutputMode.HALF_SBS))
     backend.convert(segment, OUT, ConversionParams())
     assert seen["body"].get("context_uri") == expected
+
+
+def test_the_shared_secret_goes_with_every_invocation():
+    seen = {}
+
+    def handler(request):
+        seen["secret"] = request.headers.get("X-StereoSpot-Secret")
+        return httpx.Response(200, json=OK)
+
+    client = httpx.Client(transport=httpx.MockTransport(handler))
+    backend = HttpInferenceBackend("http://infer.test", MemoryStorage("input"),
+                                   MemoryStorage("output"), client=client, shared_secret="s3cr3t")
+    backend.convert(payload(), OUT, ConversionParams())
+    assert seen["secret"] == "s3cr3t"

@@ -14,6 +14,9 @@ class WebSettings(BackendSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
+    # Proxies whose X-Forwarded-* headers are believed (IPs or CIDRs, comma-separated):
+    # the ALB's addresses (the VPC CIDR) on AWS, so cookies are Secure behind HTTPS.
+    forwarded_allow_ips: str = "127.0.0.1"
 
     # Cap on a source video, enforced by the storage (multipart uploads).
     max_upload_bytes: int = Field(20 * GB, gt=0, le=5 * 1024 * GB)

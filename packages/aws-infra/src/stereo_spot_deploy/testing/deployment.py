@@ -35,6 +35,7 @@ REGION = "us-east-1"
 ACCOUNT = "123456789012"  # moto's default account
 ENDPOINT_NAME = "stereo-spot-inference"
 VENV_BIN = Path(sys.executable).parent
+OPERATOR = "operator"  # the harness user: sets up faults, redrives DLQs; not evaluated
 
 ROOT_CONFIG = """
 terraform {{
@@ -73,7 +74,10 @@ resource "aws_iam_user" "harness" {{
 resource "aws_iam_user_policy" "harness" {{
   name   = "operator"
   user   = aws_iam_user.harness.name
-  policy = jsonencode({{ Version = "2012-10-17", Statement = [{{ Effect = "Allow", Action = "*", Resource = "*" }}] }})
+  policy = jsonencode({{
+    Version   = "2012-10-17"
+    Statement = [{{ Effect = "Allow", Action = "*", Resource = "*" }}]
+  }})
 }}
 resource "aws_iam_access_key" "harness" {{
   user = aws_iam_user.harness.name
@@ -218,8 +222,10 @@ class Services:
         return self.workdir / "calls"
 
     def env_for(self, role: str, extra: dict[str, str]) -> dict[str, str]:
+        """Environment of a process running as ``role`` ("operator": the harness user)."""
         if role not in self.credentials:
-            self.credentials[role] = assume(self.stack, role)
+            self.credentials[role] = (self.stack.operator if role == OPERATOR
+                                      else assume(self.stack, role))
         env = {k: v for k, v in os.environ.items()
                if not k.startswith(("AWS_", "STEREO_SPOT_"))}
         self.calls_dir.mkdir(exist_ok=True)
@@ -258,6 +264,11 @@ class Services:
         return "\n".join(f"--- {p.name} (rc={p.proc.poll()})\n{self._tail(p)}"
                          for p in self.processes)
 
+    def signal(self, name: str, signum: int) -> None:
+        """Send ``signum`` to the process ``name`` (SIGSTOP/SIGCONT pause a worker)."""
+        [process] = [p for p in self.processes if p.name == name]
+        process.proc.send_signal(signum)
+
     def stop(self) -> None:
         for p in self.processes:
             if p.proc.poll() is None:
@@ -277,6 +288,26 @@ class Services:
             lines = file.read_text(encoding="utf-8").splitlines()
             out[file.stem] = [json.loads(line) for line in lines if line.strip()]
         return out
+
+
+def operator_client(stack: Stack, service: str) -> Any:
+    """A boto3 client on moto as the harness user."""
+    import boto3
+
+    return boto3.client(service, endpoint_url=stack.url, region_name=REGION,
+                        aws_access_key_id=stack.operator["AWS_ACCESS_KEY_ID"],
+                        aws_secret_access_key=stack.operator["AWS_SECRET_ACCESS_KEY"])
+
+
+def operator_backend(stack: Stack) -> Any:
+    """The ports on moto as the harness user (to set up faults the way they happen)."""
+    from aws_adapters import build_backend
+    from shared_types.settings import BackendSettings
+
+    env = stack.backend_env()
+    settings = BackendSettings(**{k.removeprefix("STEREO_SPOT_").lower(): v
+                                  for k, v in env.items()})
+    return build_backend(settings, client=lambda service: operator_client(stack, service))
 
 
 def wait_for(condition: Callable[[], Any], timeout_s: float, what: str,

@@ -1,10 +1,12 @@
-"""moto_server that also checks DynamoDB calls against the table they name.
+"""moto_server whose IAM checks read like AWS's for the services StereoSpot uses.
 
 Stock moto authorises DynamoDB requests against the resource ``*``, so a
 policy that names its tables (as ours do) is denied everything and one that
 grants ``*`` passes everything. This launcher gives moto's DynamoDB handler
 the resource AWS uses (the table ARN, ``/index/<name>`` for an index query),
-then runs moto_server as usual:
+and names CloudWatch actions ``cloudwatch:*`` as IAM does (moto takes the
+prefix from the signing name, ``monitoring``, which no policy can grant).
+Then it runs moto_server as usual:
 
     python -m stereo_spot_deploy.testing.moto_iam_server -H 127.0.0.1 -p 5000
 """
@@ -36,8 +38,22 @@ def patch_dynamodb() -> None:
     DynamoHandler._determine_resource = determine_resource
 
 
+def patch_action_prefixes() -> None:
+    from moto.iam.access_control import IAMRequestBase
+
+    original = IAMRequestBase.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        if self._action.startswith("monitoring:"):
+            self._action = "cloudwatch:" + self._action.removeprefix("monitoring:")
+
+    IAMRequestBase.__init__ = init
+
+
 def main(argv: list[str] | None = None) -> None:
     patch_dynamodb()
+    patch_action_prefixes()
     from moto.server import main as moto_main
 
     moto_main(argv if argv is not None else sys.argv[1:])

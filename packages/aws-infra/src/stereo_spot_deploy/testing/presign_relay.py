@@ -93,14 +93,21 @@ def make_handler(moto_url: str, credentials: dict[str, dict[str, str]]
                 return
             client, bucket, key = target
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            extra = ({"ContentType": self.headers["Content-Type"]}
-                     if self.headers.get("Content-Type") else {})
+            query = parse_qs(urlsplit(self.path).query)
             try:
-                client.put_object(Bucket=bucket, Key=key, Body=body, **extra)
+                if "uploadId" in query:  # one part of a multipart upload
+                    resp = client.upload_part(
+                        Bucket=bucket, Key=key, Body=body, UploadId=query["uploadId"][0],
+                        PartNumber=int(query["partNumber"][0]))
+                else:
+                    extra = ({"ContentType": self.headers["Content-Type"]}
+                             if self.headers.get("Content-Type") else {})
+                    resp = client.put_object(Bucket=bucket, Key=key, Body=body, **extra)
             except ClientError as exc:
                 status = exc.response["ResponseMetadata"]["HTTPStatusCode"]
                 return self._fail(status, exc.response["Error"]["Code"])
             self.send_response(200)
+            self.send_header("ETag", resp.get("ETag", ""))
             self.send_header("Content-Length", "0")
             self.end_headers()
 

@@ -1,0 +1,34 @@
+# `terraform test` (plan only, mocked provider): who may reach the web UI.
+# Run by tests/integration/test_terraform_plan_guards.py.
+
+mock_provider "aws" {
+  mock_data "aws_iam_policy_document" {
+    defaults = { json = "{}" }
+  }
+  mock_data "aws_availability_zones" {
+    defaults = { names = ["us-east-1a", "us-east-1b"] }
+  }
+}
+
+run "a_public_alb_without_a_login_is_refused" {
+  command = plan
+  variables {
+    allowed_ingress_cidrs = ["0.0.0.0/0"]
+  }
+  expect_failures = [var.allowed_ingress_cidrs]
+}
+
+run "a_public_alb_with_basic_auth_is_planned" {
+  command = plan
+  variables {
+    allowed_ingress_cidrs          = ["0.0.0.0/0"]
+    basic_auth_password_secret_arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:stereo-spot-ui"
+  }
+}
+
+run "an_alb_for_one_office_is_planned_without_a_login" {
+  command = plan
+  variables {
+    allowed_ingress_cidrs = ["198.51.100.0/24"]
+  }
+}
