@@ -19,6 +19,7 @@ module "compute" {
   basic_auth_password_secret_arn = var.basic_auth_password_secret_arn
   inference_backend              = var.inference_backend
   inference_http_url             = var.inference_http_url
+  inference_shared_secret_arn    = var.inference_shared_secret_arn
   sagemaker_instance_type        = var.sagemaker_instance_type
   sagemaker_max_instances        = var.sagemaker_max_instances
   inference_source_repository    = var.inference_source_repository

@@ -119,6 +119,12 @@ variable "inference_source_repository" {
   default     = "https://github.com/stereo-spot/stereo-spot.git"
 }
 
+variable "inference_shared_secret_arn" {
+  description = "Secrets Manager secret with the http inference server's shared secret (inference_backend = http)."
+  type        = string
+  default     = ""
+}
+
 variable "inference_max_in_flight" {
   description = "Async inference requests each video-worker keeps in flight."
   type        = number

@@ -79,17 +79,17 @@ resource "aws_iam_role_policy" "execution" {
   })
 }
 
-# The web UI's basic-auth password, injected by ECS from Secrets Manager.
+# Secrets ECS injects into tasks (basic-auth password, inference shared secret).
 resource "aws_iam_role_policy" "execution_secrets" {
-  count = local.basic_auth ? 1 : 0
-  name  = "read-basic-auth-secret"
+  count = length(local.secret_arns) > 0 ? 1 : 0
+  name  = "read-task-secrets"
   role  = aws_iam_role.execution.id
   policy = jsonencode({
     Version = "2012-10-17"
     Statement = [{
       Effect   = "Allow"
       Action   = ["secretsmanager:GetSecretValue"]
-      Resource = [var.basic_auth_password_secret_arn]
+      Resource = local.secret_arns
     }]
   })
 }

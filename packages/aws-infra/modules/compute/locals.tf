@@ -11,7 +11,11 @@ locals {
   # Secrets ECS injects into a container (the execution role reads them).
   service_secrets = {
     web-ui = local.basic_auth ? { STEREO_SPOT_BASIC_AUTH_PASSWORD = var.basic_auth_password_secret_arn } : {}
+    video-worker = !local.use_sagemaker && var.inference_shared_secret_arn != "" ? {
+      STEREO_SPOT_INFERENCE_SHARED_SECRET = var.inference_shared_secret_arn
+    } : {}
   }
+  secret_arns = distinct(flatten([for s in values(local.service_secrets) : values(s)]))
 
   # The STEREO_SPOT_* variables every task reads (shared_types BackendSettings).
   backend_env = {

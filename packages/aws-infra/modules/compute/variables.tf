@@ -66,6 +66,12 @@ variable "inference_http_url" {
   default     = ""
 }
 
+variable "inference_shared_secret_arn" {
+  description = "Secrets Manager secret with the http inference server's shared secret (inference_backend = http)."
+  type        = string
+  default     = ""
+}
+
 variable "inference_max_in_flight" {
   description = "Async inference invocations each video-worker keeps in flight."
   type        = number

@@ -115,8 +115,9 @@ locals {
       Resource = [local.table["segment-completions"], local.table["segment-status"]]
     },
     {
+      # The trigger is a conditional create, or an update once a row exists (a Retry's new epoch).
       Sid      = "ReassemblyRows"
-      Action   = ["dynamodb:GetItem", "dynamodb:PutItem"]
+      Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
       Resource = [local.table["reassembly-triggered"]]
     },
     # The janitor checks a stuck job's source and lists its segments.
