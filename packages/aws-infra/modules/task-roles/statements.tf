@@ -82,6 +82,8 @@ locals {
       { Sid = "WriteStreams", Action = ["s3:PutObject"], Resource = ["${local.input}/input/*/streams.mkv"] },
       { Sid = "WriteSegments", Action = ["s3:PutObject", "s3:GetObject"], Resource = ["${local.input}/segments/*"] },
       { Sid = "ReadConverted", Action = ["s3:GetObject"], Resource = ["${local.output}/jobs/*/segments/*"] },
+      # The job's poster frame, shown in the job list.
+      { Sid = "WritePoster", Action = ["s3:PutObject", "s3:GetObject"], Resource = ["${local.output}/jobs/*/poster.jpg"] },
       {
         Sid      = "WriteFinal"
         Action   = ["s3:PutObject", "s3:GetObject"]

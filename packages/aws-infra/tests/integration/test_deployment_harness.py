@@ -157,10 +157,12 @@ def _give_up_segment(stack: d.Stack, op, job_id: str, index: int) -> None:
     from shared_types.job_failure import fail_job
     from shared_types.models import JobStatus, JobUpdate
 
-    # No port deletes a single completion: the operator's own DynamoDB client does.
-    d.operator_client(stack, "dynamodb").delete_item(
-        TableName=stack.data_plane["tables"]["segment-completions"],
-        Key={"job_id": {"S": job_id}, "segment_index": {"N": str(index)}})
+    # No port forgets one segment's rows: the operator's own DynamoDB client does.
+    ddb = d.operator_client(stack, "dynamodb")
+    for table in ("segment-completions", "segment-status"):
+        ddb.delete_item(TableName=stack.data_plane["tables"][table],
+                        Key={"job_id": {"S": job_id}, "segment_index": {"N": str(index)}})
+    op.segment_status.mark_pending(job_id, index)
     op.segment_status.mark_failed(job_id, index, "harness: inference gave up")
     op.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE),
                    expected_status=[JobStatus.COMPLETED])

@@ -20,6 +20,8 @@ ENV_VAR = "STEREO_SPOT_CALL_LOG"
 _KEPT = ("Bucket", "Key", "Prefix", "QueueUrl", "QueueName", "QueueOwnerAWSAccountId",
          "TableName", "IndexName", "EndpointName", "Namespace")
 _lock = threading.Lock()
+# botocore resolves a presigned POST's endpoint through a CreateBucket model: not a call.
+_inside_presigned_post = threading.local()
 
 
 def call_record(service: str, operation: str, params: dict[str, Any], *, region: str | None,
@@ -50,6 +52,8 @@ def install(path: str | None = None) -> bool:
     import botocore.signers
 
     def on_params(params, model, context=None, **_kwargs):
+        if getattr(_inside_presigned_post, "active", False):
+            return
         context = context or {}
         _append(path, call_record(
             model.service_model.service_name, model.name, params,
@@ -68,7 +72,11 @@ def install(path: str | None = None) -> bool:
     def presigned_post(self, Bucket, Key, *args, **kwargs):  # noqa: N803 (botocore's names)
         _append(path, call_record("s3", "PostObject", {"Bucket": Bucket, "Key": Key},
                                   region=self.meta.region_name, presigned=True))
-        return original_post(self, Bucket, Key, *args, **kwargs)
+        _inside_presigned_post.active = True
+        try:
+            return original_post(self, Bucket, Key, *args, **kwargs)
+        finally:
+            _inside_presigned_post.active = False
 
     botocore.signers.generate_presigned_post = presigned_post
     return True
