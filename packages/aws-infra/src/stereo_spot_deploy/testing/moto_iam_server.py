@@ -4,7 +4,8 @@ Stock moto authorises DynamoDB requests against the resource ``*``, so a
 policy that names its tables (as ours do) is denied everything and one that
 grants ``*`` passes everything. This launcher gives moto's DynamoDB handler
 the resource AWS uses (the table ARN, ``/index/<name>`` for an index query),
-and names CloudWatch actions ``cloudwatch:*`` as IAM does (moto takes the
+checks ``GetQueueUrl`` against the queue it names, and names CloudWatch
+actions ``cloudwatch:*`` as IAM does (moto takes the
 prefix from the signing name, ``monitoring``, which no policy can grant).
 Then it runs moto_server as usual:
 
@@ -38,6 +39,22 @@ def patch_dynamodb() -> None:
     DynamoHandler._determine_resource = determine_resource
 
 
+def patch_sqs_queue_names() -> None:
+    """GetQueueUrl names its queue by QueueName (moto checks it against ``*``)."""
+    from moto.sqs.responses import SQSResponse
+
+    original = SQSResponse._determine_resource
+
+    def determine_resource(self: Any) -> str:
+        name = self._get_param("QueueName")
+        if name and not self._get_param("QueueUrl"):
+            owner = self._get_param("QueueOwnerAWSAccountId") or self.current_account
+            return f"arn:aws:sqs:{self.region}:{owner}:{name}"
+        return original(self)
+
+    SQSResponse._determine_resource = determine_resource
+
+
 def patch_action_prefixes() -> None:
     from moto.iam.access_control import IAMRequestBase
 
@@ -53,6 +70,7 @@ def patch_action_prefixes() -> None:
 
 def main(argv: list[str] | None = None) -> None:
     patch_dynamodb()
+    patch_sqs_queue_names()
     patch_action_prefixes()
     from moto.server import main as moto_main
 
