@@ -14,8 +14,9 @@ locals {
   # Lease, heartbeat and acknowledge messages; read the redrive policy that names the DLQ.
   consume = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",
   "sqs:GetQueueAttributes"]
-  # A consumer moves a poison message to its DLQ itself (with the reason attached).
-  dead_letter = ["sqs:GetQueueUrl", "sqs:SendMessage"]
+  # A consumer moves a poison message to its DLQ itself (with the reason attached)
+  # and reads its depth (Queue.stats).
+  dead_letter = ["sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage"]
 
   statements = {
     web-ui = [
@@ -105,9 +106,23 @@ locals {
       Action   = local.dead_letter
       Resource = [local.dlq["video-worker"], local.dlq["segment-output"]]
     },
-    { Sid = "TriggerReassembly", Action = ["sqs:SendMessage"], Resource = [local.queue["reassembly"]] },
+    # The janitor reads a queue's backlog (and its DLQ's) before it re-sends to it.
+    {
+      Sid      = "TriggerReassembly"
+      Action   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
+      Resource = [local.queue["reassembly"]]
+    },
     # The janitor re-sends a stuck job's source event.
-    { Sid = "ResendChunking", Action = ["sqs:SendMessage"], Resource = [local.queue["chunking"]] },
+    {
+      Sid      = "ResendChunking"
+      Action   = ["sqs:SendMessage", "sqs:GetQueueAttributes"]
+      Resource = [local.queue["chunking"]]
+    },
+    {
+      Sid      = "ResentQueuesDeadLetters"
+      Action   = ["sqs:GetQueueUrl", "sqs:GetQueueAttributes"]
+      Resource = [local.dlq["chunking"], local.dlq["reassembly"]]
+    },
     { Sid = "JobRows", Action = ["dynamodb:GetItem", "dynamodb:UpdateItem"], Resource = [local.table["jobs"]] },
     # The janitor finds jobs by status.
     { Sid = "JobsByStatus", Action = ["dynamodb:Query"], Resource = ["${local.table["jobs"]}/index/*"] },
