@@ -53,8 +53,8 @@ def test_sagemaker_metrics_and_sts():
 
 
 def test_moto_is_told_the_table_a_dynamodb_call_names():
-    assert table_resource({"TableName": "t", "IndexName": "i"}, account=ACCOUNT,
-                          region=REGION) == "arn:aws:dynamodb:us-east-1:123456789012:table/t/index/i"
+    index = table_resource({"TableName": "t", "IndexName": "i"}, account=ACCOUNT, region=REGION)
+    assert index == "arn:aws:dynamodb:us-east-1:123456789012:table/t/index/i"
     assert table_resource({"RequestItems": {"z": [], "a": []}}, account=ACCOUNT,
                           region=REGION) == "arn:aws:dynamodb:us-east-1:123456789012:table/a"
     assert table_resource({}, account=ACCOUNT, region=REGION) == "*"

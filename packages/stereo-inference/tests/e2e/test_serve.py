@@ -17,11 +17,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+SECRET = "e2e-shared-secret"
+AUTH = {"X-StereoSpot-Secret": SECRET}
+
+
 @pytest.fixture
 def server(tmp_path):
     port = free_port()
     env = {**os.environ, "STEREO_SPOT_FILE_ROOT": str(tmp_path),
-           "STEREO_SPOT_MODELS_DIR": str(tmp_path / "models")}
+           "STEREO_SPOT_MODELS_DIR": str(tmp_path / "models"),
+           "STEREO_SPOT_INFERENCE_SHARED_SECRET": SECRET}
     proc = subprocess.Popen(
         [sys.executable, "-m", "stereo_inference.cli", "serve", "--host", "127.0.0.1",
          "--port", str(port)],
@@ -46,13 +51,15 @@ def server(tmp_path):
 
 def test_the_server_converts_a_file_and_refuses_bad_requests(server, tmp_path):
     source = make_video(tmp_path / "in.mp4", seconds=1.0)
-    resp = httpx.post(f"{server}/invocations", timeout=120, json={
+    refused = httpx.post(f"{server}/invocations", timeout=30, json={"mode": "sbs"})
+    assert refused.status_code == 401  # outside SageMaker: the shared secret or nothing
+    resp = httpx.post(f"{server}/invocations", timeout=120, headers=AUTH, json={
         "input_uri": f"file://{source}", "output_uri": f"file://{tmp_path}/out/o.mp4",
         "mode": "anaglyph", "params": {"anaglyph_method": "half-color"}})
     assert resp.status_code == 200, resp.text
     assert resp.json()["blocks"][0]["data"]["frames"] == 24
     assert (tmp_path / "out" / "o.mp4").stat().st_size > 0
-    bad = httpx.post(f"{server}/invocations", timeout=30, json={
+    bad = httpx.post(f"{server}/invocations", timeout=30, headers=AUTH, json={
         "input_uri": "file:///etc/hostname", "output_uri": f"file://{tmp_path}/x.mp4",
         "mode": "sbs"})
     assert bad.status_code == 400

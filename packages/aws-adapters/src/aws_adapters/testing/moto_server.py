@@ -76,8 +76,8 @@ def run_moto_server(*, startup_timeout_s: float = 30.0,
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log = tempfile.TemporaryFile()
-    proc = subprocess.Popen([*(command or moto_server_command()), "-H", "127.0.0.1", "-p", str(port)],
-                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    argv = [*(command or moto_server_command()), "-H", "127.0.0.1", "-p", str(port)]
+    proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + startup_timeout_s
         while not _answers(url):
