@@ -35,7 +35,10 @@ class ProbeLimits:
 
 
 @dataclass(frozen=True)
-class VideoInfo:
+class SourceInfo:
+    """What the bounded probe learnt about an untrusted source (the engine's own
+    probe of its input is ``stereo_inference.video_info.VideoInfo``)."""
+
     size_bytes: int
     duration_s: float
     width: int
@@ -64,7 +67,7 @@ def _check_header(path: Path, limits: ProbeLimits) -> int:
     return size
 
 
-def probe_video(path: Path, limits: ProbeLimits) -> VideoInfo:
+def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
     """Open ``path`` with PyAV, check it against ``limits`` and scan its video
     packets (demux only, no decoding). Raises UnusableVideoError."""
     import av  # vendor import stays in this module
@@ -109,7 +112,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> VideoInfo:
         raise _reject(f"The video is too long ({end_s / 60:.1f} min); the limit is "
                       f"{limits.max_duration_s / 60:.1f} min.")
     _check_work(frames, end_s, width, height, limits)
-    return VideoInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
+    return SourceInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
                      container=container_name)
 

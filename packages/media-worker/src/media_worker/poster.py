@@ -12,7 +12,7 @@ from shared_types import keys
 from shared_types.errors import StereoSpotError
 from shared_types.ports import ObjectStorage
 
-from media_worker.bounded_probe import VideoInfo
+from media_worker.bounded_probe import SourceInfo
 from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 
 log = logging.getLogger(__name__)
@@ -27,7 +27,7 @@ def poster_time(duration_s: float) -> float:
     return max(0.0, min(POSTER_AT_S, duration_s / 2))
 
 
-def make_poster(runner: FfmpegRunner, source: Path, video: VideoInfo, dest: Path) -> Path:
+def make_poster(runner: FfmpegRunner, source: Path, video: SourceInfo, dest: Path) -> Path:
     """Write a JPEG of one frame of ``source``, ``POSTER_WIDTH`` wide, to ``dest``.
     Raises Ffmpeg*Error."""
     runner.run([
@@ -38,7 +38,7 @@ def make_poster(runner: FfmpegRunner, source: Path, video: VideoInfo, dest: Path
     return dest
 
 
-def store_poster(runner: FfmpegRunner, source: Path, video: VideoInfo, work: Path,
+def store_poster(runner: FfmpegRunner, source: Path, video: SourceInfo, work: Path,
                  storage: ObjectStorage, job_id: str) -> bool:
     """Make the job's poster and put it at ``keys.poster_key``; False (logged)
     when that failed."""

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from media_worker.bounded_probe import VideoInfo
+from media_worker.bounded_probe import SourceInfo
 from media_worker.errors import FfmpegFailedError
 from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 
@@ -22,7 +22,7 @@ SEGMENT_PATTERN = "%05d.mp4"
 SEGMENT_TIME_DELTA = "0.05"
 
 
-def needs_keyframes(info: VideoInfo, segment_seconds: float) -> bool:
+def needs_keyframes(info: SourceInfo, segment_seconds: float) -> bool:
     """True when the source's keyframes are too sparse to cut near ``segment_seconds``."""
     return info.max_keyframe_gap_s > 2 * segment_seconds
 
@@ -71,7 +71,7 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
     return segments
 
 
-def prepare_and_split(runner: FfmpegRunner, source: Path, info: VideoInfo, work: Path,
+def prepare_and_split(runner: FfmpegRunner, source: Path, info: SourceInfo, work: Path,
                       segment_seconds: float, *, job_id: str,
                       on_tick: Callable[[], None] | None = None) -> list[Path]:
     """Re-encode when keyframes are too sparse, then split. Returns segment paths."""
