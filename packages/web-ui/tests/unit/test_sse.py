@@ -114,19 +114,25 @@ def test_a_deleted_job_ends_the_stream_with_gone(settings, backend):
 
 
 def test_keep_alive_pings_are_named_events(settings, backend):
-    from fastapi.testclient import TestClient
+    import httpx
+    from shared_types.testing.serving import serve_in_thread
 
     from web_ui.app import create_app
 
-    quick = settings.model_copy(update={"sse_ping_s": 0.05})
-    client = TestClient(create_app(quick, backend))
+    quick = settings.model_copy(update={"sse_ping_s": 0.05, "allowed_hosts": ["127.0.0.1"]})
     job = add_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS)
-    t = threading.Timer(0.4, lambda: backend.jobs.update(
-        job.job_id, JobUpdate(status=JobStatus.COMPLETED)))
-    t.start()
-    events = parse_events(client.get(f"/jobs/{job.job_id}/events").text)
-    t.join()
+    seen = []
+    # A real server streams the body as it is written, so the job completes only
+    # once a ping has arrived (waiting on the event, not on a timer).
+    with serve_in_thread(create_app(quick, backend)) as url, httpx.stream(
+            "GET", f"{url}/jobs/{job.job_id}/events", timeout=60) as r:
+        for line in r.iter_lines():
+            seen.append(line)
+            if line == "event: ping" and backend.jobs.get(job.job_id).status != JobStatus.COMPLETED:
+                backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
+    events = parse_events("\n".join(seen))
     assert any(e["event"] == "ping" for e in events)
+    assert names(events)[-1] == "done"
 
 
 def test_events_for_a_bad_id_are_a_404(client):
