@@ -293,15 +293,18 @@ def _requests_by_role(e2e) -> dict:
 
 
 @pytest.fixture(scope="module")
-def verdicts(e2e, stack):
+def verdicts(e2e, stack, request):
     by_role = _requests_by_role(e2e)
     try:
         result = evaluate({r: (stack.policies[r], by_role[r]) for r in ROLES}, account=d.ACCOUNT)
     except EvaluatorMissingError as exc:
         skip_or_fail(str(exc), os.environ)
+    report = request.config.stash.setdefault(d.REPORT, [])
     for role in ROLES:
-        print(f"{role}: {len(e2e['calls'].get(role, []))} call(s) recorded; "
-              + result[role].summary())
+        calls = len(e2e["calls"].get(role, []))
+        line = f"{role}: {calls} call(s) recorded, {result[role].summary()}"
+        print(line)
+        report.append(line)
     return result
 
 
@@ -315,7 +318,7 @@ def test_every_recorded_call_is_allowed_and_every_statement_used(verdicts):
 
 
 @pytest.mark.parametrize("role", ROLES)
-def test_negative_control_each_statement_is_needed(role, e2e, stack, verdicts):
+def test_negative_control_each_statement_is_needed(role, e2e, stack, verdicts, request):
     policy = stack.policies[role]
     requests_ = _requests_by_role(e2e)[role]
     variants = {sid: (without_statement(policy, sid), requests_)
@@ -324,5 +327,7 @@ def test_negative_control_each_statement_is_needed(role, e2e, stack, verdicts):
     survivors = [sid for sid, v in result.items() if not v.denied]
     for sid, verdict in result.items():
         denied = ", ".join(sorted({r.operation for r, _ in verdict.denied}))
-        print(f"{role} without {sid}: {len(verdict.denied)} denied ({denied})")
+        line = f"{role} without {sid}: {len(verdict.denied)} denied ({denied})"
+        print(line)
+        request.config.stash.setdefault(d.REPORT, []).append(line)
     assert not survivors, f"{role}: removing {survivors} denies nothing"

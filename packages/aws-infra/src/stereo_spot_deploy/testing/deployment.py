@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from stereo_spot_deploy.testing.call_recorder import ENV_VAR as CALL_LOG_VAR
 from stereo_spot_deploy.testing.hcl import load_dir
 from stereo_spot_deploy.testing.tools import Terraform
@@ -35,6 +37,8 @@ REGION = "us-east-1"
 ACCOUNT = "123456789012"  # moto's default account
 ENDPOINT_NAME = "stereo-spot-inference"
 VENV_BIN = Path(sys.executable).parent
+# Lines of the harness's report, shown in the terminal summary (tests/integration/conftest.py).
+REPORT = pytest.StashKey[list[str]]()
 OPERATOR = "operator"  # the harness user: sets up faults, redrives DLQs; not evaluated
 
 ROOT_CONFIG = """

@@ -42,7 +42,7 @@ class RoleVerdict:
         return [sid for sid in self.statement_ids if not self.used.get(sid)]
 
     def summary(self) -> str:
-        return (f"{self.role}: {len(self.requests)} distinct request(s) evaluated, "
+        return (f"{len(self.requests)} distinct request(s) evaluated, "
                 f"{len(self.denied)} denied, {len(self.unused)} unused statement(s)"
                 + (f" {self.unused}" if self.unused else ""))
 
