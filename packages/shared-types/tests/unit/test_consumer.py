@@ -141,6 +141,6 @@ def test_stop_drains_the_loop():
     send(q, "j1")
     t = threading.Thread(target=loop.run)
     t.start()
-    t.join(timeout=5)
+    t.join(timeout=60)
     assert not t.is_alive()
     assert settled(q)

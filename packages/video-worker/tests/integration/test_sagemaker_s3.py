@@ -46,7 +46,7 @@ def test_a_segment_round_trip_through_s3_and_a_stubbed_endpoint(s3):
                            "InferenceId": ANY, "InvocationTimeoutSeconds": ANY})
         backend = SageMakerInferenceBackend(
             "ep", storage, storage, runtime_client=runtime, fetch_location=S3LocationReader(s3),
-            poll_s=0.01, timeout_s=5)
+            poll_s=0.01, timeout_s=60)
         key = segment_key("job-s", 0, 1, OutputMode.ANAGLYPH)
         result = backend.convert(parse_segment_key("stereo-in", key), "jobs/job-s/segments/0.mp4",
                                  ConversionParams())
