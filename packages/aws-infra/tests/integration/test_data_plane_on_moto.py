@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from aws_adapters import build_backend
@@ -17,43 +16,8 @@ from shared_types.keys import final_key, output_segment_key, segment_key, source
 from shared_types.ports import Backend, Queue
 from shared_types.settings import BackendSettings
 
+from stereo_spot_deploy.testing.moto_root import moto_root
 from stereo_spot_deploy.testing.tools import find_terraform
-
-MODULE = Path(__file__).resolve().parents[2] / "modules" / "data-plane"
-
-ROOT_CONFIG = """
-terraform {{
-  required_providers {{
-    aws = {{ source = "hashicorp/aws", version = "~> 5.100" }}
-  }}
-}}
-provider "aws" {{
-  region                      = "us-east-1"
-  access_key                  = "testing"
-  secret_key                  = "testing"
-  skip_credentials_validation = true
-  skip_metadata_api_check     = true
-  skip_requesting_account_id  = true
-  s3_use_path_style           = true
-  endpoints {{
-    s3       = "{url}"
-    sqs      = "{url}"
-    dynamodb = "{url}"
-    sts      = "{url}"
-  }}
-}}
-module "data_plane" {{
-  source               = "{module}"
-  cors_allowed_origins = ["http://127.0.0.1:8000"]
-  force_destroy_buckets = true
-  # moto_server speaks plain HTTP and does not store RedriveAllowPolicy.
-  enforce_tls          = false
-  restrict_dlq_sources = false
-}}
-output "data_plane" {{
-  value = module.data_plane
-}}
-"""
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +26,7 @@ def applied(tmp_path_factory) -> Iterator[tuple[str, dict]]:
     workdir = tmp_path_factory.mktemp("data-plane-root")
     terraform = find_terraform(os.environ, workdir)
     with fake_aws_credentials(), run_moto_server() as url:
-        (workdir / "main.tf").write_text(ROOT_CONFIG.format(url=url, module=MODULE))
+        (workdir / "main.tf").write_text(moto_root(url))
         terraform.init_offline(workdir)
         done = terraform.run(workdir, "apply", "-auto-approve", "-parallelism=30", timeout=280)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr

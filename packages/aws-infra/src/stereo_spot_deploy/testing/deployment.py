@@ -29,11 +29,10 @@ import pytest
 
 from stereo_spot_deploy.testing.call_recorder import ENV_VAR as CALL_LOG_VAR
 from stereo_spot_deploy.testing.hcl import load_dir
+from stereo_spot_deploy.testing.moto_root import INFRA, REGION, moto_root
 from stereo_spot_deploy.testing.tools import Terraform
 
-INFRA = Path(__file__).resolve().parents[3]
 RECORDER_SITE = Path(__file__).resolve().parent / "recorder_site"
-REGION = "us-east-1"
 ACCOUNT = "123456789012"  # moto's default account
 ENDPOINT_NAME = "stereo-spot-inference"
 VENV_BIN = Path(sys.executable).parent
@@ -41,36 +40,7 @@ VENV_BIN = Path(sys.executable).parent
 REPORT = pytest.StashKey[list[str]]()
 OPERATOR = "operator"  # the harness user: sets up faults, redrives DLQs; not evaluated
 
-ROOT_CONFIG = """
-terraform {{
-  required_providers {{
-    aws = {{ source = "hashicorp/aws", version = "~> 5.100" }}
-  }}
-}}
-provider "aws" {{
-  region                      = "{region}"
-  access_key                  = "testing"
-  secret_key                  = "testing"
-  skip_credentials_validation = true
-  skip_metadata_api_check     = true
-  skip_requesting_account_id  = true
-  s3_use_path_style           = true
-  endpoints {{
-    s3       = "{url}"
-    sqs      = "{url}"
-    dynamodb = "{url}"
-    sts      = "{url}"
-    iam      = "{url}"
-  }}
-}}
-module "data_plane" {{
-  source                = "{infra}/modules/data-plane"
-  cors_allowed_origins  = ["http://127.0.0.1:8000"]
-  force_destroy_buckets = true
-  # moto_server speaks plain HTTP and does not store RedriveAllowPolicy.
-  enforce_tls          = false
-  restrict_dlq_sources = false
-}}
+ROLES_CONFIG = """
 # The operator of the harness: may assume every role (and do anything else).
 resource "aws_iam_user" "harness" {{
   name = "stereo-spot-harness"
@@ -99,9 +69,6 @@ module "roles" {{
     dlq_arns    = module.data_plane.dlq_arns
     table_arns  = module.data_plane.table_arns
   }}
-}}
-output "data_plane" {{
-  value = module.data_plane
 }}
 output "roles" {{
   value = module.roles
@@ -144,8 +111,8 @@ class Stack:
 
 def apply_stack(terraform: Terraform, workdir: Path, url: str) -> Stack:
     """``terraform apply`` the data plane and the roles to moto at ``url``."""
-    (workdir / "main.tf").write_text(ROOT_CONFIG.format(
-        url=url, infra=INFRA, region=REGION, account=ACCOUNT, endpoint=ENDPOINT_NAME))
+    (workdir / "main.tf").write_text(moto_root(url) + ROLES_CONFIG.format(
+        infra=INFRA, region=REGION, account=ACCOUNT, endpoint=ENDPOINT_NAME))
     terraform.init_offline(workdir)
     done = terraform.run(workdir, "apply", "-auto-approve", "-parallelism=30", timeout=280)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
