@@ -44,6 +44,10 @@ class DynamoSegmentCompletionStore:
         """Number of distinct completed segments of a job."""
         return self._t.count_partition("job_id", job_id)
 
+    def delete(self, job_id: str, segment_index: int) -> None:
+        """Forget one completion; no error if absent."""
+        self._t.delete_item({"job_id": job_id, "segment_index": segment_index})
+
     def delete_job(self, job_id: str) -> None:
         """Forget every completion of a job."""
         self._t.delete_partition("job_id", "segment_index", job_id)

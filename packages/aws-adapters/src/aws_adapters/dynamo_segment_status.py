@@ -86,6 +86,10 @@ class DynamoSegmentStatusStore:
         return [SegmentStatus.model_validate(row)
                 for row in self._t.query_partition("job_id", job_id)]
 
+    def delete(self, job_id: str, segment_index: int) -> None:
+        """Forget one status row; no error if absent."""
+        self._t.delete_item({"job_id": job_id, "segment_index": segment_index})
+
     def delete_job(self, job_id: str) -> None:
         """Forget every status row of a job."""
         self._t.delete_partition("job_id", "segment_index", job_id)

@@ -113,6 +113,20 @@ class DynamoTable:
         return sum(int(page.get("Count", 0))
                    for page in self._pages(name, value, {"Select": "COUNT"}))
 
+    def delete_item(self, key: dict[str, Any]) -> None:
+        """Delete one item, no error if absent: a one-item BatchWriteItem, the
+        action a role that deletes whole partitions already holds (no DeleteItem
+        to grant). Raises AwsTransientError."""
+        for attempt in range(10):
+            if attempt:
+                time.sleep(min(1.0, 0.05 * 2 ** attempt))
+            with translated(f"delete {self.table} {key}"):
+                resp = self.client.batch_write_item(
+                    RequestItems={self.table: [{"DeleteRequest": {"Key": to_item(key)}}]})
+            if not resp.get("UnprocessedItems"):
+                return
+        raise AwsTransientError(f"could not delete {key} from {self.table}: throttled")
+
     def delete_partition(self, pk: str, sk: str, value: Any) -> None:
         """Delete every item of one partition (BatchWriteItem, retrying
         unprocessed items). Raises AwsTransientError."""

@@ -38,6 +38,12 @@ class SqliteSegmentCompletionStore:
             "SELECT COUNT(*) FROM segment_completions WHERE job_id = ?", (job_id,))
         return int(rows[0][0])
 
+    def delete(self, job_id: str, segment_index: int) -> None:
+        """Forget one completion; no error if absent."""
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM segment_completions WHERE job_id = ? AND segment_index = ?",
+                         (job_id, segment_index))
+
     def delete_job(self, job_id: str) -> None:
         """Forget every completion of a job."""
         with self._db.write() as conn:
@@ -103,6 +109,12 @@ class SqliteSegmentStatusStore:
             "SELECT " + _STATUS_COLUMNS + " FROM segment_status WHERE job_id = ?"
             " ORDER BY segment_index", (job_id,))
         return [_status(r) for r in rows]
+
+    def delete(self, job_id: str, segment_index: int) -> None:
+        """Forget one status row; no error if absent."""
+        with self._db.write() as conn:
+            conn.execute("DELETE FROM segment_status WHERE job_id = ? AND segment_index = ?",
+                         (job_id, segment_index))
 
     def delete_job(self, job_id: str) -> None:
         """Forget every status row of a job."""

@@ -74,6 +74,9 @@ class SegmentCompletionStore(Protocol):
     def count(self, job_id: str) -> int:
         """Number of distinct completed segments of a job."""
 
+    def delete(self, job_id: str, segment_index: int) -> None:
+        """Forget one completion (Retry, when its output object is gone); no error if absent."""
+
     def delete_job(self, job_id: str) -> None:
         """Forget every completion of a job."""
 
@@ -94,6 +97,10 @@ class SegmentStatusStore(Protocol):
 
     def list(self, job_id: str) -> list[SegmentStatus]:
         """All status rows of a job, ordered by segment_index."""
+
+    def delete(self, job_id: str, segment_index: int) -> None:
+        """Forget one status row (Retry, when its converted segment is gone), so
+        a complete segment can be converted again; no error if absent."""
 
     def delete_job(self, job_id: str) -> None:
         """Forget every status row of a job."""

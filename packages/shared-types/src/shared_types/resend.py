@@ -37,6 +37,21 @@ def incomplete_segments(backend: Backend, job: Job) -> list[int]:
     return [i for i in range(job.total_segments or 0) if i not in done]
 
 
+def drop_lost_outputs(backend: Backend, job: Job) -> list[int]:
+    """Forget the completions whose converted segment is no longer in the output
+    bucket (expired or deleted), and put their status back to pending, so the
+    segment counts as incomplete and is converted again (a complete status row
+    would make the worker skip it). Returns their indexes."""
+    lost = [c.segment_index for c in backend.completions.list(job.job_id)
+            if not backend.output_storage.exists(c.output_key)]
+    for index in lost:
+        backend.completions.delete(job.job_id, index)
+        backend.segment_status.delete(job.job_id, index)
+    if lost:
+        log.info("job_id=%s converted segment(s) %s gone: re-converting", job.job_id, lost)
+    return lost
+
+
 def missing_segment_sources(backend: Backend, job: Job, indexes: list[int]) -> list[int]:
     """Those of ``indexes`` whose chunked segment is no longer in the input bucket."""
     total = job.total_segments or 0

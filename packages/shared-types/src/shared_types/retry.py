@@ -19,6 +19,7 @@ from shared_types.models import Job, JobStatus, JobUpdate, SegmentState
 from shared_types.ports import Backend
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from shared_types.resend import (
+    drop_lost_outputs,
     incomplete_segments,
     missing_segment_sources,
     resend_reassembly,
@@ -36,13 +37,17 @@ def retry_job(backend: Backend, job: Job) -> Job:
     the source's upload event is sent again (without a source, the job waits for
     a new upload). Chunking finished: ``failed`` segments go back to pending,
     status ``chunking_complete``, and only segments without a completion are sent
-    again; when every segment is complete, reassembly is sent again. Raises
+    again; when every segment is complete, reassembly is sent again. A completion
+    whose converted segment is gone from the output bucket is dropped first, so
+    that segment is converted again. Raises
     JobStateError unless the job is failed, ConditionFailedError if its status
     changed meanwhile, TransientStoreError when a store or queue is unreachable
     (the job is then left to the janitor, never stranded).
     """
     if job.status != JobStatus.FAILED:
         raise JobStateError("Only a failed job can be retried.")
+    if job.total_segments:
+        drop_lost_outputs(backend, job)
     missing = incomplete_segments(backend, job) if job.total_segments else []
     if not job.total_segments or missing_segment_sources(backend, job, missing):
         return _rechunk(backend, job)

@@ -39,6 +39,7 @@ def failed_job(backend, job_id="j1", **changes):
 def complete(backend, job_id, index):
     backend.completions.put(SegmentCompletion(job_id=job_id, segment_index=index,
                                               output_key=output_segment_key(job_id, index)))
+    backend.output_storage.put_bytes(output_segment_key(job_id, index), b"converted")
     backend.segment_status.mark_complete(job_id, index)
 
 
@@ -79,6 +80,33 @@ def test_retry_after_chunking_resends_only_incomplete_segments(backend):
     assert backend.segment_status.get("j1", 2).state == SegmentState.PENDING
     assert backend.segment_status.get("j1", 0).state == SegmentState.COMPLETE
     assert drain(backend.chunking_queue) == []
+
+
+def test_retry_reconverts_a_complete_segment_whose_output_is_gone(backend):
+    job = failed_job(backend, total_segments=3)
+    for i in range(3):
+        backend.input_storage.put_bytes(segment_key("j1", i, 3, job.mode), b"seg")
+        complete(backend, "j1", i)
+    backend.output_storage.delete(output_segment_key("j1", 1))  # expired meanwhile
+
+    new = retry_job(backend, job)
+
+    assert new.status == JobStatus.CHUNKING_COMPLETE
+    keys = [parse_s3_event_body(b)[0].key for b in drain(backend.video_queue)]
+    assert keys == [segment_key("j1", 1, 3, job.mode)]
+    assert [c.segment_index for c in backend.completions.list("j1")] == [0, 2]
+    assert backend.segment_status.get("j1", 1) is None  # the worker converts it again
+    assert drain(backend.reassembly_queue) == []
+
+
+def test_retry_with_a_lost_output_and_a_lost_segment_source_rechunks(backend):
+    job = failed_job(backend, total_segments=1)
+    backend.input_storage.put_bytes(source_key("j1"), b"video")
+    complete(backend, "j1", 0)
+    backend.output_storage.delete(output_segment_key("j1", 0))
+    assert retry_job(backend, job).status == JobStatus.CREATED
+    assert len(drain(backend.chunking_queue)) == 1
+    assert backend.completions.list("j1") == []
 
 
 def test_retry_with_a_missing_segment_object_rechunks(backend):

@@ -72,8 +72,11 @@ def segment_event(backend: Backend, job_id: str, index: int, total: int,
 
 
 def output_event(backend: Backend, job_id: str, index: int) -> str:
-    return build_s3_event_body(backend.output_storage.bucket,
-                               output_segment_key(job_id, index), size=100)
+    """The output bucket's event for a converted segment, which is stored first
+    (S3 only sends it for an object that exists; Retry checks it is there)."""
+    key = output_segment_key(job_id, index)
+    backend.output_storage.put_bytes(key, b"\x00" * 100)
+    return build_s3_event_body(backend.output_storage.bucket, key, size=100)
 
 
 def record_outputs(message: Message, backend: Backend) -> int:

@@ -110,6 +110,10 @@ class MemorySegmentCompletionStore:
     def count(self, job_id: str) -> int:
         return sum(1 for (j, _) in self._rows if j == job_id)
 
+    def delete(self, job_id: str, segment_index: int) -> None:
+        with self._lock:
+            self._rows.pop((job_id, segment_index), None)
+
     def delete_job(self, job_id: str) -> None:
         with self._lock:
             for key in [k for k in self._rows if k[0] == job_id]:
@@ -149,6 +153,10 @@ class MemorySegmentStatusStore:
     def list(self, job_id: str) -> builtins.list[SegmentStatus]:
         rows = [r for (j, _), r in self._rows.items() if j == job_id]
         return sorted(rows, key=lambda r: r.segment_index)
+
+    def delete(self, job_id: str, segment_index: int) -> None:
+        with self._lock:
+            self._rows.pop((job_id, segment_index), None)
 
     def delete_job(self, job_id: str) -> None:
         with self._lock:

@@ -1,4 +1,4 @@
-"""SegmentCompletionStore contract: idempotent put, ordered list, count, delete."""
+"""SegmentCompletionStore contract: idempotent put, ordered list, count, delete (one, a job)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,17 @@ def test_delete_job_forgets_only_that_job(completion_store):
     assert completion_store.list("job-a") == []
     assert completion_store.count("job-b") == 1
     assert completion_store.put(completion("job-a", 0)) is True
+
+
+def test_delete_forgets_one_segment_which_can_then_complete_again(completion_store):
+    for i in range(3):
+        completion_store.put(completion("job-a", i))
+    completion_store.put(completion("job-b", 1))
+    completion_store.delete("job-a", 1)
+    completion_store.delete("job-a", 7)  # absent: no error
+    assert [r.segment_index for r in completion_store.list("job-a")] == [0, 2]
+    assert completion_store.count("job-b") == 1
+    assert completion_store.put(completion("job-a", 1)) is True
 
 
 __all__ = [name for name in dir() if name.startswith("test_")] + ["completion"]

@@ -60,4 +60,14 @@ def test_list_is_ordered_by_index_and_delete_job_is_per_job(segment_status_store
     assert len(segment_status_store.list("job-b")) == 1
 
 
+def test_delete_forgets_one_row_so_a_complete_segment_can_run_again(segment_status_store):
+    segment_status_store.mark_complete("job-a", 0)
+    segment_status_store.mark_complete("job-a", 1)
+    segment_status_store.delete("job-a", 1)
+    segment_status_store.delete("job-a", 9)  # absent: no error
+    assert segment_status_store.get("job-a", 1) is None
+    assert segment_status_store.get("job-a", 0).state == SegmentState.COMPLETE
+    assert segment_status_store.mark_pending("job-a", 1).state == SegmentState.PENDING
+
+
 __all__ = [name for name in dir() if name.startswith("test_")]
