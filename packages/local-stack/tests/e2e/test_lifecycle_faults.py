@@ -9,14 +9,19 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import partial
 
 import pytest
+from shared_types.errors import TransientStoreError
+from shared_types.job_failure import fail_job
 from shared_types.keys import final_key, source_key
 from shared_types.models import ConversionParams, Job, JobStatus, OutputMode, new_job_id
+from shared_types.retry import retry_job
 from starlette.testclient import TestClient
 
 from local_stack.services import service_argv, service_env, worker_specs
@@ -169,6 +174,37 @@ def test_a_second_video_uploaded_during_chunking_is_refused(local_run, clip_4s, 
     assert done.status == JobStatus.COMPLETED, done.error
     assert b.input_storage.get_bytes(source_key(job.job_id)) == clip_4s.read_bytes()
     assert _frames_of_final(run, done, tmp_path) == first.frames
+
+
+def test_retry_with_the_queue_locked_is_picked_up_by_the_janitor(local_run, clip_4s, tmp_path):
+    pytest.importorskip("local_adapters")
+    from local_adapters.db import Database
+    from local_adapters.queue import SqliteQueue
+
+    run = local_run(workers=1)
+    b = run.backend
+    job = submit_job(b, clip_4s, mode=OutputMode.SBS, params=PARAMS)
+    b.chunking_queue.purge()  # it failed before any worker saw it
+    assert fail_job(b.jobs, job.job_id, code="test", message="failed for the test",
+                    stage="chunking")
+    # the retrying process's queue is a SQLite file another connection holds locked
+    locked_path = tmp_path / "locked.sqlite3"
+    cut_off = replace(b, chunking_queue=SqliteQueue(Database(locked_path, busy_timeout_s=0.2),
+                                                    "chunking"))
+    holder = sqlite3.connect(locked_path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    with pytest.raises(TransientStoreError):
+        retry_job(cut_off, b.jobs.get(job.job_id))
+    holder.rollback()
+    holder.close()
+    assert b.jobs.get(job.job_id).status == JobStatus.CREATED  # reopened, never stranded
+    assert b.chunking_queue.stats().visible == 0  # the send did not land
+    with _started(run, worker_specs(run.settings)):
+        _janitor_until(run, job.job_id, "chunking_resent")
+        done = wait_until_final(b, [job.job_id], timeout_s=120)[job.job_id]
+    assert done.status == JobStatus.COMPLETED, done.error
+    assert done.epoch == job.epoch + 1
+    assert _frames_of_final(run, done, tmp_path) == video_facts(clip_4s).frames
 
 
 @contextmanager
