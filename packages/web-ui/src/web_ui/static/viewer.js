@@ -81,31 +81,43 @@
   };
 
   // WebXR: each eye sees its own half of the frame on a screen-locked quad.
-  function enterVr(viewer, button) {
+  // Which part of the texture (x, y, w, h in 0..1, y down) one eye samples.
+  function eyeTexRect(split, eye) {
+    var right = eye === "right";
+    return split === "x" ? [right ? 0.5 : 0, 0, 0.5, 1] : [0, right ? 0.5 : 0, 1, 0.5];
+  }
+
+  function eyeProgram(gl) {
+    var prog = gl.createProgram();
+    // r is the eye's texture rectangle; clip space has y up, the video has y down.
+    [[gl.VERTEX_SHADER, "attribute vec2 p;varying vec2 t;uniform vec4 r;" +
+      "void main(){t=r.xy+vec2(p.x*0.5+0.5,0.5-p.y*0.5)*r.zw;gl_Position=vec4(p,0,1);}"],
+     [gl.FRAGMENT_SHADER, "precision mediump float;varying vec2 t;uniform sampler2D s;" +
+      "void main(){gl_FragColor=texture2D(s,t);}"]].forEach(function (src) {
+      var sh = gl.createShader(src[0]);
+      gl.shaderSource(sh, src[1]); gl.compileShader(sh); gl.attachShader(prog, sh);
+    });
+    gl.linkProgram(prog); gl.useProgram(prog);
+    gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
+    gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([-1, -1, 1, -1, -1, 1, 1, 1]), gl.STATIC_DRAW);
+    var loc = gl.getAttribLocation(prog, "p");
+    gl.enableVertexAttribArray(loc); gl.vertexAttribPointer(loc, 2, gl.FLOAT, false, 0, 0);
+    return gl.getUniformLocation(prog, "r");
+  }
+
+  function enterVr(viewer, button, status) {
+    button.disabled = true;
     navigator.xr.requestSession("immersive-vr").then(function (session) {
       var gl = document.createElement("canvas").getContext("webgl", { xrCompatible: true });
       session.updateRenderState({ baseLayer: new XRWebGLLayer(session, gl) });
       var tex = gl.createTexture();
-      var prog = gl.createProgram();
-      [[gl.VERTEX_SHADER, "attribute vec2 p;varying vec2 t;uniform vec4 r;" +
-        "void main(){t=r.xy+(p*0.5+0.5)*r.zw;t.y=1.0-t.y;gl_Position=vec4(p,0,1);}"],
-       [gl.FRAGMENT_SHADER, "precision mediump float;varying vec2 t;uniform sampler2D s;" +
-        "void main(){gl_FragColor=texture2D(s,t);}"]].forEach(function (src) {
-        var sh = gl.createShader(src[0]);
-        gl.shaderSource(sh, src[1]); gl.compileShader(sh); gl.attachShader(prog, sh);
-      });
-      gl.linkProgram(prog); gl.useProgram(prog);
-      gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
-      gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([-1, -1, 1, -1, -1, 1, 1, 1]), gl.STATIC_DRAW);
-      var loc = gl.getAttribLocation(prog, "p");
-      gl.enableVertexAttribArray(loc); gl.vertexAttribPointer(loc, 2, gl.FLOAT, false, 0, 0);
-      var rect = gl.getUniformLocation(prog, "r");
+      var rect = eyeProgram(gl);
       var split = viewer.layout.split;
       session.requestReferenceSpace("local").then(function (space) {
         function frame(t, xrFrame) {
           session.requestAnimationFrame(frame);
           var pose = xrFrame.getViewerPose(space), layer = session.renderState.baseLayer;
-          if (!pose) { return; }
+          if (!pose || viewer.video.readyState < 2) { return; }
           gl.bindFramebuffer(gl.FRAMEBUFFER, layer.framebuffer);
           gl.bindTexture(gl.TEXTURE_2D, tex);
           gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
@@ -113,19 +125,48 @@
           gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
           gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, gl.RGBA, gl.UNSIGNED_BYTE, viewer.video);
           pose.views.forEach(function (view) {
-            var vp = layer.getViewport(view), right = view.eye === "right";
+            var vp = layer.getViewport(view), r = eyeTexRect(split, view.eye);
             gl.viewport(vp.x, vp.y, vp.width, vp.height);
-            if (split === "x") { gl.uniform4f(rect, right ? 0.5 : 0, 0, 0.5, 1); }
-            else { gl.uniform4f(rect, 0, right ? 0 : 0.5, 1, 0.5); }
+            gl.uniform4f(rect, r[0], r[1], r[2], r[3]);
             gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
           });
         }
         session.requestAnimationFrame(frame);
         viewer.video.play();
       });
-      session.addEventListener("end", function () { button.disabled = false; });
-      button.disabled = true;
+      status.textContent = "In VR: take the headset off or end the session to come back.";
+      session.addEventListener("end", function () {
+        button.disabled = false;
+        status.textContent = "";
+      });
+    }).catch(function (err) {
+      button.disabled = false;
+      status.textContent = "Could not start VR: " + (err && err.message ? err.message : err);
     });
+  }
+
+  // "Enter VR" shows only where the browser can open an immersive-vr session;
+  // elsewhere it stays disabled and says why.
+  function offerVr(viewer) {
+    var button = document.getElementById("enter-vr");
+    var status = document.getElementById("vr-status");
+    if (!button) { return; }
+    function unavailable(why) {
+      button.hidden = false;
+      button.disabled = true;
+      status.textContent = why;
+    }
+    if (!navigator.xr || !navigator.xr.isSessionSupported) {
+      unavailable("VR needs a browser with WebXR (for example the headset's own browser); " +
+                  "this one has none.");
+      return;
+    }
+    navigator.xr.isSessionSupported("immersive-vr").then(function (ok) {
+      if (!ok) { unavailable("This browser has WebXR but no VR headset is connected."); return; }
+      button.hidden = false;
+      button.disabled = false;
+      button.addEventListener("click", function () { enterVr(viewer, button, status); });
+    }).catch(function () { unavailable("This browser cannot tell whether VR is available."); });
   }
 
   document.addEventListener("DOMContentLoaded", function () {
@@ -140,12 +181,6 @@
     ["loadeddata", "seeked", "play"].forEach(function (name) {
       viewer.video.addEventListener(name, function () { viewer.draw(); });
     });
-    var vr = document.getElementById("enter-vr");
-    if (navigator.xr && navigator.xr.isSessionSupported) {
-      navigator.xr.isSessionSupported("immersive-vr").then(function (ok) {
-        vr.hidden = !ok;
-        if (ok) { vr.addEventListener("click", function () { enterVr(viewer, vr); }); }
-      }).catch(function () { vr.hidden = true; });
-    }
+    offerVr(viewer);
   });
 })();
