@@ -16,6 +16,8 @@ class CreateJobRequest(BaseModel):
     container: Container = Container.MP4
     # Called with a signed JSON body when the job ends (http or https only).
     webhook_url: str | None = Field(None, max_length=2000, pattern=r"^https?://[^\s]+$")
+    # Hold the job after its upload: preview 10 s clips, then convert the whole video.
+    preview: bool = False
 
 
 class CreateJobResponse(BaseModel):
@@ -53,6 +55,13 @@ class JobView(JobListItem):
     error: JobError | None = None
     params: ConversionParams
     container: Container = Container.MP4
+    # Preview before converting all (shared_types.preview).
+    parent_job_id: str | None = None
+    clip_start_s: float | None = None
+    clip_duration_s: float | None = None
+    preview_job_id: str | None = None
+    source_duration_s: float | None = None
+    thumbnails: int | None = None
 
 
 class JobListResponse(BaseModel):

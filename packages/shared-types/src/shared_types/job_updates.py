@@ -6,7 +6,8 @@ from shared_types.models import Job, JobStatus, JobUpdate, now
 
 # JobUpdate fields copied as they are when not None (every JobStore uses this list).
 SIMPLE_FIELDS = ("status", "total_segments", "completed_at", "final_key", "source_size_bytes",
-                 "title", "resends", "epoch", "notified_at", "source_etag")
+                 "title", "resends", "epoch", "notified_at", "source_etag", "params",
+                 "preview_job_id", "source_duration_s", "thumbnails")
 
 
 def apply_job_update(job: Job, changes: JobUpdate) -> Job:

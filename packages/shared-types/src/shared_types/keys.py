@@ -3,8 +3,9 @@
 Input bucket:  ``input/{job_id}/source.mp4`` and
                ``segments/{job_id}/{i:05d}_{n:05d}_{mode}.mp4``.
                ``input/{job_id}/streams.mkv`` (the source's non-video streams, kept aside).
-Output bucket: ``jobs/{job_id}/segments/{i}.mp4``, ``jobs/{job_id}/final.{mp4,mkv}`` and
-               ``jobs/{job_id}/poster.jpg``.
+Output bucket: ``jobs/{job_id}/segments/{i}.mp4``, ``jobs/{job_id}/final.{mp4,mkv}``,
+               ``jobs/{job_id}/poster.jpg`` and ``jobs/{job_id}/thumbs/{i:02d}.jpg``
+               (the strip a held job's preview slider runs over).
 
 Builders raise :class:`InvalidKeyError` for bad arguments; parsers return None
 for any key that is not exactly canonical (so a hostile or foreign key is
@@ -141,6 +142,18 @@ def poster_key(job_id: str) -> str:
     Raises InvalidKeyError."""
     _check_job_id(job_id)
     return f"jobs/{job_id}/poster.jpg"
+
+
+MAX_THUMBNAILS = 60
+
+
+def thumbnail_key(job_id: str, index: int) -> str:
+    """Key of thumbnail ``index`` of a job's strip over its source's duration.
+    Raises InvalidKeyError."""
+    _check_job_id(job_id)
+    if not (0 <= index < MAX_THUMBNAILS):
+        raise InvalidKeyError(f"thumbnail index must be 0..{MAX_THUMBNAILS - 1}, got {index}")
+    return f"jobs/{job_id}/thumbs/{index:02d}.jpg"
 
 
 def output_prefix(job_id: str) -> str:

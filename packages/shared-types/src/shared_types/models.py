@@ -63,6 +63,9 @@ class DepthModel(StrEnum):
 
 class JobStatus(StrEnum):
     CREATED = "created"
+    # Uploaded for a preview: only the thumbnail strip is made; the person converts
+    # 10 s clips (clip jobs) until "Convert the whole video" moves it to created.
+    AWAITING_CONFIRMATION = "awaiting_confirmation"
     CHUNKING_IN_PROGRESS = "chunking_in_progress"
     CHUNKING_COMPLETE = "chunking_complete"
     REASSEMBLING = "reassembling"
@@ -141,6 +144,19 @@ class Job(BaseModel):
     # Called with a signed JSON body when the job ends; notified_at once delivered.
     webhook_url: str | None = Field(None, max_length=2000)
     notified_at: float | None = None
+    # Preview before converting all (shared_types.preview): a clip job converts
+    # clip_duration_s of its parent's source from clip_start_s; a held parent
+    # knows its latest clip, its source's duration and how many strip thumbnails exist.
+    parent_job_id: str | None = Field(None, max_length=64)
+    clip_start_s: float | None = Field(None, ge=0.0)
+    clip_duration_s: float | None = Field(None, gt=0.0)
+    preview_job_id: str | None = Field(None, max_length=64)
+    source_duration_s: float | None = Field(None, ge=0.0)
+    thumbnails: int | None = Field(None, ge=0)
+
+    @property
+    def is_clip(self) -> bool:
+        return self.parent_job_id is not None
 
 
 class JobUpdate(BaseModel):
@@ -158,6 +174,10 @@ class JobUpdate(BaseModel):
     epoch: int | None = Field(None, ge=0)
     source_etag: str | None = Field(None, max_length=200)
     notified_at: float | None = None
+    params: ConversionParams | None = None
+    preview_job_id: str | None = Field(None, max_length=64)
+    source_duration_s: float | None = Field(None, ge=0.0)
+    thumbnails: int | None = Field(None, ge=0)
 
 
 class JobPage(BaseModel):
@@ -225,6 +245,14 @@ class SegmentHeartbeat(BaseModel):
         """Frames per second of this attempt so far (None before the first second)."""
         elapsed = self.last_heartbeat - self.started_at
         return self.frames_done / elapsed if elapsed >= 1.0 and self.frames_done else None
+
+
+class ClipMessage(BaseModel):
+    """Chunking-queue message that starts a clip job (its source is its parent's)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    clip_job_id: str = Field(max_length=64)
 
 
 class ReassemblyMessage(BaseModel):

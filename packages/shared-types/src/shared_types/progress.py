@@ -14,6 +14,7 @@ from shared_types.ports import Backend
 
 STAGE_LABELS = {
     JobStatus.CREATED: "Waiting for upload",
+    JobStatus.AWAITING_CONFIRMATION: "Preview: waiting for you to convert the whole video",
     JobStatus.CHUNKING_IN_PROGRESS: "Splitting into segments",
     JobStatus.CHUNKING_COMPLETE: "Converting segments to 3D",
     JobStatus.REASSEMBLING: "Joining segments",

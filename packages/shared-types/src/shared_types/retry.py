@@ -14,9 +14,9 @@ from __future__ import annotations
 import logging
 
 from shared_types.errors import JobStateError
-from shared_types.keys import source_key
 from shared_types.models import Job, JobStatus, JobUpdate, SegmentState
 from shared_types.ports import Backend
+from shared_types.preview import has_source, resend_chunking
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from shared_types.resend import (
     drop_lost_outputs,
@@ -24,7 +24,6 @@ from shared_types.resend import (
     missing_segment_sources,
     resend_reassembly,
     resend_segments,
-    resend_source,
 )
 
 log = logging.getLogger(__name__)
@@ -62,11 +61,11 @@ def _reopen(backend: Backend, job: Job, status: JobStatus) -> Job:
 
 
 def _rechunk(backend: Backend, job: Job) -> Job:
-    has_source = backend.input_storage.exists(source_key(job.job_id))
+    present = has_source(backend, job)
     job = _reopen(backend, job, JobStatus.CREATED)
-    if has_source:
-        resend_source(backend, job.job_id)
-    log.info("job_id=%s retry: re-chunking (source present: %s)", job.job_id, has_source)
+    if present:
+        resend_chunking(backend, job)
+    log.info("job_id=%s retry: re-chunking (source present: %s)", job.job_id, present)
     return job
 
 

@@ -7,8 +7,14 @@ next piece of work (idempotent), and fails it with a reason once it has been
 re-sent ``max_resends`` times. The table of states, owners and sweeps is in
 docs/ARCHITECTURE.md ("Lifecycle").
 
-- ``created`` + stale: the upload event was lost -> re-send it; no upload
-  within ``upload_timeout_s`` of creation (or Retry) -> fail (``upload_missing``).
+- ``created`` + stale: the upload event was lost -> re-send it (a clip job's
+  ClipMessage); no upload within ``upload_timeout_s`` of creation (or Retry)
+  -> fail (``upload_missing``).
+- ``awaiting_confirmation`` (held for a preview, ``shared_types.preview``): the
+  person owns it. Stale with its source but no thumbnail strip -> re-send the
+  source event (the strip's event was lost); no upload within
+  ``upload_timeout_s`` -> fail (``upload_missing``); untouched (no upload, no
+  preview) for ``hold_timeout_s`` -> fail (``preview_expired``: Retry converts it).
 - ``chunking_in_progress`` + stale: the chunker died. A complete segment set
   ``0..n-1`` in storage -> set ``chunking_complete`` + trigger; otherwise
   re-send the source event, or fail when the source is gone.
@@ -40,9 +46,10 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 from shared_types.errors import ConditionFailedError, JobNotFoundError, TransientError
 from shared_types.job_failure import fail_job
-from shared_types.keys import parse_segment_key, segment_prefix, source_key
+from shared_types.keys import parse_segment_key, segment_prefix
 from shared_types.models import IN_PROGRESS_STATUSES, Job, JobStatus, JobUpdate, SegmentState
 from shared_types.ports import Backend, Queue
+from shared_types.preview import has_source, resend_chunking
 from shared_types.reassembly_trigger import is_ready_for_reassembly, trigger_reassembly_if_ready
 from shared_types.resend import (
     incomplete_segments,
@@ -55,6 +62,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_RESENDS = 5
 DEFAULT_UPLOAD_TIMEOUT_S = 24 * 3600.0
+DEFAULT_HOLD_TIMEOUT_S = 7 * 24 * 3600.0
 
 
 class JanitorReport(BaseModel):
@@ -74,6 +82,7 @@ class SweepPolicy:
     max_segment_attempts: int
     max_resends: int = DEFAULT_MAX_RESENDS
     upload_timeout_s: float = DEFAULT_UPLOAD_TIMEOUT_S
+    hold_timeout_s: float = DEFAULT_HOLD_TIMEOUT_S
 
 
 def run_janitor_pass(
@@ -83,6 +92,7 @@ def run_janitor_pass(
     max_segment_attempts: int,
     max_resends: int = DEFAULT_MAX_RESENDS,
     upload_timeout_s: float = DEFAULT_UPLOAD_TIMEOUT_S,
+    hold_timeout_s: float = DEFAULT_HOLD_TIMEOUT_S,
     now: float | None = None,
 ) -> JanitorReport:
     """Sweep every job in every non-terminal status once; returns what was done.
@@ -91,7 +101,7 @@ def run_janitor_pass(
     (the job is still stale next pass); errors listing jobs propagate.
     """
     sweep = _Sweep(backend, SweepPolicy(stuck_after_s, max_segment_attempts, max_resends,
-                                        upload_timeout_s),
+                                        upload_timeout_s, hold_timeout_s),
                    time.time() if now is None else now)
     for status in IN_PROGRESS_STATUSES:
         for job in _jobs_in(backend, status):
@@ -139,6 +149,7 @@ class _Sweep:
     def job(self, job: Job) -> None:
         handler = {
             JobStatus.CREATED: self._created,
+            JobStatus.AWAITING_CONFIRMATION: self._held,
             JobStatus.CHUNKING_IN_PROGRESS: self._chunking,
             JobStatus.CHUNKING_COMPLETE: self._chunked,
             JobStatus.REASSEMBLING: self._reassembling,
@@ -155,11 +166,30 @@ class _Sweep:
     def _created(self, job: Job) -> None:
         if not self._stale(job):
             return
-        if self.backend.input_storage.exists(source_key(job.job_id)):
+        if has_source(self.backend, job):
             self._resend(job, "upload", self.backend.chunking_queue,
+                         lambda: resend_chunking(self.backend, job),
+                         self.report.chunking_resent)
+        else:
+            self._fail_if_never_uploaded(job)
+
+    def _held(self, job: Job) -> None:
+        days = self.policy.hold_timeout_s / 86400
+        if self.t - job.updated_at >= self.policy.hold_timeout_s:
+            self._fail(job, "preview_expired", "preview",
+                       f"The video waited {days:g} days for \"Convert the whole video\"; "
+                       "press Retry to convert it with the settings chosen last, or delete it.")
+        elif not self._stale(job) or job.thumbnails is not None:
+            return  # the strip is made: the person owns the job now
+        elif has_source(self.backend, job):
+            self._resend(job, "thumbnails", self.backend.chunking_queue,
                          lambda: resend_source(self.backend, job.job_id),
                          self.report.chunking_resent)
-        elif self.t - job.updated_at >= self.policy.upload_timeout_s:  # created or retried
+        else:
+            self._fail_if_never_uploaded(job)
+
+    def _fail_if_never_uploaded(self, job: Job) -> None:
+        if self.t - job.updated_at >= self.policy.upload_timeout_s:  # created or retried
             self._fail(job, "upload_missing", "upload",
                        "No video was uploaded before the upload link expired; "
                        "please start a new conversion.")
@@ -178,12 +208,12 @@ class _Sweep:
             self.report.chunking_recovered.append(job_id)
             if trigger_reassembly_if_ready(backend, job_id):
                 self.report.reassembly_triggered.append(job_id)
-        elif not backend.input_storage.exists(source_key(job_id)):
+        elif not has_source(backend, job):
             self._fail(job, "source_missing", "chunking",
                        "Chunking stopped and the uploaded video is gone; please upload it again.")
         else:
             self._resend(job, "chunking", backend.chunking_queue,
-                         lambda: resend_source(backend, job_id), self.report.chunking_resent)
+                         lambda: resend_chunking(backend, job), self.report.chunking_resent)
 
     def _chunked(self, job: Job) -> None:
         backend, job_id = self.backend, job.job_id

@@ -35,6 +35,8 @@ class VideoWorkerSettings(BackendSettings):
     max_segment_attempts: int = Field(5, ge=1)  # match the queue's max receive count
     max_resends: int = Field(5, ge=0)  # re-sends of a stalled job before it fails
     upload_timeout_s: float = Field(24 * 3600.0, gt=0)  # a job with no upload after this fails
+    # A job held for a preview that nobody confirms (or previews) for this long fails.
+    hold_timeout_s: float = Field(7 * 24 * 3600.0, gt=0)
     # Pass the previous segment to inference as context so depth does not jump at
     # segment boundaries (STEREO_SPOT_SEAMLESS_SEGMENTS=false turns it off).
     seamless_segments: bool = True

@@ -92,7 +92,7 @@ class VideoWorker:
         return run_janitor_pass(
             self.backend, stuck_after_s=s.stuck_after_s,
             max_segment_attempts=s.max_segment_attempts, max_resends=s.max_resends,
-            upload_timeout_s=s.upload_timeout_s)
+            upload_timeout_s=s.upload_timeout_s, hold_timeout_s=s.hold_timeout_s)
 
     def run_janitor(self) -> None:
         """Run janitor passes every ``janitor_interval_s`` until ``stop`` is set."""

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from shared_types.errors import ConditionFailedError, JobNotFoundError
-from shared_types.models import Job, JobError, JobStatus, JobUpdate, OutputMode
+from shared_types.models import (
+    ConversionParams,
+    Job,
+    JobError,
+    JobStatus,
+    JobUpdate,
+    OutputMode,
+)
 
 
 def make_job(job_id: str, *, created_at: float = 1000.0, status: JobStatus = JobStatus.CREATED,
@@ -143,6 +150,35 @@ def test_delete_removes_the_job_and_is_idempotent(job_store):
     job_store.delete("job-a")
     assert job_store.get("job-a") is None
     assert job_store.list_by_status(JobStatus.CREATED).items == []
+
+
+def test_a_held_job_and_its_clip_round_trip_and_list_by_status(job_store):
+    held = make_job("held", status=JobStatus.AWAITING_CONFIRMATION)
+    clip = make_job("clip").model_copy(update={
+        "parent_job_id": "held", "clip_start_s": 12.5, "clip_duration_s": 10.0})
+    job_store.create(held)
+    job_store.create(clip)
+    assert job_store.get("clip").model_dump() == clip.model_dump()
+    assert [j.job_id for j in job_store.list_by_status(JobStatus.AWAITING_CONFIRMATION).items] \
+        == ["held"]
+    assert "held" in {j.job_id for j in job_store.list_in_progress()}
+
+
+def test_confirming_a_held_job_sets_its_params_and_preview_fields(job_store):
+    job_store.create(make_job("held", status=JobStatus.AWAITING_CONFIRMATION))
+    job_store.update("held", JobUpdate(thumbnails=12, source_duration_s=3723.25,
+                                       preview_job_id="clip"),
+                     expected_status=[JobStatus.AWAITING_CONFIRMATION])
+    chosen = ConversionParams(divergence=3.5, convergence=0.25)
+    new = job_store.update("held", JobUpdate(status=JobStatus.CREATED, params=chosen),
+                           expected_status=[JobStatus.AWAITING_CONFIRMATION])
+    stored = job_store.get("held")
+    assert new.model_dump() == stored.model_dump()
+    assert (stored.status, stored.params, stored.thumbnails, stored.source_duration_s,
+            stored.preview_job_id) == (JobStatus.CREATED, chosen, 12, 3723.25, "clip")
+    with pytest.raises(ConditionFailedError):  # confirmed once: no second confirmation
+        job_store.update("held", JobUpdate(params=chosen),
+                         expected_status=[JobStatus.AWAITING_CONFIRMATION])
 
 
 __all__ = [name for name in dir() if name.startswith("test_")] + ["make_job"]
