@@ -16,7 +16,13 @@ from rich.console import Console
 from shared_types.depth_models import best_installed
 from shared_types.errors import StereoSpotError
 from shared_types.model_install import check_model_available
-from shared_types.models import Container, ConversionParams, DepthModel, OutputMode
+from shared_types.models import (
+    Container,
+    ConversionParams,
+    DepthModel,
+    DynamicRange,
+    OutputMode,
+)
 from shared_types.models_cli import add_models_parser, run_models_command
 from shared_types.stream_mux import container_of
 
@@ -47,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--container", type=Container, choices=list(Container), default=None,
                       metavar="{" + ",".join(Container) + "}",
                       help="output file format (default: from the output's suffix, else mp4)")
+    conv.add_argument("--dynamic-range", type=DynamicRange, choices=list(DynamicRange),
+                      default=DynamicRange.KEEP, metavar="{" + ",".join(DynamicRange) + "}",
+                      help="keep HDR, or tone-map it to SDR (BT.709, 8-bit)")
+    conv.add_argument("--subtitles-3d", action="store_true",
+                      help="burn the first text subtitle track into both views, in front")
     conv.add_argument("--workers", type=int, help="video-worker processes")
     conv.add_argument("--segment-seconds", type=float)
     conv.add_argument("--data-dir", type=Path, help="keep the pipeline's data here (default: temp)")
@@ -83,7 +94,8 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
     check_model_available(depth, settings.models_dir, auto_download=settings.model_auto_download,
                           endpoint=settings.hub_endpoint)  # before any upload or chunking
     params = ConversionParams(divergence=args.divergence, convergence=args.convergence,
-                              depth_model=depth)
+                              depth_model=depth, dynamic_range=args.dynamic_range,
+                              subtitles_3d=args.subtitles_3d)
     container = args.container or container_of(args.output)
     request = ConvertRequest(args.input, args.output, args.mode, params, container)
     if args.data_dir is not None:

@@ -31,3 +31,11 @@ def test_convert_rejects_an_unknown_mode(capsys):
     except SystemExit as exc:
         assert exc.code == 2
     assert "invalid OutputMode value" in capsys.readouterr().err
+
+
+def test_convert_takes_sdr_and_3d_subtitles_options():
+    args = cli._parser().parse_args(["convert", "in.mp4", "-o", "o.mp4", "--dynamic-range",
+                                     "sdr", "--subtitles-3d"])
+    assert (args.dynamic_range, args.subtitles_3d) == ("sdr", True)
+    args = cli._parser().parse_args(["convert", "in.mp4", "-o", "o.mp4"])
+    assert (args.dynamic_range, args.subtitles_3d) == ("keep", False)

@@ -44,6 +44,14 @@ def packing_of(mode: OutputMode) -> str | None:
     return None
 
 
+class DynamicRange(StrEnum):
+    """What happens to an HDR (PQ or HLG) source: kept as 10-bit HDR, or tone-mapped
+    to 8-bit SDR BT.709 (highlights compressed, not clipped) for SDR screens."""
+
+    KEEP = "keep"
+    SDR = "sdr"
+
+
 class AnaglyphMethod(StrEnum):
     DUBOIS = "dubois"
     COLOR = "color"
@@ -109,6 +117,8 @@ class ConversionParams(BaseModel):
     preset: str = Field("veryfast", pattern="^(" + "|".join(ENCODER_PRESETS) + ")$")
     subtitles_3d: bool = Field(
         False, description="Burn the first text subtitle track into both views, in front")
+    dynamic_range: DynamicRange = Field(
+        DynamicRange.KEEP, description="keep HDR as it is, or tone-map it to SDR")
 
 
 class JobError(BaseModel):

@@ -13,6 +13,7 @@ from shared_types.models import (
     Container,
     ConversionParams,
     DepthModel,
+    DynamicRange,
     OutputMode,
 )
 from shared_types.models_cli import add_models_parser, run_models_command
@@ -38,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="output file format (default: from the output's suffix, else mp4)")
     conv.add_argument("--subtitles-3d", action="store_true",
                       help="burn the first text subtitle track into both views, in front")
+    conv.add_argument("--dynamic-range", choices=[d.value for d in DynamicRange],
+                      default="keep", help="keep HDR, or tone-map it to SDR (BT.709, 8-bit)")
     conv.add_argument("--crf", type=int, default=20)
     conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
     conv.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
@@ -87,7 +90,7 @@ def _convert(args, settings: InferenceSettings) -> int:
         divergence=args.divergence, convergence=args.convergence,
         depth_model=args.depth or default_depth_model(settings.models_dir),
         anaglyph_method=args.anaglyph_method, crf=args.crf, preset=args.preset,
-        subtitles_3d=args.subtitles_3d,
+        subtitles_3d=args.subtitles_3d, dynamic_range=args.dynamic_range,
     )
     with progress_bar(enabled=not args.no_progress) as progress:
         result = convert_file(

@@ -28,6 +28,7 @@ from stereo_inference.seams import context_state
 from stereo_inference.stages import run_stages
 from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues
 from stereo_inference.synthesis import StereoRenderer
+from stereo_inference.tonemap import output_bit_depth, sdr_tone_mapper
 from stereo_inference.video_info import VideoInfo, probe_video
 
 log = logging.getLogger(__name__)
@@ -126,8 +127,10 @@ def _convert(job: _Conversion) -> ConversionResult:
     if info.rotation % 180:
         width, height = height, width
     ew, eh = eye_size(mode, width, height)
+    tone = sdr_tone_mapper(info.color, info.hdr, params.dynamic_range)
     renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
-                              bit_depth=info.hdr.bit_depth)
+                              bit_depth=output_bit_depth(info.hdr.bit_depth,
+                                                         params.dynamic_range))
     # The OpenCV path halves half-layout eyes itself while warping (no scaler pass).
     decode_size = output_size(OutputMode.ANAGLYPH, width, height)
     if not renderer.use_opencv:
@@ -140,6 +143,7 @@ def _convert(job: _Conversion) -> ConversionResult:
         eye_format=renderer.eye_format,
         batch_size=max(1, min(16, BATCH_PIXELS // (info.width * info.height))),
         rotation=info.rotation,
+        eye_filter=tone,
     )
     partial = partial_path(output_path)
     video_only = partial.with_name(partial.stem + ".video.mp4")
@@ -155,7 +159,8 @@ def _convert(job: _Conversion) -> ConversionResult:
         encoder = StereoEncoder(
             video_only, size=(out_w, out_h), fps=info.fps,
             time_base=first.time_base, crf=params.crf, preset=params.preset,
-            sample_aspect=sar, packing=packing_of(mode), color=info.color,
+            sample_aspect=sar, packing=packing_of(mode),
+            color=tone.output_color if tone else info.color,
             hdr=info.hdr if renderer.bit_depth > 8 else None,
             use_nvenc=dev.type == "cuda",
         )

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Protocol
 
 import av
 import numpy as np
@@ -20,6 +21,14 @@ import numpy as np
 from stereo_inference.errors import InvalidInputError
 
 _END = object()
+
+
+class EyeFilter(Protocol):
+    """Turns a decoded eye frame (in ``source_format``) into one in the eye format."""
+
+    source_format: str
+
+    def __call__(self, frame: np.ndarray) -> np.ndarray: ...
 
 
 @dataclass
@@ -47,6 +56,7 @@ class FrameReader:
         batch_size: int,
         prefetch: int = 2,
         rotation: int = 0,
+        eye_filter: EyeFilter | None = None,
     ) -> None:
         self.path = Path(path)
         # the display rotation (counter-clockwise degrees) is applied to the
@@ -54,6 +64,9 @@ class FrameReader:
         self.turns = (rotation % 360) // 90
         self.eye_size, self.depth_size = eye_size, depth_size
         self.eye_format, self.batch_size = eye_format, max(1, batch_size)
+        # e.g. a ToneMapper: eyes are decoded in its format, then handed to it
+        self.eye_filter = eye_filter
+        self.decode_format = eye_filter.source_format if eye_filter else eye_format
         self._queue: queue.Queue = queue.Queue(maxsize=prefetch)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="decode", daemon=True)
@@ -113,7 +126,9 @@ class FrameReader:
             # cheapest scaler is enough (the default one cost ~1 ms a 720p frame).
             small = frame.to_ndarray(width=dw, height=dh, format="rgb24",
                                      interpolation="FAST_BILINEAR")
-            eye = frame.to_ndarray(width=ew, height=eh, format=self.eye_format)
+            eye = frame.to_ndarray(width=ew, height=eh, format=self.decode_format)
+            if self.eye_filter is not None:
+                eye = self.eye_filter(eye)
             if self.turns:
                 small, eye = rotate(small, "rgb24", self.turns), rotate(eye, self.eye_format,
                                                                         self.turns)

@@ -172,3 +172,16 @@ def test_job_lists_show_a_poster_frame_once_the_source_arrived(client, backend):
         r = client.get(path)
         assert f"jobs/{running.job_id}/poster.jpg" in r.text
         assert f"jobs/{waiting.job_id}/poster.jpg" not in r.text
+
+
+def test_the_form_asks_for_sdr_and_3d_subtitles(client, backend, token):
+    r = client.post("/jobs", data={"mode": "sbs", "dynamic_range": "sdr", "subtitles_3d": "true",
+                                   "csrf_token": token}, follow_redirects=False)
+    job = backend.jobs.get(r.headers["location"].rsplit("/", 1)[1])
+    assert job.params.dynamic_range == "sdr"
+    assert job.params.subtitles_3d is True
+    r = client.post("/jobs", data={"mode": "sbs", "csrf_token": token}, follow_redirects=False)
+    job = backend.jobs.get(r.headers["location"].rsplit("/", 1)[1])
+    assert (job.params.dynamic_range, job.params.subtitles_3d) == ("keep", False)
+    r = client.post("/jobs", data={"mode": "sbs", "dynamic_range": "hdr12", "csrf_token": token})
+    assert r.status_code == 400

@@ -13,6 +13,7 @@ from shared_types.models import (
     Container,
     ConversionParams,
     DepthModel,
+    DynamicRange,
     JobStatus,
     OutputMode,
 )
@@ -65,12 +66,14 @@ def create_job(
     depth_model: Annotated[DepthModel | None, Form()] = None,
     anaglyph_method: Annotated[AnaglyphMethod, Form()] = AnaglyphMethod.DUBOIS,
     container: Annotated[Container, Form()] = Container.MP4,
+    dynamic_range: Annotated[DynamicRange, Form()] = DynamicRange.KEEP,
+    subtitles_3d: Annotated[bool, Form()] = False,
     webhook_url: Annotated[str | None, Form(max_length=2000)] = None,
 ) -> Response:
     chosen = {"depth_model": depth_model} if depth_model else {}
     params = resolve_params(ConversionParams(
         divergence=divergence, convergence=convergence, anaglyph_method=anaglyph_method,
-        **chosen,
+        dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, **chosen,
     ), settings)
     job = job_service.create_job(
         backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
