@@ -83,8 +83,12 @@ locals {
       { Sid = "WriteStreams", Action = ["s3:PutObject"], Resource = ["${local.input}/input/*/streams.mkv"] },
       { Sid = "WriteSegments", Action = ["s3:PutObject", "s3:GetObject"], Resource = ["${local.input}/segments/*"] },
       { Sid = "ReadConverted", Action = ["s3:GetObject"], Resource = ["${local.output}/jobs/*/segments/*"] },
-      # The job's poster frame, shown in the job list.
-      { Sid = "WritePoster", Action = ["s3:PutObject", "s3:GetObject"], Resource = ["${local.output}/jobs/*/poster.jpg"] },
+      # The job's poster frame, shown in the job list, and the thumbnail strip of a job held for a preview.
+      {
+        Sid      = "WritePoster"
+        Action   = ["s3:PutObject", "s3:GetObject"]
+        Resource = ["${local.output}/jobs/*/poster.jpg", "${local.output}/jobs/*/thumbs/*"]
+      },
       {
         Sid      = "WriteFinal"
         Action   = ["s3:PutObject", "s3:GetObject"]

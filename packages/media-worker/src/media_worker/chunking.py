@@ -1,5 +1,10 @@
 """Chunking: from an uploaded source to canonical segments and ``chunking_complete``.
 
+The chunking queue also carries clip requests (``shared_types.preview``): a clip
+job is chunked from its range of its parent's source, cut first (``clip.py``);
+an upload to a job held for a preview makes its thumbnail strip instead
+(``thumbnails.py``).
+
 Idempotent: the same source always yields the same segment keys, a replayed
 event overwrites them with identical files, and a job already past chunking is
 left alone.
@@ -9,21 +14,26 @@ from __future__ import annotations
 
 import logging
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from shared_types import keys
 from shared_types.cancel import discard_if_cancelled
 from shared_types.errors import ConditionFailedError
 from shared_types.keepalive import JobKeepAlive
-from shared_types.models import JobStatus, JobUpdate, S3EventRecord
+from shared_types.models import ClipMessage, Job, JobStatus, JobUpdate, ObjectInfo, S3EventRecord
+from shared_types.preview import CLIP_SECONDS, source_job_id
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 
 from media_worker.bounded_probe import probe_video
+from media_worker.clip import cut_clip
 from media_worker.deps import MediaDeps
 from media_worker.errors import SourceReplacedError, UnusableVideoError
 from media_worker.poster import store_poster
 from media_worker.side_streams import keep_side_streams
 from media_worker.splitting import prepare_and_split
+from media_worker.thumbnails import store_strip
 
 log = logging.getLogger(__name__)
 
@@ -31,10 +41,36 @@ STAGE = "chunking"
 CHUNKABLE = (JobStatus.CREATED, JobStatus.CHUNKING_IN_PROGRESS)
 
 
+def request_job_id(request: S3EventRecord | ClipMessage) -> str | None:
+    """The job a chunking-queue request concerns (None for a foreign key)."""
+    if isinstance(request, ClipMessage):
+        return request.clip_job_id
+    return keys.parse_source_key(request.key)
+
+
+def handle_chunk_request(request: S3EventRecord | ClipMessage, deps: MediaDeps) -> int | None:
+    """Chunk what one chunking-queue request asks for: an uploaded source, or a
+    clip job's range of its parent's source (``shared_types.preview``)."""
+    if isinstance(request, ClipMessage):
+        return handle_clip_requested(request, deps)
+    return handle_source_uploaded(request, deps)
+
+
+def _checked_head(deps: MediaDeps, key: str) -> ObjectInfo:
+    info = deps.backend.input_storage.head(key)
+    if info is None:
+        raise UnusableVideoError("The uploaded file could not be found; please upload it again.")
+    if info.size > deps.limits.max_bytes:
+        raise UnusableVideoError(f"The file is too large ({info.size / 1e9:.2f} GB); the limit is "
+                                 f"{deps.limits.max_bytes / 1e9:.2f} GB.")
+    return info
+
+
 def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None:
-    """Chunk the job whose source ``record`` names. Returns the number of segments,
-    or None when there was nothing to do (foreign key, unknown job, job past
-    chunking). Raises UnusableVideoError and Ffmpeg*Error (permanent) or
+    """Chunk the job whose source ``record`` names (a job held for a preview
+    gets its thumbnail strip instead). Returns the number of segments, or None
+    when there was nothing to do (foreign key, unknown job, job past chunking,
+    strip made). Raises UnusableVideoError and Ffmpeg*Error (permanent) or
     TransientError (storage)."""
     backend = deps.backend
     job_id = keys.parse_source_key(record.key)
@@ -45,15 +81,15 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
     if job is None:
         log.warning("job_id=%s source uploaded for an unknown job; ignored", job_id)
         return None
+    if job.status == JobStatus.AWAITING_CONFIRMATION and job.thumbnails is None:
+        info = _checked_head(deps, record.key)
+        with _workspace(deps, job_id) as work:
+            store_strip(job, info, work, deps)
+        return None
     if job.status not in CHUNKABLE:
         log.info("job_id=%s already %s; replayed upload event ignored", job_id, job.status)
         return None
-    info = backend.input_storage.head(record.key)
-    if info is None:
-        raise UnusableVideoError("The uploaded file could not be found; please upload it again.")
-    if info.size > deps.limits.max_bytes:
-        raise UnusableVideoError(f"The file is too large ({info.size / 1e9:.2f} GB); the limit is "
-                                 f"{deps.limits.max_bytes / 1e9:.2f} GB.")
+    info = _checked_head(deps, record.key)
     if (job.status == JobStatus.CHUNKING_IN_PROGRESS and job.source_etag is not None
             and info.etag != job.source_etag):
         # One source per job: a second, different upload (S3 cannot refuse it) is
@@ -61,27 +97,59 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
         log.warning("job_id=%s ignored a second upload (etag %s): the job converts the "
                     "upload with etag %s", job_id, info.etag, job.source_etag)
         return None
+    return _chunk(job, info, deps)
+
+
+def handle_clip_requested(message: ClipMessage, deps: MediaDeps) -> int | None:
+    """Cut a clip job's range out of its parent's source and chunk it; None when
+    there was nothing to do. Raises like :func:`handle_source_uploaded`."""
+    job = deps.backend.jobs.get(message.clip_job_id)
+    if job is None or not job.is_clip:
+        log.warning("job_id=%s clip requested for no clip job; ignored", message.clip_job_id)
+        return None
+    if job.status not in CHUNKABLE:
+        log.info("job_id=%s already %s; replayed clip message ignored", job.job_id, job.status)
+        return None
+    return _chunk(job, _checked_head(deps, keys.source_key(source_job_id(job))), deps)
+
+
+@contextmanager
+def _workspace(deps: MediaDeps, job_id: str) -> Iterator[Path]:
+    """A temp folder in the work dir (``chunk-*``: swept at start-up if a killed
+    worker left it behind)."""
+    deps.work_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"chunk-{job_id}-") as tmp:
+        yield Path(tmp)
+
+
+def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
+    backend, job_id = deps.backend, job.job_id
     try:
-        backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS,
-                                              source_size_bytes=info.size,
-                                              source_etag=info.etag),
-                            expected_status=CHUNKABLE)
+        backend.jobs.update(job_id, JobUpdate(
+            status=JobStatus.CHUNKING_IN_PROGRESS, source_etag=info.etag,
+            source_size_bytes=None if job.is_clip else info.size),
+            expected_status=CHUNKABLE)
     except ConditionFailedError:
         log.info("job_id=%s left chunking meanwhile; nothing to do", job_id)
         return None
     alive = JobKeepAlive(backend.jobs, job_id, JobStatus.CHUNKING_IN_PROGRESS,
                          every_s=deps.keepalive_s)
-    deps.work_dir.mkdir(parents=True, exist_ok=True)
     try:
-        with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"chunk-{job_id}-") as tmp:
-            work = Path(tmp)
+        with _workspace(deps, job_id) as work:
             source = work / "source.mp4"
-            got = backend.input_storage.get_file(record.key, source)
+            got = backend.input_storage.get_file(info.key, source)
             if info.etag is not None and got.etag != info.etag:
                 raise SourceReplacedError(
                     "The uploaded video was replaced by another upload while it was being "
                     "converted; please start a new conversion for the other video.")
             video = probe_video(source, deps.limits)
+            if job.is_clip:
+                source = cut_clip(deps.runner, source, video, job.clip_start_s or 0.0,
+                                  job.clip_duration_s or CLIP_SECONDS, work / "clip.mp4",
+                                  on_tick=alive.tick)
+                backend.jobs.update(job_id, JobUpdate(source_size_bytes=source.stat().st_size),
+                                    expected_status=(JobStatus.CHUNKING_IN_PROGRESS,))
+                video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                      video.height, video.duration_s, video.video_frames, video.has_audio)
             alive.tick()

@@ -12,11 +12,10 @@ import logging
 from dataclasses import dataclass, field
 from functools import partial
 
-from shared_types import keys
 from shared_types.consumer import Consumer, ConsumerConfig, Route, run_consumers
-from shared_types.events import parse_s3_event_body
 from shared_types.job_failure import fail_job_for
-from shared_types.models import S3EventRecord
+from shared_types.models import ClipMessage, S3EventRecord
+from shared_types.preview import parse_chunking_body
 
 from media_worker import chunking, reassembly
 from media_worker.deps import MediaDeps
@@ -24,19 +23,17 @@ from media_worker.deps import MediaDeps
 log = logging.getLogger(__name__)
 
 
-def _source_job_id(record: S3EventRecord) -> str | None:
-    return keys.parse_source_key(record.key)
-
-
 @dataclass
 class MediaWorker:
     deps: MediaDeps
     config: ConsumerConfig = field(default_factory=ConsumerConfig)
 
-    def chunking_route(self) -> Route[S3EventRecord]:
-        """Each record of an S3 event is one source to chunk (a bad one fails only its job)."""
-        return Route(chunking.STAGE, lambda m: parse_s3_event_body(m.body),
-                     partial(chunking.handle_source_uploaded, deps=self.deps), _source_job_id)
+    def chunking_route(self) -> Route[S3EventRecord | ClipMessage]:
+        """Each record of an S3 event is one source to chunk (a bad one fails only
+        its job); a clip message is one clip job to cut and chunk."""
+        return Route(chunking.STAGE, lambda m: parse_chunking_body(m.body),
+                     partial(chunking.handle_chunk_request, deps=self.deps),
+                     chunking.request_job_id)
 
     def reassembly_route(self) -> Route[str]:
         """A reassembly message carries one job id."""

@@ -1,0 +1,77 @@
+"""The thumbnail strip of a job held for a preview: N frames spread over the
+source, which the page's slider runs over to pick the moment to preview.
+
+Each thumbnail is one fast input seek (``-ss`` before ``-i``) and one decoded
+frame, so a two-hour film costs N short ffmpeg runs, not a full decode. The
+strip is made instead of chunking (``chunking.handle_source_uploaded``); the
+job stays held and records its source's duration and how many thumbnails exist.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from shared_types import keys
+from shared_types.errors import StereoSpotError
+from shared_types.models import Job, JobStatus, JobUpdate, ObjectInfo
+
+from media_worker.bounded_probe import probe_video
+from media_worker.deps import MediaDeps
+from media_worker.ffmpeg_runner import FfmpegRunner, file_input
+from media_worker.poster import store_poster
+
+log = logging.getLogger(__name__)
+
+THUMBNAILS = 12
+THUMB_WIDTH = 160
+
+
+def thumbnail_times(duration_s: float, count: int = THUMBNAILS) -> list[float]:
+    """Where thumbnail ``i`` is taken: the middle of the i-th of ``count`` equal
+    slices of the video (never its last frame, which a seek may miss)."""
+    return [round((i + 0.5) * duration_s / count, 3) for i in range(count)]
+
+
+def make_thumbnails(runner: FfmpegRunner, source: Path, duration_s: float, out_dir: Path,
+                    count: int = THUMBNAILS) -> list[Path]:
+    """JPEGs ``THUMB_WIDTH`` wide at :func:`thumbnail_times`, in order; stops at
+    the first one ffmpeg cannot make (a strip is a nicety). Raises nothing."""
+    made: list[Path] = []
+    for i, at in enumerate(thumbnail_times(duration_s, count)):
+        dest = out_dir / f"thumb-{i:02d}.jpg"
+        try:
+            runner.run(["-ss", f"{at:.3f}", *file_input(source), "-map", "0:v:0",
+                        "-frames:v", "1", "-vf", f"scale={THUMB_WIDTH}:-2", "-q:v", "6",
+                        str(dest)], what=f"thumbnail {i}")
+        except StereoSpotError as exc:
+            log.warning("thumbnail %d at %.3f s not made: %s", i, at, exc)
+            break
+        if not dest.exists():
+            break
+        made.append(dest)
+    return made
+
+
+def store_strip(job: Job, info: ObjectInfo, work: Path, deps: MediaDeps) -> int:
+    """Probe the held job's uploaded source (bounded), store its poster and
+    thumbnail strip, and record the duration and strip size on the job; returns
+    how many thumbnails were stored. Raises UnusableVideoError (not a video we
+    can read: the job fails with that reason), TransientError (storage), and
+    ConditionFailedError when the job left the hold meanwhile."""
+    backend, job_id = deps.backend, job.job_id
+    source = work / "source.mp4"
+    backend.input_storage.get_file(info.key, source)
+    video = probe_video(source, deps.limits)
+    store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
+    thumbs = make_thumbnails(deps.runner, source, video.duration_s, work)
+    for i, path in enumerate(thumbs):
+        backend.output_storage.put_file(keys.thumbnail_key(job_id, i), path,
+                                        content_type="image/jpeg")
+    backend.jobs.update(job_id, JobUpdate(thumbnails=len(thumbs),
+                                          source_duration_s=round(video.duration_s, 3),
+                                          source_size_bytes=info.size, source_etag=info.etag),
+                        expected_status=(JobStatus.AWAITING_CONFIRMATION,))
+    log.info("job_id=%s held for a preview: %d thumbnails over %.1f s", job_id, len(thumbs),
+             video.duration_s)
+    return len(thumbs)
