@@ -17,6 +17,7 @@ import base64
 import numpy as np
 import torch
 
+from stereo_inference.depth.contact import contact_depth
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
 
@@ -72,8 +73,7 @@ class HeuristicDepth:
     def _step(self, rgb: np.ndarray) -> np.ndarray:
         gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
         gray8 = np.clip(gray * 255 + 0.5, 0, 255).astype(np.uint8)
-        new = np.repeat(np.linspace(0.0, 1.0, rgb.shape[0], dtype=np.float32)[:, None],
-                        rgb.shape[1], 1)  # lower is nearer
+        new = contact_depth(rgb)  # things as near as the ground where they stand
         prev, self._prev = self._prev, gray8
         if prev is None or prev.shape != gray8.shape:
             self._depth, self._range = guided_filter(gray, new), None
