@@ -15,6 +15,7 @@ from pathlib import Path
 from shared_types import keys
 from shared_types.errors import StereoSpotError
 from shared_types.models import Job, JobStatus, JobUpdate, ObjectInfo
+from shared_types.preview import THUMBNAILS, thumbnail_times
 
 from media_worker.bounded_probe import probe_video
 from media_worker.deps import MediaDeps
@@ -23,14 +24,7 @@ from media_worker.poster import store_poster
 
 log = logging.getLogger(__name__)
 
-THUMBNAILS = 12
 THUMB_WIDTH = 160
-
-
-def thumbnail_times(duration_s: float, count: int = THUMBNAILS) -> list[float]:
-    """Where thumbnail ``i`` is taken: the middle of the i-th of ``count`` equal
-    slices of the video (never its last frame, which a seek may miss)."""
-    return [round((i + 0.5) * duration_s / count, 3) for i in range(count)]
 
 
 def make_thumbnails(runner: FfmpegRunner, source: Path, duration_s: float, out_dir: Path,

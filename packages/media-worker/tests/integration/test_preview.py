@@ -9,11 +9,11 @@ import av
 import numpy as np
 from shared_types import keys
 from shared_types.models import ConversionParams, Job, JobStatus, OutputMode, new_job_id
-from shared_types.preview import convert_whole, start_clip
+from shared_types.preview import THUMBNAILS, convert_whole, start_clip, thumbnail_times
 from shared_types.resend import resend_source
 from shared_types.testing.media import make_video
 
-from media_worker.thumbnails import THUMB_WIDTH, THUMBNAILS, thumbnail_times
+from media_worker.thumbnails import THUMB_WIDTH
 
 from .conftest import measure
 

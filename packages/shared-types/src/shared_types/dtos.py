@@ -20,6 +20,21 @@ class CreateJobRequest(BaseModel):
     preview: bool = False
 
 
+class PreviewSettings(BaseModel):
+    """The settings a person adjusts between previews (the rest are the job's)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    divergence: float = Field(ge=0.0, le=10.0)
+    convergence: float = Field(ge=0.0, le=1.0)
+
+
+class PreviewRequest(PreviewSettings):
+    """Convert 10 s of a held job from ``start_s`` with these settings."""
+
+    start_s: float = Field(ge=0.0)
+
+
 class CreateJobResponse(BaseModel):
     job_id: str
     upload_url: str

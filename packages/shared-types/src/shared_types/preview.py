@@ -40,7 +40,14 @@ from shared_types.resend import resend_source
 log = logging.getLogger(__name__)
 
 CLIP_SECONDS = 10.0
+THUMBNAILS = 12
 HELD = (JobStatus.AWAITING_CONFIRMATION,)
+
+
+def thumbnail_times(duration_s: float, count: int = THUMBNAILS) -> list[float]:
+    """Where strip thumbnail ``i`` is taken: the middle of the i-th of ``count``
+    equal slices of the video (never its last frame, which a seek may miss)."""
+    return [round((i + 0.5) * duration_s / count, 3) for i in range(count)]
 
 
 def source_job_id(job: Job) -> str:

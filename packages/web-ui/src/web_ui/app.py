@@ -17,7 +17,7 @@ from web_ui.eta import EtaEstimator
 from web_ui.handlers import install_handlers
 from web_ui.model_choice import model_options
 from web_ui.model_downloads import ModelDownloads
-from web_ui.routes import api, events, models, pages, uploads
+from web_ui.routes import api, events, models, pages, preview, uploads
 from web_ui.security import (
     BasicAuthMiddleware,
     BodyLimitMiddleware,
@@ -52,6 +52,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
     app.include_router(events.router)
     app.include_router(api.router)
     app.include_router(uploads.router)
+    app.include_router(preview.router)
     app.mount("/static", StaticFiles(directory=str(files("web_ui") / "static")), name="static")
     storage = build_storage_app(settings, backend)
     if storage is not None:

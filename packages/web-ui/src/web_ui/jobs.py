@@ -38,11 +38,17 @@ def load_job(backend: Backend, raw_job_id: str) -> Job:
     return job
 
 
+# A job takes its upload in these statuses (held: for a preview before converting all).
+WAITING_FOR_UPLOAD = (JobStatus.CREATED, JobStatus.AWAITING_CONFIRMATION)
+
+
 def create_job(backend: Backend, request: CreateJobRequest) -> Job:
-    """Record a new job in ``created`` and return it."""
+    """Record a new job in ``created`` (``awaiting_confirmation`` when it is
+    held for a preview) and return it."""
     title = request.title.strip() if request.title else None
+    status = JobStatus.AWAITING_CONFIRMATION if request.preview else JobStatus.CREATED
     job = Job(job_id=new_job_id(), mode=request.mode, title=title or None, params=request.params,
-              container=request.container, webhook_url=request.webhook_url)
+              container=request.container, webhook_url=request.webhook_url, status=status)
     backend.jobs.create(job)
     return job
 
@@ -52,7 +58,7 @@ def upload_request(
 ) -> PresignedRequest:
     """A presigned PUT scoped to this job's source key. Raises JobStateError
     unless the job still waits for its upload."""
-    if job.status != JobStatus.CREATED:
+    if job.status not in WAITING_FOR_UPLOAD:
         raise JobStateError("This job already has its video.")
     return backend.input_storage.presign_put(
         source_key(job.job_id), expires_s=expires_s, max_bytes=max_bytes
@@ -111,9 +117,14 @@ def _stopped(backend: Backend, limit: int) -> list[Job]:
     return sorted(jobs, key=lambda j: j.created_at, reverse=True)[:limit]
 
 
+def _not_clips(jobs: list[Job]) -> list[Job]:
+    return [job for job in jobs if not job.is_clip]  # previews show on their parent's page
+
+
 def list_jobs(backend: Backend, *, limit: int, cursor: str | None = None) -> JobListing:
-    """Jobs newest first; ``cursor`` pages through completed jobs.
-    Raises BadRequestError for a cursor this backend did not issue."""
+    """Jobs newest first (preview clips only on their parent's page); ``cursor``
+    pages through completed jobs. Raises BadRequestError for a cursor this
+    backend did not issue."""
     if cursor is not None and len(cursor) > MAX_CURSOR_LENGTH:
         raise BadRequestError("Invalid page cursor.")
     try:
@@ -122,8 +133,8 @@ def list_jobs(backend: Backend, *, limit: int, cursor: str | None = None) -> Job
         raise BadRequestError("Invalid page cursor.") from exc
     first_page = cursor is None
     return JobListing(
-        in_progress=backend.jobs.list_in_progress(limit=limit) if first_page else [],
-        completed=completed.items,
-        failed=_stopped(backend, limit) if first_page else [],
+        in_progress=_not_clips(backend.jobs.list_in_progress(limit=limit)) if first_page else [],
+        completed=_not_clips(completed.items),
+        failed=_not_clips(_stopped(backend, limit)) if first_page else [],
         next_cursor=completed.next_cursor,
     )

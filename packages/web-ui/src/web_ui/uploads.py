@@ -16,11 +16,12 @@ from pathlib import PurePosixPath
 from pydantic import BaseModel, Field
 from shared_types.errors import InvalidUploadError, UploadTooLargeError
 from shared_types.keys import source_key
-from shared_types.models import MAX_PARTS, Job, JobStatus, JobUpdate, UploadedPart
+from shared_types.models import MAX_PARTS, Job, JobUpdate, UploadedPart
 from shared_types.multipart import part_count, part_size_for
 from shared_types.ports import Backend
 
 from web_ui.errors import BadRequestError, JobStateError, TooLargeError
+from web_ui.jobs import WAITING_FOR_UPLOAD
 
 MAX_URLS_PER_REQUEST = 50
 UPLOAD_ID_PATTERN = r"^[A-Za-z0-9._~=+-]{1,512}$"
@@ -60,7 +61,7 @@ def title_from_file_name(file_name: str) -> str | None:
 
 
 def _waiting_for_source(backend: Backend, job: Job) -> str:
-    if job.status != JobStatus.CREATED:
+    if job.status not in WAITING_FOR_UPLOAD:
         raise JobStateError("This job already has its video.")
     key = source_key(job.job_id)
     if backend.input_storage.exists(key):
@@ -81,7 +82,7 @@ def start_upload(backend: Backend, job: Job, request: StartUpload, *, max_bytes:
     title = title_from_file_name(request.file_name)
     if job.title is None and title:
         backend.jobs.update(job.job_id, JobUpdate(title=title),
-                            expected_status=(JobStatus.CREATED,))
+                            expected_status=WAITING_FOR_UPLOAD)
     return UploadPlan(upload_id=upload_id, part_size=part_size,
                       part_count=part_count(request.size, part_size), max_upload_bytes=max_bytes)
 

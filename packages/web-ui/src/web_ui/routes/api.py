@@ -15,13 +15,21 @@ from shared_types.dtos import (
     PresignedPlaybackResponse,
 )
 from shared_types.models import Job
+from shared_types.ports import Backend
 
 from web_ui import jobs as job_service
 from web_ui.dependencies import SAFE_API, BackendDep, EtaDep, SettingsDep
+from web_ui.eta import EtaEstimator
 from web_ui.model_choice import resolve_params
 from web_ui.progress_snapshot import snapshot
 
 router = APIRouter(prefix="/api", tags=["jobs"])
+
+
+def job_view(backend: Backend, job: Job, eta: EtaEstimator) -> JobView:
+    """The API's view of a job: its fields, progress and, when failed, why."""
+    progress = snapshot(backend, job, eta).as_progress()
+    return JobView.model_validate({**job.model_dump(), "progress": progress})
 
 
 def _item(job: Job) -> JobListItem:
@@ -58,17 +66,13 @@ def list_jobs(
 @router.get("/jobs/{job_id}")
 def get_job(job_id: str, backend: BackendDep, eta: EtaDep) -> JobView:
     """The job with its progress and, when failed, why."""
-    job = job_service.load_job(backend, job_id)
-    progress = snapshot(backend, job, eta).as_progress()
-    return JobView.model_validate({**job.model_dump(), "progress": progress})
+    return job_view(backend, job_service.load_job(backend, job_id), eta)
 
 
 @router.post("/jobs/{job_id}/cancel", dependencies=SAFE_API)
 def cancel(job_id: str, backend: BackendDep, eta: EtaDep) -> JobView:
     """Stop the job at any stage and free its files; it ends ``cancelled``."""
-    job = cancel_job(backend, job_service.load_job(backend, job_id))
-    progress = snapshot(backend, job, eta).as_progress()
-    return JobView.model_validate({**job.model_dump(), "progress": progress})
+    return job_view(backend, cancel_job(backend, job_service.load_job(backend, job_id)), eta)
 
 
 @router.get("/jobs/{job_id}/playback")

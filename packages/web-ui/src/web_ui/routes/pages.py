@@ -23,6 +23,7 @@ from web_ui import jobs as job_service
 from web_ui import lifecycle, webhooks
 from web_ui.dependencies import SAFE_FORM, BackendDep, EtaDep, SettingsDep, TemplatesDep
 from web_ui.model_choice import resolve_params
+from web_ui.preview import preview_panel
 from web_ui.progress_snapshot import snapshot
 from web_ui.templating import render
 
@@ -69,6 +70,7 @@ def create_job(
     dynamic_range: Annotated[DynamicRange, Form()] = DynamicRange.KEEP,
     subtitles_3d: Annotated[bool, Form()] = False,
     webhook_url: Annotated[str | None, Form(max_length=2000)] = None,
+    preview: Annotated[bool, Form()] = False,
 ) -> Response:
     chosen = {"depth_model": depth_model} if depth_model else {}
     params = resolve_params(ConversionParams(
@@ -77,7 +79,7 @@ def create_job(
     ), settings)
     job = job_service.create_job(
         backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
-                                  webhook_url=webhooks.form_url(webhook_url))
+                                  webhook_url=webhooks.form_url(webhook_url), preview=preview)
     )
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
@@ -99,6 +101,7 @@ def job_page(
         context["playback"] = job_service.playback(
             backend, job, expires_s=settings.playback_url_expires_s
         )
+    context["preview"] = preview_panel(backend, job, expires_s=settings.playback_url_expires_s)
     return render(templates, request, "job.html", context)
 
 

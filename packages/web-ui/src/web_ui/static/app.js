@@ -51,7 +51,7 @@
       }));
     }
     var upload = document.getElementById("upload");
-    if (upload && p.status !== "created") { upload.hidden = true; }
+    if (upload && p.status !== "created" && p.status !== "awaiting_confirmation") { upload.hidden = true; }
     document.getElementById("job").dataset.status = p.status;
   }
 
