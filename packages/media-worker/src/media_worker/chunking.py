@@ -31,6 +31,7 @@ from media_worker.clip import cut_clip
 from media_worker.deps import MediaDeps
 from media_worker.errors import SourceReplacedError, UnusableVideoError
 from media_worker.poster import store_poster
+from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
 from media_worker.splitting import prepare_and_split
 from media_worker.thumbnails import store_strip
@@ -161,6 +162,9 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                                                content_type="video/x-matroska")
             segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
                                          job_id=job_id, on_tick=alive.tick)
+            if job.params.subtitles_3d:
+                add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
+                                     on_tick=alive.tick)
             total = len(segments)
             for index, path in enumerate(segments):
                 alive.tick()  # raises ConditionFailedError once the job moved on: stop writing

@@ -7,6 +7,7 @@ keyframes (and the log says so).
 
 from __future__ import annotations
 
+import csv
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +19,7 @@ from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 log = logging.getLogger(__name__)
 
 SEGMENT_PATTERN = "%05d.mp4"
+SEGMENT_LIST = "segments.csv"  # the segment muxer's list: name, start, end
 # With ffmpeg 9 the cut lands one GOP late unless the segment time has some slack.
 SEGMENT_TIME_DELTA = "0.05"
 
@@ -51,17 +53,19 @@ def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
 def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_seconds: float,
                    *, on_tick: Callable[[], None] | None = None) -> list[Path]:
     """Cut the video of ``source`` into ``out_dir/00000.mp4, 00001.mp4, ...`` of
-    about ``segment_seconds`` each, in order (every other stream is kept aside
-    whole: ``media_worker.side_streams``). Raises Ffmpeg*Error, or FfmpegFailedError
+    about ``segment_seconds`` each, in order, listed with their start times in
+    ``out_dir/segments.csv`` (every other stream is kept aside whole:
+    ``media_worker.side_streams``). Raises Ffmpeg*Error, or FfmpegFailedError
     when ffmpeg produced no segment."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    for stale in out_dir.glob("*.mp4"):
+    for stale in [*out_dir.glob("*.mp4"), *out_dir.glob(SEGMENT_LIST)]:
         stale.unlink()
     runner.run([
         *file_input(source),
         "-map", "0:v:0", "-c", "copy",
         "-f", "segment", "-segment_time", f"{segment_seconds:g}",
         "-segment_time_delta", SEGMENT_TIME_DELTA, "-reset_timestamps", "1",
+        "-segment_list", str(out_dir / SEGMENT_LIST), "-segment_list_type", "csv",
         "-segment_format", "mp4", "-segment_format_options", "movflags=+faststart",
         str(out_dir / SEGMENT_PATTERN),
     ], on_tick=on_tick, what="split into segments")
@@ -69,6 +73,13 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
     if not segments:
         raise FfmpegFailedError("split into segments: ffmpeg wrote no segment")
     return segments
+
+
+def segment_starts(segments_dir: Path) -> list[float]:
+    """Start time (s, source timeline) of each segment :func:`split_segments` wrote
+    to ``segments_dir``, from the segment muxer's list."""
+    with open(segments_dir / SEGMENT_LIST, newline="", encoding="utf-8") as f:
+        return [float(row[1]) for row in csv.reader(f) if len(row) >= 3]
 
 
 def prepare_and_split(runner: FfmpegRunner, source: Path, info: SourceInfo, work: Path,

@@ -12,33 +12,23 @@ convention), so the text sits at x + s in the left view and x - s in the right.
 
 from __future__ import annotations
 
-import re
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 import torch
 from shared_types.models import ConversionParams, OutputMode
+from shared_types.subtitle_cues import TextCue, parse_srt
 
 from stereo_inference.decode import FrameBatch
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.errors import EngineTransientError
 
-_SRT_TIME = re.compile(r"(\d+):(\d\d):(\d\d)[,.](\d{3})\s*-->\s*(\d+):(\d\d):(\d\d)[,.](\d{3})")
-_TAGS = re.compile(r"<[^>]*>|\{[^}]*\}")
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 WHITE, BLACK, NEUTRAL = 235, 16, 128  # limited-range luma and chroma
 # anaglyph: the left eye's text red, the right eye's cyan (Y, U, V; BT.601 limited)
 RED, CYAN = (81, 90, 240), (170, 166, 16)
-
-
-@dataclass(frozen=True)
-class TextCue:
-    start_s: float
-    end_s: float
-    text: str
 
 
 def read_text_cues(ffmpeg: str, source: Path, timeout_s: float) -> list[TextCue]:
@@ -56,25 +46,6 @@ def read_text_cues(ffmpeg: str, source: Path, timeout_s: float) -> list[TextCue]
             return []
         raise EngineTransientError(f"cannot read subtitles: {done.stderr[-300:]!r}")
     return parse_srt(done.stdout.decode("utf-8", "replace"))
-
-
-def parse_srt(text: str) -> list[TextCue]:
-    """SubRip text to cues (markup stripped, empty cues dropped)."""
-    cues = []
-    for block in re.split(r"\n\s*\n", text.replace("\r", "")):
-        lines = block.strip().splitlines()
-        for i, line in enumerate(lines):
-            m = _SRT_TIME.search(line)
-            if not m:
-                continue
-            g = [int(x) for x in m.groups()]
-            start = g[0] * 3600 + g[1] * 60 + g[2] + g[3] / 1000
-            end = g[4] * 3600 + g[5] * 60 + g[6] + g[7] / 1000
-            body = _TAGS.sub("", "\n".join(lines[i + 1:])).strip()
-            if body:
-                cues.append(TextCue(start, end, body))
-            break
-    return cues
 
 
 class SubtitleBurner:

@@ -5,25 +5,15 @@ import numpy as np
 import pytest
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams
+from shared_types.subtitle_cues import parse_srt
 from shared_types.testing.rich_media import Cue, make_rich_video
+from shared_types.testing.stereo_offset import horizontal_offset
 
 from stereo_inference import convert_file
-from stereo_inference.subtitles3d import parse_srt, read_text_cues
+from stereo_inference.subtitles3d import read_text_cues
 
 W, H, FPS = 320, 180, 12
 CUE = Cue(0.5, 1.5, "NEAR TEXT")
-
-
-def _offset(left: np.ndarray, right: np.ndarray, max_shift: int = 40) -> int:
-    """k with left(x) ~ right(x - k): positive when the content is nearer than the screen."""
-    best, best_k = None, 0
-    for k in range(-max_shift, max_shift + 1):
-        a = left[:, max(0, k):W + min(0, k)]
-        b = right[:, max(0, -k):W - max(0, k)]
-        score = np.abs(a - b).mean()
-        if best is None or score < best:
-            best, best_k = score, k
-    return best_k
 
 
 @pytest.fixture(scope="module")
@@ -47,9 +37,10 @@ def test_the_text_is_nearer_than_the_object_under_it(scene, tmp_path):
     assert text_left.sum() > 50 and text_right.sum() > 50  # the text is there, in both views
     rows = np.nonzero(text_left.any(axis=1))[0]
     band = slice(rows.min(), rows.max() + 1)  # the cue's rows: what lies under the text
-    text = _offset(text_left[band].astype(float), text_right[band].astype(float))
+    text = horizontal_offset(text_left[band].astype(float), text_right[band].astype(float))
     # the object under the cue, just before and just after it is shown
-    objects = [_offset(frames[n][band, :W].astype(float), frames[n][band, W:].astype(float))
+    objects = [horizontal_offset(frames[n][band, :W].astype(float),
+                                 frames[n][band, W:].astype(float))
                for n in (int(0.4 * FPS), int(1.6 * FPS))]
     assert min(objects) > 0  # the content under the cue really is in front of the screen
     assert text > max(objects)

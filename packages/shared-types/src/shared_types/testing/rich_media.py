@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shared_types.ffmpeg import ffmpeg_path
+from shared_types.subtitle_cues import format_srt
 
 # HDR10 mastering display (BT.2020 primaries, D65, 1000/0.0001 nits) in x265's syntax.
 MASTER_DISPLAY = "G(8500,39850)B(6550,2300)R(35400,14600)WP(15635,16450)L(10000000,1)"
@@ -117,7 +118,7 @@ def make_rich_video(
         sub_input = meta_input = None
         if cues:
             srt = Path(tmp) / "subs.srt"
-            srt.write_text(_srt(cues), encoding="utf-8")
+            srt.write_text(format_srt(list(cues)), encoding="utf-8")
             args += ["-i", str(srt)]
             sub_input, inputs = inputs, inputs + 1
         meta = Path(tmp) / "meta.txt"
@@ -162,16 +163,6 @@ def _encode_video(dest: Path, seconds, size, fps, hdr10, sar, gop, pattern, vf) 
     subprocess.run([*args, "-vf", ",".join(filters), *codec, str(dest)], check=True,
                    timeout=180)
     return dest
-
-
-def _srt_time(t: float) -> str:
-    ms = round(t * 1000)
-    return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d},{ms % 1000:03d}"
-
-
-def _srt(cues: tuple[Cue, ...]) -> str:
-    return "".join(f"{i}\n{_srt_time(c.start_s)} --> {_srt_time(c.end_s)}\n{c.text}\n\n"
-                   for i, c in enumerate(cues, 1))
 
 
 def _escape(value: str) -> str:
