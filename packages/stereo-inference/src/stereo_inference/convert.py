@@ -81,7 +81,7 @@ def convert_file(
     if params.depth_model is DepthModel.IW3:
         return convert_with_iw3(
             input_path, output_path, mode=mode, params=params, started=started,
-            low_vram=iw3_low_vram, timeout_s=timeout_s,
+            ffmpeg=ffmpeg, container=container, low_vram=iw3_low_vram, timeout_s=timeout_s,
         )
     ensure_installed(params.depth_model, models_dir, auto_download=auto_download,
                      hub_endpoint=hub_endpoint)

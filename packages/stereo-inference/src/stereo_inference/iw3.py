@@ -2,6 +2,9 @@
 
 iw3 is installed only in the CUDA image (see the Dockerfile); here it is found
 with ``importlib`` like any module, so tests can put a fake ``iw3`` on the path.
+Only iw3's video is used: it goes through the engine's own final mux
+(``stereo_inference.mux``), so an iw3 output keeps every stream, chapter and tag
+of the source, in the job's container, marked 3D, exactly like the engine's.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ import time
 from pathlib import Path
 
 from shared_types.conversion import ConversionResult
-from shared_types.models import ConversionParams, OutputMode
+from shared_types.models import Container, ConversionParams, OutputMode, packing_of
 
 from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
+from stereo_inference.mux import mux_output
 from stereo_inference.runtime import partial_path
 from stereo_inference.video_info import probe_video
 
@@ -56,14 +60,27 @@ def iw3_command(
     return args
 
 
+def _run_iw3(args: list[str], video: Path, timeout_s: float) -> None:
+    log.info("running iw3: %s", " ".join(args[1:]))
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=timeout_s, env=dict(os.environ))
+    except subprocess.TimeoutExpired as exc:
+        raise EngineTransientError(f"iw3 did not finish within {timeout_s:.0f}s") from exc
+    if done.returncode != 0 or not video.is_file() or video.stat().st_size == 0:
+        tail = done.stderr.decode(errors="replace")[-500:]
+        raise EngineTransientError(f"iw3 failed (exit {done.returncode}): {tail}")
+
+
 def convert_with_iw3(
     input_path: Path, output_path: Path, *, mode: OutputMode, params: ConversionParams,
-    started: float, low_vram: bool = False, timeout_s: float = 3600,
+    started: float, ffmpeg: str, container: Container, low_vram: bool = False,
+    timeout_s: float = 3600,
 ) -> ConversionResult:
-    """Run iw3 on the segment, write ``output_path`` atomically, return a ConversionResult.
+    """Run iw3 on the segment, mux its video with the other streams of the input
+    into ``output_path`` (atomically), return a ConversionResult.
 
     Raises ModelNotInstalledError when iw3 is not installed, EngineTransientError
-    when it fails or produces no output.
+    when it or the mux fails or it produces no output.
     """
     if not is_available():
         raise ModelNotInstalledError(
@@ -71,18 +88,18 @@ def convert_with_iw3(
             "in the GPU image (packages/stereo-inference/Dockerfile); choose another --depth"
         )
     partial = partial_path(Path(output_path))
-    args = iw3_command(input_path, partial, mode=mode, params=params, low_vram=low_vram)
-    log.info("running iw3: %s", " ".join(args[1:]))
+    video = partial.with_name(partial.stem + ".iw3.mp4")
     try:
-        done = subprocess.run(args, capture_output=True, timeout=timeout_s, env=dict(os.environ))
-    except subprocess.TimeoutExpired as exc:
+        _run_iw3(iw3_command(input_path, video, mode=mode, params=params, low_vram=low_vram),
+                 video, timeout_s)
+        mux_output(ffmpeg, video, input_path, partial, container=container,
+                   packing=packing_of(mode), timeout_s=timeout_s)
+        os.replace(partial, output_path)
+    except BaseException:
         partial.unlink(missing_ok=True)
-        raise EngineTransientError(f"iw3 did not finish within {timeout_s:.0f}s") from exc
-    if done.returncode != 0 or not partial.is_file() or partial.stat().st_size == 0:
-        partial.unlink(missing_ok=True)
-        tail = done.stderr.decode(errors="replace")[-500:]
-        raise EngineTransientError(f"iw3 failed (exit {done.returncode}): {tail}")
-    os.replace(partial, output_path)
+        raise
+    finally:
+        video.unlink(missing_ok=True)
     info = probe_video(Path(output_path))
     elapsed = time.perf_counter() - started
     frames = info.frames or round(info.duration_s * info.fps)

@@ -3,6 +3,9 @@ from pathlib import Path
 
 import pytest
 from shared_types.models import ConversionParams, DepthModel
+from shared_types.stereo_boxes import read_st3d
+from shared_types.testing.media_facts import media_facts
+from shared_types.testing.rich_media import make_rich_video
 
 from stereo_inference import convert_file
 from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
@@ -52,3 +55,21 @@ def test_an_iw3_failure_is_transient_and_leaves_no_file(fake_iw3, clip, tmp_path
 def test_without_iw3_installed_the_error_says_so(clip, tmp_path):
     with pytest.raises(ModelNotInstalledError, match="GPU image"):
         convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=IW3)
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
+def test_iw3_output_goes_through_the_engines_final_mux(fake_iw3, tmp_path, suffix):
+    """iw3 writes one audio track and no subtitles: the kept streams come from the source."""
+    source = make_rich_video(tmp_path / "rich.mp4", seconds=2.0, size=(160, 96), fps=12)
+    out = tmp_path / f"o{suffix}"
+    convert_file(source.path, out, mode="half-tb", params=IW3)
+    facts, src = media_facts(out), media_facts(source.path)
+    assert [(s.kind, s.language, s.title) for s in facts.streams if s.kind != "video"] == \
+        [(s.kind, s.language, s.title) for s in src.streams if s.kind != "video"]
+    assert [t for _, _, t in facts.chapters] == [c.title for c in source.chapters]
+    assert facts.tags["title"] == source.metadata["title"]
+    assert len(facts.cues) == len(source.cues)
+    if suffix == ".mkv":
+        assert facts.stereo_mode == "top_bottom"
+    else:
+        assert read_st3d(out) == 1  # top-bottom
