@@ -16,6 +16,7 @@ from urllib.parse import quote
 from shared_types.errors import InvalidKeyError, ObjectNotFoundError
 from shared_types.keys import parse_output_segment_key
 from shared_types.models import ObjectInfo, PresignedRequest, now
+from shared_types.upload_policy import SIZE_CONDITION, post_fields
 
 from aws_adapters.clients import make_client
 from aws_adapters.errors import translated
@@ -176,16 +177,17 @@ class S3ObjectStorage(S3MultipartUploads):
                                 expires_at=now() + expires_s, max_bytes=max_bytes)
 
     def presign_post(self, key: str, *, max_bytes: int, expires_s: int = 3600,
-                     content_type: str | None = None) -> PresignedRequest:
+                     content_type: str | None = None,
+                     success_redirect: str | None = None) -> PresignedRequest:
         """A presigned POST (multipart form) whose policy has a
-        ``content-length-range`` of 1..``max_bytes``: S3 rejects larger uploads.
-        The browser posts ``fields`` then the file as the ``file`` field."""
+        ``content-length-range`` of 1..``max_bytes``: S3 rejects larger uploads
+        (EntityTooLarge). The browser posts ``fields`` then the file as the
+        ``file`` field; with ``success_redirect`` S3 answers 303 to it.
+        Raises InvalidKeyError."""
         check_key(key)
-        fields: dict[str, str] = {}
-        conditions: list[Any] = [["content-length-range", 1, int(max_bytes)]]
-        if content_type:
-            fields["Content-Type"] = content_type
-            conditions.append({"Content-Type": content_type})
+        fields = post_fields(content_type, success_redirect)
+        conditions: list[Any] = [[SIZE_CONDITION, 1, int(max_bytes)]]
+        conditions += [{name: value} for name, value in fields.items()]
         with translated(f"presign POST s3://{self.bucket}/{key}"):
             post = self._client.generate_presigned_post(
                 self.bucket, key, Fields=fields or None, Conditions=conditions,

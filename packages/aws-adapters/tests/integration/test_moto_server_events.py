@@ -83,6 +83,30 @@ def test_a_presigned_post_uploads_with_its_form_fields(server_backend):
     assert ["content-length-range", 1, 1000] in policy["conditions"]
 
 
+def test_a_presigned_post_redirects_to_the_page_it_names(server_backend):
+    storage = server_backend.input_storage
+    req = storage.presign_post("input/j3/source.mp4", max_bytes=1000,
+                               success_redirect="http://app.test/jobs/j3")
+    assert req.fields["success_action_redirect"] == "http://app.test/jobs/j3"
+    resp = httpx.post(req.url, data=req.fields, files={"file": ("source.mp4", b"small")})
+    assert resp.status_code == 303, resp.text
+    assert resp.headers["location"].startswith("http://app.test/jobs/j3?")
+    assert "key=input%2Fj3%2Fsource.mp4" in resp.headers["location"]
+
+
+def test_moto_does_not_enforce_the_post_policy_so_the_cap_lives_in_the_signed_policy(
+        server_backend):
+    # S3 answers 400 EntityTooLarge here; moto 5.2.5 stores the object (its POST
+    # handler evaluates no policy). The enforcement is tested on the local
+    # backend, which evaluates the same policy document.
+    storage = server_backend.input_storage
+    req = storage.presign_post("input/j4/source.mp4", max_bytes=4)
+    resp = httpx.post(req.url, data=req.fields, files={"file": ("source.mp4", b"over the cap")})
+    assert resp.status_code == 204
+    policy = json.loads(base64.b64decode(req.fields["policy"]))
+    assert ["content-length-range", 1, 4] in policy["conditions"]
+
+
 def test_queues_resolve_by_name_when_no_url_is_configured(server_backend, moto_server_url):
     backend = build_backend(BackendSettings(backend="aws", aws_endpoint_url=moto_server_url))
     backend.reassembly_queue.send(json.dumps({"job_id": "j1"}))

@@ -102,6 +102,18 @@ class UrlSigner:
         path = f"{self.base_url}/{quote(bucket, safe='')}/{quote(key, safe='/')}"
         return f"{path}?{urlencode(query)}", exp
 
+    def sign_policy(self, policy: str) -> str:
+        """The signature of a presigned POST's base64 policy document."""
+        return hmac.new(self._secret, b"post\n" + policy.encode(), hashlib.sha256).hexdigest()
+
+    def verify_policy(self, policy: str, signature: str) -> None:
+        """Accept a POST policy signed by :meth:`sign_policy`. Raises
+        SignatureError when the policy or signature is missing or they differ."""
+        if not policy or not signature:
+            raise SignatureError("the form has no policy or no signature")
+        if not hmac.compare_digest(signature, self.sign_policy(policy)):
+            raise SignatureError("signature does not match")
+
     def verify(self, bucket: str, key: str, query: dict[str, str], *, op: str) -> SignedRequest:
         """The request a URL's query allows for ``op`` on ``bucket/key``.
 

@@ -15,15 +15,19 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 from shared_types.errors import InvalidKeyError, ObjectExistsError, ObjectNotFoundError
-from shared_types.models import ObjectInfo, PresignedRequest
+from shared_types.models import ObjectInfo, PresignedRequest, now
+from shared_types.upload_policy import encode_policy, policy_document, post_fields
 
 from local_adapters.multipart import MultipartUploads
 from local_adapters.notifications import Notifier
 from local_adapters.signing import UrlSigner
 
 MAX_KEY_BYTES = 1024
+# The form field carrying a POST policy's signature (S3's is x-amz-signature).
+SIGNATURE_FIELD = "x-stereo-signature"
 COPY_CHUNK = 1024 * 1024
 
 
@@ -197,6 +201,23 @@ class FilesystemStorage(MultipartUploads):
         headers = {"Content-Type": content_type} if content_type else {}
         return PresignedRequest(url=url, method="PUT", headers=headers, expires_at=exp,
                                 max_bytes=max_bytes)
+
+    def presign_post(self, key: str, *, max_bytes: int, expires_s: int = 3600,
+                     content_type: str | None = None,
+                     success_redirect: str | None = None) -> PresignedRequest:
+        """A form for the local ``/storage`` endpoint with a signed policy of
+        S3's shape (its content-length-range is enforced while the file
+        streams in: local_adapters.form_upload). Raises InvalidKeyError."""
+        validate_key(key)
+        expires_at = int(now() + expires_s)
+        fields = post_fields(content_type, success_redirect)
+        policy = encode_policy(policy_document(self.bucket, key, max_bytes=max_bytes,
+                                               expires_at=expires_at, fields=fields))
+        return PresignedRequest(
+            url=f"{self.signer.base_url}/{quote(self.bucket, safe='')}", method="POST",
+            fields={"key": key, **fields, "policy": policy,
+                    SIGNATURE_FIELD: self.signer.sign_policy(policy)},
+            expires_at=expires_at, max_bytes=max_bytes)
 
     def presign_get(self, key: str, *, expires_s: int = 3600,
                     download_name: str | None = None) -> str:

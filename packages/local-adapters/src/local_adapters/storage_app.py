@@ -5,21 +5,31 @@ seeking); ``PUT /{bucket}/{key}`` streams the request body to a temp file,
 enforcing the signed size cap while streaming, then moves it into place (which
 raises the object-created event). ``PUT ...?op=part&upload=..&part=n`` stores
 one part of a multipart upload the same way, refusing a part that would take
-the upload over its cap. Every request needs a valid, unexpired
-signature made by this backend's :class:`UrlSigner`.
+the upload over its cap. ``POST /{bucket}`` takes a presigned POST form (S3's
+browser upload) and enforces its signed policy (local_adapters.form_upload).
+Every request needs a valid, unexpired signature made by this backend's
+:class:`UrlSigner`.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from urllib.parse import quote
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import anyio
 from shared_types import keys
-from shared_types.errors import InvalidKeyError, ObjectExistsError, UploadNotFoundError
+from shared_types.errors import (
+    InvalidKeyError,
+    ObjectExistsError,
+    PolicyViolationError,
+    UploadNotFoundError,
+    UploadTooLargeError,
+    UploadTooSmallError,
+)
 from shared_types.ports import Backend
 from shared_types.settings import BackendSettings
+from shared_types.upload_policy import check_size, size_range
 from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
@@ -27,6 +37,7 @@ from starlette.routing import Route
 
 from local_adapters.backend import build_backend
 from local_adapters.errors import SignatureError
+from local_adapters.form_upload import FormReader, accept_form
 from local_adapters.signing import SignedRequest
 from local_adapters.storage import FilesystemStorage, validate_key
 
@@ -110,6 +121,10 @@ class _StorageEndpoint:
         if request.method == "PUT":
             op = "part" if request.query_params.get("op") == "part" else "put"
         try:
+            if request.method == "POST":
+                response = await self._post_form(request)
+                await response(scope, receive, send)
+                return
             storage, key, signed = self._resolve(request, op)
             if op == "part":
                 response = await self._put_part(request, storage, key, signed)
@@ -125,6 +140,12 @@ class _StorageEndpoint:
             response = _error(404, f"no such upload: {exc}")
         except ObjectExistsError:
             response = _error(409, "This job already has its video.")
+        except PolicyViolationError as exc:
+            response = _error(403, f"AccessDenied: {exc}")
+        except UploadTooLargeError as exc:
+            response = _error(400, f"EntityTooLarge: {exc}")
+        except UploadTooSmallError as exc:
+            response = _error(400, f"EntityTooSmall: {exc}")
         await response(scope, receive, send)
 
     async def _get(self, request: Request, storage: FilesystemStorage, key: str,
@@ -186,12 +207,58 @@ class _StorageEndpoint:
         return await self._receive(request, storage, key, cap,
                                    lambda tmp: storage.adopt_file(key, tmp, if_absent=once))
 
+    async def _post_form(self, request: Request) -> Response:
+        storage = self.storages.get(request.path_params["bucket"])
+        if storage is None:
+            raise SignatureError(f"unknown bucket {request.path_params['bucket']!r}")
+        accepted: dict = {}
+
+        def on_file(fields: dict[str, str]) -> int:
+            accepted["key"], accepted["policy"] = accept_form(storage, fields)
+            return size_range(accepted["policy"])[1]
+
+        tmp = storage.temp_file()
+        try:
+            with open(tmp, "wb") as out:
+                reader = FormReader(request.headers.get("content-type", ""), on_file, out)
+                async for chunk in request.stream():
+                    reader.feed(chunk)
+                reader.finish()
+            check_size(accepted["policy"], reader.file_size)
+            key = accepted["key"]
+            once = keys.parse_source_key(key) is not None
+            info = await anyio.to_thread.run_sync(
+                lambda: storage.adopt_file(key, tmp, if_absent=once))
+        except ClientDisconnect:
+            log.info("bucket=%s form upload aborted by the client", storage.bucket)
+            return _error(400, "upload interrupted")
+        finally:
+            tmp.unlink(missing_ok=True)
+        log.info("bucket=%s key=%s received %d bytes by form", storage.bucket, key, info.size)
+        return _form_answer(reader.fields, storage.bucket, key, f'"{info.etag}"')
+
     async def _put_part(self, request: Request, storage: FilesystemStorage, key: str,
                         signed: SignedRequest) -> Response:
         upload_id, number = signed.upload_id, signed.part_number
         room = await anyio.to_thread.run_sync(storage.room_for_part, key, upload_id, number)
         return await self._receive(request, storage, key, room,
                                    lambda tmp: storage.adopt_part(key, upload_id, number, tmp))
+
+
+def _form_answer(fields: dict[str, str], bucket: str, key: str, etag: str) -> Response:
+    """S3's answer to a stored form upload: 303 to ``success_action_redirect``
+    (with bucket, key and etag added to its query), else the
+    ``success_action_status`` asked for (200 or 201), else 204."""
+    lowered = {name.lower(): value for name, value in fields.items()}
+    redirect = lowered.get("success_action_redirect")
+    if redirect:
+        parts = urlsplit(redirect)
+        query = parse_qsl(parts.query) + [("bucket", bucket), ("key", key), ("etag", etag)]
+        return Response(status_code=303,
+                        headers={"Location": urlunsplit(parts._replace(query=urlencode(query)))})
+    status = lowered.get("success_action_status")
+    return Response(status_code=int(status) if status in ("200", "201") else 204,
+                    headers={"ETag": etag})
 
 
 def storage_app(settings: BackendSettings, *, backend: Backend | None = None) -> Starlette:
@@ -211,5 +278,7 @@ def storage_app(settings: BackendSettings, *, backend: Backend | None = None) ->
         storages[storage.bucket] = storage
     endpoint = _StorageEndpoint(storages)
     return Starlette(routes=[
+        Route("/{bucket}", endpoint, methods=["POST"]),
+        Route("/{bucket}/", endpoint, methods=["POST"]),
         Route("/{bucket}/{key:path}", endpoint, methods=["GET", "HEAD", "PUT"]),
     ])

@@ -83,11 +83,20 @@ class UploadNotFoundError(NotFoundError):
 
 
 class InvalidUploadError(PermanentError):
-    """A multipart upload cannot be completed as sent: a part is missing or too small."""
+    """An upload cannot be accepted as sent: a part is missing or too small."""
 
 
 class UploadTooLargeError(InvalidUploadError):
-    """A multipart upload is over its size cap (the storage refused it)."""
+    """An upload is over its size cap (the storage refused it)."""
+
+
+class UploadTooSmallError(InvalidUploadError):
+    """A form upload is under its policy's content-length-range."""
+
+
+class PolicyViolationError(InvalidUploadError):
+    """A form (presigned POST) upload breaks its policy, or the policy is
+    malformed or expired."""
 
 
 class FfmpegNotFoundError(PermanentError):

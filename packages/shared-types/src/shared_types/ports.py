@@ -225,6 +225,23 @@ class ObjectStorage(Protocol):
     ) -> PresignedRequest:
         """A URL a browser can upload one object to, without credentials."""
 
+    def presign_post(
+        self,
+        key: str,
+        *,
+        max_bytes: int,
+        expires_s: int = 3600,
+        content_type: str | None = None,
+        success_redirect: str | None = None,
+    ) -> PresignedRequest:
+        """A form a browser can POST one object with (``fields``, then the file
+        as the last field, ``file``), without credentials. Its signed policy
+        (shared_types.upload_policy) has a ``content-length-range`` of
+        1..``max_bytes``: the storage itself refuses a larger file. With
+        ``success_redirect`` the storage answers a successful upload with a
+        303 to that URL (plus ``bucket``, ``key`` and ``etag`` query
+        parameters). Raises InvalidKeyError."""
+
     def presign_get(
         self, key: str, *, expires_s: int = 3600, download_name: str | None = None
     ) -> str:

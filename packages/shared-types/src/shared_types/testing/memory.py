@@ -41,6 +41,7 @@ from shared_types.models import (
 )
 from shared_types.multipart import checked_total
 from shared_types.ports import Backend
+from shared_types.upload_policy import encode_policy, policy_document, post_fields
 
 
 class MemoryJobStore:
@@ -396,6 +397,16 @@ class MemoryStorage:
     def presign_put(self, key: str, *, expires_s: int = 3600, max_bytes: int | None = None,
                     content_type: str | None = None) -> PresignedRequest:
         return PresignedRequest(url=f"memory://{self.bucket}/{key}?op=put", method="PUT",
+                                expires_at=now() + expires_s, max_bytes=max_bytes)
+
+    def presign_post(self, key: str, *, max_bytes: int, expires_s: int = 3600,
+                     content_type: str | None = None,
+                     success_redirect: str | None = None) -> PresignedRequest:
+        fields = post_fields(content_type, success_redirect)
+        policy = policy_document(self.bucket, key, max_bytes=max_bytes,
+                                 expires_at=now() + expires_s, fields=fields)
+        return PresignedRequest(url=f"memory://{self.bucket}", method="POST",
+                                fields={"key": key, **fields, "policy": encode_policy(policy)},
                                 expires_at=now() + expires_s, max_bytes=max_bytes)
 
     def presign_get(self, key: str, *, expires_s: int = 3600,

@@ -12,6 +12,7 @@ import pytest
 
 from shared_types.errors import ObjectNotFoundError
 from shared_types.models import now
+from shared_types.upload_policy import decode_policy, size_range
 
 
 def test_put_bytes_then_get_bytes_round_trips(object_storage):
@@ -81,6 +82,20 @@ def test_presign_put_describes_an_expiring_upload(object_storage):
     assert req.url and req.method in ("PUT", "POST")
     assert now() < req.expires_at <= now() + 601
     assert req.max_bytes == 1000
+
+
+def test_presign_post_caps_the_size_in_its_signed_policy(object_storage):
+    req = object_storage.presign_post("input/job-a/source.mp4", max_bytes=1000, expires_s=600,
+                                      content_type="video/mp4",
+                                      success_redirect="http://app.test/jobs/job-a")
+    assert req.method == "POST" and req.url
+    assert req.fields["key"] == "input/job-a/source.mp4"
+    assert req.fields["Content-Type"] == "video/mp4"
+    assert now() < req.expires_at <= now() + 601 and req.max_bytes == 1000
+    policy = decode_policy(req.fields["policy"])
+    assert size_range(policy) == (1, 1000)
+    assert {"success_action_redirect": "http://app.test/jobs/job-a"} in policy["conditions"]
+    assert {"key": "input/job-a/source.mp4"} in policy["conditions"]
 
 
 def test_presign_get_returns_a_distinct_url_per_download_name(object_storage):
