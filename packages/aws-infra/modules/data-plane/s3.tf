@@ -5,7 +5,7 @@ locals {
   }
   # What the browser does with each bucket: PUT the upload, GET (Range) the video.
   cors_methods = {
-    input  = ["PUT"]
+    input  = ["PUT", "POST"]
     output = ["GET", "HEAD"]
   }
 }

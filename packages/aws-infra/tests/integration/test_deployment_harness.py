@@ -131,12 +131,15 @@ def _create_job(web: str, mode: str = "half-sbs") -> dict:
     return resp.json()
 
 
-def _put_upload(web: str, relay: str, data: bytes) -> str:
-    """A job whose source goes up with the single presigned PUT of POST /api/jobs."""
+def _form_upload(web: str, relay: str, data: bytes) -> str:
+    """A job whose source goes up with the presigned POST form of POST /api/jobs
+    (its policy's content-length-range checked by the relay, as S3 does)."""
     created = _create_job(web)
-    upload = requests.request(created["upload_method"], via_relay(created["upload_url"], relay),
-                              data=data, headers=created["upload_headers"], timeout=60)
-    assert upload.status_code == 200, upload.text
+    assert created["upload_method"] == "POST"
+    upload = requests.post(via_relay(created["upload_url"], relay).split("?")[0],
+                           data=created["upload_fields"], files={"file": ("clip.mp4", data)},
+                           timeout=60)
+    assert upload.status_code == 204, upload.text
     return created["job_id"]
 
 
@@ -193,8 +196,8 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         _give_up_segment(stack, op, job_id, total - 1)
         facts["segment_retry"] = _form_post(web, job_id, "retry")
         facts["segment_retried_job"] = _wait_status(web, job_id, {"completed"}, services)
-        # A job that fails for good (not a video; single PUT upload), Retry, then Delete.
-        bad_id = _put_upload(web, relay, b"not a video at all" * 100)
+        # A job that fails for good (not a video; one POST form upload), Retry, then Delete.
+        bad_id = _form_upload(web, relay, b"not a video at all" * 100)
         facts["bad_job"] = _wait_status(web, bad_id, {"failed"}, services)
         facts["retry"] = _form_post(web, bad_id, "retry")
         facts["retried_job"] = _wait_status(web, bad_id, {"failed"}, services)
@@ -212,7 +215,7 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         # janitor pass, as the video-worker role, re-sends its source event.
         services.signal("media-worker", signal.SIGSTOP)
         try:
-            stuck_id = _put_upload(web, relay, clip)
+            stuck_id = _form_upload(web, relay, clip)
             op.jobs.update(stuck_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS),
                            expected_status=[JobStatus.CREATED])
             facts["janitor"] = services.run(

@@ -120,7 +120,7 @@ def test_cors_names_the_app_origin_and_refuses_a_wildcard(dp):
     assert cors["allowed_origins"] == "${var.cors_allowed_origins}"
     condition = dp.variables["cors_allowed_origins"]["validation"][0]["condition"]
     assert '!contains(var.cors_allowed_origins, "*")' in condition
-    assert dp.locals["cors_methods"] == {"input": ["PUT"], "output": ["GET", "HEAD"]}
+    assert dp.locals["cors_methods"] == {"input": ["PUT", "POST"], "output": ["GET", "HEAD"]}
 
 
 def test_intermediate_segments_expire_after_a_day_and_finals_never(dp):

@@ -36,10 +36,15 @@ class PreviewRequest(PreviewSettings):
 
 
 class CreateJobResponse(BaseModel):
+    """Where the source goes: a presigned POST form (``upload_fields``, then the
+    file as the last field, ``file``) whose signed policy caps its size at
+    ``max_upload_bytes``; the storage refuses a larger file."""
+
     job_id: str
     upload_url: str
-    upload_method: str = "PUT"
+    upload_method: str = "POST"
     upload_headers: dict[str, str] = Field(default_factory=dict)
+    upload_fields: dict[str, str] = Field(default_factory=dict)
     max_upload_bytes: int
 
 

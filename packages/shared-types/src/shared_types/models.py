@@ -304,6 +304,8 @@ class PresignedRequest(BaseModel):
 # least 5 MiB.
 MIN_PART_BYTES = 5 * 1024 * 1024
 MAX_PARTS = 10_000
+# The most one request may upload (a PUT or a POST form): S3's limit.
+MAX_SINGLE_UPLOAD_BYTES = 5 * 1024**3
 
 
 class UploadedPart(BaseModel):

@@ -26,6 +26,7 @@ from web_ui.security import (
 )
 from web_ui.settings import WebSettings
 from web_ui.templating import build_templates
+from web_ui.uploads import upload_origins
 
 AUTH_EXEMPT = ("/healthz", STORAGE_MOUNT + "/")
 
@@ -74,7 +75,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
             password=settings.basic_auth_password.get_secret_value(),
             exempt_prefixes=AUTH_EXEMPT,
         )
-    app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware, form_origins=upload_origins(backend))
     hosts = trusted_hosts(settings.host, settings.public_base_url, settings.allowed_hosts)
     if hosts is not None:  # outermost: a foreign Host is refused before anything runs
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=hosts)

@@ -8,8 +8,8 @@ import uuid
 from pydantic import BaseModel
 from shared_types.dtos import CreateJobRequest, PresignedPlaybackResponse
 from shared_types.errors import PermanentError
-from shared_types.keys import final_key, poster_key, source_key
-from shared_types.models import LAYOUT_TAGS, Job, JobStatus, PresignedRequest, new_job_id
+from shared_types.keys import final_key, poster_key
+from shared_types.models import LAYOUT_TAGS, Job, JobStatus, new_job_id
 from shared_types.ports import Backend
 
 from web_ui.errors import BadRequestError, JobStateError, PageNotFoundError
@@ -51,18 +51,6 @@ def create_job(backend: Backend, request: CreateJobRequest) -> Job:
               container=request.container, webhook_url=request.webhook_url, status=status)
     backend.jobs.create(job)
     return job
-
-
-def upload_request(
-    backend: Backend, job: Job, *, max_bytes: int, expires_s: int
-) -> PresignedRequest:
-    """A presigned PUT scoped to this job's source key. Raises JobStateError
-    unless the job still waits for its upload."""
-    if job.status not in WAITING_FOR_UPLOAD:
-        raise JobStateError("This job already has its video.")
-    return backend.input_storage.presign_put(
-        source_key(job.job_id), expires_s=expires_s, max_bytes=max_bytes
-    )
 
 
 def download_name(job: Job) -> str:

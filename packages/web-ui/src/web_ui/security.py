@@ -13,18 +13,24 @@ from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
-    (b"x-content-type-options", b"nosniff"),
-    (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"same-origin"),
-    (
-        b"content-security-policy",
-        b"default-src 'self'; script-src 'self'; style-src 'self'; "
-        b"img-src 'self' data: https: http:; "
-        b"media-src 'self' https: http:; connect-src 'self' https: http:; "
-        b"frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
-    ),
-)
+
+def security_headers(form_origins: tuple[str, ...] = ()) -> tuple[tuple[bytes, bytes], ...]:
+    """The headers every response carries; forms may post to this site and to
+    ``form_origins`` (the storage that takes upload forms)."""
+    form_action = " ".join(("'self'", *form_origins))
+    return (
+        (b"x-content-type-options", b"nosniff"),
+        (b"x-frame-options", b"DENY"),
+        (b"referrer-policy", b"same-origin"),
+        (
+            b"content-security-policy",
+            b"default-src 'self'; script-src 'self'; style-src 'self'; "
+            b"img-src 'self' data: https: http:; "
+            b"media-src 'self' https: http:; connect-src 'self' https: http:; "
+            b"frame-ancestors 'none'; form-action " + form_action.encode() + b"; base-uri 'none'",
+        ),
+    )
+
 
 
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]", "::1")
@@ -55,10 +61,12 @@ def trusted_hosts(bind_host: str, public_base_url: str, extra: list[str]) -> lis
 
 
 class SecurityHeadersMiddleware:
-    """Adds nosniff, frame denial, a referrer policy and a CSP to every response."""
+    """Adds nosniff, frame denial, a referrer policy and a CSP to every response
+    (forms may also post to ``form_origins``)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, form_origins: tuple[str, ...] = ()) -> None:
         self.app = app
+        self.headers = security_headers(form_origins)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -68,7 +76,7 @@ class SecurityHeadersMiddleware:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 present = {k.lower() for k, _ in message.get("headers", [])}
-                extra = [(k, v) for k, v in SECURITY_HEADERS if k not in present]
+                extra = [(k, v) for k, v in self.headers if k not in present]
                 message["headers"] = list(message.get("headers", [])) + extra
             await send(message)
 

@@ -1,22 +1,35 @@
-"""Resumable uploads of a job's source: S3's multipart protocol on either backend.
+"""A job's source upload, straight from the browser to storage (S3 or the local
+``/storage``), on either backend.
 
-The browser asks to start (file name and size), fetches presigned part URLs a
-batch at a time, PUTs parts straight to storage (S3 or the local ``/storage``),
-and asks to complete. After a reload it asks which parts the storage already
-holds and sends only the others. The size cap is checked when starting, by the
-storage while parts arrive (local) and again on the parts the storage holds
-before the object exists (both backends).
+A file that fits one request goes up as one presigned POST form: its signed
+policy's ``content-length-range`` makes the storage itself refuse a file over
+the cap (the advertised cap is the enforced cap); the job page also renders
+that form, so uploading works without JavaScript. A bigger file uses S3's
+multipart protocol, resumable: the browser asks to start (file name and size),
+fetches presigned part URLs a batch at a time, PUTs parts, and asks to
+complete; after a reload it asks which parts the storage already holds and
+sends only the others. Its cap is checked when starting, by the storage while
+parts arrive (local) and again on the parts the storage holds before the
+object exists (both backends).
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 from shared_types.errors import InvalidUploadError, UploadTooLargeError
 from shared_types.keys import source_key
-from shared_types.models import MAX_PARTS, Job, JobUpdate, UploadedPart
+from shared_types.models import (
+    MAX_PARTS,
+    MAX_SINGLE_UPLOAD_BYTES,
+    Job,
+    JobUpdate,
+    PresignedRequest,
+    UploadedPart,
+)
 from shared_types.multipart import part_count, part_size_for
 from shared_types.ports import Backend
 
@@ -69,20 +82,57 @@ def _waiting_for_source(backend: Backend, job: Job) -> str:
     return key
 
 
+def _name_after(backend: Backend, job: Job, request: StartUpload, max_bytes: int) -> None:
+    """Refuse a file over ``max_bytes``; name the job after the file when it has no title."""
+    if request.size > max_bytes:
+        raise TooLargeError(f"The file is {request.size} bytes; the limit is {max_bytes}.")
+    title = title_from_file_name(request.file_name)
+    if job.title is None and title:
+        backend.jobs.update(job.job_id, JobUpdate(title=title),
+                            expected_status=WAITING_FOR_UPLOAD)
+
+
+def upload_origins(backend: Backend) -> tuple[str, ...]:
+    """The origin upload forms post to (for the page's CSP ``form-action``),
+    read from a presigned POST of a placeholder key; none for a non-HTTP fake."""
+    url = urlsplit(backend.input_storage.presign_post(source_key("csp-probe"), max_bytes=1).url)
+    return (f"{url.scheme}://{url.netloc}",) if url.scheme in ("http", "https") else ()
+
+
+def single_request_cap(max_bytes: int) -> int:
+    """The most one form upload may carry: the cap, within S3's one-request limit."""
+    return min(max_bytes, MAX_SINGLE_UPLOAD_BYTES)
+
+
+def upload_form(backend: Backend, job: Job, *, max_bytes: int, expires_s: int,
+                redirect: str | None = None) -> PresignedRequest:
+    """A presigned POST of the job's source in one request, the storage refusing
+    a file over :func:`single_request_cap`; with ``redirect`` the storage sends
+    the browser there afterwards. Raises JobStateError."""
+    key = _waiting_for_source(backend, job)
+    return backend.input_storage.presign_post(
+        key, max_bytes=single_request_cap(max_bytes), expires_s=expires_s,
+        content_type="video/mp4", success_redirect=redirect)
+
+
+def start_form_upload(backend: Backend, job: Job, request: StartUpload, *, max_bytes: int,
+                      expires_s: int) -> PresignedRequest:
+    """:func:`upload_form` for a file the browser describes (named after it).
+    Raises JobStateError, TooLargeError."""
+    _waiting_for_source(backend, job)
+    _name_after(backend, job, request, single_request_cap(max_bytes))
+    return upload_form(backend, job, max_bytes=max_bytes, expires_s=expires_s)
+
+
 def start_upload(backend: Backend, job: Job, request: StartUpload, *, max_bytes: int,
                  preferred_part_bytes: int) -> UploadPlan:
     """Open a multipart upload for the job's source; name the job after the file
     when it has no title. Raises JobStateError, TooLargeError."""
     key = _waiting_for_source(backend, job)
-    if request.size > max_bytes:
-        raise TooLargeError(f"The file is {request.size} bytes; the limit is {max_bytes}.")
+    _name_after(backend, job, request, max_bytes)
     part_size = part_size_for(request.size, preferred_part_bytes)
     upload_id = backend.input_storage.start_multipart(key, max_bytes=max_bytes,
                                                       content_type="video/mp4")
-    title = title_from_file_name(request.file_name)
-    if job.title is None and title:
-        backend.jobs.update(job.job_id, JobUpdate(title=title),
-                            expected_status=WAITING_FOR_UPLOAD)
     return UploadPlan(upload_id=upload_id, part_size=part_size,
                       part_count=part_count(request.size, part_size), max_upload_bytes=max_bytes)
 

@@ -178,8 +178,11 @@ def test_a_reload_mid_upload_resumes_without_sending_stored_parts_again(
     assert stored_bytes == source.stat().st_size
 
 
-def test_without_javascript_the_form_still_creates_the_job(server, browser):
+def test_without_javascript_the_forms_create_the_job_and_upload_its_video(
+        server, browser, tmp_path):
     base, backend = server
+    source = tmp_path / "clip.mp4"
+    source.write_bytes(os.urandom(300_000))
     context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
     page = context.new_page()
     page.goto(base + "/")
@@ -189,4 +192,48 @@ def test_without_javascript_the_form_still_creates_the_job(server, browser):
     page.wait_for_url("**/jobs/*")
     job = only_job(backend)
     assert (job.title, job.status) == ("No script", JobStatus.CREATED)
+    # The job page's form posts the file straight to storage, which sends the
+    # browser back to the job page.
+    page.set_input_files("#file", str(source))
+    page.click("#upload-button")
+    page.wait_for_url(f"**/jobs/{job.job_id}?*")
+    assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
     context.close()
+
+
+@pytest.mark.parametrize("server", [{"max_upload_bytes": 100_000}], indirect=True)
+def test_a_file_over_the_advertised_cap_is_refused_by_the_storage_not_the_page(
+        server, browser, tmp_path):
+    base, backend = server
+    over = tmp_path / "big.mp4"
+    over.write_bytes(os.urandom(100_001))
+    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(base + "/")
+    page.click("#create-job")
+    page.wait_for_url("**/jobs/*")
+    job_id = page.url.rsplit("/", 1)[1]
+    page.set_input_files("#file", str(over))
+    with page.expect_response(lambda r: r.request.method == "POST"
+                              and "/storage/" in r.url) as answer:
+        page.click("#upload-button")
+    assert answer.value.status == 400
+    assert "EntityTooLarge" in page.text_content("body")
+    assert not backend.input_storage.exists(source_key(job_id))
+    context.close()
+
+
+def test_a_small_file_goes_up_in_one_form_post(counted, browser, tmp_path):
+    base, backend, counter = counted
+    source = tmp_path / "short.mp4"
+    source.write_bytes(os.urandom(MIN_PART_BYTES // 2))
+    page = browser.new_page(viewport=VIEWPORT)
+    posts: list[int] = []
+    page.on("response", lambda r: posts.append(r.status)
+            if r.request.method == "POST" and "/storage/" in r.url else None)
+    page.goto(base + "/")
+    page.set_input_files("#source-file", str(source))
+    page.wait_for_url("**/jobs/*", timeout=60_000)
+    job = only_job(backend)
+    assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
+    assert posts == [204] and counter.puts == []

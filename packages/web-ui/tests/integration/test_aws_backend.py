@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from shared_types.keys import source_key
 from shared_types.models import MIN_PART_BYTES, JobStatus, JobUpdate
+from shared_types.upload_policy import decode_policy
 
 from web_ui.app import create_app
 from web_ui.settings import WebSettings
@@ -34,9 +35,11 @@ def aws_app(request, monkeypatch):
 def test_aws_wiring_presigns_s3_and_mounts_no_local_storage(aws_app):
     client = TestClient(aws_app)
     body = client.post("/api/jobs", json={"mode": "anaglyph", "title": "Red cyan"}).json()
-    upload = urlsplit(body["upload_url"])
-    assert upload.path.endswith(f"input/{body['job_id']}/source.mp4")
-    assert "X-Amz-Signature" in upload.query or "Signature" in upload.query
+    assert body["upload_method"] == "POST"
+    assert body["upload_fields"]["key"] == f"input/{body['job_id']}/source.mp4"
+    assert "x-amz-signature" in body["upload_fields"]
+    assert ["content-length-range", 1, body["max_upload_bytes"]] in decode_policy(
+        body["upload_fields"]["policy"])["conditions"]
     assert client.get("/storage/stereo-spot-input/x").status_code == 404
 
     aws_app.state.backend.jobs.update(body["job_id"], JobUpdate(status=JobStatus.COMPLETED,

@@ -3,7 +3,9 @@ real video uploaded through the presigned URL."""
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from urllib.parse import urlsplit
 
 import pytest
@@ -49,11 +51,17 @@ def create(client, mode="sbs", title="Clip"):
     return r.json()
 
 
-def test_upload_through_the_presigned_url_reaches_the_chunking_queue(client, app, video):
+def post_form(client, body, data):
+    """Send the source as an HTML form to the presigned POST the API returned."""
+    return client.post(path_of(body["upload_url"]), data=body["upload_fields"],
+                       files={"file": ("clip.mp4", data, "video/mp4")}, follow_redirects=False)
+
+
+def test_upload_through_the_presigned_post_reaches_the_chunking_queue(client, app, video):
     body = create(client)
     data = video.read_bytes()
-    r = client.put(path_of(body["upload_url"]), content=data)
-    assert r.status_code == 200, r.text
+    r = post_form(client, body, data)
+    assert r.status_code == 204, r.text
     backend = app.state.backend
     assert backend.input_storage.head(source_key(body["job_id"])).size == len(data)
     [message] = backend.chunking_queue.receive()
@@ -63,17 +71,40 @@ def test_upload_through_the_presigned_url_reaches_the_chunking_queue(client, app
     assert "Uploaded, waiting to be split" in page.text
 
 
-def test_an_upload_over_the_limit_is_refused_by_storage(tmp_path, video):
-    client = TestClient(create_app(make_settings(tmp_path, max_upload_bytes=1000)))
+def test_an_upload_over_the_advertised_limit_is_refused_by_storage(tmp_path, video):
+    app = create_app(make_settings(tmp_path, max_upload_bytes=1000))
+    client = TestClient(app)
     body = create(client)
-    r = client.put(path_of(body["upload_url"]), content=video.read_bytes())
-    assert r.status_code == 413
+    assert body["max_upload_bytes"] == 1000
+    r = post_form(client, body, video.read_bytes())
+    assert r.status_code == 400 and r.text.startswith("EntityTooLarge")
+    assert not app.state.backend.input_storage.exists(source_key(body["job_id"]))
+    assert post_form(client, body, b"x" * 1000).status_code == 204
 
 
-def test_an_upload_url_cannot_write_another_key(client, app, video):
+def test_an_upload_form_cannot_write_another_key(client, app, video):
     body = create(client)
-    other = path_of(body["upload_url"]).replace(body["job_id"], "0" * 8 + body["job_id"][8:])
-    assert client.put(other, content=b"x").status_code == 403
+    other = {**body["upload_fields"], "key": f"input/{'0' * 8}{body['job_id'][8:]}/source.mp4"}
+    assert post_form(client, {**body, "upload_fields": other}, b"x").status_code == 403
+
+
+def test_the_job_page_form_uploads_without_javascript_and_comes_back(client, app, video):
+    job_id = create(client)["job_id"]
+    page = client.get(f"/jobs/{job_id}").text
+    page = page[page.index('<form id="upload-form"'):]
+    page = page[:page.index("</form>")]
+    action = re.search(r'action="([^"]+)"', page)[1]
+    fields = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)"', page))
+    fields = {name: html.unescape(value) for name, value in fields.items()}
+    r = client.post(path_of(action), data=fields,
+                    files={"file": ("clip.mp4", video.read_bytes(), "video/mp4")},
+                    follow_redirects=False)
+    assert r.status_code == 303, r.text
+    assert r.headers["location"].startswith(f"http://testserver/jobs/{job_id}?")
+    assert client.get(r.headers["location"]).status_code == 200
+    assert app.state.backend.input_storage.exists(source_key(job_id))
+    csp = client.get(f"/jobs/{job_id}").headers["content-security-policy"]
+    assert "form-action 'self' http://testserver;" in csp
 
 
 def test_completed_job_streams_with_ranges_and_downloads_with_its_tag(client, app, video):
@@ -100,7 +131,7 @@ def test_completed_job_streams_with_ranges_and_downloads_with_its_tag(client, ap
 def test_retry_and_delete_on_the_local_backend(client, app, video):
     body = create(client)
     job_id = body["job_id"]
-    client.put(path_of(body["upload_url"]), content=video.read_bytes())
+    post_form(client, body, video.read_bytes())
     backend = app.state.backend
     backend.chunking_queue.delete(backend.chunking_queue.receive()[0])
     backend.jobs.update(job_id, JobUpdate(status=JobStatus.FAILED, error=JobError(

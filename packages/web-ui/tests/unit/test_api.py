@@ -1,4 +1,5 @@
 from shared_types.models import JobError, JobStatus
+from shared_types.upload_policy import decode_policy, size_range
 
 from .conftest import add_job
 
@@ -10,9 +11,11 @@ def test_create_job_returns_the_id_and_a_scoped_upload_url(client, backend, sett
     job = backend.jobs.get(body["job_id"])
     assert job.mode == "tb"
     assert job.params.divergence == 1.0
-    assert f"input/{body['job_id']}/source.mp4" in body["upload_url"]
-    assert body["upload_method"] == "PUT"
+    assert body["upload_method"] == "POST"
+    assert body["upload_fields"]["key"] == f"input/{body['job_id']}/source.mp4"
     assert body["max_upload_bytes"] == settings.max_upload_bytes
+    policy = decode_policy(body["upload_fields"]["policy"])
+    assert size_range(policy) == (1, settings.max_upload_bytes)
 
 
 def test_create_job_takes_the_container_and_the_download_is_named_for_it(client, backend):

@@ -55,19 +55,6 @@ def test_download_name_without_title_uses_the_job_id(backend):
     assert jobs.download_name(job) == f"stereo-spot-{job.job_id[:8]}_Half_TB.mp4"
 
 
-def test_upload_request_is_scoped_to_the_jobs_source_key(backend):
-    job = add_job(backend)
-    req = jobs.upload_request(backend, job, max_bytes=123, expires_s=600)
-    assert f"input/{job.job_id}/source.mp4" in req.url
-    assert req.max_bytes == 123
-
-
-def test_no_upload_url_once_the_job_has_its_video(backend):
-    job = add_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS)
-    with pytest.raises(JobStateError):
-        jobs.upload_request(backend, job, max_bytes=1, expires_s=60)
-
-
 def test_playback_of_an_unfinished_job_is_refused(backend):
     job = add_job(backend, status=JobStatus.CHUNKING_COMPLETE, total_segments=2)
     with pytest.raises(JobStateError):

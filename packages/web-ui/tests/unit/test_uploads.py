@@ -1,11 +1,13 @@
-"""The resumable upload API on the in-memory backend: start, part URLs, state,
-complete (one source per job, cap checked on what storage holds), abort."""
+"""The upload API on the in-memory backend: the one-request form (its signed
+cap), and the resumable multipart upload: start, part URLs, state, complete
+(one source per job, cap checked on what storage holds), abort."""
 
 import pytest
 from shared_types.keys import source_key
 from shared_types.models import MIN_PART_BYTES, JobStatus
+from shared_types.upload_policy import decode_policy, size_range
 
-from web_ui.uploads import title_from_file_name
+from web_ui.uploads import single_request_cap, title_from_file_name, upload_form
 
 from .conftest import add_job
 
@@ -39,6 +41,38 @@ def test_an_upload_in_parts_becomes_the_source_and_names_the_job(client, backend
     assert r.status_code == 200
     assert r.json() == {"size": 3}
     assert backend.input_storage.get_bytes(source_key(job.job_id)) == b"abc"
+
+
+def test_a_small_file_gets_a_form_whose_signed_policy_caps_it(client, backend, settings):
+    job = add_job(backend)
+    r = client.post(f"{base(job)}/form", json={"file_name": "beach.mov", "size": 1000})
+    assert r.status_code == 200, r.text
+    form = r.json()
+    assert form["method"] == "POST"
+    assert form["fields"]["key"] == source_key(job.job_id)
+    assert size_range(decode_policy(form["fields"]["policy"])) == (1, settings.max_upload_bytes)
+    assert backend.jobs.get(job.job_id).title == "beach"
+
+
+def test_a_form_is_refused_for_a_file_over_the_cap(client, backend, settings):
+    job = add_job(backend)
+    r = client.post(f"{base(job)}/form",
+                    json={"file_name": "big.mp4", "size": settings.max_upload_bytes + 1})
+    assert r.status_code == 413
+
+
+def test_one_request_never_carries_more_than_s3_allows(backend):
+    job = add_job(backend)
+    form = upload_form(backend, job, max_bytes=20 * 1024**3, expires_s=60,
+                       redirect="http://testserver/jobs/x")
+    assert single_request_cap(20 * 1024**3) == 5 * 1024**3 == form.max_bytes
+    assert form.fields["success_action_redirect"] == "http://testserver/jobs/x"
+
+
+def test_no_form_once_the_job_has_its_video(client, backend):
+    job = add_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS)
+    r = client.post(f"{base(job)}/form", json={"file_name": "a.mp4", "size": 10})
+    assert r.status_code == 409
 
 
 def test_a_job_accepts_one_source_only(client, backend):

@@ -1,15 +1,21 @@
 """What S3 does with a presigned URL, for moto with IAM enforcement on.
 
 moto cannot authorise query-string (presigned) requests while it enforces IAM,
-so the harness's "browser" sends presigned GETs and PUTs here instead: the
-relay checks that the URL is unexpired and signed by credentials the harness
-issued, then performs the same operation on moto signed with those
+so the harness's "browser" sends presigned GETs, PUTs and POST forms here
+instead: the relay checks that the URL is unexpired and signed by credentials
+the harness issued (for a POST form: the SigV4 signature of its policy, and
+every policy condition, content-length-range included, which moto does not
+evaluate), then performs the same operation on moto signed with those
 credentials, so moto authorises it against the signer's role, as S3 does.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import email
+import email.policy
+import hashlib
+import hmac
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,6 +41,41 @@ def _expired(query: dict[str, list[str]]) -> bool:
         tzinfo=dt.UTC)
     expires = dt.timedelta(seconds=int(query["X-Amz-Expires"][0]))
     return dt.datetime.now(dt.UTC) > signed + expires
+
+
+def _form_parts(content_type: str, body: bytes) -> tuple[dict[str, str], bytes]:
+    """(fields before the file, names lower-cased; the file) of a multipart form."""
+    message = email.message_from_bytes(
+        f"Content-Type: {content_type}\r\n\r\n".encode() + body, policy=email.policy.HTTP)
+    fields: dict[str, str] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition") or ""
+        payload = part.get_payload(decode=True) or b""
+        if name == "file":
+            return fields, payload
+        fields[name.lower()] = payload.decode()
+    return fields, b""
+
+
+def _policy_signed_by(fields: dict[str, str], creds: dict[str, str]) -> bool:
+    """True when the form's x-amz-signature is SigV4 of its policy by ``creds``."""
+    _, date, region, service, _ = fields["x-amz-credential"].split("/")
+    key = ("AWS4" + creds["AWS_SECRET_ACCESS_KEY"]).encode()
+    for part in (date, region, service, "aws4_request"):
+        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+    expected = hmac.new(key, fields.get("policy", "").encode(), hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, fields.get("x-amz-signature", ""))
+
+
+def check_post(bucket: str, fields: dict[str, str], data: bytes) -> None:
+    """What S3 checks of a form before storing it: the policy's conditions
+    (moto checks none of them). Raises PolicyViolationError, UploadTooLargeError."""
+    from shared_types.models import now
+    from shared_types.upload_policy import check_form, check_size, decode_policy
+
+    document = decode_policy(fields.get("policy", ""))
+    check_form(document, bucket, fields, at=now())
+    check_size(document, len(data))
 
 
 def make_handler(moto_url: str, credentials: dict[str, dict[str, str]]
@@ -108,6 +149,33 @@ def make_handler(moto_url: str, credentials: dict[str, dict[str, str]]
                 return self._fail(status, exc.response["Error"]["Code"])
             self.send_response(200)
             self.send_header("ETag", resp.get("ETag", ""))
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_POST(self) -> None:  # noqa: N802 (a presigned POST form, as S3 takes it)
+            from botocore.exceptions import ClientError
+            from shared_types.errors import PolicyViolationError, UploadTooLargeError
+
+            bucket = urlsplit(self.path).path.strip("/")
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            fields, data = _form_parts(self.headers.get("Content-Type", ""), body)
+            creds = by_key().get(fields.get("x-amz-credential", "").split("/")[0])
+            if creds is None or not _policy_signed_by(fields, creds):
+                return self._fail(403, "AccessDenied")
+            try:
+                check_post(bucket, fields, data)
+            except UploadTooLargeError:
+                return self._fail(400, "EntityTooLarge")
+            except PolicyViolationError:
+                return self._fail(403, "AccessDenied")
+            extra = {"ContentType": fields["content-type"]} if "content-type" in fields else {}
+            try:
+                _client(moto_url, creds).put_object(Bucket=bucket, Key=fields["key"],
+                                                    Body=data, **extra)
+            except ClientError as exc:
+                status = exc.response["ResponseMetadata"]["HTTPStatusCode"]
+                return self._fail(status, exc.response["Error"]["Code"])
+            self.send_response(204)
             self.send_header("Content-Length", "0")
             self.end_headers()
 

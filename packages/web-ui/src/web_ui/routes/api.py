@@ -18,6 +18,7 @@ from shared_types.models import Job
 from shared_types.ports import Backend
 
 from web_ui import jobs as job_service
+from web_ui import uploads
 from web_ui.dependencies import SAFE_API, BackendDep, EtaDep, SettingsDep
 from web_ui.eta import EtaEstimator
 from web_ui.model_choice import resolve_params
@@ -40,15 +41,16 @@ def _item(job: Job) -> JobListItem:
 def create_job(
     body: CreateJobRequest, backend: BackendDep, settings: SettingsDep
 ) -> CreateJobResponse:
-    """Create a job and return where to PUT its source video."""
+    """Create a job and return the form to POST its source video with (the
+    storage refuses a file over ``max_upload_bytes``)."""
     body = body.model_copy(update={"params": resolve_params(body.params, settings)})
     job = job_service.create_job(backend, body)
-    upload = job_service.upload_request(
-        backend, job, max_bytes=settings.max_upload_bytes, expires_s=settings.upload_url_expires_s
-    )
+    upload = uploads.upload_form(backend, job, max_bytes=settings.max_upload_bytes,
+                                 expires_s=settings.upload_url_expires_s)
     return CreateJobResponse(
         job_id=job.job_id, upload_url=upload.url, upload_method=upload.method,
-        upload_headers=upload.headers, max_upload_bytes=settings.max_upload_bytes,
+        upload_headers=upload.headers, upload_fields=upload.fields,
+        max_upload_bytes=upload.max_bytes or settings.max_upload_bytes,
     )
 
 

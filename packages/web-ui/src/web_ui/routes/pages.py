@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
@@ -20,8 +21,9 @@ from shared_types.models import (
 from shared_types.retry import retry_job
 
 from web_ui import jobs as job_service
-from web_ui import lifecycle, webhooks
+from web_ui import lifecycle, uploads, webhooks
 from web_ui.dependencies import SAFE_FORM, BackendDep, EtaDep, SettingsDep, TemplatesDep
+from web_ui.errors import JobStateError
 from web_ui.model_choice import resolve_params
 from web_ui.preview import preview_panel
 from web_ui.progress_snapshot import snapshot
@@ -41,6 +43,7 @@ def dashboard(request: Request, backend: BackendDep, settings: SettingsDep,
     return render(templates, request, "index.html",
                   {"listing": listing, "posters": posters,
                    "max_upload_bytes": settings.max_upload_bytes,
+                   "single_upload_bytes": settings.upload_part_bytes,
                    "webhooks_enabled": settings.webhook_secret is not None})
 
 
@@ -97,6 +100,16 @@ def job_page(
         "eta_seconds_per_mb": eta.seconds_per_mb(),
         "eta_fixed_s": round(eta.fixed_seconds(), 1),
     }
+    if job.status in job_service.WAITING_FOR_UPLOAD:
+        # The form posts straight to storage, so uploading works without
+        # JavaScript; the storage sends the browser back here afterwards.
+        context["single_upload_bytes"] = settings.upload_part_bytes
+        context["form_cap_bytes"] = uploads.single_request_cap(settings.max_upload_bytes)
+        with suppress(JobStateError):
+            context["upload_form"] = uploads.upload_form(
+                backend, job, max_bytes=settings.max_upload_bytes,
+                expires_s=settings.upload_url_expires_s,
+                redirect=str(request.url_for("job_page", job_id=job.job_id)))
     if job.status == JobStatus.COMPLETED:
         context["playback"] = job_service.playback(
             backend, job, expires_s=settings.playback_url_expires_s

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 from fastapi.responses import Response
+from shared_types.models import PresignedRequest
 
 from web_ui import jobs as job_service
 from web_ui import uploads
@@ -23,6 +24,16 @@ def start(job_id: str, body: uploads.StartUpload, backend: BackendDep,
     job = job_service.load_job(backend, job_id)
     return uploads.start_upload(backend, job, body, max_bytes=settings.max_upload_bytes,
                                 preferred_part_bytes=settings.upload_part_bytes)
+
+
+@router.post("/form", dependencies=SAFE_API)
+def form(job_id: str, body: uploads.StartUpload, backend: BackendDep,
+         settings: SettingsDep) -> PresignedRequest:
+    """A presigned POST form for a file small enough for one request; the
+    storage refuses a file over its signed cap."""
+    job = job_service.load_job(backend, job_id)
+    return uploads.start_form_upload(backend, job, body, max_bytes=settings.max_upload_bytes,
+                                     expires_s=settings.upload_url_expires_s)
 
 
 @router.get("/{upload_id}")

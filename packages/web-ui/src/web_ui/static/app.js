@@ -104,7 +104,7 @@
 
   // Upload `file` into job `jobId`, drawing progress, speed and time left into
   // the #upload-* elements of the page. Resolves when the source is stored.
-  function uploadWithUi(file, jobId) {
+  function uploadWithUi(file, jobId, singleBytes) {
     askNotificationPermission();
     var bar = document.getElementById("upload-progress");
     var cancel = document.getElementById("upload-cancel");
@@ -118,7 +118,7 @@
           (p.speed > 0 ? " · " + humanSpeed(p.speed) : "") +
           (p.secondsLeft !== null ? " · " + humanDuration(p.secondsLeft) + " left" : ""));
       },
-    });
+    }, singleBytes);
     if (cancel) {
       cancel.hidden = false;
       cancel.onclick = function () {
@@ -166,7 +166,8 @@
       var problem = checkFile(file, maxBytes);
       if (problem) { say(problem, true); return; }
       button.disabled = true;
-      uploadWithUi(file, jobId).catch(function () { button.disabled = false; });
+      uploadWithUi(file, jobId, Number(form.dataset.singleBytes || 0))
+        .catch(function () { button.disabled = false; });
     });
   }
 
@@ -211,7 +212,7 @@
         var link = document.getElementById("upload-job-link");
         link.href = "/jobs/" + jobId;
         link.hidden = false;
-        return uploadWithUi(file, jobId).then(function () {
+        return uploadWithUi(file, jobId, Number(zone.dataset.singleBytes || 0)).then(function () {
           window.location.href = "/jobs/" + jobId;
         });
       }).catch(function (err) {

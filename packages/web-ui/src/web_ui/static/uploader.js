@@ -1,5 +1,7 @@
-// Resumable upload of a job's source: S3's multipart protocol on either backend.
-// Parts go straight to storage (S3 or the local /storage) on presigned URLs;
+// Upload of a job's source straight to storage (S3 or the local /storage).
+// A file that fits one request goes as one presigned POST form whose signed
+// policy makes the storage refuse a file over the cap. A bigger one uses S3's
+// multipart protocol on either backend, resumable: parts go on presigned URLs;
 // web-ui only opens, lists, completes and aborts. The upload id is kept in
 // localStorage under the file's name, size and date, so after a reload (or a
 // dropped network) picking the same file sends only the parts storage lacks.
@@ -54,11 +56,19 @@ window.StereoUpload = (function () {
 
   function wait(ms) { return new Promise(function (resolve) { setTimeout(resolve, ms); }); }
 
-  // hooks: progress({sent, total, speed, secondsLeft}), state(text)
-  function Upload(file, jobId, hooks) {
+  // The storage's reason in an error answer (S3 sends XML with a <Message>).
+  function storageReason(xhr) {
+    var m = /<Message>([^<]*)<\/Message>/.exec(xhr.responseText || "");
+    return m ? m[1] : (xhr.responseText || "").slice(0, 200) || "HTTP " + xhr.status;
+  }
+
+  // hooks: progress({sent, total, speed, secondsLeft}), state(text);
+  // singleBytes: files up to this size go in one form POST.
+  function Upload(file, jobId, hooks, singleBytes) {
     this.file = file;
     this.jobId = jobId;
     this.hooks = hooks || {};
+    this.singleBytes = singleBytes || 0;
     this.base = "/api/jobs/" + jobId + "/uploads";
     this.xhrs = [];
     this.cancelled = false;
@@ -160,8 +170,43 @@ window.StereoUpload = (function () {
     return attempt(1, false);
   };
 
+  // One presigned POST: the form's fields, then the file as the last field.
+  Upload.prototype.runForm = function () {
+    var self = this;
+    self.stored = 0;
+    self.sentNow = 0;
+    if (self.hooks.state) { self.hooks.state("Uploading…"); }
+    return api("POST", self.base + "/form", { file_name: self.file.name, size: self.file.size })
+      .then(function (form) {
+        var data = new FormData();
+        Object.keys(form.fields).forEach(function (k) { data.append(k, form.fields[k]); });
+        data.append("file", self.file);
+        return new Promise(function (resolve, reject) {
+          var xhr = new XMLHttpRequest();
+          xhr.loaded = 0;
+          xhr.open("POST", form.url);
+          xhr.upload.addEventListener("progress", function (e) {
+            xhr.loaded = Math.min(e.loaded, self.file.size); self.report();
+          });
+          xhr.addEventListener("load", function () {
+            if (xhr.status >= 200 && xhr.status < 300) { resolve({ size: self.file.size }); }
+            else {
+              var err = new Error("the storage refused the file: " + storageReason(xhr));
+              err.status = xhr.status;
+              reject(err);
+            }
+          });
+          xhr.addEventListener("error", function () { reject(new Error("connection lost")); });
+          xhr.addEventListener("abort", function () { reject(new Error("cancelled")); });
+          self.xhrs.push(xhr);
+          xhr.send(data);
+        });
+      }).finally(function () { self.xhrs = []; });
+  };
+
   Upload.prototype.run = function () {
     var self = this;
+    if (self.file.size <= self.singleBytes && !saved(self.file)) { return self.runForm(); }
     return self.open().then(function (have) {
       var count = self.plan.part_count, done = {};
       have.forEach(function (p) {
