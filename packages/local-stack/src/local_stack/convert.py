@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 from shared_types.backend_loader import load_backend
+from shared_types.eta_history import learn_machine_rates
 from shared_types.models import Container, ConversionParams, OutputMode
 
 from local_stack.frame_count import count_frames
@@ -51,6 +52,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     )
     supervisor.start()
     try:
+        rates = learn_machine_rates(backend)  # this data folder's history
         job = submit_job(backend, request.source, mode=request.mode, params=request.params,
                          container=request.container)
         console.print(f"job {job.job_id}: {request.source.name} -> {request.mode.value}",
@@ -58,7 +60,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         with JobProgressView(console, count_frames(request.source)) as view:
             snap = wait_for_job(backend, job.job_id, poll_s=settings.poll_s,
                                 timeout_s=settings.job_timeout_s,
-                                on_snapshot=view.update, tick=supervisor.poll)
+                                on_snapshot=view.update, tick=supervisor.poll, rates=rates)
         fetch_result(backend, snap, request.output)  # before the workers' drain
     finally:
         supervisor.stop()

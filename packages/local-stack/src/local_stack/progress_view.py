@@ -21,7 +21,8 @@ from local_stack.submission import JobSnapshot
 class JobProgressView:
     """Turns snapshots into two bars. Frames and fps come from the workers'
     heartbeats while segments convert (else they are estimated from finished
-    segments over elapsed time)."""
+    segments over elapsed time); the time left is the snapshot's staged
+    estimate (the same model the web page shows)."""
 
     def __init__(self, console: Console, frames_total: int | None) -> None:
         self._frames_total = frames_total
@@ -55,13 +56,13 @@ class JobProgressView:
         self.progress.update(self._segments, total=total, completed=snap.segments_done,
                              extra=f"{stage}{failed}")
         live = snap.frames
+        eta = f" · {round(snap.eta_seconds)} s left" if snap.eta_seconds is not None else ""
         if live is not None:
             fps = f"{live.fps:6.1f} fps" if live.fps else ""
-            eta = f" · {live.eta_seconds} s left" if live.eta_seconds is not None else ""
             self.progress.update(self._frames, completed=live.frames_done,
                                  total=live.frames_total or self._frames_total, extra=fps + eta)
         elif self._frames_total and total:
             frames = round(self._frames_total * min(1.0, snap.segments_done / total))
             elapsed = max(1e-6, time.monotonic() - self._started)
             self.progress.update(self._frames, completed=frames,
-                                 extra=f"{frames / elapsed:6.1f} fps")
+                                 extra=f"{frames / elapsed:6.1f} fps" + eta)

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared_types.eta_history import MachineRates
 from shared_types.frame_progress import FrameTally, tally_frames
+from shared_types.job_eta import estimate_job
 from shared_types.keys import final_key, source_key
 from shared_types.models import (
     Container,
@@ -43,6 +45,8 @@ class JobSnapshot:
     segments_failed: int
     error: JobError | None
     frames: FrameTally | None = None  # from the workers' heartbeats, while converting
+    eta_seconds: float | None = None  # the staged estimate (``shared_types.job_eta``)
+    percent: float | None = None  # weighted by work, once the probe gave a frame count
 
     @property
     def is_final(self) -> bool:
@@ -71,19 +75,25 @@ def submit_job(
     return job
 
 
-def snapshot(backend: Backend, job_id: str) -> JobSnapshot:
-    """Read a job's status and per-segment progress. Raises ConversionFailedError
-    when the job does not exist."""
+def snapshot(backend: Backend, job_id: str, rates: MachineRates | None = None) -> JobSnapshot:
+    """Read a job's status, per-segment progress and estimate (``rates``: this
+    machine's history). Raises ConversionFailedError when the job does not exist."""
     job = backend.jobs.get(job_id)
     if job is None:
         raise ConversionFailedError(f"job {job_id} disappeared")
     tally = read_segments(backend, job)
+    t = time.time()
+    beats = backend.heartbeats.list(job_id) if not job.status.is_final else []
     frames = None
     if job.status == JobStatus.CHUNKING_COMPLETE:
-        frames = tally_frames(backend.heartbeats.list(job_id), tally.done, tally.total,
-                              now=time.time())
+        frames = tally_frames(beats, tally.done, tally.total, now=t,
+                              frames_total=job.source_frames)
+    staged = estimate_job(job, beats, tally.done, tally.completions, rates, now=t)
+    eta = staged.eta_seconds if staged else None
+    if eta is None and frames is not None:
+        eta = frames.eta_seconds
     return JobSnapshot(job_id, job.status, tally.total, len(tally.done), tally.failed, job.error,
-                       frames)
+                       frames, eta, staged.percent if staged else None)
 
 
 def wait_for_job(
@@ -94,6 +104,7 @@ def wait_for_job(
     timeout_s: float = 3600.0,
     on_snapshot: Callable[[JobSnapshot], None] | None = None,
     tick: Callable[[], None] | None = None,
+    rates: MachineRates | None = None,
 ) -> JobSnapshot:
     """Poll until the job is completed or failed and return its last snapshot.
 
@@ -102,7 +113,7 @@ def wait_for_job(
     """
     deadline = time.monotonic() + timeout_s
     while True:
-        snap = snapshot(backend, job_id)
+        snap = snapshot(backend, job_id, rates)
         if on_snapshot:
             on_snapshot(snap)
         if snap.is_final:

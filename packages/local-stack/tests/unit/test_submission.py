@@ -115,3 +115,29 @@ def test_a_snapshot_carries_frames_and_speed_from_the_heartbeats(backend, source
     assert "30/120" in shown
     assert "3.0 fps" in shown
     assert "30 s left" in shown
+
+
+def test_before_any_heartbeat_the_eta_comes_from_this_machines_history(backend, source):
+    import time
+
+    from rich.console import Console
+    from shared_types.eta_history import MachineRates
+
+    from local_stack.progress_view import JobProgressView
+
+    job = submit_job(backend, source, mode=OutputMode.SBS, params=ConversionParams())
+    backend.jobs.update(job.job_id, JobUpdate(
+        status=JobStatus.CHUNKING_COMPLETE, total_segments=4, source_frames=480,
+        source_width=320, source_height=180, started_at=time.time() - 1.0))
+    # one worker does 24 fps at 320x180; two workers; 2 s lead, 3 s tail
+    rates = MachineRates(pixels_per_s=24 * 320 * 180, segment_overhead_s=0.0, lead_s=2.0,
+                         tail_s=3.0, workers=2, jobs=3)
+    snap = snapshot(backend, job.job_id, rates)
+    # 1 s of lead left, two waves of 120-frame segments (5 s each), the tail
+    assert snap.eta_seconds == pytest.approx(14.0, abs=0.2)
+    assert 0 < snap.percent < 15
+    assert snapshot(backend, job.job_id).eta_seconds is None  # no history, nothing measured
+    console = Console(record=True, width=120)
+    with JobProgressView(console, 480) as view:
+        view.update(snap)
+    assert "14 s left" in console.export_text()

@@ -22,7 +22,15 @@ from shared_types import keys
 from shared_types.cancel import discard_if_cancelled
 from shared_types.errors import ConditionFailedError
 from shared_types.keepalive import JobKeepAlive
-from shared_types.models import ClipMessage, Job, JobStatus, JobUpdate, ObjectInfo, S3EventRecord
+from shared_types.models import (
+    ClipMessage,
+    Job,
+    JobStatus,
+    JobUpdate,
+    ObjectInfo,
+    S3EventRecord,
+    now,
+)
 from shared_types.preview import CLIP_SECONDS, source_job_id
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 
@@ -128,7 +136,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
     try:
         backend.jobs.update(job_id, JobUpdate(
             status=JobStatus.CHUNKING_IN_PROGRESS, source_etag=info.etag,
-            source_size_bytes=None if job.is_clip else info.size),
+            source_size_bytes=None if job.is_clip else info.size, started_at=now()),
             expected_status=CHUNKABLE)
     except ConditionFailedError:
         log.info("job_id=%s left chunking meanwhile; nothing to do", job_id)
@@ -153,7 +161,11 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                 video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                      video.height, video.duration_s, video.video_frames, video.has_audio)
-            alive.tick()
+            # The ETA needs the frame count and size while the job is still splitting.
+            backend.jobs.update(job_id, JobUpdate(source_frames=video.video_frames,
+                                                  source_width=video.width,
+                                                  source_height=video.height),
+                                expected_status=(JobStatus.CHUNKING_IN_PROGRESS,))
             store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
             side = keep_side_streams(deps.runner, source, work / "streams.mkv", on_tick=alive.tick)
             alive.tick()

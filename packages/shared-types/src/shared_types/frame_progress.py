@@ -52,28 +52,33 @@ def window_fps(beats: Sequence[SegmentHeartbeat], *, now: float,
     return frames / span if frames > 0 else None
 
 
+def frames_done_by(beats: Sequence[SegmentHeartbeat], done: Collection[int],
+                   average: float | None) -> int:
+    """Frames converted: a done segment counts all its frames (``average`` when
+    it has no beat), any other segment the frames its last beat reported."""
+    by_index = {b.segment_index: b for b in beats}
+    frames = sum((b.frames_total or b.frames_done) if i in done else b.frames_done
+                 for i, b in by_index.items())
+    return frames + round((average or 0) * sum(1 for i in set(done) if i not in by_index))
+
+
 def tally_frames(beats: Sequence[SegmentHeartbeat], done: Collection[int],
-                 total_segments: int | None, *, now: float,
+                 total_segments: int | None, *, now: float, frames_total: int | None = None,
                  stale_s: float = STALE_S, window_s: float = WINDOW_S) -> FrameTally | None:
     """The job's frame progress, or None before any segment has reported.
-    ``done`` holds the indexes of completed segments."""
+    ``done`` holds the indexes of completed segments; ``frames_total`` is the
+    source's frame count when the probe gave it (else estimated)."""
     if not beats or not total_segments:
         return None
     by_index = {b.segment_index: b for b in beats}
     known = [b.frames_total for b in beats if b.frames_total]
     average = sum(known) / len(known) if known else None
-    frames_done = 0
-    for index in range(total_segments):
-        beat = by_index.get(index)
-        if index in done:
-            frames_done += (beat.frames_total or beat.frames_done) if beat else round(average or 0)
-        elif beat is not None:
-            frames_done += beat.frames_done
-    frames_total = None
-    if average is not None:
+    frames_done = frames_done_by(beats, done, average)
+    if frames_total is None and average is not None:
         frames_total = round(sum(by_index[i].frames_total if i in by_index
                                  and by_index[i].frames_total else average
                                  for i in range(total_segments)))
+    if frames_total is not None:
         frames_total = max(frames_total, frames_done)
     live = [b for b in beats if b.segment_index not in done and now - b.last_heartbeat <= stale_s]
     fps = window_fps(beats, now=now, window_s=window_s)

@@ -138,6 +138,12 @@ class Job(BaseModel):
     created_at: float = Field(default_factory=now)
     title: str | None = Field(None, max_length=200)
     source_size_bytes: int | None = None
+    # What the chunker's probe found (for the ETA and a frame-weighted percent).
+    source_frames: int | None = Field(None, ge=0)
+    source_width: int | None = Field(None, ge=0)
+    source_height: int | None = Field(None, ge=0)
+    # When the chunker claimed the upload: the conversion's clock starts here.
+    started_at: float | None = None
     total_segments: int | None = None
     completed_at: float | None = None
     final_key: str | None = None
@@ -179,6 +185,10 @@ class JobUpdate(BaseModel):
     error: JobError | None = None
     clear_error: bool = False
     source_size_bytes: int | None = None
+    source_frames: int | None = Field(None, ge=0)
+    source_width: int | None = Field(None, ge=0)
+    source_height: int | None = Field(None, ge=0)
+    started_at: float | None = None
     title: str | None = None
     resends: int | None = Field(None, ge=0)
     epoch: int | None = Field(None, ge=0)

@@ -42,7 +42,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
     )
     app.state.settings = settings
     app.state.backend = backend
-    app.state.eta = EtaEstimator(backend.jobs, settings.eta_seconds_per_mb)
+    app.state.eta = EtaEstimator(backend, settings.eta_seconds_per_mb)
     app.state.templates = build_templates()
     app.state.templates.env.globals["model_options"] = partial(model_options, settings)
 

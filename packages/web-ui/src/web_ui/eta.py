@@ -1,5 +1,9 @@
-"""Estimated time left: from the job's own pace once segments finish, else from
-a cost model of this machine: fixed seconds + seconds per MB (configured, or
+"""Estimated time left, with this machine's history cached for the SSE streams.
+
+Once the chunker's probe gave a job's frame count, the staged model of
+``shared_types.job_eta`` (fed by ``shared_types.eta_history``) estimates it.
+Before that (and for the page's estimate of a file about to be uploaded) a
+cost model of this machine: fixed seconds + seconds per MB (configured, or
 fitted to recently completed jobs, so short jobs' start-up cost does not
 inflate long jobs' estimates)."""
 
@@ -9,8 +13,9 @@ import threading
 import time
 from collections.abc import Sequence
 
+from shared_types.eta_history import MachineRates, learn_machine_rates
 from shared_types.models import JobStatus, SegmentCompletion
-from shared_types.ports import JobStore
+from shared_types.ports import Backend, JobStore
 
 MB = 1024 * 1024
 
@@ -70,18 +75,28 @@ class EtaEstimator:
 
     def __init__(
         self,
-        jobs: JobStore,
+        backend: Backend,
         seconds_per_mb: float | None = None,
         *,
         cache_s: float = 60.0,
         clock=time.monotonic,
     ) -> None:
-        self._jobs = jobs
+        self._backend = backend
+        self._jobs = backend.jobs
         self._configured = seconds_per_mb
         self._cache_s = cache_s
         self._clock = clock
         self._lock = threading.Lock()
         self._learned: tuple[float, tuple[float, float] | None] | None = None  # (at, model)
+        self._rates: tuple[float, MachineRates | None] | None = None  # (at, rates)
+
+    def machine_rates(self) -> MachineRates | None:
+        """This machine's stage rates from its history (re-learned every cache_s)."""
+        with self._lock:
+            t = self._clock()
+            if self._rates is None or t - self._rates[0] > self._cache_s:
+                self._rates = (t, learn_machine_rates(self._backend))
+            return self._rates[1]
 
     def cost_model(self) -> tuple[float, float] | None:
         """(fixed seconds, seconds per MB): the configured rate with no fixed

@@ -10,6 +10,7 @@ import hashlib
 
 from shared_types.dtos import JobProgress
 from shared_types.frame_progress import tally_frames
+from shared_types.job_eta import estimate_job
 from shared_types.keys import source_key
 from shared_types.models import Job, JobStatus, now
 from shared_types.ports import Backend
@@ -22,6 +23,9 @@ from shared_types.progress import (
 )
 
 from web_ui.eta import EtaEstimator
+
+# Statuses whose heartbeats say something (segments convert while chunking goes on).
+CONVERTING = (JobStatus.CHUNKING_IN_PROGRESS, JobStatus.CHUNKING_COMPLETE, JobStatus.REASSEMBLING)
 
 
 class ProgressSnapshot(JobProgress):
@@ -63,12 +67,18 @@ def snapshot(backend: Backend, job: Job, eta: EtaEstimator) -> ProgressSnapshot:
             size_bytes=size, fraction_done=percent / 100.0,
             completions=completions, total_segments=total,
         )
+    beats = backend.heartbeats.list(job.job_id) if job.status in CONVERTING else []
+    t = now()
+    staged = estimate_job(job, beats, done, completions, eta.machine_rates(), now=t)
+    if staged is not None:
+        percent = staged.percent
+        remaining = staged.eta_seconds if staged.eta_seconds is not None else remaining
     frames = None
     if job.status == JobStatus.CHUNKING_COMPLETE:
-        frames = tally_frames(backend.heartbeats.list(job.job_id), done, total, now=now())
-        if frames is not None and frames.eta_seconds is not None:
+        frames = tally_frames(beats, done, total, now=t, frames_total=job.source_frames)
+        if staged is None and frames is not None and frames.eta_seconds is not None:
             remaining = frames.eta_seconds
-        if frames is not None and frames.frames_total:
+        if staged is None and frames is not None and frames.frames_total:
             by_frames = round(5.0 + 85.0 * frames.frames_done / frames.frames_total, 1)
             percent = max(percent, min(by_frames, 90.0))
     strip = merge_cells(tally.cells())
