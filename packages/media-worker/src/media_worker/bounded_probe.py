@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
+
 from media_worker.errors import UnusableVideoError
 from media_worker.ffmpeg_runner import VIDEO_DEMUXERS
 
@@ -115,6 +117,22 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
     return SourceInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
                      container=container_name)
+
+
+def probe_colour(path: Path, limits: ProbeLimits) -> tuple[Color | None, HdrInfo]:
+    """The colour description and bit depth / HDR10 metadata of the first video
+    frame of an already probed ``path`` (what a re-encode must keep); (None,
+    8-bit) when no frame decodes. Raises UnusableVideoError when it cannot be read."""
+    import av
+
+    try:
+        with av.open(str(path), options={"format_whitelist": VIDEO_DEMUXERS},
+                     timeout=limits.timeout_s) as container:
+            for frame in container.decode(container.streams.video[0]):
+                return frame_color(frame), hdr_info(frame)
+    except (av.error.FFmpegError, OSError, ValueError) as exc:
+        raise _reject(f"{NOT_A_VIDEO} (its first frame cannot be decoded).") from exc
+    return None, HdrInfo(bit_depth=8)
 
 
 def _too_many_fps(fps: float, limits: ProbeLimits) -> str:

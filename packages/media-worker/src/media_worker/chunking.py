@@ -173,7 +173,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                 backend.input_storage.put_file(keys.streams_key(job_id), side,
                                                content_type="video/x-matroska")
             segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
-                                         job_id=job_id, on_tick=alive.tick)
+                                         job_id=job_id, limits=deps.limits, on_tick=alive.tick)
             if job.params.subtitles_3d:
                 add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
                                      on_tick=alive.tick)

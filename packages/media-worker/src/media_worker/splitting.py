@@ -12,7 +12,9 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from media_worker.bounded_probe import SourceInfo
+from shared_types.hdr import Color, HdrInfo, x265_cli_args
+
+from media_worker.bounded_probe import ProbeLimits, SourceInfo, probe_colour
 from media_worker.errors import FfmpegFailedError
 from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 
@@ -35,15 +37,23 @@ def keyframe_interval(segment_seconds: float) -> float:
 
 
 def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
-                            segment_seconds: float, *,
+                            segment_seconds: float, *, color: Color | None = None,
+                            hdr: HdrInfo | None = None,
                             on_tick: Callable[[], None] | None = None) -> Path:
     """Re-encode the video of ``source`` into ``dest`` (video only) with a keyframe
-    at least every :func:`keyframe_interval` seconds. Raises Ffmpeg*Error."""
+    at least every :func:`keyframe_interval` seconds: 8-bit H.264, or, for a
+    source of more than 8 bits (``hdr``), 10-bit HEVC keeping its colour
+    description ``color`` and HDR10 metadata (``shared_types.hdr``).
+    Raises Ffmpeg*Error."""
     every = keyframe_interval(segment_seconds)
+    if hdr is not None and hdr.bit_depth > 8:
+        codec = [*x265_cli_args(hdr, color, closed_gop=True), "-preset", "veryfast",
+                 "-crf", "16"]
+    else:
+        codec = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18"]
     runner.run([
         *file_input(source),
-        "-map", "0:v:0",
-        "-c:v", "libx264", "-preset", "veryfast", "-crf", "18",
+        "-map", "0:v:0", *codec,
         "-force_key_frames", f"expr:gte(t,n_forced*{every:g})",
         "-movflags", "+faststart", str(dest),
     ], on_tick=on_tick, what="re-encode with keyframes")
@@ -83,14 +93,17 @@ def segment_starts(segments_dir: Path) -> list[float]:
 
 
 def prepare_and_split(runner: FfmpegRunner, source: Path, info: SourceInfo, work: Path,
-                      segment_seconds: float, *, job_id: str,
+                      segment_seconds: float, *, job_id: str, limits: ProbeLimits,
                       on_tick: Callable[[], None] | None = None) -> list[Path]:
-    """Re-encode when keyframes are too sparse, then split. Returns segment paths."""
+    """Re-encode when keyframes are too sparse (keeping 10-bit and HDR), then
+    split. Returns segment paths."""
     if needs_keyframes(info, segment_seconds):
         log.info("job_id=%s keyframes up to %.1f s apart exceed 2x the %.1f s target: "
                  "re-encoding once with a keyframe every %.1f s before splitting",
                  job_id, info.max_keyframe_gap_s, segment_seconds,
                  keyframe_interval(segment_seconds))
+        color, hdr = probe_colour(source, limits)
         source = reencode_with_keyframes(runner, source, work / "keyframed.mp4",
-                                         segment_seconds, on_tick=on_tick)
+                                         segment_seconds, color=color, hdr=hdr,
+                                         on_tick=on_tick)
     return split_segments(runner, source, work / "segments", segment_seconds, on_tick=on_tick)

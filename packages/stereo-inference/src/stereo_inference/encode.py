@@ -15,9 +15,9 @@ from pathlib import Path
 
 import av
 import numpy as np
+from shared_types.hdr import HdrInfo
 
 from stereo_inference.errors import EngineTransientError
-from stereo_inference.hdr import HdrInfo
 
 log = logging.getLogger(__name__)
 # x264's frame_packing_arrangement_type: 3 side by side, 4 top-bottom.
@@ -27,7 +27,7 @@ _FRAME_PACKING = {"sbs": 3, "tb": 4}
 class StereoEncoder:
     """Write frames to the MP4 at ``path``; ``close()`` finishes the file.
 
-    A 10-bit ``hdr`` (see ``stereo_inference.hdr``) encodes 10-bit HEVC with its
+    A 10-bit ``hdr`` (see ``shared_types.hdr``) encodes 10-bit HEVC with its
     HDR10 metadata instead of 8-bit H.264.
     Frames of another size than ``size`` (half layouts whose eye is odd) are
     scaled to it. ``color`` is (primaries, transfer, matrix, range) as FFmpeg

@@ -25,9 +25,8 @@ import re
 
 import cv2
 import numpy as np
+from shared_types.hdr import HdrInfo
 from shared_types.models import DynamicRange
-
-from stereo_inference.hdr import HdrInfo
 
 PQ, HLG = 16, 18  # FFmpeg's transfer characteristics numbers
 BT709, BT2020 = 1, 9  # primaries (and matrix numbers: 9 is BT.2020 non-constant)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import av
 from pydantic import BaseModel
+from shared_types.hdr import HdrInfo, frame_color, hdr_info
 
 from stereo_inference.errors import InvalidInputError
-from stereo_inference.hdr import HdrInfo, hdr_info
 
 MAX_DIMENSION = 8192
 
@@ -98,7 +98,5 @@ def _first_frame(container, stream):
     """Decode one frame: proves the stream is decodable (colour is None when it
     is not) and reads its rotation, colour description and HDR metadata."""
     for frame in container.decode(stream):
-        color = tuple(int(getattr(frame, a) or 0) for a in
-                      ("color_primaries", "color_trc", "colorspace", "color_range"))
-        return int(round(frame.rotation or 0)) % 360, color, hdr_info(frame)
+        return int(round(frame.rotation or 0)) % 360, frame_color(frame), hdr_info(frame)
     return 0, None, HdrInfo(bit_depth=8)

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
+from shared_types.hdr import HdrInfo
 from shared_types.models import DynamicRange
 
-from stereo_inference.hdr import HdrInfo
 from stereo_inference.tonemap import (
     SDR_COLOR,
     ToneMapper,

@@ -1,9 +1,11 @@
 """10-bit and HDR10 sources stay 10-bit HDR10: bit depth and mastering metadata.
 
-A source decoded to more than 8 bits a sample is rendered on 10-bit planes and
-encoded with libx265 (10-bit), its colour description copied and its HDR10
-static metadata (mastering display colour volume, content light level) handed
-to x265 in its own syntax.
+Every encoder that re-encodes a source keeps it this way: the engine (a source
+decoded to more than 8 bits a sample is rendered on 10-bit planes and encoded
+with libx265 through PyAV) and media-worker's re-encode of a source whose
+keyframes are too sparse (the ffmpeg command line, :func:`x265_cli_args`). Both
+copy the colour description and hand the HDR10 static metadata (mastering
+display colour volume, content light level) to x265 in its own syntax.
 """
 
 from __future__ import annotations
@@ -62,6 +64,35 @@ def content_light(raw: bytes) -> str | None:
         return None
     max_cll, max_fall = struct.unpack("<II", raw[:8])
     return f"{max_cll},{max_fall}"
+
+
+Color = tuple[int, int, int, int]  # primaries, transfer, matrix, range (FFmpeg numbers)
+
+
+def frame_color(frame) -> Color:
+    """The colour description of a decoded PyAV frame (duck-typed); 2/2/2/0 = unspecified."""
+    return tuple(int(getattr(frame, a) or 0) for a in
+                 ("color_primaries", "color_trc", "colorspace", "color_range"))
+
+
+def x265_cli_args(hdr: HdrInfo, color: Color | None, *, closed_gop: bool = False) -> list[str]:
+    """ffmpeg output arguments encoding 10-bit HEVC (``hvc1``) that keeps ``color``
+    and ``hdr``'s HDR10 metadata: the command-line twin of the engine's encoder.
+    Colour goes into the HEVC VUI through x265's own options (numbers are H.273
+    codes), which hold even where the decoded frames say nothing. ``closed_gop``
+    for files cut at keyframes with ``-c copy`` (an open GOP's leading frames
+    would be lost at each cut)."""
+    params = hdr.x265_params + (":open-gop=0" if closed_gop else "")
+    if color is not None:
+        primaries, transfer, matrix, rng = color
+        vui = [f"{name}={value}" for name, value in
+               (("colorprim", primaries), ("transfer", transfer), ("colormatrix", matrix))
+               if value not in (0, 2)]
+        if rng in (1, 2):
+            vui.append("range=" + ("limited" if rng == 1 else "full"))
+        params = ":".join([params, *vui])
+    return ["-c:v", "libx265", "-pix_fmt", "yuv420p10le", "-x265-params", params,
+            "-tag:v", "hvc1"]
 
 
 def hdr_info(frame) -> HdrInfo:

@@ -1,6 +1,6 @@
 import struct
 
-from stereo_inference.hdr import HdrInfo, content_light, master_display
+from shared_types.hdr import HdrInfo, content_light, master_display, x265_cli_args
 
 
 def _mastering(primaries, white, lo, hi, flags=(1, 1)):
@@ -29,3 +29,14 @@ def test_content_light_and_x265_params():
     info = HdrInfo(bit_depth=10, master_display="G(1,2)", max_cll="1000,400")
     assert info.x265_params == "log-level=error:hdr10=1:master-display=G(1,2):max-cll=1000,400"
     assert HdrInfo(bit_depth=10).x265_params == "log-level=error"
+
+
+def test_the_command_line_encoder_keeps_colour_in_the_vui_and_can_close_gops():
+    info = HdrInfo(bit_depth=10, master_display="G(1,2)", max_cll="1000,400")
+    args = x265_cli_args(info, (9, 16, 9, 1), closed_gop=True)
+    assert args[:4] == ["-c:v", "libx265", "-pix_fmt", "yuv420p10le"]
+    params = args[args.index("-x265-params") + 1].split(":")
+    assert {"hdr10=1", "colorprim=9", "transfer=16", "colormatrix=9", "range=limited",
+            "open-gop=0"} <= set(params)
+    plain = x265_cli_args(HdrInfo(bit_depth=10), (2, 2, 2, 0))  # 10-bit, nothing said
+    assert plain[plain.index("-x265-params") + 1] == "log-level=error"

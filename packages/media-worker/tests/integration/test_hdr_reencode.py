@@ -1,0 +1,34 @@
+"""A source whose keyframes are too sparse is re-encoded before splitting: HDR survives it."""
+
+import pytest
+from shared_types.ffmpeg import ffmpeg_path
+from shared_types.testing.media_facts import media_facts
+from shared_types.testing.rich_media import make_rich_video
+
+from media_worker.bounded_probe import ProbeLimits, probe_video
+from media_worker.ffmpeg_runner import FfmpegRunner
+from media_worker.splitting import needs_keyframes, prepare_and_split
+
+LIMITS = ProbeLimits(max_bytes=10**9, max_duration_s=600, max_width=4096, max_height=4096)
+
+
+@pytest.mark.parametrize("hdr10", [True, False])
+def test_the_keyframed_reencode_keeps_10_bit_colour_and_mastering_metadata(tmp_path, hdr10):
+    source = make_rich_video(tmp_path / "src.mkv", seconds=4.0, size=(160, 96), fps=12,
+                             gop=48, hdr10=hdr10, audio=(), cues=(), chapters=())
+    info = probe_video(source.path, LIMITS)
+    assert needs_keyframes(info, 1.0)  # one keyframe in 4 s: must re-encode for 1 s cuts
+    runner = FfmpegRunner(ffmpeg_path(), timeout_s=120)
+    segments = prepare_and_split(runner, source.path, info, tmp_path, 1.0, job_id="job",
+                                 limits=LIMITS)
+    assert (tmp_path / "keyframed.mp4").is_file() and len(segments) >= 3
+    src = media_facts(source.path)
+    facts = [media_facts(s) for s in segments]
+    assert sum(f.frames for f in facts) == src.frames
+    for f in facts:
+        if hdr10:
+            assert (f.of_kind("video")[0].codec, f.pix_fmt) == ("hevc", "yuv420p10le")
+            assert f.color == src.color == ("9", "16", "9")  # BT.2020, PQ, BT.2020 nc
+            assert f.hdr_side_data == {"MASTERING_DISPLAY_METADATA", "CONTENT_LIGHT_LEVEL"}
+        else:
+            assert (f.of_kind("video")[0].codec, f.pix_fmt) == ("h264", "yuv420p")
