@@ -12,21 +12,17 @@ from shared_types.errors import ConditionFailedError
 from shared_types.keys import final_key, source_key
 from shared_types.models import JobStatus, JobUpdate, SegmentCompletion, SegmentHeartbeat, now
 from shared_types.ports import Backend
+from shared_types.testing.browser import CHROMIUM, CHROMIUM_ARGS, screenshots_dir
 from shared_types.testing.serving import free_port, serve_in_thread
 
 from web_ui.app import create_app
 from web_ui.settings import WebSettings
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 # Screenshots of each page state (small: one viewport). They go to the
 # git-ignored test-artifacts folder, or, with STEREO_SPOT_UPDATE_SCREENSHOTS=1,
 # to docs/screenshots (so a plain test run leaves the checkout clean).
-SCREENSHOTS = (Path(__file__).resolve().parents[4] / "docs" / "screenshots"
-               if os.environ.get("STEREO_SPOT_UPDATE_SCREENSHOTS") == "1"
-               else ARTIFACTS / "screenshots")
+SCREENSHOTS = screenshots_dir(ARTIFACTS)
 VIEWPORT = {"width": 1000, "height": 720}
 SEGMENTS = 4
 STEP_S = 0.6

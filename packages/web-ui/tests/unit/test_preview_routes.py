@@ -30,6 +30,7 @@ def test_the_form_creates_a_held_job_that_takes_its_upload(client, backend, toke
     assert job.status == JobStatus.AWAITING_CONFIRMATION
     page = client.get(f"/jobs/{job.job_id}").text
     assert 'id="upload-form"' in page and 'id="preview"' not in page
+    assert 'id="preview-reading"' in page  # polls for the strip once the upload is done
     started = client.post(f"/api/jobs/{job.job_id}/uploads",
                           json={"file_name": "film.mp4", "size": 1000})
     assert started.status_code == 201, started.text

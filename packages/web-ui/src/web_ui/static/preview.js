@@ -20,7 +20,7 @@
     });
   }
 
-  // An uploaded held job: reload once media-worker has made its thumbnail strip.
+  // A held job: reload once media-worker has made its thumbnail strip (after the upload).
   function waitForStrip(section) {
     var url = "/api/jobs/" + section.dataset.jobId;
     (function poll() {
