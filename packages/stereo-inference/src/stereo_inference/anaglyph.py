@@ -17,11 +17,13 @@ docs/BENCHMARKS.md for the measured difference).
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 from shared_types.models import AnaglyphMethod
+
+if TYPE_CHECKING:  # the tensor (GPU) mixes import torch when called
+    import torch
 
 # Dubois' least-squares red/cyan matrices (rows: output R, G, B; columns: input R, G, B).
 DUBOIS_LEFT = ((0.456, 0.500, 0.176), (-0.040, -0.038, -0.016), (-0.015, -0.021, -0.005))
@@ -109,6 +111,9 @@ def mix_tensor(left_y: torch.Tensor, right_y: torch.Tensor, left_c: torch.Tensor
                right_c: torch.Tensor, method: AnaglyphMethod) -> torch.Tensor:
     """The anaglyph (B, h*3/2, w) float from warped eyes: luma (B,1,h,w) and
     (luma, U, V) at chroma size (B,3,h/2,w/2) of each eye, as codes 0..255."""
+    import torch
+    from torch.nn import functional as F  # noqa: N812
+
     nl, nr, k = (torch.as_tensor(m, dtype=left_y.dtype, device=left_y.device)
                  for m in yuv_matrices(AnaglyphMethod(method)))
     terms = (torch.einsum("oc,bchw->bohw", nl, left_c)
@@ -125,6 +130,8 @@ def mix_rgb(left: torch.Tensor, right: torch.Tensor,
             method: AnaglyphMethod | str) -> torch.Tensor:
     """The reference anaglyph (B,3,H,W) of two RGB eye images (B,3,H,W) in 0..1:
     red carries the left eye, green and blue the right eye; clamped to 0..1."""
+    import torch
+
     ml, mr = (torch.as_tensor(m, dtype=left.dtype, device=left.device)
               for m in rgb_matrices(method))
     out = torch.einsum("oc,bchw->bohw", ml, left) + torch.einsum("oc,bchw->bohw", mr, right)

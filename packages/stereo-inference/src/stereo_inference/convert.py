@@ -9,12 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
 from shared_types.conversion import ConversionResult
+from shared_types.depth_models import needs_weights
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
 from shared_types.stream_mux import container_of
 
+from stereo_inference.arrays import device_type
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import ensure_installed, load_estimator
 from stereo_inference.depth_state import resume, snapshot
@@ -86,7 +87,9 @@ def convert_file(
     ensure_installed(params.depth_model, models_dir, auto_download=auto_download,
                      hub_endpoint=hub_endpoint)
     dev = resolve_device(device)
-    with compute_threads(dev, threads):
+    # the weight-free depth on a CPU runs on numpy and OpenCV alone: no torch import
+    uses_torch = device_type(dev) != "cpu" or needs_weights(str(params.depth_model))
+    with compute_threads(dev, threads, torch_too=uses_torch):
         if context_path is not None and depth_state is None:
             depth_state = context_state(Path(context_path), params, models_dir=models_dir,
                                         device=dev)
@@ -107,7 +110,7 @@ class _Conversion:
     mode: OutputMode
     params: ConversionParams
     info: VideoInfo
-    device: torch.device
+    device: str
     progress: Progress | None
     depth_state: dict | None
     models_dir: Path | None
@@ -162,7 +165,7 @@ def _convert(job: _Conversion) -> ConversionResult:
             sample_aspect=sar, packing=packing_of(mode),
             color=tone.output_color if tone else info.color,
             hdr=info.hdr if renderer.bit_depth > 8 else None,
-            use_nvenc=dev.type == "cuda",
+            use_nvenc=device_type(dev) == "cuda",
         )
         frames = run_stages(
             _chain(first, iter_batches), _with_subtitles(job, renderer, (ew, eh)), encoder,

@@ -8,20 +8,20 @@ everything pops out). Each eye shifts by half of the disparity.
 
 from __future__ import annotations
 
-import torch
-import torch.nn.functional as F
+from stereo_inference.arrays import resize_bilinear
 
 MAX_DIVERGENCE_PCT = 10.0
 
 
 def eye_disparity(
-    depth: torch.Tensor,
+    depth,
     *,
     size: tuple[int, int],
     divergence: float,
     convergence: float,
-) -> torch.Tensor:
-    """Per-eye disparity (B,1,H,W) in pixels at ``size`` (H, W) for depth (B,1,h,w) in 0..1.
+):
+    """Per-eye disparity (B,1,H,W) in pixels at ``size`` (H, W) for depth (B,1,h,w) in 0..1
+    (a numpy array or a tensor; the result is the same kind).
 
     Raises ValueError for divergence outside 0..10 % or convergence outside 0..1.
     """
@@ -31,7 +31,7 @@ def eye_disparity(
         raise ValueError(f"convergence must be within 0..1, got {convergence}")
     h, w = size
     if depth.shape[-2:] != (h, w):
-        depth = F.interpolate(depth, size=(h, w), mode="bilinear", align_corners=False)
+        depth = resize_bilinear(depth, (h, w))
     total = (depth - (1.0 - convergence)) * (divergence / 100.0 * w)
     limit = MAX_DIVERGENCE_PCT / 100.0 * w
-    return total.clamp(-limit, limit) * 0.5
+    return total.clip(-limit, limit) * 0.5

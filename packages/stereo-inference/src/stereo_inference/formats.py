@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 from shared_types.models import OutputMode
 
 from stereo_inference.errors import InvalidInputError
@@ -72,4 +71,6 @@ def pack(mode: OutputMode, left, right):
         raise ValueError(f"{mode} is not a packed stereo layout")
     if isinstance(left, np.ndarray):
         return np.concatenate([left, right], axis=axis)
+    import torch
+
     return torch.cat([left, right], dim=axis)

@@ -1,7 +1,9 @@
 """Where and how a conversion runs: device, CPU threads, the partial output name.
 
 Shared by ``convert`` (frame estimators), ``iw3`` (whole-segment delegation) and
-``seams`` (context warm-up), so none of them imports another.
+``seams`` (context warm-up), so none of them imports another. Devices are
+strings ("cpu", "cuda", "cuda:1"): a CPU conversion with the weight-free depth
+never imports torch (its import alone costs more than a short clip's render).
 """
 
 from __future__ import annotations
@@ -11,14 +13,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import torch
+from stereo_inference.arrays import device_type
+
+# Device nodes a GPU driver creates (NVIDIA; AMD's ROCm, which torch also calls cuda).
+GPU_NODES = ("/dev/nvidiactl", "/dev/nvidia0", "/dev/kfd")
 
 
-def resolve_device(device: str | torch.device | None) -> torch.device:
-    """``device``, or CUDA when available, else CPU."""
+def resolve_device(device=None) -> str:
+    """``device`` (a string or torch.device) as a string, or "cuda" when torch sees
+    a GPU, else "cpu". Torch is imported only on a machine with a GPU driver."""
     if device:
-        return torch.device(device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        return str(device)
+    if not any(os.path.exists(node) for node in GPU_NODES):
+        return "cpu"
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def cpu_threads() -> int:
@@ -28,22 +38,27 @@ def cpu_threads() -> int:
 
 
 @contextmanager
-def compute_threads(device: torch.device, threads: int | None) -> Iterator[None]:
-    """Run with ``threads`` torch and OpenCV CPU threads (default ``cpu_threads()``),
-    then restore both (they are process-wide settings)."""
-    if device.type != "cpu":
+def compute_threads(device, threads: int | None, *, torch_too: bool = True) -> Iterator[None]:
+    """Run with ``threads`` OpenCV (and, with ``torch_too``, torch) CPU threads
+    (default ``cpu_threads()``), then restore them (they are process-wide)."""
+    if device_type(device) != "cpu":
         yield
         return
     import cv2
 
-    previous = torch.get_num_threads(), cv2.getNumThreads()
+    torch = None
+    if torch_too:
+        import torch
+    previous = torch.get_num_threads() if torch else None, cv2.getNumThreads()
     n = threads or cpu_threads()
-    torch.set_num_threads(n)
+    if torch:
+        torch.set_num_threads(n)
     cv2.setNumThreads(n)
     try:
         yield
     finally:
-        torch.set_num_threads(previous[0])
+        if torch:
+            torch.set_num_threads(previous[0])
         cv2.setNumThreads(previous[1])
 
 

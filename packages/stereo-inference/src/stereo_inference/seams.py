@@ -16,9 +16,9 @@ from pathlib import Path
 
 import av
 import numpy as np
-import torch
 from shared_types.models import ConversionParams, DepthModel
 
+from stereo_inference.arrays import device_type, rgb_frames
 from stereo_inference.depth import estimate_in_batches, load_estimator
 from stereo_inference.depth_state import snapshot
 from stereo_inference.errors import InvalidInputError
@@ -37,7 +37,7 @@ def warm_depth_state(
     *,
     tail_frames: int = TAIL_FRAMES,
     models_dir: Path | None = None,
-    device: str | torch.device | None = None,
+    device=None,
 ) -> dict | None:
     """The ``depth_state`` the engine would hold after the last ``tail_frames``
     frames of ``previous_segment`` (pass it as ``convert_file(depth_state=...)``
@@ -58,10 +58,8 @@ def warm_depth_state(
     if tail is None:
         return None
     normalizer = TemporalNormalizer(estimator.name)
-    with torch.inference_mode():
-        rgb = torch.from_numpy(tail).to(dev).permute(0, 3, 1, 2).float().div_(255)
-        raw = estimate_in_batches(estimator, rgb)
-        normalizer.normalize(raw, rgb)
+    rgb = rgb_frames(tail, None if device_type(dev) == "cpu" else dev)  # numpy on a CPU
+    normalizer.normalize(estimate_in_batches(estimator, rgb), rgb)
     return snapshot(estimator, normalizer)
 
 
@@ -70,7 +68,7 @@ def context_state(
     params: ConversionParams,
     *,
     models_dir: Path | None,
-    device: str | torch.device | None,
+    device,
 ) -> dict | None:
     """``warm_depth_state`` of a context segment, or None (logged) when the context
     cannot be read: a bad context only costs the seam its smoothing, never the

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import torch
 from shared_types.models import ConversionParams, OutputMode
 from shared_types.subtitle_cues import TextCue, parse_srt
 
+from stereo_inference.arrays import as_float
 from stereo_inference.decode import FrameBatch
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.errors import EngineTransientError
@@ -62,7 +62,7 @@ class SubtitleBurner:
         self._masks: dict[int, tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]] = {}
         self.shift: dict[int, float] = {}  # per cue: the per-eye text disparity used
 
-    def __call__(self, frames: np.ndarray, batch: FrameBatch, depth: torch.Tensor) -> np.ndarray:
+    def __call__(self, frames: np.ndarray, batch: FrameBatch, depth) -> np.ndarray:
         tb = batch.time_base or 0
         for i, pts in enumerate(batch.pts):
             if pts is None:
@@ -73,9 +73,9 @@ class SubtitleBurner:
                     self._burn(frames[i], index, depth[i:i + 1])
         return frames
 
-    def _burn(self, frame: np.ndarray, index: int, depth: torch.Tensor) -> None:
+    def _burn(self, frame: np.ndarray, index: int, depth) -> None:
         text, outline, (x0, y0, x1, y1) = self._mask(index)
-        disp = eye_disparity(depth.float(), size=(self.h, self.w),
+        disp = eye_disparity(as_float(depth), size=(self.h, self.w),
                              divergence=self.params.divergence,
                              convergence=self.params.convergence)[0, 0]
         nearest = float(disp[y0:y1, x0:x1].max())

@@ -5,16 +5,24 @@ warped in one call (the left eye as a mirrored right eye) -> packed layout.
 Every layout is warped on YUV 4:2:0 planes directly (luma at full size,
 chroma at its own half size), and anaglyphs are mixed on those planes too
 (``stereo_inference.anaglyph``), so no colour conversion happens anywhere.
+On a CPU everything is numpy and OpenCV (torch is not imported unless the
+depth model needs it); on a GPU the same steps run on tensors.
 """
 
 from __future__ import annotations
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 from shared_types.models import ConversionParams, OutputMode
 
 from stereo_inference.anaglyph import mix_cpu, mix_tensor
+from stereo_inference.arrays import (
+    concat,
+    device_type,
+    flip_x,
+    is_tensor,
+    rgb_frames,
+    to_numpy,
+)
 from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.disparity import eye_disparity
@@ -33,7 +41,7 @@ class StereoRenderer:
         params: ConversionParams,
         estimator: DepthEstimator,
         normalizer: TemporalNormalizer,
-        device: torch.device,
+        device,
         eye_size: tuple[int, int] | None = None,
         bit_depth: int = 8,
     ) -> None:
@@ -43,29 +51,36 @@ class StereoRenderer:
         self.eye_size = eye_size  # (w, h) of one eye; None: the decoded size
         self.estimator, self.normalizer, self.device = estimator, normalizer, device
         # OpenCV resamples faster on a CPU; tensors on a GPU (and in tests, on both).
-        self.use_opencv = device.type == "cpu"
+        self.use_opencv = device_type(device) == "cpu"
 
     @property
     def eye_format(self) -> str:
         return "yuv420p10le" if self.bit_depth > 8 else "yuv420p"
 
-    @torch.inference_mode()
     def render(self, batch: FrameBatch) -> np.ndarray:
         """Packed output frames (B,H*3/2,W), yuv420p (uint8) or yuv420p10le (uint16)."""
-        small = torch.from_numpy(batch.depth_rgb).to(self.device).permute(0, 3, 1, 2)
-        small = small.float().div_(255)
+        if self.use_opencv:
+            return self._render_cpu(batch.eyes, self._depth(rgb_frames(batch.depth_rgb)))
+        import torch
+
+        with torch.inference_mode():
+            depth = self._depth(rgb_frames(batch.depth_rgb, self.device))
+            eyes = batch.eyes.view(np.int16) if batch.eyes.dtype == np.uint16 else batch.eyes
+            eyes = torch.from_numpy(eyes).to(self.device)  # (10-bit values fit int16)
+            if self.mode is OutputMode.ANAGLYPH:
+                return self._anaglyph(eyes, depth)
+            return self._packed_yuv(eyes, depth)
+
+    def _depth(self, small):
+        """Normalised depth (B,1,h,w) of frames ``small``, in their kind (numpy or tensor)."""
         raw = estimate_in_batches(self.estimator, small)
+        if not is_tensor(small):
+            raw = to_numpy(raw)  # a learned model answers in tensors
         depth = self.normalizer.normalize(raw, small)
         self.last_depth = depth  # read by subtitles3d, which places text in front of it
-        if self.use_opencv:
-            return self._render_cpu(batch.eyes, depth)
-        eyes = batch.eyes.view(np.int16) if batch.eyes.dtype == np.uint16 else batch.eyes
-        eyes = torch.from_numpy(eyes).to(self.device)  # (10-bit values fit int16)
-        if self.mode is OutputMode.ANAGLYPH:
-            return self._anaglyph(eyes, depth)
-        return self._packed_yuv(eyes, depth)
+        return depth
 
-    def _render_cpu(self, eyes: np.ndarray, depth: torch.Tensor) -> np.ndarray:
+    def _render_cpu(self, eyes: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """The same as the tensor path, resampled with OpenCV (faster on a CPU).
 
         ``eyes`` may be larger than the eye images (half layouts decode at full
@@ -74,7 +89,7 @@ class StereoRenderer:
         """
         b, sh, sw = eyes.shape[0], eyes.shape[1] * 2 // 3, eyes.shape[2]
         w, h = self.eye_size or (sw, sh)
-        plan = self._plan(depth, h, w)[:, 0].numpy()
+        plan = to_numpy(self._plan(depth, h, w)[:, 0])
         if self.mode is OutputMode.ANAGLYPH:
             return self._anaglyph_cpu(eyes, plan, w, h)
         sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
@@ -109,7 +124,10 @@ class StereoRenderer:
                     out[i], self.params.anaglyph_method)
         return out
 
-    def _anaglyph(self, yuv: torch.Tensor, depth: torch.Tensor) -> np.ndarray:
+    def _anaglyph(self, yuv, depth) -> np.ndarray:
+        import torch
+        from torch.nn import functional as F  # noqa: N812
+
         b, rows, w = yuv.shape
         h = rows * 2 // 3
         plan = self._plan(depth, h, w)
@@ -119,7 +137,9 @@ class StereoRenderer:
         small = (torch.cat([F.avg_pool2d(y, 2), c], dim=1) for y, c in zip(luma, uv, strict=True))
         return _to_uint8(mix_tensor(*luma, *small, self.params.anaglyph_method))
 
-    def _packed_yuv(self, yuv: torch.Tensor, depth: torch.Tensor) -> np.ndarray:
+    def _packed_yuv(self, yuv, depth) -> np.ndarray:
+        import torch
+
         b, rows, w = yuv.shape
         h = rows * 2 // 3
         luma = yuv[:, :h].unsqueeze(1)
@@ -133,7 +153,7 @@ class StereoRenderer:
             return out.add_(0.5).clamp_(0, 1023).to(torch.int16).cpu().numpy().view(np.uint16)
         return _to_uint8(out)
 
-    def _plan(self, depth: torch.Tensor, h: int, w: int) -> torch.Tensor:
+    def _plan(self, depth, h: int, w: int):
         """Source x positions (2B,1,rows,w) in frame coordinates: right eyes, then left eyes.
 
         Depth maps are far smaller than frames, so neighbouring frame rows carry
@@ -148,16 +168,18 @@ class StereoRenderer:
             divergence=self.params.divergence, convergence=self.params.convergence,
         )
         b = disp.shape[0]
-        plan = plan_warp(torch.cat([disp, disp.flip(3)]))  # chunked inside, by rows
-        plan[b:] = (w - 1) - plan[b:].flip(3)
+        plan = plan_warp(concat([disp, flip_x(disp)]))  # chunked inside, by rows
+        plan[b:] = (w - 1) - flip_x(plan[b:])
         return plan
 
 
-def _sample_eyes(image: torch.Tensor, plan: torch.Tensor, subsample: int):
+def _sample_eyes(image, plan, subsample: int):
     """(left, right) eye images of ``image`` (B,C,H,W) from a two-eye plan.
 
     ``subsample`` 2 reads the plan for a half-resolution (chroma) plane.
     """
+    from torch.nn import functional as F  # noqa: N812
+
     b, _, h, w = image.shape
     if subsample > 1:
         plan = plan[..., ::subsample] / subsample
@@ -167,5 +189,7 @@ def _sample_eyes(image: torch.Tensor, plan: torch.Tensor, subsample: int):
     return sample_rows(image, plan[b:]), sample_rows(image, plan[:b])
 
 
-def _to_uint8(x: torch.Tensor) -> np.ndarray:
+def _to_uint8(x) -> np.ndarray:
+    import torch
+
     return x.add_(0.5).clamp_(0, 255).to(torch.uint8).cpu().numpy()

@@ -9,8 +9,10 @@ so the next segment of the same video continues where this one stopped.
 
 from __future__ import annotations
 
-import torch
-import torch.nn.functional as F
+import cv2
+import numpy as np
+
+from stereo_inference.arrays import as_float, concat, is_tensor, row_quantiles
 
 THUMB = (18, 32)  # (h, w)
 STATE_VERSION = 1
@@ -30,27 +32,26 @@ class TemporalNormalizer:
         self.decay, self.smoothing, self.cut_threshold = decay, smoothing, cut_threshold
         self.lo: float | None = None
         self.hi: float | None = None
-        self.thumb: torch.Tensor | None = None
-        self.prev: torch.Tensor | None = None
+        self.thumb: np.ndarray | None = None
+        self.prev = None  # the last normalised map (numpy or tensor)
         self.cuts = 0
         if state and state.get("version") == STATE_VERSION:
             if state.get("model") == model:  # other models use other depth scales
                 self.lo, self.hi = float(state["lo"]), float(state["hi"])
             thumb = state.get("thumb")
             if thumb and len(thumb) == THUMB[0] * THUMB[1]:
-                self.thumb = torch.tensor(thumb, dtype=torch.float32).view(1, 1, *THUMB)
+                self.thumb = np.asarray(thumb, np.float32).reshape(1, 1, *THUMB)
 
-    @torch.inference_mode()
-    def normalize(self, depth: torch.Tensor, rgb: torch.Tensor) -> torch.Tensor:
-        """Depth (B,1,h,w) in 0..1 (1 = nearest) for raw ``depth`` of frames ``rgb``."""
-        thumbs = F.interpolate(rgb.float().mean(1, keepdim=True), size=THUMB, mode="area").cpu()
-        flat = depth.flatten(1)[:, ::5].float()  # a subsample is plenty for percentiles
-        lows = torch.quantile(flat, 0.02, dim=1).tolist()
-        highs = torch.quantile(flat, 0.98, dim=1).tolist()
+    def normalize(self, depth, rgb):
+        """Depth (B,1,h,w) in 0..1 (1 = nearest) for raw ``depth`` of frames ``rgb``
+        (B,3,h,w) in 0..1; numpy arrays or tensors (the result is ``depth``'s kind)."""
+        thumbs = _thumbnails(rgb)
+        flat = as_float(depth.reshape(depth.shape[0], -1)[:, ::5])  # plenty for percentiles
+        lows, highs = row_quantiles(flat, 0.02), row_quantiles(flat, 0.98)
         out = []
         for i in range(depth.shape[0]):
             is_cut = self.thumb is None or (
-                float((thumbs[i : i + 1] - self.thumb).abs().mean()) > self.cut_threshold
+                float(np.abs(thumbs[i : i + 1] - self.thumb).mean()) > self.cut_threshold
             )
             self.thumb = thumbs[i : i + 1]
             if is_cut:
@@ -62,12 +63,12 @@ class TemporalNormalizer:
                 k = self.decay
                 self.lo = min(lows[i], k * self.lo + (1 - k) * lows[i])
                 self.hi = max(highs[i], k * self.hi + (1 - k) * highs[i])
-            n = ((depth[i : i + 1].float() - self.lo) / max(self.hi - self.lo, 1e-6)).clamp(0, 1)
+            n = ((as_float(depth[i : i + 1]) - self.lo) / max(self.hi - self.lo, 1e-6)).clip(0, 1)
             if self.prev is not None and self.prev.shape == n.shape:
-                n = torch.lerp(n, self.prev, self.smoothing)
+                n = n + self.smoothing * (self.prev - n)
             self.prev = n
             out.append(n)
-        return torch.cat(out)
+        return concat(out)
 
     def state(self) -> dict | None:
         """JSON-serialisable state for the next consecutive segment (None before any frame)."""
@@ -80,3 +81,15 @@ class TemporalNormalizer:
             "hi": self.hi,
             "thumb": [round(v, 4) for v in self.thumb.flatten().tolist()],
         }
+
+
+def _thumbnails(rgb) -> np.ndarray:
+    """(B,1,*THUMB) grey thumbnails (area-averaged) of frames (B,3,h,w), on the host."""
+    if is_tensor(rgb):
+        from torch.nn import functional
+
+        grey = rgb.float().mean(1, keepdim=True)
+        return functional.interpolate(grey, size=THUMB, mode="area").cpu().numpy()
+    grey = rgb.mean(1, dtype=np.float32)
+    return np.stack([cv2.resize(g, THUMB[::-1], interpolation=cv2.INTER_AREA)
+                     for g in grey])[:, None]

@@ -14,13 +14,30 @@ fold (occlusion) or stretch past ``max_stretch`` (a depth edge, i.e.
 disocclusion) cover nothing: those pixels are holes and take the source
 position of their background-side neighbour (``fill="replicate"``, the best
 scorer in bench/stereo_quality.py; ``"mirror"`` continues the texture instead).
-Everything is a few vectorised tensor ops, so it runs on CPU and CUDA.
+The plan is a few vectorised array ops written once for numpy (the CPU engine,
+which never imports torch) and torch tensors (CUDA; ``stereo_inference.arrays``).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import torch
+
+from stereo_inference.arrays import (
+    arange,
+    as_float,
+    cast,
+    concat,
+    full,
+    is_tensor,
+    namespace,
+    scatter_max,
+    to_index,
+)
+
+if TYPE_CHECKING:
+    import torch
 
 FILL_MODES = ("replicate", "mirror")
 # Pixels planned per call: bounds the temporaries (~100 bytes a pixel). On a
@@ -30,72 +47,72 @@ CHUNK_PIXELS, CPU_CHUNK_PIXELS = 2_500_000, 100_000
 _NEG_INF = float("-inf")
 
 
-def plan_warp(
-    disparity: torch.Tensor, *, max_stretch: float = 1.9, fill: str = "replicate"
-) -> torch.Tensor:
+def plan_warp(disparity, *, max_stretch: float = 1.9, fill: str = "replicate"):
     """Source x position (B,1,H,W) that each right-view pixel samples.
 
     A target t covered by a surface of disparity z samples the source at t + z
     (inverting t = x - d(x)), so the warp only needs a z-buffer of disparities.
+    ``disparity`` is a numpy array or a tensor; the plan is the same kind.
     Raises ValueError for a disparity that is not (B,1,H,W) or an unknown fill.
     """
-    if disparity.dim() != 4 or disparity.shape[1] != 1:
+    if disparity.ndim != 4 or disparity.shape[1] != 1:
         raise ValueError(f"disparity must be (B,1,H,W), got {tuple(disparity.shape)}")
     if fill not in FILL_MODES:
         raise ValueError(f"fill must be one of {FILL_MODES}, got {fill!r}")
     b, _, h, w = disparity.shape
-    rows = disparity.reshape(b * h, w).float()
-    chunk = CPU_CHUNK_PIXELS if rows.device.type == "cpu" else CHUNK_PIXELS
-    step = max(1, chunk // w)  # rows are independent
-    src = torch.cat([_plan_rows(rows[i : i + step], max_stretch, fill)
-                     for i in range(0, rows.shape[0], step)])
+    rows = as_float(disparity.reshape(b * h, w))
+    on_gpu = is_tensor(rows) and rows.device.type != "cpu"
+    step = max(1, (CHUNK_PIXELS if on_gpu else CPU_CHUNK_PIXELS) // w)  # rows are independent
+    with np.errstate(divide="ignore", invalid="ignore"):  # folds: masked out below
+        src = concat([_plan_rows(rows[i : i + step], max_stretch, fill)
+                      for i in range(0, rows.shape[0], step)])
     return src.reshape(b, 1, h, w)
 
 
-def _plan_rows(d: torch.Tensor, max_stretch: float, fill: str) -> torch.Tensor:
+def _plan_rows(d, max_stretch: float, fill: str):
     """``plan_warp`` of disparity rows (N, W)."""
     n, w = d.shape
-    x = torch.arange(w, device=d.device, dtype=d.dtype)
+    x = arange(w, d)
     f = x - d  # where each source pixel lands
     # Columns 0 and w+1 collect every target outside the frame.
-    zbuf = torch.full((n, w + 2), _NEG_INF, device=d.device, dtype=d.dtype)
+    zbuf = full((n, w + 2), _NEG_INF, d)
     bad = _cover_segments(zbuf, f, d, max_stretch)
     _cover_edge_pixels(zbuf, f, d, bad)
     zbuf = zbuf[:, 1 : w + 1]
     src = zbuf + x
     _fill_holes(src, zbuf, fill)
-    return src.clamp_(0, w - 1)
+    return src.clip(0, w - 1)
 
 
-def _scatter(zbuf: torch.Tensor, rows: torch.Tensor | None, t: torch.Tensor, z: torch.Tensor):
-    """z-buffer ``z`` at targets ``t`` (dense rows when ``rows`` is None)."""
+def _scatter(zbuf, rows, t, z) -> None:
+    """z-buffer ``z`` at targets ``t`` of ``rows`` (every row, densely, when None)."""
     w2 = zbuf.shape[1]
-    col = (t + 1).clamp_(0, w2 - 1).long()
+    col = to_index((t + 1).clip(0, w2 - 1))
     if rows is None:
-        zbuf.scatter_reduce_(1, col, z, reduce="amax")
-    else:
-        zbuf.view(-1).scatter_reduce_(0, rows * w2 + col, z, reduce="amax")
+        rows = arange(col.shape[0], col, integer=True)[:, None]
+    scatter_max(zbuf.reshape(-1), (rows * w2 + col).reshape(-1), z.reshape(-1))
 
 
-def _cover_segments(zbuf, f, d, max_stretch) -> torch.Tensor:
+def _cover_segments(zbuf, f, d, max_stretch):
     """Each unfolded, not over-stretched segment [x, x+1] covers the targets inside it.
 
     The first target of every segment is handled densely; the rare second (and
     further) targets of stretched segments sparsely. Returns the torn-or-folded
     segment mask.
     """
+    xp = namespace(f)
     f0, f1, d0 = f[:, :-1], f[:, 1:], d[:, :-1]
     dd = d[:, 1:] - d0
     span = f1 - f0
     bad = (span <= 1e-3) | (span > max_stretch)
-    t = torch.ceil(f0)
+    t = xp.ceil(f0)
     room = f1 - t  # how many more targets fit after the first
     a = (t - f0) / span
-    z = torch.addcmul(d0, a, dd).masked_fill_(bad | (room < 0), _NEG_INF)
+    z = xp.where(bad | (room < 0), _NEG_INF, d0 + a * dd)
     _scatter(zbuf, None, t, z)
     for k in range(1, int(max_stretch) + 1):
-        rows, cols = ((room >= k) & ~bad).nonzero(as_tuple=True)
-        if rows.numel() == 0:
+        rows, cols = xp.where((room >= k) & ~bad)
+        if len(rows) == 0:
             break
         tk = t[rows, cols] + k
         ak = (tk - f0[rows, cols]) / span[rows, cols]
@@ -107,32 +124,36 @@ def _cover_edge_pixels(zbuf, f, d, bad) -> None:
     """Pixels beside a folded or torn segment (depth edges) and at the frame
     borders also cover their nearest target, so thin details and edges keep
     their full width."""
-    rows, cols = bad.nonzero(as_tuple=True)
+    xp = namespace(f)
+    rows, cols = xp.where(bad)
     n, w = f.shape
-    every = torch.arange(n, device=f.device)
-    rows = torch.cat([rows, rows, every, every])
-    cols = torch.cat([cols, cols + 1, torch.zeros_like(every), torch.full_like(every, w - 1)])
-    _scatter(zbuf, rows, torch.round(f[rows, cols]), d[rows, cols])
+    every = arange(n, rows, integer=True)
+    rows = concat([rows, rows, every, every])
+    cols = concat([cols, cols + 1, xp.zeros_like(every), xp.full_like(every, w - 1)])
+    _scatter(zbuf, rows, xp.round(f[rows, cols]), d[rows, cols])
 
 
-def _fill_holes(src: torch.Tensor, zbuf: torch.Tensor, fill: str) -> None:
+def _fill_holes(src, zbuf, fill: str) -> None:
     """Give each uncovered pixel the source position of its background-side neighbour.
 
     Between two surfaces the background texture is mirrored from the hole's edge
     (it continues instead of smearing); at the frame border it is replicated.
     """
+    xp = namespace(src)
     w = src.shape[1]
     flat_z = zbuf.reshape(-1)
-    hole = torch.isinf(flat_z).nonzero().squeeze(1)
-    if hole.numel() == 0:
+    hole = xp.where(xp.isinf(flat_z))[0]
+    if len(hole) == 0:
         return
-    flat_src = src.view(-1)
-    n = flat_z.numel()
+    flat_src = src.reshape(-1)  # a view: src is contiguous
+    n = flat_z.shape[0]
     # Holes come in runs, and a run's nearest covered pixels lie just outside it
     # (found from the few hole indices, not a search over every covered pixel).
-    starts = torch.ones_like(hole, dtype=torch.bool)
+    starts = hole != hole
+    starts[0] = True
     starts[1:] = hole[1:] != hole[:-1] + 1
-    ends = torch.ones_like(starts)
+    ends = starts != starts
+    ends[-1] = True
     ends[:-1] = starts[1:]
     run = starts.cumsum(0) - 1
     left, right = hole[starts][run] - 1, hole[ends][run] + 1
@@ -140,20 +161,22 @@ def _fill_holes(src: torch.Tensor, zbuf: torch.Tensor, fill: str) -> None:
     row = hole // w
     has_left = (left >= 0) & (left // w == row)
     has_right = (right < n) & (right // w == row)
-    left, right = left.clamp(min=0), right.clamp(max=n - 1)
+    left, right = left.clip(0, None), right.clip(None, n - 1)
     # The background (smaller disparity) side wins; a lone side wins by default.
     use_right = has_right & (~has_left | (flat_z[right] <= flat_z[left]))
-    nb = torch.where(use_right, right, left)
+    nb = xp.where(use_right, right, left)
     filled = flat_src[nb]
     if fill == "mirror":
         both = has_left & has_right
-        filled = filled + torch.where(both, nb - hole, 0).to(src.dtype)
+        filled = filled + cast(xp.where(both, nb - hole, 0), src)
     lone = ~(has_left | has_right)
-    flat_src[hole] = torch.where(lone, (hole % w).to(src.dtype), filled)
+    flat_src[hole] = xp.where(lone, cast(hole % w, src), filled)
 
 
 def sample_rows(image: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     """Linearly resample each row of ``image`` (B,C,H,W) at x positions ``src`` (B,1,H,W)."""
+    import torch
+
     b, c, h, w = image.shape
     if image.device.type == "cpu" and image.dtype == torch.float32:
         return _sample_rows_opencv(image, src)
@@ -168,6 +191,8 @@ def sample_rows(image: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
 
 def _sample_rows_opencv(image: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     """The same bilinear resampling with OpenCV's SIMD remap (about 5x faster on a CPU)."""
+    import torch
+
     from stereo_inference.remap import remap_rows
 
     images = image.contiguous().numpy()

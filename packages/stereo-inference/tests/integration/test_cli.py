@@ -1,3 +1,6 @@
+import subprocess
+import sys
+
 import pytest
 
 from stereo_inference.cli import build_parser, main
@@ -57,3 +60,21 @@ def test_models_download_refuses_unknown_names(tmp_path, capsys, monkeypatch):
         main(["models", "download", "midas"])
     assert exit_.value.code == 2
     assert "invalid choice: 'midas'" in capsys.readouterr().err
+
+
+def test_a_cpu_conversion_with_the_default_depth_never_imports_torch(clip, tmp_path):
+    """torch's import alone costs a short clip more than its render: the CLI's
+    weight-free CPU path runs on numpy and OpenCV only."""
+    probe = ("import runpy, sys\n"
+             "sys.argv = ['stereo-inference', 'convert', sys.argv[1], sys.argv[2],"
+             " '--device', 'cpu', '--depth', 'heuristic', '--no-progress']\n"
+             "try:\n"
+             "    runpy.run_module('stereo_inference.cli', run_name='__main__')\n"
+             "except SystemExit as exc:\n"
+             "    assert not exc.code, exc.code\n"
+             "print('torch' in sys.modules)\n")
+    out = tmp_path / "out.mp4"
+    done = subprocess.run([sys.executable, "-c", probe, str(clip), str(out)],
+                          capture_output=True, text=True, timeout=300, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "False"
+    assert read_video(out)["frames"] == read_video(clip)["frames"]

@@ -1,3 +1,4 @@
+import sys
 from pathlib import Path
 
 import torch
@@ -11,7 +12,26 @@ def test_the_partial_output_is_a_hidden_sibling_with_the_same_suffix():
 
 
 def test_an_explicit_device_wins():
-    assert resolve_device("cpu") == torch.device("cpu")
+    assert resolve_device("cpu") == "cpu"
+    assert resolve_device(torch.device("cuda", 1)) == "cuda:1"
+
+
+def test_without_a_gpu_driver_the_device_is_the_cpu_and_torch_stays_unimported(monkeypatch):
+    import stereo_inference.runtime as runtime
+
+    monkeypatch.setattr(runtime, "GPU_NODES", ("/nonexistent/nvidiactl",))
+    monkeypatch.delitem(sys.modules, "torch")
+    assert resolve_device(None) == "cpu"
+    assert "torch" not in sys.modules
+
+
+def test_opencv_threads_alone_leave_torch_unimported(monkeypatch):
+    import cv2
+
+    monkeypatch.delitem(sys.modules, "torch")
+    with compute_threads("cpu", 1, torch_too=False):
+        assert cv2.getNumThreads() == 1
+    assert "torch" not in sys.modules
 
 
 def test_cpu_threads_are_restored_after_the_call():

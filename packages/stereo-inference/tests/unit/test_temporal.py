@@ -1,5 +1,6 @@
 import json
 
+import numpy as np
 import torch
 
 from stereo_inference.temporal import TemporalNormalizer
@@ -45,3 +46,15 @@ def test_state_round_trips_through_json_and_continues_the_range():
     assert float(out.max()) < 0.9  # continued the previous segment's range
     other_model = TemporalNormalizer("depth-anything-v2-small", state)
     assert float(other_model.normalize(ramp_depth(1, 0.5), frames(1)).max()) > 0.95
+
+
+def test_numpy_maps_normalise_like_tensors():
+    depth = torch.rand(4, 1, 18, 32, generator=torch.Generator().manual_seed(1)) * 5
+    rgb = torch.rand(4, 3, 36, 64, generator=torch.Generator().manual_seed(2))
+    rgb[2:] = 0.9  # a cut between frames 1 and 2
+    tensor = TemporalNormalizer("heuristic").normalize(depth, rgb)
+    array = TemporalNormalizer("heuristic")
+    out = array.normalize(depth.numpy(), rgb.numpy())
+    assert isinstance(out, np.ndarray)
+    np.testing.assert_allclose(out, tensor.numpy(), atol=1e-5)
+    assert array.cuts == 1

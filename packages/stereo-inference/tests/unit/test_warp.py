@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -116,3 +117,14 @@ def test_planning_in_row_chunks_gives_the_whole_frame_plan(monkeypatch):
     whole = plan_warp(disparity)
     monkeypatch.setattr(warp, "CPU_CHUNK_PIXELS", 3 * 40)  # 3 rows a call, across frames
     assert torch.equal(plan_warp(disparity), whole)
+
+
+@pytest.mark.parametrize("fill", ["replicate", "mirror"])
+def test_the_numpy_plan_is_the_tensor_plan(fill):
+    g = torch.Generator().manual_seed(3)
+    disparity = (torch.rand(3, 1, 7, 50, generator=g) * 16).round() / 2  # edges and folds
+    tensor = plan_warp(disparity, fill=fill)
+    array = plan_warp(disparity.numpy(), fill=fill)
+    assert isinstance(array, np.ndarray)
+    assert array.dtype == np.float32
+    np.testing.assert_allclose(array, tensor.numpy(), atol=1e-4)

@@ -9,7 +9,7 @@ downloaded beside the segment and passed as the engine's ``context_path``
 the engine's returned depth state is passed on directly (the sequential ideal,
 and no re-decoding of the previous segment's tail).
 
-The engine's import (torch) is started in a background thread when the backend
+The engine's import is started in a background thread when the backend
 is built, so it overlaps the worker's start-up and the chunking of the first
 job instead of delaying its first segment.
 """

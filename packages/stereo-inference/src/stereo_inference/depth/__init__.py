@@ -1,7 +1,8 @@
 """Depth estimators behind one interface, chosen by name.
 
 An estimator maps RGB frames (B,3,h,w) float 0..1 to a relative depth
-(B,1,h,w) where larger means nearer; the scale is arbitrary (temporal
+(B,1,h,w) where larger means nearer (numpy arrays on a CPU, where the
+weight-free default never imports torch, or tensors); the scale is arbitrary (temporal
 normalisation maps it to 0..1). ``iw3`` is not a frame estimator: it converts a
 whole segment itself (see ``stereo_inference.iw3``).
 """
@@ -12,7 +13,6 @@ import logging
 from pathlib import Path
 from typing import Protocol
 
-import torch
 from shared_types.depth_models import (
     best_installed,
     is_installed,
@@ -21,6 +21,7 @@ from shared_types.depth_models import (
 )
 from shared_types.models import DepthModel
 
+from stereo_inference.arrays import concat
 from stereo_inference.errors import InvalidInputError, ModelNotInstalledError
 
 log = logging.getLogger(__name__)
@@ -34,23 +35,24 @@ class DepthEstimator(Protocol):
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         """The (width, height) the estimator wants its frames at."""
 
-    def estimate(self, rgb: torch.Tensor) -> torch.Tensor:
-        """Relative depth (B,1,h,w), larger = nearer, for frames (B,3,h,w) in 0..1."""
+    def estimate(self, rgb):
+        """Relative depth (B,1,h,w), larger = nearer, for frames (B,3,h,w) in 0..1
+        (a numpy array or a tensor; the weight-free estimator answers in kind)."""
 
 
-def estimate_in_batches(estimator: DepthEstimator, rgb: torch.Tensor) -> torch.Tensor:
+def estimate_in_batches(estimator: DepthEstimator, rgb):
     """``estimator.estimate`` over ``rgb`` (B,3,h,w), at most ``max_batch`` frames a call."""
     step = estimator.max_batch or rgb.shape[0]
     if step >= rgb.shape[0]:
         return estimator.estimate(rgb)
-    return torch.cat([estimator.estimate(rgb[i : i + step])
-                      for i in range(0, rgb.shape[0], step)])
+    return concat([estimator.estimate(rgb[i : i + step])
+                   for i in range(0, rgb.shape[0], step)])
 
 
 def load_estimator(
-    model: DepthModel | str, *, models_dir: Path | None, device: torch.device
+    model: DepthModel | str, *, models_dir: Path | None, device
 ) -> DepthEstimator:
-    """The estimator named ``model`` on ``device``.
+    """The estimator named ``model`` on ``device`` (a string or torch.device).
 
     Raises ModelNotInstalledError when its weights are not in ``models_dir``,
     InvalidInputError for an unknown name or for ``iw3`` (which is not a frame

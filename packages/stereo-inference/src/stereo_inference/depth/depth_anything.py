@@ -73,7 +73,8 @@ class DepthAnythingDepth:
         return _multiple(width * scale), _multiple(height * scale)
 
     @torch.inference_mode()
-    def estimate(self, rgb: torch.Tensor) -> torch.Tensor:
+    def estimate(self, rgb) -> torch.Tensor:
+        rgb = torch.as_tensor(rgb)  # the CPU engine hands numpy frames
         x = (rgb.to(self.device, torch.float32) - self._mean) / self._std
         if self.half:
             x = x.half()

@@ -15,8 +15,8 @@ from __future__ import annotations
 import base64
 
 import numpy as np
-import torch
 
+from stereo_inference.arrays import is_tensor
 from stereo_inference.depth.contact import contact_depth
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
@@ -33,7 +33,7 @@ class HeuristicDepth:
     name = "heuristic"
     max_batch = None  # cheap per frame: any batch fits
 
-    def __init__(self, device: torch.device) -> None:
+    def __init__(self, device) -> None:
         self.device = device
         self._flow = FlowField()
         self._prev: np.ndarray | None = None  # last grey frame (uint8)
@@ -64,11 +64,17 @@ class HeuristicDepth:
         self._prev, self._depth = prev.copy(), depth.astype(np.float32)
         self._range = (float(rng[0]), float(rng[1])) if rng else None
 
-    @torch.inference_mode()
-    def estimate(self, rgb: torch.Tensor) -> torch.Tensor:
-        frames = rgb.detach().to("cpu", torch.float32).permute(0, 2, 3, 1).numpy()
-        out = [self._step(np.ascontiguousarray(f)) for f in frames]
-        return torch.from_numpy(np.stack(out)[:, None]).to(self.device)
+    def estimate(self, rgb):
+        """Depth of frames (B,3,h,w): numpy in, numpy out (no torch); a tensor in,
+        a tensor on this estimator's device out."""
+        if not is_tensor(rgb):
+            return np.stack([self._step(np.ascontiguousarray(f.transpose(1, 2, 0),
+                                                             dtype=np.float32))
+                             for f in rgb])[:, None]
+        import torch
+
+        out = self.estimate(rgb.detach().to("cpu", torch.float32).numpy())
+        return torch.from_numpy(out).to(self.device)
 
     def _step(self, rgb: np.ndarray) -> np.ndarray:
         gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
