@@ -170,7 +170,7 @@ def _convert(job: _Conversion) -> ConversionResult:
         frames = run_stages(
             _chain(first, iter_batches), _with_subtitles(job, renderer, (ew, eh)), encoder,
             renderer.eye_format,
-            total=total, progress=job.progress,
+            total=total, progress=job.progress, estimate=renderer.estimate,
         )
         encoder.close()
         encoder = None
@@ -202,7 +202,7 @@ def _with_subtitles(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, 
         log.info("no text subtitles in %s to burn in", job.input_path.name)
         return renderer.render
     burner = SubtitleBurner(cues, job.mode, eye, job.params)
-    return lambda batch: burner(renderer.render(batch), batch, renderer.last_depth)
+    return lambda batch: burner(renderer.render(batch), batch, batch.depth)
 
 
 def _chain(first, rest):

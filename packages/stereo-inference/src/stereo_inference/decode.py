@@ -38,6 +38,7 @@ class FrameBatch:
     pts: list[int | None] = field(default_factory=list)
     durations: list[int | None] = field(default_factory=list)
     time_base: Fraction | None = None
+    depth: object = None  # normalised depth (B,1,h,w), once the depth stage has run
 
 
 class FrameReader:

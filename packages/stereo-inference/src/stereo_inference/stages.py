@@ -1,15 +1,18 @@
-"""Run render and encode concurrently: while batch n is encoded, n+1 is rendered.
+"""Run depth, render and encode concurrently, each on its own batch.
 
-Decoding already runs in its own thread (FrameReader); this adds the encoder
-thread, joined by a bounded queue so memory stays flat. Errors in either stage
-stop both and surface in the caller.
+Decoding already runs in its own thread (FrameReader); this adds a depth
+thread ahead of the render (the caller's thread) and an encoder thread behind
+it, joined by bounded queues so memory stays flat: while batch n is encoded,
+n+1 is warped and n+2's depth is estimated. OpenCV, numpy and x264 release the
+GIL, so on a CPU the stages share the cores instead of taking turns. Errors in
+any stage stop all of them and surface in the caller.
 """
 
 from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -26,8 +29,13 @@ def run_stages(
     *,
     total: int | None,
     progress: Callable[[int, int | None], None] | None,
+    estimate: Callable[[FrameBatch], object] | None = None,
 ) -> int:
-    """Render every batch and hand it to ``encoder.write``; returns frames written."""
+    """Render every batch and hand it to ``encoder.write``; returns frames written.
+
+    ``estimate`` (the depth stage), when given, runs on every batch, in order,
+    in a thread of its own ahead of ``render``.
+    """
     pending: queue.Queue = queue.Queue(maxsize=2)
     failure: list[BaseException] = []
     written = [0]
@@ -47,14 +55,76 @@ def run_stages(
 
     worker = threading.Thread(target=encode_loop, name="encode", daemon=True)
     worker.start()
+    ahead = _Ahead(batches, estimate) if estimate is not None else None
     try:
-        for batch in batches:
+        for batch in ahead if ahead is not None else batches:
             if failure:
                 break
             pending.put((render(batch), batch))
     finally:
+        if ahead is not None:
+            ahead.close()
         pending.put(_END)
         worker.join()
     if failure:
         raise failure[0]
     return written[0]
+
+
+class _Ahead:
+    """Iterate ``items`` after ``work`` ran on each, in a background thread that
+    stays at most ``depth`` items ahead; its exceptions are raised to the reader."""
+
+    def __init__(self, items: Iterable, work: Callable, depth: int = 2) -> None:
+        self._items, self._work = items, work
+        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="depth", daemon=True)
+        self._thread.start()
+
+    def __iter__(self) -> Iterator:
+        while (item := self._queue.get()) is not _END:
+            if isinstance(item, _Failure):
+                raise item.error
+            yield item
+
+    def close(self) -> None:
+        """Stop the thread (it finishes the item in hand) and drop what it queued."""
+        self._stop.set()
+        while self._thread.is_alive():
+            try:
+                self._queue.get(timeout=0.05)
+            except queue.Empty:
+                continue
+        self._thread.join()
+
+    def _run(self) -> None:
+        items = iter(self._items)
+        try:
+            for item in items:
+                if self._stop.is_set():
+                    break
+                self._work(item)
+                if not self._put(item):
+                    break
+            self._put(_END)
+        except BaseException as exc:  # handed to the reader, which re-raises it
+            self._put(_Failure(exc))
+        finally:
+            close = getattr(items, "close", None)
+            if close is not None:
+                close()  # a generator (the decoder's) stops its own thread
+
+    def _put(self, item) -> bool:
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+
+class _Failure:
+    def __init__(self, error: BaseException) -> None:
+        self.error = error

@@ -57,14 +57,30 @@ class StereoRenderer:
     def eye_format(self) -> str:
         return "yuv420p10le" if self.bit_depth > 8 else "yuv420p"
 
-    def render(self, batch: FrameBatch) -> np.ndarray:
-        """Packed output frames (B,H*3/2,W), yuv420p (uint8) or yuv420p10le (uint16)."""
+    def estimate(self, batch: FrameBatch):
+        """The normalised depth of ``batch`` (B,1,h,w), also kept as ``batch.depth``.
+
+        Its own stage: a conversion runs it in a thread ahead of ``render``
+        (``stages.run_stages``), strictly in frame order (the depth is stateful).
+        """
         if self.use_opencv:
-            return self._render_cpu(batch.eyes, self._depth(rgb_frames(batch.depth_rgb)))
+            batch.depth = self._depth(rgb_frames(batch.depth_rgb))
+            return batch.depth
+        import torch
+
+        with torch.inference_mode():  # thread-local: entered in the depth stage's thread
+            batch.depth = self._depth(rgb_frames(batch.depth_rgb, self.device))
+        return batch.depth
+
+    def render(self, batch: FrameBatch) -> np.ndarray:
+        """Packed output frames (B,H*3/2,W), yuv420p (uint8) or yuv420p10le (uint16),
+        from ``batch.depth`` (estimated first when the depth stage has not run)."""
+        depth = batch.depth if batch.depth is not None else self.estimate(batch)
+        if self.use_opencv:
+            return self._render_cpu(batch.eyes, depth)
         import torch
 
         with torch.inference_mode():
-            depth = self._depth(rgb_frames(batch.depth_rgb, self.device))
             eyes = batch.eyes.view(np.int16) if batch.eyes.dtype == np.uint16 else batch.eyes
             eyes = torch.from_numpy(eyes).to(self.device)  # (10-bit values fit int16)
             if self.mode is OutputMode.ANAGLYPH:
@@ -76,9 +92,7 @@ class StereoRenderer:
         raw = estimate_in_batches(self.estimator, small)
         if not is_tensor(small):
             raw = to_numpy(raw)  # a learned model answers in tensors
-        depth = self.normalizer.normalize(raw, small)
-        self.last_depth = depth  # read by subtitles3d, which places text in front of it
-        return depth
+        return self.normalizer.normalize(raw, small)
 
     def _render_cpu(self, eyes: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """The same as the tensor path, resampled with OpenCV (faster on a CPU).

@@ -57,3 +57,53 @@ def test_a_render_failure_is_raised_and_the_encoder_thread_ends():
     with pytest.raises(ValueError, match="bad batch"):
         run_stages(batches(3), render, RecordingEncoder(), "rgb24", total=None, progress=None)
     assert not [t for t in threading.enumerate() if t.name == "encode"]
+
+
+def test_the_depth_stage_runs_on_every_batch_in_order_in_its_own_thread():
+    estimated, threads = [], set()
+
+    def estimate(batch):
+        threads.add(threading.current_thread())
+        estimated.append(batch.pts[0])
+        batch.depth = batch.pts[0]
+
+    def render(batch):
+        assert batch.depth == batch.pts[0]  # the depth stage ran first
+        return batch.eyes
+
+    encoder = RecordingEncoder()
+    assert run_stages(batches(5), render, encoder, "rgb24", total=None, progress=None,
+                      estimate=estimate) == 10
+    assert estimated == [0, 2, 4, 6, 8]
+    assert threading.current_thread() not in threads
+    assert [w[2][0] for w in encoder.written] == [0, 2, 4, 6, 8]
+
+
+def test_a_depth_failure_is_raised_to_the_caller_and_stops_the_stage():
+    def estimate(batch):
+        if batch.pts[0] == 4:
+            raise ValueError("bad depth")
+
+    with pytest.raises(ValueError, match="bad depth"):
+        run_stages(batches(50), lambda b: b.eyes, RecordingEncoder(), "rgb24", total=None,
+                   progress=None, estimate=estimate)
+    assert not [t for t in threading.enumerate() if t.name == "depth"]
+
+
+def test_a_render_failure_stops_the_depth_stage_and_closes_the_source():
+    closed = []
+
+    def source():
+        try:
+            yield from batches(50)
+        finally:
+            closed.append(True)
+
+    def render(batch):
+        raise RuntimeError("render broke")
+
+    with pytest.raises(RuntimeError, match="render broke"):
+        run_stages(source(), render, RecordingEncoder(), "rgb24", total=None, progress=None,
+                   estimate=lambda b: None)
+    assert closed == [True]
+    assert not [t for t in threading.enumerate() if t.name == "depth"]
