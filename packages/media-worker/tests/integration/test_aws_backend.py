@@ -45,3 +45,39 @@ def test_a_video_is_chunked_and_reassembled_on_the_aws_adapters(
     done = backend.jobs.get(job.job_id)
     assert done.status == JobStatus.COMPLETED
     assert backend.output_storage.head(keys.final_key(job.job_id)).size > 0
+
+
+def test_a_preview_then_the_whole_video_on_the_aws_adapters(
+        aws_settings, upload, convert_segments, tmp_path):
+    """The held job's strip in S3 and its fields in DynamoDB; the clip message on
+    SQS cut from the parent's S3 source; then the whole video."""
+    from shared_types.models import ConversionParams, Job, OutputMode, new_job_id
+    from shared_types.preview import THUMBNAILS, convert_whole, start_clip
+
+    worker = build_worker(aws_settings)
+    backend = worker.deps.backend
+    job = Job(job_id=new_job_id(), mode=OutputMode.SBS, status=JobStatus.AWAITING_CONFIRMATION)
+    backend.jobs.create(job)
+    upload(backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=6))
+    while worker.process_chunking_once(wait_s=1):
+        pass
+    held = backend.jobs.get(job.job_id)
+    assert (held.status, held.thumbnails) == (JobStatus.AWAITING_CONFIRMATION, THUMBNAILS)
+    assert abs(held.source_duration_s - 6.0) < 0.2
+    assert all(backend.output_storage.exists(keys.thumbnail_key(job.job_id, i))
+               for i in range(THUMBNAILS))
+    assert list(backend.input_storage.list(keys.segment_prefix(job.job_id))) == []
+
+    params = ConversionParams(divergence=3.0)
+    clip = start_clip(backend, held, 1.0, params, seconds=3.0)
+    assert worker.process_chunking_once(wait_s=1)
+    chunked = backend.jobs.get(clip.job_id)
+    assert (chunked.status, chunked.clip_start_s) == (JobStatus.CHUNKING_COMPLETE, 1.0)
+    assert convert_segments(backend) == chunked.total_segments >= 1
+    assert worker.process_reassembly_once(wait_s=1)
+    assert backend.jobs.get(clip.job_id).status == JobStatus.COMPLETED
+
+    convert_whole(backend, backend.jobs.get(job.job_id), params)
+    assert worker.process_chunking_once(wait_s=1)
+    whole = backend.jobs.get(job.job_id)
+    assert (whole.status, whole.params) == (JobStatus.CHUNKING_COMPLETE, params)

@@ -112,3 +112,20 @@ def test_bad_requests_change_nothing(client, backend, token):
                        json={"start_s": 1, "divergence": 2, "convergence": 0.5})
     assert late.status_code == 409
     assert len(sent(backend)) == 1  # only the confirmation's source event
+
+
+def test_a_new_preview_replaces_the_last_and_deleting_the_video_drops_its_clip(client, backend,
+                                                                              token):
+    job = held(backend)
+    body = {"start_s": 3.0, "divergence": 3.0, "convergence": 0.4}
+    first = client.post(f"/api/jobs/{job.job_id}/preview", json=body).json()["job_id"]
+    second = client.post(f"/api/jobs/{job.job_id}/preview", json=body).json()["job_id"]
+    assert backend.jobs.get(first).status == JobStatus.CANCELLED  # still converting: stopped
+    backend.jobs.update(second, JobUpdate(status=JobStatus.COMPLETED))
+    backend.output_storage.put_bytes(final_key(second), b"mp4")
+    third = client.post(f"/api/jobs/{job.job_id}/preview", json=body).json()["job_id"]
+    assert backend.jobs.get(second) is None  # finished: deleted with its files
+    assert not backend.output_storage.exists(final_key(second))
+    client.post(f"/jobs/{job.job_id}/delete", data={"csrf_token": token})
+    assert backend.jobs.get(job.job_id) is None
+    assert backend.jobs.get(third).status == JobStatus.CANCELLED

@@ -143,6 +143,7 @@ def retry(job_id: str, backend: BackendDep) -> Response:
 def delete(job_id: str, backend: BackendDep) -> Response:
     job = job_service.load_job(backend, job_id)
     lifecycle.delete_job(backend, job.job_id)
+    lifecycle.discard_clip(backend, job.preview_job_id)
     return RedirectResponse("/jobs", status_code=303)
 
 

@@ -12,6 +12,7 @@ from shared_types.preview import convert_whole, start_clip
 
 from web_ui import jobs as job_service
 from web_ui.dependencies import SAFE_API, SAFE_FORM, BackendDep, EtaDep
+from web_ui.lifecycle import discard_clip
 from web_ui.preview import with_settings
 from web_ui.routes.api import job_view
 
@@ -28,6 +29,7 @@ def api_preview(job_id: str, body: PreviewRequest, backend: BackendDep, eta: Eta
     then play it with its playback URLs)."""
     job = job_service.load_job(backend, job_id)
     clip = start_clip(backend, job, body.start_s, with_settings(job.params, body))
+    discard_clip(backend, job.preview_job_id)
     return job_view(backend, clip, eta)
 
 
@@ -44,6 +46,7 @@ def form_preview(job_id: str, backend: BackendDep, start_s: Annotated[float, For
     job = job_service.load_job(backend, job_id)
     chosen = PreviewSettings(divergence=divergence, convergence=convergence)
     start_clip(backend, job, start_s, with_settings(job.params, chosen))
+    discard_clip(backend, job.preview_job_id)
     return RedirectResponse(f"/jobs/{job.job_id}#preview", status_code=303)
 
 
