@@ -49,6 +49,9 @@ class SourceInfo:
     has_audio: bool
     max_keyframe_gap_s: float  # longest stretch without a keyframe (incl. to the end)
     container: str
+    # frames shown before a later keyframe but coded after it (open GOPs, e.g.
+    # x265's default): a ``-c copy`` cut at that keyframe loses them
+    has_leading_frames: bool = False
 
 
 def _reject(reason: str) -> UnusableVideoError:
@@ -102,7 +105,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
         if duration is not None and duration > limits.max_duration_s:
             raise _reject(f"The video is too long ({duration / 60:.1f} min); the limit is "
                           f"{limits.max_duration_s / 60:.1f} min.")
-        frames, end_s, gap = _scan_packets(container, stream, limits, path)
+        frames, end_s, gap, leading = _scan_packets(container, stream, limits, path)
         has_audio = bool(container.streams.audio)
         container_name = container.format.name
     if frames == 0 or end_s <= 0:
@@ -116,7 +119,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
     _check_work(frames, end_s, width, height, limits)
     return SourceInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
-                     container=container_name)
+                     container=container_name, has_leading_frames=leading)
 
 
 def probe_colour(path: Path, limits: ProbeLimits) -> tuple[Color | None, HdrInfo]:
@@ -162,12 +165,15 @@ def _declared_duration(container, stream) -> float | None:
     return None
 
 
-def _scan_packets(container, stream, limits: ProbeLimits, path: Path) -> tuple[int, float, float]:
-    """(frame count, end time in s, longest keyframe gap in s) of the video stream."""
+def _scan_packets(container, stream, limits: ProbeLimits, path: Path
+                  ) -> tuple[int, float, float, bool]:
+    """(frame count, end time in s, longest keyframe gap in s, whether a keyframe
+    after the first has leading frames) of the video stream."""
     import av
 
     deadline = time.monotonic() + limits.timeout_s
-    frames, start, end, last_key, gap = 0, None, 0.0, None, 0.0
+    frames, start, end, last_key, gap, leading = 0, None, 0.0, None, 0.0, False
+    cut: float | None = None
     try:
         for packet in container.demux(stream):
             if packet.pts is None or packet.size == 0:
@@ -183,7 +189,10 @@ def _scan_packets(container, stream, limits: ProbeLimits, path: Path) -> tuple[i
             if packet.is_keyframe:
                 if last_key is not None:
                     gap = max(gap, t - last_key)
+                    cut = t  # a cut could land here: frames coded after it must not precede it
                 last_key = t
+            elif last_key is not None and cut is not None and t < cut:
+                leading = True
             if frames % 256 == 0 and time.monotonic() > deadline:
                 raise _reject(f"{NOT_A_VIDEO} (reading it took longer than "
                               f"{limits.timeout_s:g} s).")
@@ -194,6 +203,6 @@ def _scan_packets(container, stream, limits: ProbeLimits, path: Path) -> tuple[i
     if last_key is None:
         if frames:
             raise _reject(f"{NOT_A_VIDEO} (it has no keyframe to start from).")
-        return 0, 0.0, 0.0
+        return 0, 0.0, 0.0, False
     gap = max(gap, end - last_key)
-    return frames, end - (start or 0.0), gap
+    return frames, end - (start or 0.0), gap, leading

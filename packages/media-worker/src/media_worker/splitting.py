@@ -27,8 +27,9 @@ SEGMENT_TIME_DELTA = "0.05"
 
 
 def needs_keyframes(info: SourceInfo, segment_seconds: float) -> bool:
-    """True when the source's keyframes are too sparse to cut near ``segment_seconds``."""
-    return info.max_keyframe_gap_s > 2 * segment_seconds
+    """True when the source's keyframes are too sparse to cut near ``segment_seconds``,
+    or when cutting at them would lose frames (open GOPs: leading frames)."""
+    return info.max_keyframe_gap_s > 2 * segment_seconds or info.has_leading_frames
 
 
 def keyframe_interval(segment_seconds: float) -> float:
@@ -98,10 +99,11 @@ def prepare_and_split(runner: FfmpegRunner, source: Path, info: SourceInfo, work
     """Re-encode when keyframes are too sparse (keeping 10-bit and HDR), then
     split. Returns segment paths."""
     if needs_keyframes(info, segment_seconds):
-        log.info("job_id=%s keyframes up to %.1f s apart exceed 2x the %.1f s target: "
-                 "re-encoding once with a keyframe every %.1f s before splitting",
-                 job_id, info.max_keyframe_gap_s, segment_seconds,
-                 keyframe_interval(segment_seconds))
+        why = ("open GOPs (a cut would lose their leading frames)" if info.has_leading_frames
+               else f"keyframes up to {info.max_keyframe_gap_s:.1f} s apart exceed 2x the "
+                    f"{segment_seconds:.1f} s target")
+        log.info("job_id=%s %s: re-encoding once with a keyframe every %.1f s before "
+                 "splitting", job_id, why, keyframe_interval(segment_seconds))
         color, hdr = probe_colour(source, limits)
         source = reencode_with_keyframes(runner, source, work / "keyframed.mp4",
                                          segment_seconds, color=color, hdr=hdr,

@@ -32,3 +32,20 @@ def test_the_keyframed_reencode_keeps_10_bit_colour_and_mastering_metadata(tmp_p
             assert f.hdr_side_data == {"MASTERING_DISPLAY_METADATA", "CONTENT_LIGHT_LEVEL"}
         else:
             assert (f.of_kind("video")[0].codec, f.pix_fmt) == ("h264", "yuv420p")
+
+
+def test_open_gops_are_re_encoded_so_no_frame_is_lost_at_a_cut(tmp_path):
+    """x265's default open GOPs: frames coded after a keyframe but shown before it
+    would be lost by a ``-c copy`` cut there (102 of 108 frames kept before)."""
+    hevc = make_rich_video(tmp_path / "open.mkv", seconds=9.0, size=(160, 96), fps=12,
+                           hdr10=True, audio=(), cues=(), chapters=())
+    h264 = make_rich_video(tmp_path / "closed.mp4", seconds=9.0, size=(160, 96), fps=12,
+                           audio=(), cues=(), chapters=())
+    info = probe_video(hevc.path, LIMITS)
+    assert info.has_leading_frames and info.max_keyframe_gap_s <= 1.01
+    assert not probe_video(h264.path, LIMITS).has_leading_frames
+    runner = FfmpegRunner(ffmpeg_path(), timeout_s=120)
+    segments = prepare_and_split(runner, hevc.path, info, tmp_path, 4.0, job_id="job",
+                                 limits=LIMITS)
+    assert len(segments) == 3
+    assert sum(media_facts(s).frames for s in segments) == media_facts(hevc.path).frames == 108
