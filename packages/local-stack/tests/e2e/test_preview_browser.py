@@ -8,9 +8,6 @@ STEREO_SPOT_UPDATE_SCREENSHOTS=1) or test-artifacts/screenshots."""
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -20,7 +17,7 @@ from shared_types.testing.media import make_video
 
 from local_stack.testing.media import video_facts
 
-from .test_serve import _wait_healthy
+from .test_serve import serving
 
 if chromium_missing():
     pytest.skip(chromium_missing(), allow_module_level=True)
@@ -50,73 +47,62 @@ def test_preview_ten_seconds_then_convert_the_whole_video(tmp_path, stack_env, f
 
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     source = make_video(tmp_path / "holiday.mp4", seconds=SOURCE_S, fps=FPS)
-    base = f"http://127.0.0.1:{free_port}"
     env = stack_env(tmp_path / "data", STEREO_SPOT_SEGMENT_SECONDS="4")
-    proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "stereo-spot"), "serve", "--port", str(free_port),
-         "--workers", "1"],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    try:
-        _wait_healthy(base, proc)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1000, "height": 760})
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
+    with serving(env, free_port) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1000, "height": 760})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
 
-            page.goto(base + "/")
-            page.select_option("#mode", "sbs")
-            page.check("#preview-first")
-            shot(page, "preview-1-create", "#preview-first")
-            page.set_input_files("#source-file", str(source))  # drop and go
-            page.wait_for_selector("#thumb-strip img", timeout=WAIT_MS)
-            job_id = page.url.rsplit("/", 1)[1].split("#")[0]
-            assert page.eval_on_selector_all(
-                "#thumb-strip img", "imgs => imgs.filter(i => i.naturalWidth > 0).length") == 12
-            assert page.text_content("#status") == "awaiting confirmation"
-            shot(page, "preview-2-strip", "#preview")
+        page.goto(base + "/")
+        page.select_option("#mode", "sbs")
+        page.check("#preview-first")
+        shot(page, "preview-1-create", "#preview-first")
+        page.set_input_files("#source-file", str(source))  # drop and go
+        page.wait_for_selector("#thumb-strip img", timeout=WAIT_MS)
+        job_id = page.url.rsplit("/", 1)[1].split("#")[0]
+        assert page.eval_on_selector_all(
+            "#thumb-strip img", "imgs => imgs.filter(i => i.naturalWidth > 0).length") == 12
+        assert page.text_content("#status") == "awaiting confirmation"
+        shot(page, "preview-2-strip", "#preview")
 
-            page.fill("#preview-divergence", "3.5")
-            page.fill("#preview-convergence", "0.3")
-            page.click("#thumb-strip img:nth-child(7)")  # around 10.8 s: preview from ~5.8 s
-            start = float(page.input_value("#preview-at"))
-            assert 5.0 < start < 6.5
-            page.click("#preview-button")
-            page.wait_for_function(
-                "() => document.getElementById('preview-status').textContent.includes('%')",
-                timeout=WAIT_MS)
-            shot(page, "preview-3-converting", "#preview")
-            page.wait_for_function(PLAYING, timeout=WAIT_MS)
-            shot(page, "preview-4-playing", "#preview")
+        page.fill("#preview-divergence", "3.5")
+        page.fill("#preview-convergence", "0.3")
+        page.click("#thumb-strip img:nth-child(7)")  # around 10.8 s: preview from ~5.8 s
+        start = float(page.input_value("#preview-at"))
+        assert 5.0 < start < 6.5
+        page.click("#preview-button")
+        page.wait_for_function(
+            "() => document.getElementById('preview-status').textContent.includes('%')",
+            timeout=WAIT_MS)
+        shot(page, "preview-3-converting", "#preview")
+        page.wait_for_function(PLAYING, timeout=WAIT_MS)
+        shot(page, "preview-4-playing", "#preview")
 
-            parent = httpx.get(f"{base}/api/jobs/{job_id}", timeout=10).json()
-            clip = httpx.get(f"{base}/api/jobs/{parent['preview_job_id']}", timeout=10).json()
-            assert parent["status"] == "awaiting_confirmation"
-            assert (clip["status"], clip["parent_job_id"], clip["clip_start_s"],
-                    clip["clip_duration_s"]) == ("completed", job_id, start, 10.0)
-            assert (clip["params"]["divergence"], clip["params"]["convergence"]) == (3.5, 0.3)
-            facts = fetch_final(base, clip["job_id"], tmp_path / "clip.mp4")
-            # 10 s from a moment between two frames: 240 frames, or 239 when the cut
-            # starts just after a frame (the exact-start case is media-worker's test)
-            assert (facts.width, facts.height) == (320, 96)
-            assert 10 * FPS - 1 <= facts.frames <= 10 * FPS
+        parent = httpx.get(f"{base}/api/jobs/{job_id}", timeout=10).json()
+        clip = httpx.get(f"{base}/api/jobs/{parent['preview_job_id']}", timeout=10).json()
+        assert parent["status"] == "awaiting_confirmation"
+        assert (clip["status"], clip["parent_job_id"], clip["clip_start_s"],
+                clip["clip_duration_s"]) == ("completed", job_id, start, 10.0)
+        assert (clip["params"]["divergence"], clip["params"]["convergence"]) == (3.5, 0.3)
+        facts = fetch_final(base, clip["job_id"], tmp_path / "clip.mp4")
+        # 10 s from a moment between two frames: 240 frames, or 239 when the cut
+        # starts just after a frame (the exact-start case is media-worker's test)
+        assert (facts.width, facts.height) == (320, 96)
+        assert 10 * FPS - 1 <= facts.frames <= 10 * FPS
 
-            page.fill("#preview-divergence", "4")
-            page.click("#convert-whole")
-            page.wait_for_selector("#progress", timeout=30_000)
-            shot(page, "preview-5-converting-all", "#progress")
-            page.wait_for_selector("#result", timeout=WAIT_MS)
-            whole = httpx.get(f"{base}/api/jobs/{job_id}", timeout=10).json()
-            assert whole["status"] == "completed"
-            assert (whole["params"]["divergence"], whole["params"]["convergence"]) == (4.0, 0.3)
-            facts = fetch_final(base, job_id, tmp_path / "whole.mp4")
-            assert (facts.width, facts.frames) == (320, SOURCE_S * FPS)
-            items = httpx.get(f"{base}/api/jobs", timeout=10).json()["items"]
-            listed = {i["job_id"] for i in items}
-            assert job_id in listed and clip["job_id"] not in listed
-            assert errors == []
-            browser.close()
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        output, _ = proc.communicate(timeout=60)
-        print(output[-4000:])
+        page.fill("#preview-divergence", "4")
+        page.click("#convert-whole")
+        page.wait_for_selector("#progress", timeout=30_000)
+        shot(page, "preview-5-converting-all", "#progress")
+        page.wait_for_selector("#result", timeout=WAIT_MS)
+        whole = httpx.get(f"{base}/api/jobs/{job_id}", timeout=10).json()
+        assert whole["status"] == "completed"
+        assert (whole["params"]["divergence"], whole["params"]["convergence"]) == (4.0, 0.3)
+        facts = fetch_final(base, job_id, tmp_path / "whole.mp4")
+        assert (facts.width, facts.frames) == (320, SOURCE_S * FPS)
+        items = httpx.get(f"{base}/api/jobs", timeout=10).json()["items"]
+        listed = {i["job_id"] for i in items}
+        assert job_id in listed and clip["job_id"] not in listed
+        assert errors == []
+        browser.close()

@@ -5,6 +5,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -40,17 +42,31 @@ def _follow_sse(url: str, timeout_s: float = 180) -> list[tuple[str, dict]]:
     return events
 
 
-def test_serve_converts_an_upload_and_streams_progress_and_the_result(
-    clip_4s, tmp_path: Path, stack_env, free_port
-):
-    base = f"http://127.0.0.1:{free_port}"
-    env = stack_env(tmp_path / "data", STEREO_SPOT_SEGMENT_SECONDS="2")
+@contextmanager
+def serving(env: dict[str, str], port: int) -> Iterator[str]:
+    """``stereo-spot serve`` (one worker of each kind) on ``port`` until the block
+    ends; then SIGTERM, and it must drain and exit 0. Yields its base URL."""
+    base = f"http://127.0.0.1:{port}"
     proc = subprocess.Popen(
-        [str(Path(sys.executable).parent / "stereo-spot"), "serve", "--port", str(free_port),
+        [str(Path(sys.executable).parent / "stereo-spot"), "serve", "--port", str(port),
          "--workers", "1"],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         _wait_healthy(base, proc)
+        yield base
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, output
+    assert "running at" in output
+    assert "stopped" in output
+
+
+def test_serve_converts_an_upload_and_streams_progress_and_the_result(
+    clip_4s, tmp_path: Path, stack_env, free_port
+):
+    with serving(stack_env(tmp_path / "data", STEREO_SPOT_SEGMENT_SECONDS="2"),
+                 free_port) as base:
         created = httpx.post(f"{base}/api/jobs", json={"mode": "sbs", "title": "e2e"}, timeout=10)
         assert created.status_code == 201, created.text
         job = created.json()
@@ -75,9 +91,3 @@ def test_serve_converts_an_upload_and_streams_progress_and_the_result(
         facts = video_facts(out)
         assert (facts.width, facts.height, facts.frames) == (320, 96, 96)
         assert facts.has_audio
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        output, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 0, output
-    assert "running at" in output
-    assert "stopped" in output
