@@ -77,6 +77,24 @@ def conversion_end(*, now: float, free_at: list[float], pending: int, pending_fr
     return max([now, *slots])
 
 
+@dataclass(frozen=True)
+class _Stages:
+    """One job's model at one moment (see the module docstring)."""
+
+    total: int  # frames
+    segments: int
+    per_segment: float
+    workers: int
+    fps: float | None  # one worker, blended
+    prior_fps: float | None
+    overhead: float
+    lead: float
+    tail: float
+    started: float
+    live: list[SegmentHeartbeat]
+    last_done: float | None  # the newest segment completion
+
+
 def estimate_job(job: Job, beats: Sequence[SegmentHeartbeat], done: Collection[int],
                  completions: Sequence[SegmentCompletion], rates: MachineRates | None, *,
                  now: float, stale_s: float = STALE_S) -> JobEstimate | None:
@@ -87,55 +105,65 @@ def estimate_job(job: Job, beats: Sequence[SegmentHeartbeat], done: Collection[i
             or not job.source_width or not job.source_height):
         return None
     prior = rates.worker_fps(job.source_width, job.source_height) if rates else None
-    fps = blended_fps(beats, prior)
     workers = max(rates.workers if rates else 1, len({b.worker for b in beats}), 1)
-    overhead = blended_overhead(beats, rates.segment_overhead_s if rates else None)
-    lead = rates.lead_s if rates else 0.0
-    tail = rates.tail_s if rates else 0.0
-    started = job.started_at if job.started_at is not None else now
     known = [b.frames_total for b in beats if b.frames_total]
     per_segment = sum(known) / len(known) if known else None
     segments = job.total_segments or (
         max(len(beats), round(total / per_segment)) if per_segment else workers)
-    frames_done = min(total, frames_done_by(beats, done, per_segment or total / segments))
-
-    weights = FALLBACK_WEIGHTS
-    if prior:
-        weights = (lead, total / (prior * min(workers, segments)) + overhead * segments / workers,
-                   tail)
-    lead_part = 1.0 if beats else min(0.95, (now - started) / lead) if lead > 0 else 0.5
-    conv_part = frames_done / total
-    tail_part = 0.0
-    last_done = max((c.completed_at for c in completions), default=None)
+    m = _Stages(
+        total=total, segments=segments, per_segment=per_segment or total / segments,
+        workers=workers, fps=blended_fps(beats, prior), prior_fps=prior,
+        overhead=blended_overhead(beats, rates.segment_overhead_s if rates else None),
+        lead=rates.lead_s if rates else 0.0, tail=rates.tail_s if rates else 0.0,
+        started=job.started_at if job.started_at is not None else now,
+        live=[b for b in beats if b.segment_index not in done
+              and now - b.last_heartbeat <= stale_s],
+        last_done=max((c.completed_at for c in completions), default=None))
+    percent = _work_percent(m, job.status, beats, done, now)
     if job.status == JobStatus.REASSEMBLING:
-        lead_part = conv_part = 1.0
-        since = now - last_done if last_done is not None else 0.0
-        tail_part = min(0.95, since / tail) if tail > 0 else 0.5
-    parts = (lead_part, conv_part, tail_part)
-    percent = 100.0 * sum(w * p for w, p in zip(weights, parts, strict=True)) / sum(weights)
-    percent = round(min(MAX_PERCENT, max(0.0, percent)), 1)
-
-    if job.status == JobStatus.REASSEMBLING:
-        since = now - last_done if last_done is not None else 0.0
-        eta = max(0.0, tail - since) if rates else None
-        return JobEstimate(percent, eta, fps)
-    if fps is None:
+        since = now - m.last_done if m.last_done is not None else 0.0
+        return JobEstimate(percent, max(0.0, m.tail - since) if rates else None, m.fps)
+    if m.fps is None:
         return JobEstimate(percent, None, None)
-    live = [b for b in beats if b.segment_index not in done and now - b.last_heartbeat <= stale_s]
-    free_at = []
-    for b in live:
-        left = (b.frames_total or per_segment or 0) - b.frames_done
-        free_at.append(now + max(0.0, left / fps - (now - b.last_heartbeat)))
-    first_free = now if beats else max(now, started + lead)
-    free_at += [first_free] * max(0, workers - len(free_at))
-    in_live = sum(b.frames_total or per_segment or b.frames_done for b in live)
+    return JobEstimate(percent, _time_left(m, m.fps, beats, done, now), m.fps)
+
+
+def _work_percent(m: _Stages, status: JobStatus, beats: Sequence[SegmentHeartbeat],
+                  done: Collection[int], now: float) -> float:
+    """Each stage's expected share times how far it is; conversion by frames."""
+    weights = FALLBACK_WEIGHTS
+    if m.prior_fps:
+        convert = (m.total / (m.prior_fps * min(m.workers, m.segments))
+                   + m.overhead * m.segments / m.workers)
+        weights = (m.lead, convert, m.tail)
+    # Beats are seconds apart: count what live segments made since their last one.
+    since_beats = sum(min(m.fps * (now - b.last_heartbeat),
+                          max(0.0, (b.frames_total or m.per_segment) - b.frames_done))
+                      for b in m.live) if m.fps else 0.0
+    frames = min(m.total, frames_done_by(beats, done, m.per_segment) + since_beats)
+    lead_part = 1.0 if beats else min(0.95, (now - m.started) / m.lead) if m.lead > 0 else 0.5
+    parts = (lead_part, frames / m.total, 0.0)
+    if status == JobStatus.REASSEMBLING:
+        since = now - m.last_done if m.last_done is not None else 0.0
+        parts = (1.0, 1.0, min(0.95, since / m.tail) if m.tail > 0 else 0.5)
+    percent = 100.0 * sum(w * p for w, p in zip(weights, parts, strict=True)) / sum(weights)
+    return round(min(MAX_PERCENT, max(0.0, percent)), 1)
+
+
+def _time_left(m: _Stages, fps: float, beats: Sequence[SegmentHeartbeat],
+               done: Collection[int], now: float) -> float:
+    """Seconds until the last segment is converted at ``fps`` per worker, plus the tail."""
+    free_at = [now + max(0.0, ((b.frames_total or m.per_segment) - b.frames_done) / fps
+                         - (now - b.last_heartbeat)) for b in m.live]
+    first_free = now if beats else max(now, m.started + m.lead)
+    free_at += [first_free] * max(0, m.workers - len(free_at))
+    in_live = sum(b.frames_total or m.per_segment for b in m.live)
     done_frames = frames_done_by([b for b in beats if b.segment_index in done], done,
-                                 per_segment or total / segments)
-    done_count = len(set(done))
-    pending = max(0, segments - done_count - len(live))
-    pending_frames = max(0.0, total - done_frames - in_live)
-    if pending == 0 and pending_frames > 0 and not live:
+                                 m.per_segment)
+    pending = max(0, m.segments - len(set(done)) - len(m.live))
+    pending_frames = max(0.0, m.total - done_frames - in_live)
+    if pending == 0 and pending_frames > 0 and not m.live:
         pending = 1
     end = conversion_end(now=now, free_at=free_at, pending=pending,
-                         pending_frames=pending_frames, fps=fps, overhead_s=overhead)
-    return JobEstimate(percent, max(0.0, end - now) + tail, fps)
+                         pending_frames=pending_frames, fps=fps, overhead_s=m.overhead)
+    return max(0.0, end - now) + m.tail
