@@ -48,8 +48,7 @@ class MachineRates:
 class JobStages:
     """One completed job's measured stages."""
 
-    pixels: float  # width x height x frames of its segments with finished beats
-    busy_s: float  # worker seconds spent on them
+    speeds: list[float]  # pixels per second of each segment with a finished beat
     gaps: list[float]
     lead_s: float
     tail_s: float
@@ -65,13 +64,14 @@ def job_stages(job: Job, beats: list[SegmentHeartbeat],
             or not beats or not completions):
         return None
     finished = [b for b in beats if b.frames_total and b.last_heartbeat > b.started_at]
-    busy = sum(b.last_heartbeat - b.started_at for b in finished)
-    if busy <= 0:
+    if not finished:
         return None
-    pixels = job.source_width * job.source_height * sum(b.frames_total or 0 for b in finished)
+    pixels = job.source_width * job.source_height
+    speeds = [pixels * (b.frames_total or 0) / (b.last_heartbeat - b.started_at)
+              for b in finished]
     first = min(b.started_at for b in beats)
     last = max(c.completed_at for c in completions)
-    return JobStages(pixels=pixels, busy_s=busy, gaps=worker_gaps(beats),
+    return JobStages(speeds=speeds, gaps=worker_gaps(beats),
                      lead_s=max(0.0, first - job.started_at),
                      tail_s=max(0.0, job.completed_at - last),
                      workers=len({b.worker for b in beats}))
@@ -104,11 +104,12 @@ def learn_machine_rates(backend: Backend, *, sample: int = SAMPLE_JOBS) -> Machi
     if not stages:
         return None
     gaps = [g for s in stages for g in s.gaps]
-    # Segments are the observations of speed and overhead: pooled over all jobs.
-    # Lead and tail are one per job; the low median, because the first job after
-    # the workers start pays their one-off start-up (engine import, model load).
+    # Segments are the observations of speed and overhead: the median over all
+    # jobs' segments (a worker's first segment may pay a warm-up). Lead and tail
+    # are one per job; the low median, because the first job after the workers
+    # start pays their one-off start-up (engine import, model load).
     return MachineRates(
-        pixels_per_s=sum(s.pixels for s in stages) / sum(s.busy_s for s in stages),
+        pixels_per_s=median(v for s in stages for v in s.speeds),
         segment_overhead_s=median(gaps) if gaps else 0.0,
         lead_s=median_low([s.lead_s for s in stages]),
         tail_s=median_low([s.tail_s for s in stages]),

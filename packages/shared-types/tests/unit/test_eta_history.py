@@ -64,6 +64,13 @@ def test_learns_speed_overhead_lead_tail_and_workers():
     assert (rates.lead_s, rates.tail_s, rates.workers) == (2.0, 3.0, 2)
 
 
+def test_a_slow_first_segment_does_not_set_the_speed():
+    backend = memory_backend()
+    finished_job(backend, t0=0, segments=1, seconds_per_segment=12.0)  # warming up
+    finished_job(backend, t0=100, segments=4)
+    assert learn_machine_rates(backend).worker_fps(100, 100) == pytest.approx(25.0)
+
+
 def test_the_first_job_after_a_worker_start_does_not_set_the_lead():
     backend = memory_backend()
     finished_job(backend, t0=0, segments=2, lead=15.0)  # engine import
