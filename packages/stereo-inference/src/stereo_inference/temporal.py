@@ -1,20 +1,31 @@
 """Temporal normalisation: map raw depth to 0..1 without pumping or flicker.
 
-A running depth range (widened at once by new extremes, narrowed slowly with
-``decay``) rescales every frame, and each map is blended with the previous one;
-both reset at scene cuts, found from the mean difference of small grey
-thumbnails of consecutive frames. The state (range + last thumbnail) is JSON,
-so the next segment of the same video continues where this one stopped.
+A running depth range rescales every frame: it follows each frame's robust
+range (2nd and 98th percentiles) slowly, a little faster when it widens
+(``widen``) than when it narrows (``decay``), so a near object entering the
+frame does not push everything else back at once (it saturates briefly
+instead). Each map is blended with the previous one; both reset at scene
+cuts, found from the mean difference of small grey thumbnails of consecutive
+frames, absolute or relative to how much the shot has been changing. The state
+(range, last thumbnail, last map) is JSON, so the next segment of the same
+video continues exactly where this one stopped.
 """
 
 from __future__ import annotations
 
+import base64
+
 import cv2
 import numpy as np
 
-from stereo_inference.arrays import as_float, concat, is_tensor, row_quantiles
+from stereo_inference.arrays import as_float, concat, is_tensor, row_quantiles, to_numpy
 
 THUMB = (18, 32)  # (h, w)
+# A cut also where the picture changes this many times more than it has been
+# changing within the shot (and at least by CUT_FLOOR): a cut between similar
+# pictures stays under the absolute threshold.
+CUT_RATIO = 5.0
+CUT_FLOOR = 0.03
 STATE_VERSION = 1
 
 
@@ -24,20 +35,26 @@ class TemporalNormalizer:
         model: str,
         state: dict | None = None,
         *,
-        decay: float = 0.9,
+        decay: float = 0.95,
         smoothing: float = 0.35,
         cut_threshold: float = 0.18,
+        widen: float = 0.3,
     ) -> None:
         self.model = model
         self.decay, self.smoothing, self.cut_threshold = decay, smoothing, cut_threshold
+        self.widen = widen
         self.lo: float | None = None
         self.hi: float | None = None
         self.thumb: np.ndarray | None = None
         self.prev = None  # the last normalised map (numpy or tensor)
+        self.change: float | None = None  # typical thumbnail change within this shot
         self.cuts = 0
         if state and state.get("version") == STATE_VERSION:
             if state.get("model") == model:  # other models use other depth scales
                 self.lo, self.hi = float(state["lo"]), float(state["hi"])
+                self.prev = _decode_map(state.get("prev"))
+                change = state.get("change")
+                self.change = float(change) if isinstance(change, (int, float)) else None
             thumb = state.get("thumb")
             if thumb and len(thumb) == THUMB[0] * THUMB[1]:
                 self.thumb = np.asarray(thumb, np.float32).reshape(1, 1, *THUMB)
@@ -50,9 +67,13 @@ class TemporalNormalizer:
         lows, highs = row_quantiles(flat, 0.02), row_quantiles(flat, 0.98)
         out = []
         for i in range(depth.shape[0]):
-            is_cut = self.thumb is None or (
-                float(np.abs(thumbs[i : i + 1] - self.thumb).mean()) > self.cut_threshold
-            )
+            change = None if self.thumb is None else float(
+                np.abs(thumbs[i : i + 1] - self.thumb).mean())
+            is_cut = change is None or change > self.cut_threshold or (
+                self.change is not None and change > CUT_FLOOR
+                and change > CUT_RATIO * self.change)
+            self.change = None if is_cut else change if self.change is None else (
+                0.7 * self.change + 0.3 * change)
             self.thumb = thumbs[i : i + 1]
             if is_cut:
                 self.cuts += self.prev is not None
@@ -60,15 +81,20 @@ class TemporalNormalizer:
             if is_cut or self.lo is None:
                 self.lo, self.hi = lows[i], highs[i]
             else:
-                k = self.decay
-                self.lo = min(lows[i], k * self.lo + (1 - k) * lows[i])
-                self.hi = max(highs[i], k * self.hi + (1 - k) * highs[i])
+                self.lo = self._follow(self.lo, lows[i], lows[i] < self.lo)
+                self.hi = self._follow(self.hi, highs[i], highs[i] > self.hi)
             n = ((as_float(depth[i : i + 1]) - self.lo) / max(self.hi - self.lo, 1e-6)).clip(0, 1)
             if self.prev is not None and self.prev.shape == n.shape:
+                if is_tensor(n) and not is_tensor(self.prev):  # restored from a state
+                    self.prev = n.new_tensor(self.prev)
                 n = n + self.smoothing * (self.prev - n)
             self.prev = n
             out.append(n)
         return concat(out)
+
+    def _follow(self, bound: float, target: float, widens: bool) -> float:
+        rate = self.widen if widens else 1 - self.decay
+        return bound + rate * (target - bound)
 
     def state(self) -> dict | None:
         """JSON-serialisable state for the next consecutive segment (None before any frame)."""
@@ -80,7 +106,28 @@ class TemporalNormalizer:
             "lo": self.lo,
             "hi": self.hi,
             "thumb": [round(v, 4) for v in self.thumb.flatten().tolist()],
+            # the last map and the shot's pace: the next segment's first frame
+            # is smoothed and cut-checked like the whole file's
+            "prev": _encode_map(self.prev),
+            "change": self.change,
         }
+
+
+def _encode_map(depth) -> dict | None:
+    if depth is None:
+        return None
+    plane = to_numpy(depth)[0, 0].astype(np.float16)
+    return {"shape": list(plane.shape), "data": base64.b64encode(plane.tobytes()).decode()}
+
+
+def _decode_map(data: object) -> np.ndarray | None:
+    """The (1,1,h,w) map ``_encode_map`` wrote, or None when absent or malformed."""
+    try:
+        h, w = (int(v) for v in data["shape"])
+        plane = np.frombuffer(base64.b64decode(data["data"]), np.float16).reshape(h, w)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return plane.astype(np.float32).reshape(1, 1, h, w)
 
 
 def _thumbnails(rgb) -> np.ndarray:

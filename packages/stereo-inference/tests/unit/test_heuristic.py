@@ -80,3 +80,17 @@ def test_a_malformed_state_is_ignored():
     est.restore({"shape": [2, 2], "gray": "not base64!", "depth": ""})
     est.restore({"gray": "AAAA"})
     assert est.state() is None
+
+
+def test_the_first_frame_of_a_moving_shot_already_has_its_parallax():
+    depth = _estimator().estimate(_truck(4, near_px=4, far_px=1))[0, 0]
+    assert float(depth[25:45, 50:78].mean()) > float(depth[25:45, 5:30].mean()) + 0.1
+
+
+def test_a_cut_starts_afresh_instead_of_holding_the_last_shots_depth():
+    est = _estimator()
+    est.estimate(_truck(8, near_px=4, far_px=1))  # a near square in the middle
+    other = torch.from_numpy(np.repeat(_texture(72, 128, 9)[None, None], 3, 1))
+    after_cut = est.estimate(other)[0, 0]
+    fresh = _estimator().estimate(other)[0, 0]
+    assert float((after_cut - fresh).abs().max()) < 1e-5

@@ -58,3 +58,45 @@ def test_numpy_maps_normalise_like_tensors():
     assert isinstance(out, np.ndarray)
     np.testing.assert_allclose(out, tensor.numpy(), atol=1e-5)
     assert array.cuts == 1
+
+
+def test_a_near_object_entering_does_not_push_the_rest_back_at_once():
+    norm = TemporalNormalizer("heuristic")
+    scene = ramp_depth(1)
+    for _ in range(5):
+        before = norm.normalize(scene, frames(1))
+    entered = scene.clone()
+    entered[..., 10:18, 0:6] = 3.0  # much nearer than anything so far, 8 % of the frame
+    after = norm.normalize(entered, frames(1))
+    fresh = TemporalNormalizer("heuristic").normalize(entered, frames(1))
+    rest = (slice(None), slice(None), slice(0, 10))
+    moved = float((after[rest] - before[rest]).abs().max())
+    assert moved < 0.5 * float((fresh[rest] - before[rest]).abs().max())
+    unsmoothed = TemporalNormalizer("heuristic", smoothing=0.0)
+    for _ in range(5):
+        unsmoothed.normalize(scene, frames(1))
+    # the newcomer saturates: as near as the nearest so far
+    assert float(unsmoothed.normalize(entered, frames(1))[..., 10:18, 0:6].min()) == 1.0
+
+
+def test_a_cut_between_alike_pictures_is_found_from_the_shots_pace():
+    rng = torch.Generator().manual_seed(0)
+    picture = torch.rand(1, 3, 18, 32, generator=rng)
+    norm = TemporalNormalizer("heuristic")
+    for i in range(6):  # a shot that changes a little every frame
+        norm.normalize(ramp_depth(1), (picture + 0.005 * i).clamp(0, 1))
+    other = torch.rand(1, 3, 18, 32, generator=rng)  # same brightness on average
+    out = norm.normalize(ramp_depth(1, 0.5), other)
+    assert norm.cuts == 1
+    assert float(out.max()) > 0.95  # range reset, not eased
+
+
+def test_a_resumed_segment_continues_exactly_like_an_unbroken_run():
+    depth = torch.rand(6, 1, 18, 32, generator=torch.Generator().manual_seed(1))
+    whole = TemporalNormalizer("heuristic").normalize(depth, frames(6))
+    first = TemporalNormalizer("heuristic")
+    first.normalize(depth[:3], frames(3))
+    resumed = TemporalNormalizer("heuristic", json.loads(json.dumps(first.state())))
+    rest = resumed.normalize(depth[3:], frames(3))
+    assert float((rest - whole[3:]).abs().max()) < 2e-3  # float16 in the state
+    assert resumed.cuts == 0

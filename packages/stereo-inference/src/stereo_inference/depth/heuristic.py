@@ -2,12 +2,17 @@
 
 Each frame's dense optical flow against the previous one (``parallax``) gives
 real relative depth whenever the camera translates: nearer things move more.
-Where motion says nothing (a still camera, a pure pan) the frame's position
-cue decides: lower is nearer (the ground). On a still camera whatever moves is
-lifted towards the viewer. The blend is refined
-along the image's edges (``guided``) and accumulated over time: the previous
-depth, moved by the flow, is blended with the new estimate where the flow
-holds, and replaced where it does not (new content, scene cuts).
+Where motion says nothing (a still camera, a pure pan) the ground-contact cue
+decides (``contact``): the floor is nearer lower in the frame, and whatever
+stands on it is as near as the line where it meets it. On a still camera
+whatever moves is lifted towards the viewer (within the static range, so the
+depth range does not jump when something enters). The blend is refined along
+the image's edges (``guided``) and accumulated over time: the previous depth,
+moved by the flow, is blended with the new estimate where the flow holds (a
+running mean over a shot's first frames, then a slow exponential one), and
+replaced where it does not (new content) or when most of the frame fails to
+match (a scene cut). A shot's first frame reads its motion against the next
+frame of the batch, so the parallax does not arrive one frame late.
 """
 
 from __future__ import annotations
@@ -22,11 +27,12 @@ from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
 
 WIDTH = 128
-BLEND = 0.15  # weight of a new estimate where the flow holds
+_LUMA = np.array([0.299, 0.587, 0.114], np.float32)
+BLEND = 0.07  # weight of a new estimate where the flow holds (after the first frames)
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
 STILL_PX = 0.12  # median flow below this: the camera stands still
-CUT_CONSISTENCY = 0.35
-RANGE_DECAY = 0.8  # mean flow consistency below this: a new shot
+CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
+RANGE_DECAY = 0.8  # share of the running parallax range kept each frame
 
 
 class HeuristicDepth:
@@ -39,6 +45,7 @@ class HeuristicDepth:
         self._prev: np.ndarray | None = None  # last grey frame (uint8)
         self._depth: np.ndarray | None = None  # accumulated depth of that frame
         self._range: tuple[float, float] | None = None  # running parallax range
+        self._age = 0  # frames accumulated since the shot started
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         w = min(WIDTH, width)
@@ -48,7 +55,7 @@ class HeuristicDepth:
         """The last frame and its depth (JSON), for the next segment; None before any."""
         if self._prev is None or self._depth is None:
             return None
-        return {"shape": list(self._prev.shape), "range": self._range,
+        return {"shape": list(self._prev.shape), "range": self._range, "age": self._age,
                 "gray": base64.b64encode(self._prev.tobytes()).decode(),
                 "depth": base64.b64encode(self._depth.astype(np.float16).tobytes()).decode()}
 
@@ -59,39 +66,57 @@ class HeuristicDepth:
             prev = np.frombuffer(base64.b64decode(state["gray"]), np.uint8).reshape(h, w)
             depth = np.frombuffer(base64.b64decode(state["depth"]), np.float16).reshape(h, w)
             rng = state.get("range")
+            age = int(state.get("age", 1000))
         except (KeyError, TypeError, ValueError):
             return
-        self._prev, self._depth = prev.copy(), depth.astype(np.float32)
+        self._prev, self._depth, self._age = prev.copy(), depth.astype(np.float32), age
         self._range = (float(rng[0]), float(rng[1])) if rng else None
 
     def estimate(self, rgb):
         """Depth of frames (B,3,h,w): numpy in, numpy out (no torch); a tensor in,
         a tensor on this estimator's device out."""
-        if not is_tensor(rgb):
-            return np.stack([self._step(np.ascontiguousarray(f.transpose(1, 2, 0),
-                                                             dtype=np.float32))
-                             for f in rgb])[:, None]
-        import torch
+        if is_tensor(rgb):
+            import torch
 
-        out = self.estimate(rgb.detach().to("cpu", torch.float32).numpy())
-        return torch.from_numpy(out).to(self.device)
+            out = self.estimate(rgb.detach().to("cpu", torch.float32).numpy())
+            return torch.from_numpy(out).to(self.device)
+        frames = [np.ascontiguousarray(f.transpose(1, 2, 0), dtype=np.float32) for f in rgb]
+        grays = [f @ _LUMA for f in frames]
+        grays8 = [np.clip(g * 255 + 0.5, 0, 255).astype(np.uint8) for g in grays]
+        following = [*grays8[1:], None]
+        return np.stack([self._step(f, g, g8, nxt) for f, g, g8, nxt
+                         in zip(frames, grays, grays8, following, strict=True)])[:, None]
 
-    def _step(self, rgb: np.ndarray) -> np.ndarray:
-        gray = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
-        gray8 = np.clip(gray * 255 + 0.5, 0, 255).astype(np.uint8)
+    def _step(self, rgb: np.ndarray, gray: np.ndarray, gray8: np.ndarray,
+              following: np.ndarray | None) -> np.ndarray:
         new = contact_depth(rgb)  # things as near as the ground where they stand
         prev, self._prev = self._prev, gray8
         if prev is None or prev.shape != gray8.shape:
-            self._depth, self._range = guided_filter(gray, new), None
-            return self._depth
+            return self._start(gray, new, following)
         flow, consistency = self._flow.backward(gray8, prev)
         if float(consistency.mean()) < CUT_CONSISTENCY:
-            self._depth, self._range = guided_filter(gray, new), None
-            return self._depth
+            return self._start(gray, new, following)
         new = guided_filter(gray, self._with_motion(new, flow, consistency))
         held = warp_back(self._depth, flow)
-        weight = BLEND + (1 - BLEND) * (1 - consistency) ** REPLACE_POWER
+        # A running mean over the shot's first frames (no long drift away from
+        # the first estimate), then an exponential one.
+        self._age += 1
+        blend = max(BLEND, 1 / (self._age + 1))
+        weight = blend + (1 - blend) * (1 - consistency) ** REPLACE_POWER
         self._depth = (held + weight * (new - held)).astype(np.float32)
+        return self._depth
+
+    def _start(self, gray: np.ndarray, new: np.ndarray, following: np.ndarray | None
+               ) -> np.ndarray:
+        """A new shot (or the first frame): nothing to hold. Its motion is read
+        against the following frame, when the batch has it, so that the shot's
+        first depth already has the parallax the next ones will have."""
+        self._range, self._age = None, 0
+        if following is not None and following.shape == self._prev.shape:
+            flow, consistency = self._flow.backward(self._prev, following)
+            if float(consistency.mean()) >= CUT_CONSISTENCY:
+                new = self._with_motion(new, flow, consistency)
+        self._depth = guided_filter(gray, new)
         return self._depth
 
     def _with_motion(self, static: np.ndarray, flow: np.ndarray,
@@ -100,7 +125,8 @@ class HeuristicDepth:
         speed = np.hypot(flow[..., 0], flow[..., 1])
         if float(np.median(speed)) < STILL_PX:  # still camera: lift what moves
             lift = np.clip((speed - 2 * STILL_PX) / 1.0, 0, 1) * consistency
-            return static + 0.5 * lift
+            # within the static range: the depth range stays put as things enter
+            return np.minimum(static + 0.5 * lift, 1.0)
         p = parallax(flow, consistency)
         trusted = p.inverse_depth[consistency > 0.5]
         if trusted.size < 32:
