@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shared_types.dtos import PresignedPlaybackResponse, PreviewSettings
-from shared_types.keys import thumbnail_key
+from shared_types.keys import source_key, thumbnail_key
 from shared_types.models import ConversionParams, Job, JobStatus
 from shared_types.ports import Backend
 from shared_types.preview import CLIP_SECONDS, thumbnail_times
@@ -33,6 +33,15 @@ def with_settings(params: ConversionParams, chosen: PreviewSettings) -> Conversi
     """The job's params with the strength and screen plane the person chose."""
     return ConversionParams.model_validate({**params.model_dump(), **chosen.model_dump(
         include={"divergence", "convergence"})})
+
+
+def takes_upload(backend: Backend, job: Job) -> bool:
+    """Whether the job page offers the upload form: a created job, or a held
+    one whose video has not arrived yet."""
+    if job.status == JobStatus.CREATED:
+        return True
+    return (job.status == JobStatus.AWAITING_CONFIRMATION and job.source_etag is None
+            and not backend.input_storage.exists(source_key(job.job_id)))
 
 
 def preview_panel(backend: Backend, job: Job, *, expires_s: int) -> PreviewPanel | None:

@@ -37,10 +37,10 @@ def test_the_form_creates_a_held_job_that_takes_its_upload(client, backend, toke
 
 
 def test_a_held_job_being_read_says_so_and_a_read_one_shows_its_strip(client, backend):
-    job = held(backend, read=False)
-    backend.jobs.update(job.job_id, JobUpdate(source_etag="e1"))  # uploaded, strip coming
+    job = held(backend, read=False)  # uploaded, strip coming
     page = client.get(f"/jobs/{job.job_id}").text
     assert 'id="preview-reading"' in page and 'id="upload-form"' not in page
+    assert "making its thumbnails" in page
     job = held(backend)
     page = client.get(f"/jobs/{job.job_id}").text
     assert page.count("/thumbs/") == 12 and 'id="preview-at"' in page

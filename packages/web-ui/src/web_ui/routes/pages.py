@@ -25,7 +25,7 @@ from web_ui import lifecycle, uploads, webhooks
 from web_ui.dependencies import SAFE_FORM, BackendDep, EtaDep, SettingsDep, TemplatesDep
 from web_ui.errors import JobStateError
 from web_ui.model_choice import resolve_params
-from web_ui.preview import preview_panel
+from web_ui.preview import preview_panel, takes_upload
 from web_ui.progress_snapshot import snapshot
 from web_ui.templating import render
 
@@ -115,6 +115,7 @@ def job_page(
             backend, job, expires_s=settings.playback_url_expires_s
         )
     context["preview"] = preview_panel(backend, job, expires_s=settings.playback_url_expires_s)
+    context["takes_upload"] = takes_upload(backend, job)
     return render(templates, request, "job.html", context)
 
 
