@@ -129,3 +129,12 @@ def test_a_new_preview_replaces_the_last_and_deleting_the_video_drops_its_clip(c
     client.post(f"/jobs/{job.job_id}/delete", data={"csrf_token": token})
     assert backend.jobs.get(job.job_id) is None
     assert backend.jobs.get(third).status == JobStatus.CANCELLED
+
+
+def test_cancelling_a_held_video_stops_its_preview(client, backend):
+    job = held(backend)
+    clip = client.post(f"/api/jobs/{job.job_id}/preview",
+                       json={"start_s": 1.0, "divergence": 2, "convergence": 0.5}).json()
+    assert client.post(f"/api/jobs/{job.job_id}/cancel", json={}).json()["status"] == "cancelled"
+    assert backend.jobs.get(clip["job_id"]).status == JobStatus.CANCELLED
+    assert not backend.input_storage.exists(source_key(job.job_id))

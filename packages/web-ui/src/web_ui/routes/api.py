@@ -18,7 +18,7 @@ from shared_types.models import Job
 from shared_types.ports import Backend
 
 from web_ui import jobs as job_service
-from web_ui import uploads
+from web_ui import lifecycle, uploads
 from web_ui.dependencies import SAFE_API, BackendDep, EtaDep, SettingsDep
 from web_ui.eta import EtaEstimator
 from web_ui.model_choice import resolve_params
@@ -74,7 +74,9 @@ def get_job(job_id: str, backend: BackendDep, eta: EtaDep) -> JobView:
 @router.post("/jobs/{job_id}/cancel", dependencies=SAFE_API)
 def cancel(job_id: str, backend: BackendDep, eta: EtaDep) -> JobView:
     """Stop the job at any stage and free its files; it ends ``cancelled``."""
-    return job_view(backend, cancel_job(backend, job_service.load_job(backend, job_id)), eta)
+    job = cancel_job(backend, job_service.load_job(backend, job_id))
+    lifecycle.discard_clip(backend, job.preview_job_id)  # its preview goes with it
+    return job_view(backend, job, eta)
 
 
 @router.get("/jobs/{job_id}/playback")

@@ -130,6 +130,7 @@ def play(job_id: str, backend: BackendDep, settings: SettingsDep) -> Response:
 def cancel(job_id: str, backend: BackendDep) -> Response:
     job = job_service.load_job(backend, job_id)
     cancel_job(backend, job)
+    lifecycle.discard_clip(backend, job.preview_job_id)  # its preview goes with it
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
 
