@@ -191,6 +191,22 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
             facts["stream"] = requests.get(via_relay(links["url"], relay),
                                            headers={"Range": "bytes=0-63"}, timeout=30)
             facts["download"] = requests.get(via_relay(links["download_url"], relay), timeout=30)
+        # Preview before converting all: a held job's strip, a clip cut from its
+        # source and converted, then the whole video with the chosen settings.
+        held = requests.post(f"{web}/api/jobs", json={"mode": "half-sbs", "preview": True},
+                             timeout=30).json()["job_id"]
+        _upload_source_for(web, relay, held, clip)
+        d.wait_for(lambda: _job(web, held)["thumbnails"] is not None, 300,
+                   "the held job's thumbnail strip", services.logs)
+        chosen = {"divergence": 3.0, "convergence": 0.3}
+        preview = requests.post(f"{web}/api/jobs/{held}/preview",
+                                json={"start_s": 0.5, **chosen}, timeout=30)
+        assert preview.status_code == 201, preview.text
+        facts["preview_clip"] = _wait_status(web, preview.json()["job_id"],
+                                             {"completed", "failed"}, services)
+        convert = requests.post(f"{web}/api/jobs/{held}/convert", json=chosen, timeout=30)
+        assert convert.status_code == 200, convert.text
+        facts["preview_whole"] = _wait_status(web, held, {"completed", "failed"}, services)
         # A segment that gave up: Retry from the web UI re-converts only it.
         total = facts["job"]["progress"]["segments_total"]
         _give_up_segment(stack, op, job_id, total - 1)
@@ -267,6 +283,13 @@ def test_a_job_converts_end_to_end_under_least_privilege(e2e):
     assert e2e["stream"].status_code == 206 and len(e2e["stream"].content) == 64
     assert e2e["download"].status_code == 200
     assert e2e["download"].content[4:8] == b"ftyp"
+
+
+def test_a_preview_then_the_whole_video_under_least_privilege(e2e):
+    clip, whole = e2e["preview_clip"], e2e["preview_whole"]
+    assert clip["status"] == "completed", clip
+    assert whole["status"] == "completed", whole
+    assert (whole["params"]["divergence"], whole["params"]["convergence"]) == (3.0, 0.3)
 
 
 def test_a_failed_job_is_retried_from_the_web_ui(e2e):
