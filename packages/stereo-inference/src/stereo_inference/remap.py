@@ -43,6 +43,20 @@ def packed_map(left: np.ndarray, right: np.ndarray, h: int, w: int, side_by_side
     return out
 
 
+def widened_map(left: np.ndarray, right: np.ndarray, h: int, w: int) -> np.ndarray:
+    """One (h, 2w) map of source x for two eyes planned at half width: each
+    (rows, w/2) plan (positions in the half-width image) becomes an (h, w) eye
+    map in full-width positions, side by side. Stretching along x too, the
+    eyes' two columns that meet are stretched from their own eye alone."""
+    plans = np.concatenate([left, right], axis=1) * 2 + 0.5  # half to full positions
+    out = cv2.resize(plans, (2 * w, h), interpolation=cv2.INTER_LINEAR)
+    half = plans.shape[1] // 2
+    for col, src in ((w - 1, half - 1), (w, half)):  # the bilinear stretch mixed these
+        out[:, col] = cv2.resize(np.ascontiguousarray(plans[:, src : src + 1]), (1, h),
+                                 interpolation=cv2.INTER_LINEAR)[:, 0]
+    return out
+
+
 def shrink(plane: np.ndarray, w: int, h: int) -> np.ndarray:
     """``plane`` area-averaged to (h, w) (a box filter for the 2:1 half layouts).
 

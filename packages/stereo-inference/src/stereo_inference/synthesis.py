@@ -27,7 +27,7 @@ from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import pack
-from stereo_inference.remap import packed_map, remap_rows, shrink
+from stereo_inference.remap import packed_map, remap_rows, shrink, widened_map
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
@@ -103,9 +103,9 @@ class StereoRenderer:
         """
         b, sh, sw = eyes.shape[0], eyes.shape[1] * 2 // 3, eyes.shape[2]
         w, h = self.eye_size or (sw, sh)
+        if self.mode is OutputMode.ANAGLYPH:  # planned at chroma width: half the work
+            return self._anaglyph_cpu(eyes, to_numpy(self._plan(depth, h, w // 2)[:, 0]), w, h)
         plan = to_numpy(self._plan(depth, h, w)[:, 0])
-        if self.mode is OutputMode.ANAGLYPH:
-            return self._anaglyph_cpu(eyes, plan, w, h)
         sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
         ow, oh = (2 * w, h) if sbs else (w, 2 * h)
         repeats = 1 if sbs else 2
@@ -124,7 +124,11 @@ class StereoRenderer:
 
     def _anaglyph_cpu(self, eyes: np.ndarray, plan: np.ndarray, w: int, h: int) -> np.ndarray:
         """Both eyes warped side by side (luma in one ``remap``, U over V in
-        another: yuv420p keeps them in that order), then mixed into the output."""
+        another: yuv420p keeps them in that order), then mixed into the output.
+
+        ``plan`` is at chroma width (w/2): the chroma planes use it as it is,
+        the luma stretched to full width (depth is far coarser than either).
+        """
         b, sh, sw = eyes.shape[0], eyes.shape[1] * 2 // 3, eyes.shape[2]
         out = np.empty((b, h * 3 // 2, w), np.uint8)
         for i in range(b):
@@ -132,8 +136,8 @@ class StereoRenderer:
             uv = eyes[i, sh:].reshape(sh, sw // 2)
             if (sh, sw) != (h, w):
                 uv = np.vstack([shrink(c, w // 2, h // 2) for c in uv.reshape(2, sh // 2, -1)])
-            chroma_map = packed_map(left, right, h // 2, w // 2, True, 2)
-            mix_cpu(remap_rows(shrink(eyes[i, :sh], w, h), packed_map(left, right, h, w, True)),
+            chroma_map = packed_map(left, right, h // 2, w // 2, True)
+            mix_cpu(remap_rows(shrink(eyes[i, :sh], w, h), widened_map(left, right, h, w)),
                     remap_rows(uv, np.vstack([chroma_map, chroma_map])),
                     out[i], self.params.anaglyph_method)
         return out

@@ -49,3 +49,20 @@ def test_remap_writes_both_stacked_eyes_into_the_given_buffer():
     assert np.array_equal(out[:4], p)
     assert np.array_equal(out[4:, :5], p[:, 1:])
     assert np.array_equal(out[4:, 5], p[:, 5])
+
+
+def test_a_widened_map_puts_half_width_positions_at_full_width_and_never_mixes_the_eyes():
+    from stereo_inference.remap import widened_map
+
+    rows, half = 3, 8
+    x = np.arange(half, dtype=np.float32)
+    left = np.repeat(x[None], rows, 0)  # the identity plan at half width
+    right = np.full((rows, half), 2.0, np.float32)  # every pixel samples half-x 2
+    out = widened_map(left, right, 6, 2 * half)
+    assert out.shape == (6, 4 * half)
+    # the identity at half width is (nearly) the identity at full width
+    np.testing.assert_allclose(out[:, 1 : 2 * half - 1],
+                               np.broadcast_to(np.arange(1, 2 * half - 1), (6, 2 * half - 2)),
+                               atol=1e-5)
+    assert np.all(out[:, 2 * half - 1] == 2 * (half - 1) + 0.5)  # left's own last column
+    np.testing.assert_allclose(out[:, 2 * half :], 4.5)  # right eye: 2 * 2 + 0.5, all of it
