@@ -7,6 +7,7 @@ variables, so the CLI configures children only through their environment.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -75,13 +76,26 @@ def _env_value(value: object) -> str:
     return json.dumps(value)
 
 
-def worker_specs(settings: StackSettings) -> list[ChildSpec]:
-    """``settings.media_workers`` media-workers plus ``settings.workers`` video-workers."""
+def conversion_cores(cpu_count: int, workers: int) -> int:
+    """CPU cores each of ``workers`` concurrent conversions may use: an equal share
+    of the machine, at least one. Each conversion sizes its decoder, encoder and
+    render threads from it, so N workers run N x cores threads in all, not N x
+    every core (which made two workers on two cores fight over them)."""
+    return max(1, cpu_count // max(1, workers))
+
+
+def worker_specs(settings: StackSettings, cpu_count: int | None = None) -> list[ChildSpec]:
+    """``settings.media_workers`` media-workers plus ``settings.workers`` video-workers,
+    each video-worker's conversions given its share of the ``cpu_count`` cores."""
     env = service_env(settings)
     specs = [ChildSpec(f"media-worker-{i + 1}", service_argv("media-worker"), env)
              for i in range(settings.media_workers)]
     video = service_argv("video-worker")  # seamless unless STEREO_SPOT_SEAMLESS_SEGMENTS=false
-    specs += [ChildSpec(f"video-worker-{i + 1}", video, env) for i in range(settings.workers)]
+    cores = conversion_cores(cpu_count or os.cpu_count() or 1, settings.workers)
+    video_env = {**env, f"{settings.model_config.get('env_prefix', '')}CONVERSION_CORES":
+                 str(cores)}
+    specs += [ChildSpec(f"video-worker-{i + 1}", video, video_env)
+              for i in range(settings.workers)]
     return specs
 
 

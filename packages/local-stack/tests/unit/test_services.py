@@ -80,3 +80,27 @@ def test_cli_only_fields_are_fields_no_service_reads():
         MediaWorkerSettings, VideoWorkerSettings, WebSettings)))
     assert CLI_ONLY_FIELDS <= set(StackSettings.model_fields)
     assert not CLI_ONLY_FIELDS & read_by_services
+
+
+@pytest.mark.parametrize(("cpus", "workers", "cores"),
+                         [(2, 1, 2), (2, 2, 1), (2, 4, 1), (16, 3, 5), (1, 1, 1)])
+def test_each_conversion_gets_an_equal_share_of_the_cores(cpus, workers, cores):
+    from local_stack.services import conversion_cores
+
+    assert conversion_cores(cpus, workers) == cores
+
+
+def test_video_workers_read_their_core_share_and_media_workers_get_none(tmp_path, monkeypatch):
+    from video_worker.settings import VideoWorkerSettings
+
+    specs = worker_specs(StackSettings(data_dir=tmp_path, workers=2), cpu_count=2)
+    video = [s for s in specs if s.name.startswith("video-worker")]
+    media = [s for s in specs if s.name.startswith("media-worker")]
+    assert {s.env["STEREO_SPOT_CONVERSION_CORES"] for s in video} == {"1"}
+    assert all("STEREO_SPOT_CONVERSION_CORES" not in s.env for s in media)
+    for name, value in video[0].env.items():
+        if name.startswith("STEREO_SPOT_"):
+            monkeypatch.setenv(name, value)
+    assert VideoWorkerSettings().conversion_cores == 1
+    one = worker_specs(StackSettings(data_dir=tmp_path, workers=1), cpu_count=2)
+    assert one[-1].env["STEREO_SPOT_CONVERSION_CORES"] == "2"

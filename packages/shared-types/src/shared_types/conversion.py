@@ -47,9 +47,11 @@ class ConvertFile(Protocol):
         context_path: Path | None = None,
         auto_download: bool = False,
         hub_endpoint: str | None = None,
+        cores: int | None = None,
     ) -> ConversionResult:
         """Convert ``input_path`` into a stereo video at ``output_path``; a missing
-        depth model is downloaded first when ``auto_download`` allows it.
+        depth model is downloaded first when ``auto_download`` allows it; ``cores``
+        caps the CPU cores (threads) it uses (None: all).
 
         Raises a PermanentError subclass for input that can never convert and a
         TransientError subclass when a retry may succeed.

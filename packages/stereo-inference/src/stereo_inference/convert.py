@@ -55,6 +55,7 @@ def convert_file(
     container: Container | str | None = None,
     auto_download: bool = False,
     hub_endpoint: str | None = None,
+    cores: int | None = None,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
@@ -64,7 +65,10 @@ def convert_file(
     defaults to what ``output_path``'s suffix says, else mp4. A rotated input
     (phone video) comes out upright with no display rotation.
     ``device`` defaults to CUDA when available; ``threads`` sets torch/OpenCV CPU
-    threads for the call (default half the cores, restored afterwards).
+    threads for the call (default half of ``cores``, restored afterwards).
+    ``cores`` is how many CPU cores the conversion may use (default: all): its
+    decoder and encoder get that many threads (a machine running one
+    conversion per core gives each ``cores=1``, so they do not fight).
     ``context_path`` (the previous segment's input), when given and
     ``depth_state`` is None, seeds depth normalisation from its tail so the
     seam does not jump (``stereo_inference.seams``); an unreadable context is
@@ -89,6 +93,8 @@ def convert_file(
     dev = resolve_device(device)
     # the weight-free depth on a CPU runs on numpy and OpenCV alone: no torch import
     uses_torch = device_type(dev) != "cpu" or needs_weights(str(params.depth_model))
+    if threads is None and cores:
+        threads = max(1, cores // 2)
     with compute_threads(dev, threads, torch_too=uses_torch):
         if context_path is not None and depth_state is None:
             depth_state = context_state(Path(context_path), params, models_dir=models_dir,
@@ -97,7 +103,7 @@ def convert_file(
             input_path=input_path, output_path=output_path, mode=mode, params=params,
             info=info, device=dev, progress=progress, depth_state=depth_state,
             models_dir=models_dir, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
-            container=container,
+            container=container, cores=cores,
         ))
 
 
@@ -118,6 +124,7 @@ class _Conversion:
     timeout_s: float
     started: float  # perf_counter() when the call began
     container: Container = Container.MP4
+    cores: int | None = None  # decoder and encoder threads (None: FFmpeg's automatic count)
 
 
 def _convert(job: _Conversion) -> ConversionResult:
@@ -147,6 +154,7 @@ def _convert(job: _Conversion) -> ConversionResult:
         batch_size=max(1, min(16, BATCH_PIXELS // (info.width * info.height))),
         rotation=info.rotation,
         eye_filter=tone,
+        threads=job.cores,
     )
     partial = partial_path(output_path)
     video_only = partial.with_name(partial.stem + ".video.mp4")
@@ -165,7 +173,7 @@ def _convert(job: _Conversion) -> ConversionResult:
             sample_aspect=sar, packing=packing_of(mode),
             color=tone.output_color if tone else info.color,
             hdr=info.hdr if renderer.bit_depth > 8 else None,
-            use_nvenc=device_type(dev) == "cuda",
+            use_nvenc=device_type(dev) == "cuda", threads=job.cores,
         )
         frames = run_stages(
             _chain(first, iter_batches), _with_subtitles(job, renderer, (ew, eh)), encoder,

@@ -58,6 +58,7 @@ class FrameReader:
         prefetch: int = 2,
         rotation: int = 0,
         eye_filter: EyeFilter | None = None,
+        threads: int | None = None,
     ) -> None:
         self.path = Path(path)
         # the display rotation (counter-clockwise degrees) is applied to the
@@ -65,6 +66,7 @@ class FrameReader:
         self.turns = (rotation % 360) // 90
         self.eye_size, self.depth_size = eye_size, depth_size
         self.eye_format, self.batch_size = eye_format, max(1, batch_size)
+        self.threads = threads  # decoder threads; None: FFmpeg's automatic count
         # e.g. a ToneMapper: eyes are decoded in its format, then handed to it
         self.eye_filter = eye_filter
         self.decode_format = eye_filter.source_format if eye_filter else eye_format
@@ -108,6 +110,8 @@ class FrameReader:
             with av.open(str(self.path)) as container:
                 stream = container.streams.video[0]
                 stream.thread_type = "AUTO"
+                if self.threads:
+                    stream.codec_context.thread_count = self.threads
                 self._decode(container, stream)
             self._put(_END)
         except av.FFmpegError as exc:

@@ -48,12 +48,15 @@ class StereoEncoder:
         color: tuple[int, int, int, int] | None = None,
         hdr: HdrInfo | None = None,
         use_nvenc: bool = False,
+        threads: int | None = None,
     ) -> None:
         self.path = Path(path)
         self.out = av.open(str(self.path), "w", format="mp4")
         self.size = size
         self.hdr = hdr if hdr is not None and hdr.bit_depth > 8 else None
         self.video = self._add_video(size, fps, time_base, crf, preset, use_nvenc, packing)
+        if threads:  # None: the codec's automatic count (every core)
+            self.video.codec_context.thread_count = threads
         if sample_aspect and sample_aspect[0] and sample_aspect[1]:
             self.video.codec_context.sample_aspect_ratio = Fraction(*sample_aspect)
         if color:

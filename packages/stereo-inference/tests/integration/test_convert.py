@@ -132,3 +132,12 @@ def test_audio_only_input_is_a_clear_error(audio_only, tmp_path):
 def test_an_unknown_mode_is_a_clear_error(clip, tmp_path):
     with pytest.raises(InvalidInputError, match="unknown output mode"):
         convert_file(clip, tmp_path / "o.mp4", mode="vr180")
+
+
+def test_a_conversion_limited_to_one_core_gives_the_same_frames(clip, tmp_path):
+    """``cores=1`` (one conversion per core on a busy machine) caps the decoder's,
+    encoder's and render's threads; the output is the same video."""
+    out = tmp_path / "one-core.mp4"
+    result = convert_file(clip, out, mode="half-sbs", cores=1)
+    assert result.frames == read_video(clip)["frames"]
+    assert read_video(out)["size"] == read_video(clip)["size"]

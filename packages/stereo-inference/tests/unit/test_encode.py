@@ -40,3 +40,14 @@ def test_frames_of_another_size_are_scaled_to_the_output_size(tmp_path):
     assert [(w, h) for w, h, _ in decoded(encode(tmp_path / "o.mp4", frames,
                                                    size=(64, 32)))] == [(64, 32)] * 2
 
+
+
+def test_a_thread_budget_caps_the_encoders_threads(tmp_path):
+    capped = StereoEncoder(tmp_path / "a.mp4", size=(64, 32), fps=12, time_base=TIME_BASE,
+                           crf=23, preset="ultrafast", threads=1)
+    free = StereoEncoder(tmp_path / "b.mp4", size=(64, 32), fps=12, time_base=TIME_BASE,
+                         crf=23, preset="ultrafast")
+    assert capped.video.codec_context.thread_count == 1
+    assert free.video.codec_context.thread_count != 1
+    capped.abort()
+    free.abort()

@@ -64,8 +64,10 @@ class LocalInferenceBackend:
         seamless: bool = True,
         auto_download: bool = False,
         hub_endpoint: str | None = None,
+        cores: int | None = None,
     ) -> None:
         self._input, self._output = input_storage, output_storage
+        self._cores = cores  # CPU cores one conversion may use (None: all of them)
         self._convert_file = convert_file
         self._models_dir, self._ffmpeg, self._work_dir = models_dir, ffmpeg, work_dir
         self.seamless = seamless
@@ -113,6 +115,7 @@ class LocalInferenceBackend:
                 models_dir=self._models_dir, ffmpeg=self._ffmpeg, context_path=context,
                 depth_state=state,
                 auto_download=self._auto_download, hub_endpoint=self._hub_endpoint,
+                cores=self._cores,
             )
             self._output.put_file(output_key, target, content_type="video/mp4")
         self._keep_state(payload, result.depth_state)
