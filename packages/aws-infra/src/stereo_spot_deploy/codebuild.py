@@ -7,6 +7,7 @@ import logging
 from typing import Any
 
 from stereo_spot_deploy.errors import DeployError
+from stereo_spot_deploy.images import image_exists
 from stereo_spot_deploy.polling import Poller
 
 log = logging.getLogger(__name__)
@@ -52,3 +53,25 @@ def wait_for_build(codebuild: Any, build_id: str, poller: Poller) -> dict:
         raise DeployError(f"CodeBuild {build_id} ended {status} in phase {phase}; logs: {link}")
     log.info("CodeBuild %s succeeded", build_id)
     return build
+
+
+def build_inference_image(
+    codebuild: Any, ecr: Any, project: str, ref: str, tag: str, poller: Poller,
+    *, source_version: str | None = None,
+) -> bool:
+    """Have CodeBuild build and push ``ref`` (tag ``tag``) unless ECR already has it.
+
+    ECR tags are immutable, so an image that is there is the release's image:
+    returns False without starting a build (re-running is safe); True after a
+    build. Raises DeployError when the build fails or succeeds without pushing
+    ``ref``, DeployTimeoutError when it outlives the poller.
+    """
+    if image_exists(ecr, ref):
+        log.info("%s is already in ECR (tags are immutable): nothing to build", ref)
+        return False
+    build_id = start_image_build(codebuild, project, tag, source_version=source_version)
+    wait_for_build(codebuild, build_id, poller)
+    if not image_exists(ecr, ref):
+        raise DeployError(f"CodeBuild {build_id} succeeded but {ref} is not in ECR; "
+                          "check the project's REPOSITORY_URL and its buildspec's push")
+    return True

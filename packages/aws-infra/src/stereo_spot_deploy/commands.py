@@ -38,3 +38,13 @@ def release_tag(repo_root: Path, runner: Runner = run_command) -> str:
     Raises CommandFailedError outside a git checkout.
     """
     return runner(["git", "rev-parse", "--short=12", "HEAD"], None, repo_root).strip()
+
+
+def source_commit(repo_root: Path, runner: Runner = run_command) -> str | None:
+    """The full SHA of this checkout's HEAD, or None outside a git checkout
+    (CodeBuild then builds the repository's default branch)."""
+    try:
+        return runner(["git", "rev-parse", "HEAD"], None, repo_root).strip() or None
+    except CommandFailedError:
+        log.warning("not a git checkout: CodeBuild will build the default branch")
+        return None

@@ -30,6 +30,29 @@ def image_ref(repository_url: str, tag: str) -> str:
     return f"{repository_url}:{tag}"
 
 
+def image_exists(ecr: Any, ref: str) -> bool:
+    """Whether ECR holds ``ref`` (``registry/repository:tag``).
+
+    Raises DeployError when the repository itself is missing (aws-infra not applied).
+    """
+    from botocore.exceptions import ClientError
+
+    path, _, tag = ref.rpartition(":")
+    repository = path.split("/", 1)[1]
+    try:
+        ecr.describe_images(repositoryName=repository, imageIds=[{"imageTag": tag}])
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "")
+        if code == "ImageNotFoundException":
+            return False
+        if code == "RepositoryNotFoundException":
+            raise DeployError(
+                f"ECR repository {repository!r} does not exist; run "
+                "`npx nx run aws-infra:apply` first") from exc
+        raise DeployError(f"cannot look up {ref} in ECR: {exc}") from exc
+    return True
+
+
 def build_image(
     repo_root: Path, service: str, ref: str, *, runner: Runner = run_command
 ) -> None:

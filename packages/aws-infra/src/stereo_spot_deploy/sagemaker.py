@@ -27,12 +27,21 @@ def _describe_endpoint(sm: Any, endpoint: str) -> dict:
     from botocore.exceptions import ClientError
 
     try:
-        return sm.describe_endpoint(EndpointName=endpoint)
+        live = sm.describe_endpoint(EndpointName=endpoint)
     except ClientError as exc:
         raise DeployError(
             f"SageMaker endpoint {endpoint!r} not found ({exc}); apply aws-infra with "
             "inference_backend = sagemaker first"
         ) from exc
+    status = live["EndpointStatus"]
+    if status == "Failed":
+        # An endpoint that failed to create cannot be updated, only replaced.
+        raise DeployError(
+            f"endpoint {endpoint} is Failed ({live.get('FailureReason', 'no reason given')}); "
+            "run `npx nx run aws-infra:apply` again to recreate it (after sagemaker-build)")
+    if status != "InService":
+        raise DeployError(f"endpoint {endpoint} is {status}; retry once it is InService")
+    return live
 
 
 def deploy_endpoint(
@@ -47,13 +56,20 @@ def deploy_endpoint(
 ) -> str:
     """Serve ``image`` from ``endpoint``; returns the new endpoint config name.
 
-    ``stamp`` makes names unique per attempt (e.g. a UTC timestamp). Raises
-    DeployError when the endpoint is missing or ends up Failed,
+    ``stamp`` makes names unique per attempt (e.g. a UTC timestamp). When the
+    endpoint already serves ``image`` under ``role_arn`` nothing changes (its
+    config name is returned), so a re-run is safe. Raises DeployError when the
+    endpoint is missing, not InService, or ends up Failed,
     DeployTimeoutError when it is not InService within the poller's timeout.
     """
     live = _describe_endpoint(sm, endpoint)
     old_config = sm.describe_endpoint_config(EndpointConfigName=live["EndpointConfigName"])
     old_model = sm.describe_model(ModelName=old_config["ProductionVariants"][0]["ModelName"])
+
+    if (old_model["PrimaryContainer"].get("Image") == image
+            and old_model.get("ExecutionRoleArn") == role_arn):
+        log.info("endpoint %s already serves %s: nothing to deploy", endpoint, image)
+        return live["EndpointConfigName"]
 
     model_name = resource_name(endpoint, tag, stamp)
     container = dict(old_model["PrimaryContainer"])
@@ -68,7 +84,7 @@ def deploy_endpoint(
         new["ModelName"] = model_name
         variants.append(new)
     config_name = resource_name(endpoint, tag, stamp + "-cfg")
-    extra = {k: old_config[k] for k in _CONFIG_FIELDS if k in old_config}
+    extra = {k: old_config[k] for k in _CONFIG_FIELDS if old_config.get(k)}
     sm.create_endpoint_config(
         EndpointConfigName=config_name, ProductionVariants=variants, **extra
     )
