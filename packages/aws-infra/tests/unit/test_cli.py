@@ -24,3 +24,16 @@ def test_a_missing_repository_is_reported_before_any_docker_call(tmp_path, capsy
     path.write_text("STEREO_SPOT_DEPLOY_REGION=us-east-1\n")
     assert main(["build", "web-ui", "--env-file", str(path), "--tag", "t1"]) == 1
     assert "STEREO_SPOT_DEPLOY_REPO_WEB_UI" in capsys.readouterr().err
+
+
+def test_the_env_file_and_tag_can_come_from_the_environment(tmp_path, monkeypatch, capsys):
+    path = tmp_path / "stack-b.env"
+    path.write_text("STEREO_SPOT_DEPLOY_REGION=us-east-1\n")
+    monkeypatch.setenv("STEREO_SPOT_DEPLOY_ENV_FILE", str(path))
+    monkeypatch.setenv("STEREO_SPOT_IMAGE_TAG", "bad tag")
+    assert main(["build", "web-ui"]) == 1
+    assert "STEREO_SPOT_DEPLOY_REPO_WEB_UI" in capsys.readouterr().err  # read stack-b.env
+    path.write_text("STEREO_SPOT_DEPLOY_REGION=us-east-1\n"
+                    "STEREO_SPOT_DEPLOY_REPO_WEB_UI=1.dkr.ecr.us-east-1.amazonaws.com/web\n")
+    assert main(["build", "web-ui"]) == 1
+    assert "invalid image tag 'bad tag'" in capsys.readouterr().err

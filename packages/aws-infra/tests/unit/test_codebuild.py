@@ -2,7 +2,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from stereo_spot_deploy.codebuild import start_image_build, wait_for_build
+from stereo_spot_deploy.codebuild import build_inference_image, start_image_build, wait_for_build
 from stereo_spot_deploy.errors import DeployError, DeployTimeoutError
 from stereo_spot_deploy.polling import Poller
 
@@ -76,3 +76,34 @@ def test_a_build_still_running_at_the_deadline_times_out():
     poller, _ = _poller(timeout_s=30)
     with stub, pytest.raises(DeployTimeoutError, match="did not finish within 30 s"):
         wait_for_build(client, BUILD_ID, poller)
+
+
+def _ecr(*found: bool):
+    ecr = boto3.client("ecr", region_name="us-east-1", aws_access_key_id="x",
+                       aws_secret_access_key="x")
+    stub = Stubber(ecr)
+    for present in found:
+        if present:
+            stub.add_response("describe_images", {"imageDetails": [{"imageTags": ["abc123"]}]})
+        else:
+            stub.add_client_error("describe_images", "ImageNotFoundException")
+    return ecr, stub
+
+
+REF = "1.dkr.ecr.us-east-1.amazonaws.com/stereo-spot-inference:abc123"
+
+
+def test_a_tag_already_in_ecr_is_not_built_again():
+    client, stub = _client()
+    ecr, ecr_stub = _ecr(True)
+    with stub, ecr_stub:  # no start_build stubbed: starting one would fail
+        assert not build_inference_image(client, ecr, "p", REF, "abc123", _poller()[0])
+
+
+def test_a_build_that_pushes_nothing_is_an_error():
+    client, stub = _client()
+    stub.add_response("start_build", {"build": {"id": BUILD_ID}})
+    stub.add_response("batch_get_builds", _build("SUCCEEDED"))
+    ecr, ecr_stub = _ecr(False, False)
+    with stub, ecr_stub, pytest.raises(DeployError, match="abc123 is not in ECR"):
+        build_inference_image(client, ecr, "p", REF, "abc123", _poller()[0])

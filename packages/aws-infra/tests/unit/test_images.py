@@ -1,4 +1,5 @@
 import base64
+import json
 from pathlib import Path
 
 import boto3
@@ -84,3 +85,22 @@ def test_a_failed_login_never_pushes():
     with pytest.raises(CommandFailedError):
         push_image(ecr, f"{REPO}:abc", runner=docker)
     assert [argv[1] for argv, _ in docker.calls] == ["login"]
+
+
+def test_image_exists_asks_ecr_for_the_tag_and_names_a_missing_repository():
+    from moto import mock_aws
+
+    from stereo_spot_deploy.images import image_exists
+    from stereo_spot_deploy.testing.moto_deploy_server import MANIFEST
+
+    with mock_aws():
+        ecr = boto3.client("ecr", region_name="us-east-1", aws_access_key_id="x",
+                           aws_secret_access_key="x")
+        url = ecr.create_repository(repositoryName="stereo-spot-inference")[
+            "repository"]["repositoryUri"]
+        ecr.put_image(repositoryName="stereo-spot-inference", imageTag="rel1",
+                      imageManifest=json.dumps(MANIFEST))
+        assert image_exists(ecr, f"{url}:rel1")
+        assert not image_exists(ecr, f"{url}:rel2")
+        with pytest.raises(DeployError, match="aws-infra:apply"):
+            image_exists(ecr, f"{url.replace('inference', 'nothing')}:rel1")

@@ -95,3 +95,31 @@ def test_names_are_valid_sagemaker_names():
     assert len(name) <= 63
     assert all(c.isalnum() or c == "-" for c in name)
     assert not name.startswith("-")
+
+
+def test_a_failed_endpoint_says_to_apply_again_and_changes_nothing():
+    sm, stub = _client()
+    stub.add_response("describe_endpoint", _endpoint(
+        "Failed", "old-cfg", FailureReason="image not found"), {"EndpointName": ENDPOINT})
+    with stub, pytest.raises(DeployError, match="image not found.*aws-infra:apply"):
+        deploy_endpoint(sm, ENDPOINT, IMAGE, ROLE, "abc123", _poller(), stamp="1")
+    stub.assert_no_pending_responses()
+
+
+def test_an_endpoint_already_serving_the_image_is_left_alone():
+    sm, stub = _client()
+    stub.add_response("describe_endpoint", _endpoint("InService", "live-cfg"))
+    stub.add_response("describe_endpoint_config", {
+        "EndpointConfigName": "live-cfg", "EndpointConfigArn": ARN + "endpoint-config/live",
+        "CreationTime": "2026-01-01T00:00:00Z",
+        "ProductionVariants": [{"VariantName": "primary", "ModelName": "live-model"}],
+    })
+    stub.add_response("describe_model", {
+        "ModelName": "live-model", "ModelArn": ARN + "model/live-model",
+        "CreationTime": "2026-01-01T00:00:00Z", "ExecutionRoleArn": ROLE,
+        "PrimaryContainer": {"Image": IMAGE},
+    })
+    with stub:  # no create_model / update_endpoint stubbed: calling them would fail
+        assert deploy_endpoint(sm, ENDPOINT, IMAGE, ROLE, "abc123", _poller(),
+                               stamp="1") == "live-cfg"
+    stub.assert_no_pending_responses()

@@ -34,7 +34,7 @@ import sys
 from typing import Any
 
 # A minimal Docker image manifest (schema 2), enough for ECR's PutImage.
-_MANIFEST = {
+MANIFEST = {
     "schemaVersion": 2,
     "mediaType": "application/vnd.docker.distribution.manifest.v2+json",
     "config": {"mediaType": "application/vnd.docker.container.image.v1+json", "size": 2,
@@ -135,7 +135,7 @@ def patch_codebuild_push() -> None:
         if env.get("REPOSITORY_URL") and env.get("IMAGE_TAG"):
             repository = env["REPOSITORY_URL"].split("/", 1)[1]
             ecr_backends[self.current_account][self.region].put_image(
-                repository, json.dumps(_MANIFEST), env["IMAGE_TAG"])
+                repository, json.dumps(MANIFEST), env["IMAGE_TAG"])
         return result
 
     CodeBuildResponse.start_build = start_build
