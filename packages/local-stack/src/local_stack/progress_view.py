@@ -53,8 +53,9 @@ class JobProgressView:
         total = snap.segments_total
         stage = STAGE_LABELS[snap.status]
         failed = f" ({snap.segments_failed} failed)" if snap.segments_failed else ""
+        percent = f" · {snap.percent:.0f} % of the work" if snap.percent is not None else ""
         self.progress.update(self._segments, total=total, completed=snap.segments_done,
-                             extra=f"{stage}{failed}")
+                             extra=f"{stage}{failed}{percent}")
         live = snap.frames
         eta = f" · {round(snap.eta_seconds)} s left" if snap.eta_seconds is not None else ""
         if live is not None:

@@ -140,4 +140,6 @@ def test_before_any_heartbeat_the_eta_comes_from_this_machines_history(backend, 
     console = Console(record=True, width=120)
     with JobProgressView(console, 480) as view:
         view.update(snap)
-    assert "14 s left" in console.export_text()
+    shown = console.export_text()
+    assert "14 s left" in shown
+    assert f"{snap.percent:.0f} % of the work" in shown
