@@ -14,7 +14,6 @@ from typing import Any
 from urllib.parse import quote
 
 from shared_types.errors import InvalidKeyError, ObjectNotFoundError
-from shared_types.keys import parse_output_segment_key
 from shared_types.models import ObjectInfo, PresignedRequest, now
 from shared_types.upload_policy import SIZE_CONDITION, post_fields
 
@@ -47,18 +46,18 @@ def content_disposition(download_name: str) -> str:
     return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(clean, safe='')}"
 
 
-# The output bucket's lifecycle rule expires converted segments by this tag:
-# an S3 lifecycle filter cannot match ``jobs/*/segments/``, a tag can.
-SEGMENT_RETENTION_TAGGING = "stereo-spot-retention=segment"
+# Both buckets' lifecycle rules expire objects carrying this tag (an S3
+# lifecycle filter cannot match ``jobs/*/segments/``, a tag can). A job's
+# segments get it only once the job has ended (mark_expirable), so a backlog
+# or a long job never loses them (modules/data-plane/s3.tf).
+RETENTION_TAG_KEY = "stereo-spot-retention"
+RETENTION_TAG_VALUE = "expirable"
+KEPT_TAG_VALUE = "kept"  # what unmark_expirable sets (moto refuses an empty tag set)
 
 
-def upload_args(bucket: str, key: str, content_type: str | None) -> dict[str, str]:
-    """Extra PutObject arguments for ``key``: its content type, and the retention
-    tag when it is a converted segment (so it expires once reassembled)."""
-    extra = {"ContentType": content_type} if content_type else {}
-    if parse_output_segment_key(bucket, key) is not None:
-        extra["Tagging"] = SEGMENT_RETENTION_TAGGING
-    return extra
+def upload_args(content_type: str | None) -> dict[str, str]:
+    """Extra PutObject arguments: the content type, when known."""
+    return {"ContentType": content_type} if content_type else {}
 
 
 def _etag(value: str | None) -> str | None:
@@ -88,7 +87,7 @@ class S3ObjectStorage(S3MultipartUploads):
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"no file to upload at {path}")
-        extra = upload_args(self.bucket, key, content_type) or None
+        extra = upload_args(content_type) or None
         with translated(f"upload s3://{self.bucket}/{key}"):
             self._client.upload_file(str(path), self.bucket, key, ExtraArgs=extra,
                                      Config=self._transfer_config())
@@ -100,7 +99,7 @@ class S3ObjectStorage(S3MultipartUploads):
     def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
         """Upload small content from memory. Raises InvalidKeyError."""
         check_key(key)
-        extra = upload_args(self.bucket, key, content_type)
+        extra = upload_args(content_type)
         with translated(f"put s3://{self.bucket}/{key}"):
             resp = self._client.put_object(Bucket=self.bucket, Key=key, Body=data, **extra)
         return ObjectInfo(key=key, size=len(data), etag=_etag(resp.get("ETag")),
@@ -206,6 +205,28 @@ class S3ObjectStorage(S3MultipartUploads):
         with translated(f"presign GET s3://{self.bucket}/{key}"):
             return self._client.generate_presigned_url("get_object", Params=params,
                                                        ExpiresIn=int(expires_s))
+
+    def _tag_all(self, prefix: str, tags: list[dict[str, str]]) -> int:
+        count = 0
+        for info in self.list(prefix):
+            try:
+                with translated(f"tag s3://{self.bucket}/{info.key}"):
+                    self._client.put_object_tagging(Bucket=self.bucket, Key=info.key,
+                                                    Tagging={"TagSet": tags})
+            except ObjectNotFoundError:
+                continue  # deleted meanwhile (cancel, delete): nothing left to expire
+            count += 1
+        return count
+
+    def mark_expirable(self, prefix: str) -> int:
+        """Tag every object under ``prefix`` for the lifecycle rule
+        (ListObjectsV2, then PutObjectTagging each). Raises AwsTransientError."""
+        return self._tag_all(prefix, [{"Key": RETENTION_TAG_KEY, "Value": RETENTION_TAG_VALUE}])
+
+    def unmark_expirable(self, prefix: str) -> int:
+        """Re-tag the objects under ``prefix`` as kept (PutObjectTagging), so the
+        lifecycle rule leaves them. Raises AwsTransientError."""
+        return self._tag_all(prefix, [{"Key": RETENTION_TAG_KEY, "Value": KEPT_TAG_VALUE}])
 
     def uri(self, key: str) -> str:
         """``s3://bucket/key``."""

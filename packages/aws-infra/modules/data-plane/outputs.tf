@@ -59,6 +59,6 @@ output "table_arns" {
 }
 
 output "segment_object_tags" {
-  description = "Tags a writer of jobs/{job_id}/segments/*.mp4 sets so the lifecycle rule expires it."
+  description = "The tag that lets the lifecycle rules expire a job's segments, set when the job ends."
   value       = local.segment_tag
 }

@@ -78,16 +78,23 @@ resource "aws_s3_bucket_cors_configuration" "this" {
   }
 }
 
-# S3 lifecycle filters cannot hold a wildcard, so "jobs/*/segments/" is matched
-# by the tag the segment writer sets (segment_tag below; final.mp4 is never tagged).
-# Input segments have their own prefix and need no tag.
+# A job's segments (input segments/{id}/, output jobs/{id}/segments/) expire
+# only once the job has ended: the step that ends it tags them (segment_tag
+# below; shared_types.segment_retention), and Retry re-tags them as kept. A tag
+# also matches "jobs/*/segments/", which a lifecycle prefix (no wildcard) cannot;
+# final.mp4 is never tagged. Expiry counts days from the object's creation, so
+# a segment of a job that ran longer than segment_retention_days goes at the
+# next lifecycle run after its job ended.
 resource "aws_s3_bucket_lifecycle_configuration" "input" {
   bucket = aws_s3_bucket.this["input"].id
   rule {
     id     = "expire-input-segments"
     status = "Enabled"
     filter {
-      prefix = "segments/"
+      tag {
+        key   = local.segment_tag_key
+        value = local.segment_tag_value
+      }
     }
     expiration {
       days = var.segment_retention_days
@@ -140,6 +147,6 @@ resource "aws_s3_bucket_lifecycle_configuration" "output" {
 
 locals {
   segment_tag_key   = "stereo-spot-retention"
-  segment_tag_value = "segment"
+  segment_tag_value = "expirable"
   segment_tag       = { (local.segment_tag_key) = local.segment_tag_value }
 }

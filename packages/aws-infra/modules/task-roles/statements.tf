@@ -60,6 +60,12 @@ locals {
         Condition = { StringLike = { "s3:prefix" = ["segments/*", "jobs/*"] } }
       },
       {
+        # Retry re-tags a job's surviving segments as kept, so none expires while it runs again.
+        Sid      = "KeepRetriedSegments"
+        Action   = ["s3:PutObjectTagging"]
+        Resource = ["${local.input}/segments/*", "${local.output}/jobs/*/segments/*"]
+      },
+      {
         # Retry re-sends the work the job still needs.
         Sid      = "ResendWork"
         Action   = ["sqs:SendMessage"]
@@ -93,6 +99,18 @@ locals {
         Sid      = "WriteFinal"
         Action   = ["s3:PutObject", "s3:GetObject"]
         Resource = ["${local.output}/jobs/*/final.mp4", "${local.output}/jobs/*/final.mkv"]
+      },
+      # A job it completes or fails: its segments are listed, then tagged expirable.
+      {
+        Sid       = "ListJobSegments"
+        Action    = ["s3:ListBucket"]
+        Resource  = [local.input, local.output]
+        Condition = { StringLike = { "s3:prefix" = ["segments/*", "jobs/*"] } }
+      },
+      {
+        Sid      = "ReleaseSegments"
+        Action   = ["s3:PutObjectTagging"]
+        Resource = ["${local.input}/segments/*", "${local.output}/jobs/*/segments/*"]
       },
     ]
     video-worker = concat(local.video_worker_statements,
@@ -144,10 +162,16 @@ locals {
     # The janitor checks a stuck job's source and lists its segments.
     { Sid = "HeadSources", Action = ["s3:GetObject"], Resource = ["${local.input}/input/*"] },
     {
+      # ... and, for a job it fails, lists its segments to tag them expirable.
       Sid       = "ListSegments"
       Action    = ["s3:ListBucket"]
-      Resource  = [local.input]
-      Condition = { StringLike = { "s3:prefix" = ["segments/*"] } }
+      Resource  = [local.input, local.output]
+      Condition = { StringLike = { "s3:prefix" = ["segments/*", "jobs/*"] } }
+    },
+    {
+      Sid      = "ReleaseSegments"
+      Action   = ["s3:PutObjectTagging"]
+      Resource = ["${local.input}/segments/*", "${local.output}/jobs/*/segments/*"]
     },
   ]
 
@@ -165,9 +189,9 @@ locals {
     { Sid = "ReadInferenceRequests", Action = ["s3:GetObject"], Resource = ["${local.input}/sagemaker-requests/*"] },
     { Sid = "ReadSegments", Action = ["s3:GetObject"], Resource = ["${local.input}/segments/*"] },
     {
-      # PutObject with the retention tag; the head after the upload is a GetObject.
+      # The head after the upload is a GetObject.
       Sid      = "WriteConverted"
-      Action   = ["s3:PutObject", "s3:PutObjectTagging", "s3:GetObject"]
+      Action   = ["s3:PutObject", "s3:GetObject"]
       Resource = ["${local.output}/jobs/*/segments/*"]
     },
     {

@@ -156,8 +156,8 @@ def _form_post(web: str, job_id: str, action: str) -> requests.Response:
 
 def _give_up_segment(stack: d.Stack, op, job_id: str, index: int) -> None:
     """As the operator: segment ``index`` of a finished job failed for good (its
-    completion gone, its status failed) and the job failed, as the janitor leaves it."""
-    from shared_types.job_failure import fail_job
+    completion gone, its status failed), the job back in ``chunking_complete``,
+    for the janitor to fail."""
     from shared_types.models import JobStatus, JobUpdate
 
     # No port forgets one segment's rows: the operator's own DynamoDB client does.
@@ -169,8 +169,14 @@ def _give_up_segment(stack: d.Stack, op, job_id: str, index: int) -> None:
     op.segment_status.mark_failed(job_id, index, "harness: inference gave up")
     op.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE),
                    expected_status=[JobStatus.COMPLETED])
-    assert fail_job(op.jobs, job_id, code="segment_gave_up", stage="inference",
-                    message="harness: a segment gave up")
+
+
+def _segment_tags(stack: d.Stack, job_id: str) -> dict[str, str]:
+    """The tags of the job's first converted segment, read as the operator."""
+    s3 = d.operator_client(stack, "s3")
+    tagging = s3.get_object_tagging(Bucket=stack.data_plane["buckets"]["output"],
+                                    Key=f"jobs/{job_id}/segments/0.mp4")
+    return {t["Key"]: t["Value"] for t in tagging["TagSet"]}
 
 
 def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) -> None:
@@ -207,11 +213,20 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         convert = requests.post(f"{web}/api/jobs/{held}/convert", json=chosen, timeout=30)
         assert convert.status_code == 200, convert.text
         facts["preview_whole"] = _wait_status(web, held, {"completed", "failed"}, services)
-        # A segment that gave up: Retry from the web UI re-converts only it.
+        facts["tags_completed"] = _segment_tags(stack, job_id)
+        # A segment that gave up: one janitor pass (video-worker role) fails the
+        # job, releasing its segments; Retry from the web UI keeps them and
+        # re-converts only that segment.
         total = facts["job"]["progress"]["segments_total"]
         _give_up_segment(stack, op, job_id, total - 1)
+        facts["janitor_gave_up"] = services.run(
+            "janitor-gave-up", "video-worker", [d.bin_path("video-worker"), "janitor"],
+            {"STEREO_SPOT_STUCK_AFTER_S": "0.001"})
+        facts["tags_failed"] = _segment_tags(stack, job_id)
         facts["segment_retry"] = _form_post(web, job_id, "retry")
+        facts["tags_retried"] = _segment_tags(stack, job_id)
         facts["segment_retried_job"] = _wait_status(web, job_id, {"completed"}, services)
+        facts["tags_recompleted"] = _segment_tags(stack, job_id)
         # A job that fails for good (not a video; one POST form upload), Retry, then Delete.
         bad_id = _form_upload(web, relay, b"not a video at all" * 100)
         facts["bad_job"] = _wait_status(web, bad_id, {"failed"}, services)
@@ -290,6 +305,19 @@ def test_a_preview_then_the_whole_video_under_least_privilege(e2e):
     assert clip["status"] == "completed", clip
     assert whole["status"] == "completed", whole
     assert (whole["params"]["divergence"], whole["params"]["convergence"]) == (3.0, 0.3)
+
+
+def test_segments_expire_only_once_their_job_ended_and_retry_keeps_them(e2e):
+    from aws_adapters.s3_storage import KEPT_TAG_VALUE, RETENTION_TAG_KEY, RETENTION_TAG_VALUE
+
+    janitor = e2e["janitor_gave_up"]
+    assert janitor.returncode == 0, janitor.stderr[-3000:]
+    assert json.loads(janitor.stdout.strip().splitlines()[-1])["failed"] == [e2e["job"]["job_id"]]
+    expirable = {RETENTION_TAG_KEY: RETENTION_TAG_VALUE}
+    assert e2e["tags_completed"] == expirable      # media-worker, at completion
+    assert e2e["tags_failed"] == expirable         # the janitor, failing it
+    assert e2e["tags_retried"] == {RETENTION_TAG_KEY: KEPT_TAG_VALUE}  # web-ui's Retry
+    assert e2e["tags_recompleted"] == expirable
 
 
 def test_a_failed_job_is_retried_from_the_web_ui(e2e):

@@ -135,8 +135,18 @@ def test_intermediate_segments_expire_after_a_day_and_finals_never(dp):
     assert all(r.get("filter", [{}])[0].get("prefix") != "jobs/" for r in out_rules.values())
     in_rules = {r["id"]: r for r in
                 dp.resource("aws_s3_bucket_lifecycle_configuration", "input")["rule"]}
-    assert in_rules["expire-input-segments"]["filter"][0]["prefix"] == "segments/"
+    in_tag = in_rules["expire-input-segments"]["filter"][0]["tag"][0]
+    assert (in_tag["key"], in_tag["value"]) == (tag["key"], tag["value"])
+    # Input segments expire by the tag set when their job ends, not by prefix.
+    assert "prefix" not in in_rules["expire-input-segments"]["filter"][0]
     assert segment_key("j", 0, 1, "sbs").startswith("segments/")
+
+
+def test_the_lifecycle_tag_is_the_one_the_code_sets_when_a_job_ends(dp):
+    from aws_adapters.s3_storage import KEPT_TAG_VALUE, RETENTION_TAG_KEY, RETENTION_TAG_VALUE
+
+    assert dp.locals["segment_tag_key"] == RETENTION_TAG_KEY
+    assert dp.locals["segment_tag_value"] == RETENTION_TAG_VALUE != KEPT_TAG_VALUE
 
 
 def test_tables_keys_and_indexes_match_the_design(dp):

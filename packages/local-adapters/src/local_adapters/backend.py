@@ -52,6 +52,11 @@ def build_backend(settings: BackendSettings, *,
         for route in NOTIFICATION_ROUTES
     ])
     signer = make_signer(settings)
+    storages = [FilesystemStorage(data_dir, bucket, signer=signer, notifier=notifier,
+                                  expire_after_s=settings.segment_retention_s)
+                for bucket in (settings.input_bucket, settings.output_bucket)]
+    for storage in storages:  # segments of jobs that ended while nothing ran
+        storage.expiry.sweep(storage)
     return Backend(
         jobs=SqliteJobStore(db),
         completions=SqliteSegmentCompletionStore(db),
@@ -61,9 +66,7 @@ def build_backend(settings: BackendSettings, *,
         video_queue=queues["video-worker"],
         segment_output_queue=queues["segment-output"],
         reassembly_queue=queues["reassembly"],
-        input_storage=FilesystemStorage(data_dir, settings.input_bucket, signer=signer,
-                                        notifier=notifier),
-        output_storage=FilesystemStorage(data_dir, settings.output_bucket, signer=signer,
-                                         notifier=notifier),
+        input_storage=storages[0],
+        output_storage=storages[1],
         heartbeats=SqliteSegmentHeartbeatStore(db),
     )

@@ -21,11 +21,13 @@ from shared_types.errors import InvalidKeyError, ObjectExistsError, ObjectNotFou
 from shared_types.models import ObjectInfo, PresignedRequest, now
 from shared_types.upload_policy import encode_policy, policy_document, post_fields
 
+from local_adapters.expiry import ExpiryMarks
 from local_adapters.multipart import MultipartUploads
 from local_adapters.notifications import Notifier
 from local_adapters.signing import UrlSigner
 
 MAX_KEY_BYTES = 1024
+DEFAULT_EXPIRE_AFTER_S = 86400.0  # segments of ended jobs are kept a day (as on S3)
 # The form field carrying a POST policy's signature (S3's is x-amz-signature).
 SIGNATURE_FIELD = "x-stereo-signature"
 COPY_CHUNK = 1024 * 1024
@@ -69,7 +71,8 @@ class FilesystemStorage(MultipartUploads):
     """One bucket as a folder; presigned URLs point at the local ``/storage`` app."""
 
     def __init__(self, data_dir: Path, bucket: str, *, signer: UrlSigner,
-                 notifier: Notifier | None = None) -> None:
+                 notifier: Notifier | None = None,
+                 expire_after_s: float = DEFAULT_EXPIRE_AFTER_S) -> None:
         if not bucket or "/" in bucket or bucket in (".", ".."):
             raise ValueError(f"invalid bucket name {bucket!r}")
         self.bucket = bucket
@@ -80,6 +83,8 @@ class FilesystemStorage(MultipartUploads):
         self.tmp_dir.mkdir(parents=True, exist_ok=True)
         self.signer = signer
         self.notifier = notifier or Notifier()
+        self.expiry = ExpiryMarks(Path(data_dir) / "expirable" / bucket,
+                                  expire_after_s=expire_after_s)
 
     def path_of(self, key: str) -> Path:
         """The file holding ``key``. Raises InvalidKeyError for unsafe keys."""
@@ -225,6 +230,19 @@ class FilesystemStorage(MultipartUploads):
         url, _ = self.signer.sign("get", self.bucket, validate_key(key), expires_s=expires_s,
                                   download_name=download_name)
         return url
+
+    def mark_expirable(self, prefix: str) -> int:
+        """Mark ``prefix`` for the local lifecycle rule (local_adapters.expiry),
+        then sweep the prefixes whose mark is past the retention age."""
+        count = sum(1 for _ in self.list(prefix))
+        self.expiry.mark(prefix)
+        self.expiry.sweep(self)
+        return count
+
+    def unmark_expirable(self, prefix: str) -> int:
+        """Forget the mark of ``prefix``: its objects stay."""
+        self.expiry.unmark(prefix)
+        return sum(1 for _ in self.list(prefix))
 
     def uri(self, key: str) -> str:
         """``file://`` URI of the object's path. Raises InvalidKeyError."""

@@ -25,6 +25,7 @@ from shared_types.models import (
     SegmentCompletion,
     now,
 )
+from shared_types.segment_retention import release_segments
 
 from media_worker.concat import concat_segments
 from media_worker.deps import MediaDeps, worker_identity
@@ -150,4 +151,5 @@ def _mark_completed(deps: MediaDeps, job_id: str, final: str) -> bool:
             log.info("job_id=%s already ended; completion not written again", job_id)
         return False
     log.info("job_id=%s completed", job_id)
+    release_segments(deps.backend, job_id)
     return True

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from shared_types.consumer import Consumer, ConsumerConfig, Route, run_consumers
-from shared_types.job_failure import fail_job_for
 from shared_types.models import ClipMessage, S3EventRecord
 from shared_types.preview import parse_chunking_body
+from shared_types.segment_retention import fail_for_and_release
 
 from media_worker import chunking, reassembly
 from media_worker.deps import MediaDeps
@@ -43,7 +43,7 @@ class MediaWorker:
     def consumers(self) -> list[Consumer]:
         """One consumer per queue, sharing the drain event."""
         backend = self.deps.backend
-        fail = partial(fail_job_for, backend.jobs)
+        fail = partial(fail_for_and_release, backend)
         chunker = Consumer(backend.chunking_queue, self.chunking_route(), self.config, fail)
         joiner = Consumer(backend.reassembly_queue, self.reassembly_route(), self.config, fail,
                           stop=chunker.stop)

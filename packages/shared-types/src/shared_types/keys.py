@@ -113,6 +113,12 @@ def output_segment_key(job_id: str, segment_index: int) -> str:
     return f"jobs/{job_id}/segments/{segment_index}.mp4"
 
 
+def output_segment_prefix(job_id: str) -> str:
+    """Prefix under which all of a job's converted segments live. Raises InvalidKeyError."""
+    _check_job_id(job_id)
+    return f"jobs/{job_id}/segments/"
+
+
 def parse_output_segment_key(bucket: str, key: str) -> SegmentOutput | None:
     """The converted segment for an output key; None for ``final.mp4`` and anything else."""
     m = _OUTPUT_RE.match(key)

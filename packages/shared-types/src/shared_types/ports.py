@@ -251,6 +251,17 @@ class ObjectStorage(Protocol):
     def uri(self, key: str) -> str:
         """A URI naming the object (``s3://bucket/key`` or ``file://...``)."""
 
+    def mark_expirable(self, prefix: str) -> int:
+        """Let the bucket's retention rule expire every object now under
+        ``prefix`` (a job's segments, once the job has ended): S3 tags each
+        object for the bucket's lifecycle rule; the local backend deletes them
+        once the mark is older than its retention age. Objects written later
+        are not marked. Returns how many objects were marked."""
+
+    def unmark_expirable(self, prefix: str) -> int:
+        """Undo :meth:`mark_expirable` for the objects still under ``prefix``
+        (a retried job needs its segments again). Returns how many."""
+
     # Multipart uploads (S3's protocol; the local backend follows it): a browser
     # PUTs each part to its own presigned URL; the object appears on complete.
 

@@ -25,6 +25,7 @@ from shared_types.resend import (
     resend_reassembly,
     resend_segments,
 )
+from shared_types.segment_retention import keep_segments
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ def retry_job(backend: Backend, job: Job) -> Job:
     """
     if job.status != JobStatus.FAILED:
         raise JobStateError("Only a failed job can be retried.")
+    keep_segments(backend, job.job_id)  # none may expire while the job runs again
     if job.total_segments:
         drop_lost_outputs(backend, job)
     missing = incomplete_segments(backend, job) if job.total_segments else []

@@ -20,6 +20,9 @@ class BackendSettings(BaseSettings):
     data_dir: Path = Path(".stereo-spot")
     signing_secret: str | None = None  # local presigned URLs; generated into data_dir if unset
     public_base_url: str = "http://127.0.0.1:8000"  # where web-ui serves local /storage
+    # Local backend: how long a job's segments stay once the job has ended
+    # (S3: the lifecycle rules' segment_retention_days).
+    segment_retention_s: float = Field(86400.0, ge=0)
 
     aws_region: str = "us-east-1"
     aws_endpoint_url: str | None = None  # moto_server, LocalStack, MinIO

@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 from shared_types.errors import ConditionFailedError, JobNotFoundError, TransientError
-from shared_types.job_failure import fail_job
 from shared_types.keys import parse_segment_key, segment_prefix
 from shared_types.models import IN_PROGRESS_STATUSES, Job, JobStatus, JobUpdate, SegmentState
 from shared_types.ports import Backend, Queue
@@ -57,6 +56,7 @@ from shared_types.resend import (
     resend_segments,
     resend_source,
 )
+from shared_types.segment_retention import fail_and_release
 
 log = logging.getLogger(__name__)
 
@@ -295,5 +295,5 @@ class _Sweep:
         return self._busy[queue.name]
 
     def _fail(self, job: Job, code: str, stage: str, message: str) -> None:
-        if fail_job(self.backend.jobs, job.job_id, code=code, message=message, stage=stage):
+        if fail_and_release(self.backend, job.job_id, code=code, message=message, stage=stage):
             self.report.failed.append(job.job_id)

@@ -21,9 +21,9 @@ from functools import partial
 
 from shared_types.backend_loader import receive_wait_s
 from shared_types.consumer import Consumer, ConsumerConfig, Route, run_consumers
-from shared_types.job_failure import fail_job_for
 from shared_types.models import SegmentOutput, SegmentPayload
 from shared_types.ports import Backend, Queue
+from shared_types.segment_retention import fail_for_and_release
 
 from video_worker.inference import STAGE as INFERENCE_STAGE
 from video_worker.inference import InferenceDeps, convert_segment, decode_segment_uploads
@@ -62,7 +62,7 @@ class VideoWorker:
 
     def _consumer(self, queue: Queue, route: Route) -> Consumer:
         return Consumer(queue, route, self.consumer_config(),
-                        partial(fail_job_for, self.backend.jobs), stop=self.stop)
+                        partial(fail_for_and_release, self.backend), stop=self.stop)
 
     def inference_consumers(self) -> list[Consumer]:
         count = 1 if self.settings.inference_backend == "local" else (

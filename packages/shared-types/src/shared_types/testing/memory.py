@@ -356,6 +356,7 @@ class MemoryStorage:
         self._objects: dict[str, tuple[bytes, ObjectInfo]] = {}
         self._uploads: dict[str, dict] = {}
         self._lock = threading.Lock()
+        self.expirable: set[str] = set()  # keys marked by mark_expirable
 
     def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
         info = ObjectInfo(key=key, size=len(data), etag=hashlib.md5(data).hexdigest(),
@@ -416,6 +417,16 @@ class MemoryStorage:
 
     def uri(self, key: str) -> str:
         return f"memory://{self.bucket}/{key}"
+
+    def mark_expirable(self, prefix: str) -> int:
+        keys = [info.key for info in self.list(prefix)]
+        self.expirable.update(keys)
+        return len(keys)
+
+    def unmark_expirable(self, prefix: str) -> int:
+        keys = [info.key for info in self.list(prefix)]
+        self.expirable.difference_update(keys)
+        return len(keys)
 
     def start_multipart(self, key: str, *, max_bytes: int | None = None,
                         content_type: str | None = None) -> str:

@@ -106,6 +106,17 @@ def test_presign_get_returns_a_distinct_url_per_download_name(object_storage):
     assert plain and named and plain != named
 
 
+def test_mark_expirable_counts_the_objects_under_the_prefix_only(object_storage):
+    for key in ("segments/job-a/00000_00002_sbs.mp4", "segments/job-a/00001_00002_sbs.mp4",
+                "segments/job-b/00000_00001_sbs.mp4"):
+        object_storage.put_bytes(key, b"x")
+    assert object_storage.mark_expirable("segments/job-a/") == 2
+    assert object_storage.mark_expirable("segments/job-c/") == 0
+    assert object_storage.unmark_expirable("segments/job-a/") == 2
+    # marking expires nothing at once: the retention age counts from the mark
+    assert object_storage.exists("segments/job-a/00000_00002_sbs.mp4")
+
+
 def test_uri_names_the_object(object_storage):
     uri = object_storage.uri("jobs/job-a/final.mp4")
     assert uri.endswith("jobs/job-a/final.mp4")
