@@ -37,10 +37,11 @@ from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from media_worker.bounded_probe import probe_video
 from media_worker.clip import cut_clip
 from media_worker.deps import MediaDeps
-from media_worker.errors import SourceReplacedError, UnusableVideoError
+from media_worker.errors import UnusableVideoError
 from media_worker.poster import store_poster
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
+from media_worker.source_file import source_file
 from media_worker.splitting import prepare_and_split
 from media_worker.thumbnails import store_strip
 
@@ -145,12 +146,9 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                          every_s=deps.keepalive_s)
     try:
         with _workspace(deps, job_id) as work:
-            source = work / "source.mp4"
-            got = backend.input_storage.get_file(info.key, source)
-            if info.etag is not None and got.etag != info.etag:
-                raise SourceReplacedError(
-                    "The uploaded video was replaced by another upload while it was being "
-                    "converted; please start a new conversion for the other video.")
+            # A clip reads seconds of its parent's source: no copy of a local film.
+            source = source_file(backend.input_storage, info, work / "source.mp4",
+                                 in_place=job.is_clip)
             video = probe_video(source, deps.limits)
             if job.is_clip:
                 source = cut_clip(deps.runner, source, video, job.clip_start_s or 0.0,

@@ -21,6 +21,7 @@ from media_worker.bounded_probe import probe_video
 from media_worker.deps import MediaDeps
 from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.poster import store_poster
+from media_worker.source_file import source_file
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +55,7 @@ def store_strip(job: Job, info: ObjectInfo, work: Path, deps: MediaDeps) -> int:
     can read: the job fails with that reason), TransientError (storage), and
     ConditionFailedError when the job left the hold meanwhile."""
     backend, job_id = deps.backend, job.job_id
-    source = work / "source.mp4"
-    backend.input_storage.get_file(info.key, source)
+    source = source_file(backend.input_storage, info, work / "source.mp4", in_place=True)
     video = probe_video(source, deps.limits)
     store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
     thumbs = make_thumbnails(deps.runner, source, video.duration_s, work)

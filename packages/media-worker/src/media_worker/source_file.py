@@ -1,0 +1,45 @@
+"""Where a worker reads an uploaded source from: its own copy, or, for reads
+that only look at a few seconds of it (a preview's strip and clips), the
+stored file itself when the storage is a local folder.
+
+A two-hour film is gigabytes; copying it for every 10 s preview would make the
+preview wait on the copy and double the disk it takes. The local backend's
+objects are plain files (``file://`` URIs) that are never rewritten in place
+(a source is written once, by rename), so reading one where it lies is safe.
+S3 objects are downloaded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from shared_types.models import ObjectInfo
+from shared_types.ports import ObjectStorage
+
+from media_worker.errors import SourceReplacedError
+
+
+def stored_path(storage: ObjectStorage, key: str) -> Path | None:
+    """The local file holding ``key`` when the storage is a folder, else None."""
+    uri = urlparse(storage.uri(key))
+    if uri.scheme != "file" or uri.netloc:
+        return None
+    path = Path(unquote(uri.path))
+    return path if path.is_file() else None
+
+
+def source_file(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
+                in_place: bool = False) -> Path:
+    """A local path with the contents of ``info``: with ``in_place``, the stored
+    file itself where there is one; otherwise a download to ``dest``. Raises
+    SourceReplacedError when the object changed since ``info`` was read,
+    ObjectNotFoundError/TransientError from the storage."""
+    if in_place and (path := stored_path(storage, info.key)) is not None:
+        return path
+    got = storage.get_file(info.key, dest)
+    if info.etag is not None and got.etag != info.etag:
+        raise SourceReplacedError(
+            "The uploaded video was replaced by another upload while it was being "
+            "converted; please start a new conversion for the other video.")
+    return dest
