@@ -76,6 +76,31 @@ def test_highlights_are_compressed_not_clipped_and_mid_grey_stays_mid(hdr_bars, 
     assert 105 <= grey <= 145, grey  # an 18 % grey lands near the middle of 16..235
 
 
+def test_an_hlg_source_is_tone_mapped_too(tmp_path):
+    """HLG (BT.2100): a grey ramp of HLG signal levels up to 100 % comes out rising,
+    BT.709-tagged, its top below SDR white's code plus rounding."""
+    frame = np.full((H * 3 // 2, W), 512, np.uint16)
+    levels = (0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+    for i, level in enumerate(levels):
+        frame[:H, i * BAR:(i + 1) * BAR] = round(64 + 876 * level)
+    raw = tmp_path / "hlg.yuv"
+    raw.write_bytes(np.tile(frame, (6, 1)).astype("<u2").tobytes())
+    src = tmp_path / "hlg.mkv"
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+                    "-f", "rawvideo", "-pix_fmt", "yuv420p10le", "-s", f"{W}x{H}", "-r", "12",
+                    "-i", str(raw), "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                    "lossless=1:log-level=error:colorprim=bt2020:transfer=arib-std-b67:"
+                    "colormatrix=bt2020nc", str(src)], check=True, timeout=120)
+    out = tmp_path / "sdr.mp4"
+    convert_file(src, out, mode="sbs", params=SDR)
+    assert media_facts(out).color == ("1", "1", "1")
+    y = luma(out).astype(int)[:, :W]
+    bars = [int(np.median(y[8:H - 8, i * BAR + 6:(i + 1) * BAR - 6]))
+            for i in range(len(levels))]
+    assert all(b < a for a, b in zip(bars[1:], bars, strict=False)), bars
+    assert bars[-1] <= 235 and bars[0] > 60, bars
+
+
 def test_keep_leaves_the_hdr_source_hdr(hdr_bars, tmp_path):
     out = tmp_path / "keep.mkv"
     convert_file(hdr_bars, out, mode="sbs", params=ConversionParams(divergence=0.0))
