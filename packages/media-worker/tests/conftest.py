@@ -66,11 +66,11 @@ def fake_video_worker(backend: Backend) -> int:
                 seg = keys.parse_segment_key(record.bucket, record.key)
                 if seg is None:
                     continue
-                out_key = keys.output_segment_key(seg.job_id, seg.segment_index)
+                out_key = keys.output_segment_key(seg.job_id, seg.segment_index, seg.run)
                 backend.output_storage.put_bytes(out_key, backend.input_storage.get_bytes(seg.key))
                 backend.completions.put(SegmentCompletion(
                     job_id=seg.job_id, segment_index=seg.segment_index, output_key=out_key,
-                    total_segments=seg.total_segments))
+                    total_segments=seg.total_segments, run=seg.run))
                 trigger_reassembly_if_ready(backend, seg.job_id)
                 done += 1
             backend.video_queue.delete(message)

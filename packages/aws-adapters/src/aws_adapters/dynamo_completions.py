@@ -12,7 +12,7 @@ from typing import Any
 from shared_types.errors import ConditionFailedError
 from shared_types.models import SegmentCompletion
 
-from aws_adapters.dynamo_table import DynamoTable, to_item
+from aws_adapters.dynamo_table import DynamoTable, to_item, to_values
 from aws_adapters.errors import translated
 
 
@@ -25,12 +25,19 @@ class DynamoSegmentCompletionStore:
 
     def put(self, completion: SegmentCompletion) -> bool:
         """Record a completion with a conditional put; True if it was new,
-        False if this (job_id, segment_index) was already recorded."""
+        False if this (job_id, segment_index) was already recorded for this run
+        or a newer one (an item of an older run is replaced; no ``run`` is run 0)."""
+        condition = "attribute_not_exists(job_id)"
+        values = {}
+        if completion.run:
+            condition += " OR attribute_not_exists(#run) OR #run < :run"
+            values = {"ExpressionAttributeNames": {"#run": "run"},
+                      "ExpressionAttributeValues": to_values({":run": completion.run})}
         try:
             with translated(f"put completion {completion.job_id}/{completion.segment_index}"):
                 self._t.client.put_item(
                     TableName=self._t.table, Item=to_item(completion.model_dump(mode="json")),
-                    ConditionExpression="attribute_not_exists(job_id)")
+                    ConditionExpression=condition, **values)
         except ConditionFailedError:
             return False
         return True

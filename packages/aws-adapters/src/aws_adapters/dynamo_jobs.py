@@ -71,11 +71,13 @@ class DynamoJobStore:
         return Job.model_validate(row) if row else None
 
     def update(self, job_id: str, changes: JobUpdate, *,
-               expected_status: Collection[JobStatus] | None = None) -> Job:
+               expected_status: Collection[JobStatus] | None = None,
+               expected_run: int | None = None) -> Job:
         """Apply ``changes`` in one conditional UpdateItem and return the new job.
 
         Raises JobNotFoundError, or ConditionFailedError when ``expected_status``
-        is given and the current status is not one of them.
+        is given and the current status is not one of them, or ``expected_run``
+        is given and ``Job.run`` differs (an item without ``run`` is run 0).
         """
         data = changes.model_dump(mode="json")
         values: dict[str, Any] = {":now": now()}
@@ -109,6 +111,11 @@ class DynamoJobStore:
                 placeholders.append(f":expected{i}")
             names["#status"] = "status"
             condition += f" AND #status IN ({', '.join(placeholders)})"
+        if expected_run is not None:
+            names["#run"] = "run"
+            values[":expected_run"] = expected_run
+            legacy = "" if expected_run else "attribute_not_exists(#run) OR "  # run 0
+            condition += f" AND ({legacy}#run = :expected_run)"
         expression = "SET " + ", ".join(sets)
         if removes:
             expression += " REMOVE " + ", ".join(removes)
@@ -120,14 +127,16 @@ class DynamoJobStore:
                     ExpressionAttributeNames=names,
                     ExpressionAttributeValues=to_values(values), ReturnValues="ALL_NEW")
         except ConditionFailedError:
-            raise self._missing_or_mismatch(job_id, expected_status) from None
+            raise self._missing_or_mismatch(job_id, expected_status, expected_run) from None
         return Job.model_validate(from_item(resp["Attributes"]))
 
-    def _missing_or_mismatch(self, job_id: str,
-                             expected: Collection[JobStatus] | None) -> Exception:
+    def _missing_or_mismatch(self, job_id: str, expected: Collection[JobStatus] | None,
+                             expected_run: int | None = None) -> Exception:
         job = self.get(job_id)
         if job is None:
             return JobNotFoundError(f"no job {job_id}")
+        if expected_run is not None and job.run != expected_run:
+            return ConditionFailedError(f"job {job_id} is in run {job.run}, not {expected_run}")
         wanted = sorted(JobStatus(s).value for s in expected or ())
         return ConditionFailedError(f"job {job_id} is {job.status.value}, expected one of {wanted}")
 

@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS segment_status (
     attempts INTEGER NOT NULL,
     last_error TEXT,
     updated_at REAL NOT NULL,
+    run INTEGER NOT NULL DEFAULT 0,  -- the chunking run the row speaks for (Job.run)
     PRIMARY KEY (job_id, segment_index)
 );
 CREATE TABLE IF NOT EXISTS segment_heartbeats (
@@ -98,6 +99,9 @@ class Database:
             if "triggered_epoch" not in columns:  # rows of old versions were triggered once
                 conn.execute("ALTER TABLE reassembly ADD COLUMN triggered_epoch INTEGER")
                 conn.execute("UPDATE reassembly SET triggered_epoch = 0")
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(segment_status)")}
+            if "run" not in columns:  # rows of old versions belong to run 0
+                conn.execute("ALTER TABLE segment_status ADD COLUMN run INTEGER NOT NULL DEFAULT 0")
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(

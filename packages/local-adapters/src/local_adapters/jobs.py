@@ -50,10 +50,12 @@ class SqliteJobStore:
         return Job.model_validate_json(rows[0][0]) if rows else None
 
     def update(self, job_id: str, changes: JobUpdate, *,
-               expected_status: Collection[JobStatus] | None = None) -> Job:
-        """Apply ``changes`` atomically, only from ``expected_status`` when given.
+               expected_status: Collection[JobStatus] | None = None,
+               expected_run: int | None = None) -> Job:
+        """Apply ``changes`` atomically, only from ``expected_status`` and in
+        ``expected_run`` when given.
 
-        Raises JobNotFoundError, or ConditionFailedError when the status did not match.
+        Raises JobNotFoundError, or ConditionFailedError when a condition did not match.
         """
         with self._db.write() as conn:
             row = conn.execute("SELECT doc FROM jobs WHERE job_id = ?", (job_id,)).fetchone()
@@ -64,6 +66,9 @@ class SqliteJobStore:
                 wanted = ", ".join(sorted(s.value for s in expected_status))
                 raise ConditionFailedError(
                     f"job {job_id} is {job.status.value}, expected one of: {wanted}")
+            if expected_run is not None and job.run != expected_run:
+                raise ConditionFailedError(f"job {job_id} is in run {job.run}, "
+                                           f"not {expected_run}")
             new = apply_job_update(job, changes)
             conn.execute(
                 "UPDATE jobs SET status = ?, sort_time = ?, doc = ? WHERE job_id = ?",

@@ -10,17 +10,20 @@ from local_adapters.db import Database
 
 
 class SqliteSegmentCompletionStore:
-    """One row per (job_id, segment_index); the first completion wins."""
+    """One row per (job_id, segment_index); the first completion of the newest run wins."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
 
     def put(self, completion: SegmentCompletion) -> bool:
-        """Record a completion idempotently; True if it was new."""
+        """Record a completion idempotently; True if it was new. A row of an
+        older run is replaced; a completion of an older run than the row's is refused."""
         with self._db.write() as conn:
             cur = conn.execute(
-                "INSERT OR IGNORE INTO segment_completions (job_id, segment_index, doc)"
-                " VALUES (?, ?, ?)",
+                "INSERT INTO segment_completions (job_id, segment_index, doc) VALUES (?, ?, ?)"
+                " ON CONFLICT (job_id, segment_index) DO UPDATE SET doc = excluded.doc"
+                " WHERE COALESCE(json_extract(excluded.doc, '$.run'), 0)"
+                "     > COALESCE(json_extract(segment_completions.doc, '$.run'), 0)",
                 (completion.job_id, completion.segment_index, completion.model_dump_json()),
             )
             return cur.rowcount == 1
@@ -50,51 +53,58 @@ class SqliteSegmentCompletionStore:
             conn.execute("DELETE FROM segment_completions WHERE job_id = ?", (job_id,))
 
 
-_STATUS_COLUMNS = "job_id, segment_index, state, attempts, last_error, updated_at"
+_STATUS_COLUMNS = "job_id, segment_index, state, attempts, last_error, updated_at, run"
 
 
 def _status(row) -> SegmentStatus:
     return SegmentStatus(job_id=row[0], segment_index=row[1], state=SegmentState(row[2]),
-                         attempts=row[3], last_error=row[4], updated_at=row[5])
+                         attempts=row[3], last_error=row[4], updated_at=row[5], run=row[6])
 
 
 class SqliteSegmentStatusStore:
-    """Segment-first status: a complete segment is never downgraded."""
+    """Segment-first status: a complete segment is never downgraded within a run;
+    a newer run's mark starts the row afresh, an older run's changes nothing."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
 
     def _upsert(self, job_id: str, index: int, state: SegmentState, attempt: int,
-                error: str | None) -> SegmentStatus:
+                error: str | None, run: int) -> SegmentStatus:
         with self._db.write() as conn:
             row = conn.execute(
-                "INSERT INTO segment_status (" + _STATUS_COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)"
+                "INSERT INTO segment_status (" + _STATUS_COLUMNS + ")"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (job_id, segment_index) DO UPDATE SET"
                 "   state = excluded.state,"
-                "   attempts = segment_status.attempts + excluded.attempts,"
+                "   attempts = CASE WHEN excluded.run > segment_status.run THEN excluded.attempts"
+                "              ELSE segment_status.attempts + excluded.attempts END,"
                 "   last_error = excluded.last_error,"
-                "   updated_at = excluded.updated_at"
-                " WHERE segment_status.state != 'complete' OR excluded.state = 'complete'"
+                "   updated_at = excluded.updated_at,"
+                "   run = excluded.run"
+                " WHERE excluded.run > segment_status.run"
+                "    OR (excluded.run = segment_status.run"
+                "        AND (segment_status.state != 'complete' OR excluded.state = 'complete'))"
                 " RETURNING " + _STATUS_COLUMNS,
-                (job_id, index, state.value, attempt, error, now()),
+                (job_id, index, state.value, attempt, error, now(), run),
             ).fetchone()
-            if row is None:  # the update was refused: the segment is already complete
+            if row is None:  # refused: already complete in this run, or a newer run's row
                 row = conn.execute(
                     "SELECT " + _STATUS_COLUMNS + " FROM segment_status"
                     " WHERE job_id = ? AND segment_index = ?", (job_id, index)).fetchone()
             return _status(row)
 
-    def mark_pending(self, job_id: str, segment_index: int) -> SegmentStatus:
+    def mark_pending(self, job_id: str, segment_index: int, run: int = 0) -> SegmentStatus:
         """Record an attempt before any work; a complete segment stays complete."""
-        return self._upsert(job_id, segment_index, SegmentState.PENDING, 1, None)
+        return self._upsert(job_id, segment_index, SegmentState.PENDING, 1, None, run)
 
-    def mark_complete(self, job_id: str, segment_index: int) -> SegmentStatus:
+    def mark_complete(self, job_id: str, segment_index: int, run: int = 0) -> SegmentStatus:
         """Set state complete (clears last_error); creates the row if missing."""
-        return self._upsert(job_id, segment_index, SegmentState.COMPLETE, 0, None)
+        return self._upsert(job_id, segment_index, SegmentState.COMPLETE, 0, None, run)
 
-    def mark_failed(self, job_id: str, segment_index: int, error: str) -> SegmentStatus:
+    def mark_failed(self, job_id: str, segment_index: int, error: str,
+                    run: int = 0) -> SegmentStatus:
         """Set state failed with a reason; a complete segment stays complete."""
-        return self._upsert(job_id, segment_index, SegmentState.FAILED, 0, error)
+        return self._upsert(job_id, segment_index, SegmentState.FAILED, 0, error, run)
 
     def get(self, job_id: str, segment_index: int) -> SegmentStatus | None:
         """The status row, or None."""

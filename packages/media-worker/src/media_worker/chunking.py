@@ -5,9 +5,12 @@ job is chunked from its range of its parent's source, cut first (``clip.py``);
 an upload to a job held for a preview makes its thumbnail strip instead
 (``thumbnails.py``).
 
-Idempotent: the same source always yields the same segment keys, a replayed
-event overwrites them with identical files, and a job already past chunking is
-left alone.
+Idempotent: a replayed event for a job already past chunking is left alone.
+Fenced: the claim takes the job's next chunking run (``Job.run``, a conditional
+write on the run it read), every segment key carries that run, and before every
+side effect (poster, side streams, each segment, ``chunking_complete``) the
+chunker checks that its run is still the job's: a chunker whose run was taken
+over (a zombie) stops, its refusal counted in ``shared_types.runs``.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from shared_types.models import (
 )
 from shared_types.preview import CLIP_SECONDS, source_job_id
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
+from shared_types.runs import STALE_RUN_WRITES
 
 from media_worker.bounded_probe import probe_video
 from media_worker.clip import cut_clip
@@ -133,17 +137,19 @@ def _workspace(deps: MediaDeps, job_id: str) -> Iterator[Path]:
 
 
 def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
-    backend, job_id = deps.backend, job.job_id
+    backend, job_id, run = deps.backend, job.job_id, job.run + 1
     try:
         backend.jobs.update(job_id, JobUpdate(
-            status=JobStatus.CHUNKING_IN_PROGRESS, source_etag=info.etag,
+            status=JobStatus.CHUNKING_IN_PROGRESS, source_etag=info.etag, run=run,
             source_size_bytes=None if job.is_clip else info.size, started_at=now()),
-            expected_status=CHUNKABLE)
+            expected_status=CHUNKABLE, expected_run=job.run)
     except ConditionFailedError:
-        log.info("job_id=%s left chunking meanwhile; nothing to do", job_id)
+        log.info("job_id=%s left chunking or was claimed by another chunker meanwhile; "
+                 "nothing to do", job_id)
         return None
+    log.info("job_id=%s chunking run %d claimed", job_id, run)
     alive = JobKeepAlive(backend.jobs, job_id, JobStatus.CHUNKING_IN_PROGRESS,
-                         every_s=deps.keepalive_s)
+                         every_s=deps.keepalive_s, run=run)
     try:
         with _workspace(deps, job_id) as work:
             # A clip reads seconds of its parent's source: no copy of a local film.
@@ -155,18 +161,21 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                                   job.clip_duration_s or CLIP_SECONDS, work / "clip.mp4",
                                   on_tick=alive.tick)
                 backend.jobs.update(job_id, JobUpdate(source_size_bytes=source.stat().st_size),
-                                    expected_status=(JobStatus.CHUNKING_IN_PROGRESS,))
+                                    expected_status=(JobStatus.CHUNKING_IN_PROGRESS,),
+                                    expected_run=run)
                 video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                      video.height, video.duration_s, video.video_frames, video.has_audio)
             # The ETA needs the frame count and size while the job is still splitting.
+            # Conditional on the run: also the check before the next side effect.
             backend.jobs.update(job_id, JobUpdate(source_frames=video.video_frames,
                                                   source_width=video.width,
                                                   source_height=video.height),
-                                expected_status=(JobStatus.CHUNKING_IN_PROGRESS,))
+                                expected_status=(JobStatus.CHUNKING_IN_PROGRESS,),
+                                expected_run=run)
             store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
             side = keep_side_streams(deps.runner, source, work / "streams.mkv", on_tick=alive.tick)
-            alive.tick()
+            alive.touch()
             if side is not None:  # before the segments: reassembly may start after the last one
                 backend.input_storage.put_file(keys.streams_key(job_id), side,
                                                content_type="video/x-matroska")
@@ -177,23 +186,37 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                                      on_tick=alive.tick)
             total = len(segments)
             for index, path in enumerate(segments):
-                alive.tick()  # raises ConditionFailedError once the job moved on: stop writing
-                key = keys.segment_key(job_id, index, total, job.mode)
+                alive.touch()  # raises ConditionFailedError once the job moved on: stop writing
+                key = keys.segment_key(job_id, index, total, job.mode, run)
                 backend.input_storage.put_file(key, path, content_type="video/mp4")
                 log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
     except ConditionFailedError:  # the job moved on while we worked (keep-alive refused)
-        if discard_if_cancelled(backend, job_id):
+        if _stopped(deps, job_id, run):
             return None
         raise
     try:
         backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
                                               total_segments=total),
-                            expected_status=(JobStatus.CHUNKING_IN_PROGRESS,))
+                            expected_status=(JobStatus.CHUNKING_IN_PROGRESS,), expected_run=run)
     except ConditionFailedError:
-        if not discard_if_cancelled(backend, job_id):
-            log.warning("job_id=%s changed status during chunking; total_segments not written",
-                        job_id)
+        if not _stopped(deps, job_id, run):
+            log.warning("job_id=%s changed status during chunking run %d; total_segments "
+                        "not written", job_id, run)
         return None
-    log.info("job_id=%s chunking complete: %d segments", job_id, total)
+    log.info("job_id=%s chunking run %d complete: %d segments", job_id, run, total)
     trigger_reassembly_if_ready(backend, job_id)
     return total
+
+
+def _stopped(deps: MediaDeps, job_id: str, run: int) -> bool:
+    """True when the job left this chunking run for good while it worked:
+    cancelled (its files freed) or taken over by another chunker's run (counted:
+    a zombie stopped before its next write). False when a sweep or a person
+    moved it on otherwise."""
+    if discard_if_cancelled(deps.backend, job_id):
+        return True
+    job = deps.backend.jobs.get(job_id)
+    if job is not None and job.run != run:
+        STALE_RUN_WRITES.record(STAGE, job_id, run, job.run, "chunking")
+        return True
+    return False

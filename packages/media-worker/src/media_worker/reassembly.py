@@ -1,6 +1,7 @@
 """Reassembly: concatenate a job's converted segments into ``final.mp4``, once.
 
-The segment list comes from SegmentCompletions (never from listing storage).
+The segment list comes from the SegmentCompletions of the job's current
+chunking run (never from listing storage, never another run's: ``shared_types.runs``).
 A lease with a fencing token guards the work: a worker that lost it cannot mark
 the job done. Any crash leaves the job recoverable by redelivery.
 """
@@ -25,6 +26,7 @@ from shared_types.models import (
     SegmentCompletion,
     now,
 )
+from shared_types.runs import run_completions
 from shared_types.segment_retention import release_segments
 
 from media_worker.concat import concat_segments
@@ -122,7 +124,7 @@ def _side_streams(deps: MediaDeps, job_id: str, dest: Path) -> Path | None:
 
 def _ordered_completions(deps: MediaDeps, job: Job) -> list[SegmentCompletion]:
     total = job.total_segments or 0
-    rows = {c.segment_index: c for c in deps.backend.completions.list(job.job_id)}
+    rows = {c.segment_index: c for c in run_completions(deps.backend, job)}
     missing = [i for i in range(total) if i not in rows]
     if total < 1 or missing:
         shown = ", ".join(map(str, missing[:10])) + ("..." if len(missing) > 10 else "")

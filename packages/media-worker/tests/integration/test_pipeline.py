@@ -10,6 +10,7 @@ from shared_types import keys
 from shared_types.errors import ConditionFailedError
 from shared_types.job_failure import fail_job
 from shared_types.models import JobStatus, JobUpdate, S3EventRecord
+from shared_types.runs import STALE_RUN_WRITES
 from shared_types.testing.media import make_video
 
 from media_worker.chunking import handle_source_uploaded
@@ -56,7 +57,7 @@ def test_split_and_concat_keep_every_frame_and_the_av_timeline(
     assert reencoded == (kind == "sparse-keyframes")
 
 
-def test_a_replayed_chunking_produces_the_same_keys_and_state(
+def test_a_replayed_chunking_takes_a_new_run_with_the_same_segments(
         local_backend, new_job, upload, worker_for, tmp_path):
     job = new_job(local_backend)
     upload(local_backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=4))
@@ -75,9 +76,12 @@ def test_a_replayed_chunking_produces_the_same_keys_and_state(
     again = segment_listing(local_backend, job.job_id)
     assert first == second == len(listing) >= 2
     assert third is None
-    assert again == listing
+    assert all(key.startswith(f"segments/{job.job_id}/r1/") for key in listing)
+    run_2 = {k: v for k, v in again.items() if k.startswith(f"segments/{job.job_id}/r2/")}
+    assert {k.replace("/r1/", "/r2/"): v for k, v in listing.items()} == run_2
     job_after = local_backend.jobs.get(job.job_id)
-    assert (job_after.status, job_after.total_segments) == (JobStatus.CHUNKING_COMPLETE, first)
+    assert (job_after.status, job_after.total_segments, job_after.run) == (
+        JobStatus.CHUNKING_COMPLETE, first, 2)
 
 
 def test_chunking_sends_reassembly_when_every_segment_was_already_done(
@@ -86,18 +90,22 @@ def test_chunking_sends_reassembly_when_every_segment_was_already_done(
     job = new_job(local_backend)
     upload(local_backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=3))
     worker = worker_for(local_backend)
-    deps = worker.deps
-    # chunk, but "lose" the completion write, then let the segments be converted first
-    assert worker.process_chunking_once(wait_s=1)
-    total = local_backend.jobs.get(job.job_id).total_segments
-    convert_segments(local_backend)
-    local_backend.reassembly.reset(job.job_id)
-    while local_backend.reassembly_queue.receive(visibility_s=60):
-        pass
-    local_backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS))
+    jobs = local_backend.jobs
 
-    handle_source_uploaded(S3EventRecord(bucket=local_backend.input_storage.bucket,
-                                         key=keys.source_key(job.job_id)), deps)
+    class ConvertsFirst:  # every segment is converted just before chunking_complete lands
+        def __getattr__(self, name):
+            return getattr(jobs, name)
+
+        def update(self, job_id, changes, **conditions):
+            if changes.status == JobStatus.CHUNKING_COMPLETE:
+                assert convert_segments(local_backend) >= 2
+                assert not local_backend.reassembly.is_triggered(job_id)
+            return jobs.update(job_id, changes, **conditions)
+
+    deps = dataclasses.replace(worker.deps, backend=dataclasses.replace(
+        local_backend, jobs=ConvertsFirst()))
+    total = handle_source_uploaded(S3EventRecord(bucket=local_backend.input_storage.bucket,
+                                                 key=keys.source_key(job.job_id)), deps)
 
     assert local_backend.reassembly.is_triggered(job.job_id)
     assert worker.process_reassembly_once(wait_s=1)
@@ -129,3 +137,33 @@ def test_a_chunker_whose_job_was_failed_meanwhile_stops_before_writing_segments(
         handle_source_uploaded(record, deps)
     assert segment_listing(local_backend, job.job_id) == {}
     assert local_backend.jobs.get(job.job_id).error.message == "swept"
+
+
+def test_a_chunker_whose_run_was_taken_over_stops_before_its_next_write_and_is_counted(
+        local_backend, new_job, upload, worker_for, tmp_path):
+    # a zombie: while ffmpeg splits, another chunker claims the job's next run (the
+    # first one looked dead). Its check before the first segment write refuses it.
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=4))
+    deps: MediaDeps = worker_for(local_backend).deps
+    runner = deps.runner
+
+    class RunTakenOverFirst(type(runner)):
+        def run(self, args, **kwargs):
+            current = local_backend.jobs.get(job.job_id)
+            if current.run == 1:
+                local_backend.jobs.update(job.job_id, JobUpdate(run=2), expected_run=1)
+            return super().run(args, **kwargs)
+
+    deps = dataclasses.replace(deps, runner=RunTakenOverFirst(
+        runner.binary, timeout_s=runner.timeout_s, tick_s=0.05))
+    stale = STALE_RUN_WRITES.count("chunking")
+    record = S3EventRecord(bucket=local_backend.input_storage.bucket,
+                           key=keys.source_key(job.job_id))
+
+    assert handle_source_uploaded(record, deps) is None
+    assert segment_listing(local_backend, job.job_id) == {}
+    assert STALE_RUN_WRITES.count("chunking") == stale + 1
+    after = local_backend.jobs.get(job.job_id)
+    assert (after.status, after.run, after.total_segments) == (
+        JobStatus.CHUNKING_IN_PROGRESS, 2, None)

@@ -23,6 +23,7 @@ from statistics import median, median_low
 
 from shared_types.models import Job, JobStatus, SegmentCompletion, SegmentHeartbeat
 from shared_types.ports import Backend
+from shared_types.runs import run_completions
 
 SAMPLE_JOBS = 10
 IDLE_GAP_S = 60.0  # a longer gap between a worker's segments is waiting, not overhead
@@ -98,7 +99,7 @@ def learn_machine_rates(backend: Backend, *, sample: int = SAMPLE_JOBS) -> Machi
     stages = []
     for job in backend.jobs.list_by_status(JobStatus.COMPLETED, limit=sample).items:
         beats = backend.heartbeats.list(job.job_id) if job.started_at is not None else []
-        learned = job_stages(job, beats, backend.completions.list(job.job_id) if beats else [])
+        learned = job_stages(job, beats, run_completions(backend, job) if beats else [])
         if learned is not None:
             stages.append(learned)
     if not stages:

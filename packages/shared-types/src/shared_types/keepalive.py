@@ -23,18 +23,19 @@ DEFAULT_EVERY_S = 60.0
 
 
 class JobKeepAlive:
-    """Refreshes ``updated_at`` of a job in ``status`` every ``every_s`` seconds.
+    """Refreshes ``updated_at`` of a job in ``status`` (and, with ``run``, in that
+    chunking run) every ``every_s`` seconds.
 
-    :meth:`tick` raises ConditionFailedError when the job left ``status`` (a
-    sweep failed it, a person cancelled it, another run moved it on): the step
-    must stop before its next side effect. A store that is briefly unreachable
-    only skips a beat.
+    :meth:`tick` raises ConditionFailedError when the job left ``status`` or
+    ``run`` (a sweep failed it, a person cancelled it, another run took it
+    over): the step must stop before its next side effect. A store that is
+    briefly unreachable only skips a beat.
     """
 
     def __init__(self, jobs: JobStore, job_id: str, status: JobStatus, *,
-                 every_s: float = DEFAULT_EVERY_S,
+                 every_s: float = DEFAULT_EVERY_S, run: int | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self._jobs, self.job_id, self.status = jobs, job_id, status
+        self._jobs, self.job_id, self.status, self.run = jobs, job_id, status, run
         self._every_s, self._clock = every_s, clock
         self._last = clock()
 
@@ -46,7 +47,8 @@ class JobKeepAlive:
     def touch(self) -> None:
         """Refresh now. Raises ConditionFailedError (job moved on) or JobNotFoundError."""
         try:
-            self._jobs.update(self.job_id, JobUpdate(), expected_status=[self.status])
+            self._jobs.update(self.job_id, JobUpdate(), expected_status=[self.status],
+                              expected_run=self.run)
         except TransientError:
             log.warning("job_id=%s liveness refresh skipped (store unreachable)", self.job_id,
                         exc_info=True)

@@ -1,11 +1,16 @@
 """Object key formats: the only place that builds or parses a key.
 
 Input bucket:  ``input/{job_id}/source.mp4`` and
-               ``segments/{job_id}/{i:05d}_{n:05d}_{mode}.mp4``.
+               ``segments/{job_id}/r{run}/{i:05d}_{n:05d}_{mode}.mp4``.
                ``input/{job_id}/streams.mkv`` (the source's non-video streams, kept aside).
-Output bucket: ``jobs/{job_id}/segments/{i}.mp4``, ``jobs/{job_id}/final.{mp4,mkv}``,
+Output bucket: ``jobs/{job_id}/segments/r{run}/{i}.mp4``, ``jobs/{job_id}/final.{mp4,mkv}``,
                ``jobs/{job_id}/poster.jpg`` and ``jobs/{job_id}/thumbs/{i:02d}.jpg``
                (the strip a held job's preview slider runs over).
+
+``run`` is the job's chunking run (``Job.run``, >= 1): a late write of another
+run lands beside, never over, the current run's objects, and its parsed payload
+says which run it belongs to. Run 0 (jobs chunked before runs existed) keeps
+the keys without the ``r{run}/`` part.
 
 Builders raise :class:`InvalidKeyError` for bad arguments; parsers return None
 for any key that is not exactly canonical (so a hostile or foreign key is
@@ -29,10 +34,14 @@ OUTPUT_PREFIX = "jobs/"
 _JOB_ID_RE = re.compile(f"^{JOB_ID_PATTERN}$")
 _MODES = "|".join(re.escape(m.value) for m in OutputMode)
 _SOURCE_RE = re.compile(rf"^input/(?P<job>{JOB_ID_PATTERN})/source\.mp4$")
+MAX_RUN = 999_999_999
+_RUN = r"(?:r(?P<run>[1-9]\d{0,8})/)?"
 _SEGMENT_RE = re.compile(
-    rf"^segments/(?P<job>{JOB_ID_PATTERN})/(?P<i>\d{{5}})_(?P<n>\d{{5}})_(?P<mode>{_MODES})\.mp4$"
+    rf"^segments/(?P<job>{JOB_ID_PATTERN})/{_RUN}"
+    rf"(?P<i>\d{{5}})_(?P<n>\d{{5}})_(?P<mode>{_MODES})\.mp4$"
 )
-_OUTPUT_RE = re.compile(rf"^jobs/(?P<job>{JOB_ID_PATTERN})/segments/(?P<i>0|[1-9]\d{{0,4}})\.mp4$")
+_OUTPUT_RE = re.compile(
+    rf"^jobs/(?P<job>{JOB_ID_PATTERN})/segments/{_RUN}(?P<i>0|[1-9]\d{{0,4}})\.mp4$")
 _FINAL_RE = re.compile(rf"^jobs/(?P<job>{JOB_ID_PATTERN})/final\.(?:mp4|mkv)$")
 
 
@@ -72,21 +81,34 @@ def parse_source_key(key: str) -> str | None:
     return m["job"] if m else None
 
 
+def _run_part(run: int) -> str:
+    if not (0 <= run <= MAX_RUN):
+        raise InvalidKeyError(f"run must be 0..{MAX_RUN}, got {run}")
+    return f"r{run}/" if run else ""
+
+
+def _run_of(match: re.Match) -> int:
+    return int(match["run"]) if match["run"] else 0
+
+
 def segment_key(
-    job_id: str, segment_index: int, total_segments: int, mode: OutputMode | str
+    job_id: str, segment_index: int, total_segments: int, mode: OutputMode | str,
+    run: int = 0,
 ) -> str:
-    """Key of one input segment. Raises InvalidKeyError for bad arguments."""
+    """Key of one input segment of chunking run ``run``. Raises InvalidKeyError
+    for bad arguments."""
     _check_job_id(job_id)
     _check_index(segment_index, total_segments)
     try:
         mode = OutputMode(mode)
     except ValueError as exc:
         raise InvalidKeyError(f"unknown mode {mode!r}") from exc
-    return f"segments/{job_id}/{segment_index:05d}_{total_segments:05d}_{mode.value}.mp4"
+    return (f"segments/{job_id}/{_run_part(run)}"
+            f"{segment_index:05d}_{total_segments:05d}_{mode.value}.mp4")
 
 
 def segment_prefix(job_id: str) -> str:
-    """Prefix under which all of a job's input segments live."""
+    """Prefix under which all of a job's input segments live (every run's)."""
     _check_job_id(job_id)
     return f"segments/{job_id}/"
 
@@ -101,16 +123,17 @@ def parse_segment_key(bucket: str, key: str) -> SegmentPayload | None:
         return None
     return SegmentPayload(
         job_id=m["job"], segment_index=index, total_segments=total,
-        mode=OutputMode(m["mode"]), bucket=bucket, key=key,
+        mode=OutputMode(m["mode"]), bucket=bucket, key=key, run=_run_of(m),
     )
 
 
-def output_segment_key(job_id: str, segment_index: int) -> str:
-    """Key of one converted segment in the output bucket. Raises InvalidKeyError."""
+def output_segment_key(job_id: str, segment_index: int, run: int = 0) -> str:
+    """Key of one converted segment of chunking run ``run`` in the output bucket.
+    Raises InvalidKeyError."""
     _check_job_id(job_id)
     if not (0 <= segment_index < MAX_SEGMENTS):
         raise InvalidKeyError(f"invalid segment_index {segment_index}")
-    return f"jobs/{job_id}/segments/{segment_index}.mp4"
+    return f"jobs/{job_id}/segments/{_run_part(run)}{segment_index}.mp4"
 
 
 def output_segment_prefix(job_id: str) -> str:
@@ -124,7 +147,8 @@ def parse_output_segment_key(bucket: str, key: str) -> SegmentOutput | None:
     m = _OUTPUT_RE.match(key)
     if not m:
         return None
-    return SegmentOutput(job_id=m["job"], segment_index=int(m["i"]), bucket=bucket, key=key)
+    return SegmentOutput(job_id=m["job"], segment_index=int(m["i"]), bucket=bucket, key=key,
+                         run=_run_of(m))
 
 
 def final_key(job_id: str, container: Container | str = Container.MP4) -> str:

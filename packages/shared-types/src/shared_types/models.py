@@ -157,6 +157,10 @@ class Job(BaseModel):
     epoch: int = Field(0, ge=0)
     # The ETag of the one upload this job converts (claimed by the first chunker).
     source_etag: str | None = Field(None, max_length=200)
+    # The chunking run whose segments this job converts: every chunker's claim takes the
+    # next number (0: never chunked). Segment keys, converted-segment keys and
+    # completions carry it; anything of another run is never joined (shared_types.runs).
+    run: int = Field(0, ge=0)
     # Called with a signed JSON body when the job ends; notified_at once delivered.
     webhook_url: str | None = Field(None, max_length=2000)
     notified_at: float | None = None
@@ -193,6 +197,7 @@ class JobUpdate(BaseModel):
     resends: int | None = Field(None, ge=0)
     epoch: int | None = Field(None, ge=0)
     source_etag: str | None = Field(None, max_length=200)
+    run: int | None = Field(None, ge=0)
     notified_at: float | None = None
     params: ConversionParams | None = None
     preview_job_id: str | None = Field(None, max_length=64)
@@ -214,6 +219,7 @@ class SegmentPayload(BaseModel):
     mode: OutputMode
     bucket: str
     key: str
+    run: int = 0  # the chunking run that wrote it (Job.run)
 
 
 class SegmentOutput(BaseModel):
@@ -223,6 +229,7 @@ class SegmentOutput(BaseModel):
     segment_index: int
     bucket: str
     key: str
+    run: int = 0  # the chunking run of the segment it converts (Job.run)
 
 
 class SegmentCompletion(BaseModel):
@@ -231,6 +238,7 @@ class SegmentCompletion(BaseModel):
     output_key: str
     completed_at: float = Field(default_factory=now)
     total_segments: int | None = None
+    run: int = Field(0, ge=0)  # the chunking run of the converted segment (Job.run)
 
 
 class SegmentState(StrEnum):
@@ -246,6 +254,7 @@ class SegmentStatus(BaseModel):
     attempts: int = 0
     last_error: str | None = None
     updated_at: float = Field(default_factory=now)
+    run: int = Field(0, ge=0)  # the chunking run this row speaks for (Job.run)
 
 
 class SegmentHeartbeat(BaseModel):

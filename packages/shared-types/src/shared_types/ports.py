@@ -43,12 +43,14 @@ class JobStore(Protocol):
         changes: JobUpdate,
         *,
         expected_status: Collection[JobStatus] | None = None,
+        expected_run: int | None = None,
     ) -> Job:
         """Apply ``changes`` atomically and return the new job.
 
         With ``expected_status`` the write happens only if the current status is
-        one of them. Raises JobNotFoundError, or ConditionFailedError when the
-        status did not match.
+        one of them; with ``expected_run`` only if ``Job.run`` equals it (a
+        chunker's claim and every write of its run). Raises JobNotFoundError, or
+        ConditionFailedError when a condition did not match.
         """
 
     def list_by_status(
@@ -66,7 +68,10 @@ class JobStore(Protocol):
 
 class SegmentCompletionStore(Protocol):
     def put(self, completion: SegmentCompletion) -> bool:
-        """Record a completion idempotently; True if it was new."""
+        """Record a completion idempotently; True if it was new. One row per
+        segment: a stored completion of an older ``run`` is replaced; a put of an
+        older run than the stored one is refused (False), so a late write of a
+        stale run never hides the current run's completion."""
 
     def list(self, job_id: str) -> list[SegmentCompletion]:
         """All completions of a job, ordered by segment_index."""
@@ -82,14 +87,20 @@ class SegmentCompletionStore(Protocol):
 
 
 class SegmentStatusStore(Protocol):
-    def mark_pending(self, job_id: str, segment_index: int) -> SegmentStatus:
+    """One row per segment, speaking for one chunking run (``run``, Job.run): a
+    mark of a newer run replaces the row as if it were absent (attempts start
+    again); a mark of an older run than the row's changes nothing and returns
+    the row (its ``run`` tells the caller it is stale)."""
+
+    def mark_pending(self, job_id: str, segment_index: int, run: int = 0) -> SegmentStatus:
         """Record an attempt before any work: attempts + 1, state pending.
         A complete segment stays complete (returned unchanged)."""
 
-    def mark_complete(self, job_id: str, segment_index: int) -> SegmentStatus:
+    def mark_complete(self, job_id: str, segment_index: int, run: int = 0) -> SegmentStatus:
         """Set state complete (clears last_error); creates the row if missing."""
 
-    def mark_failed(self, job_id: str, segment_index: int, error: str) -> SegmentStatus:
+    def mark_failed(self, job_id: str, segment_index: int, error: str,
+                    run: int = 0) -> SegmentStatus:
         """Set state failed with a reason; a complete segment stays complete."""
 
     def get(self, job_id: str, segment_index: int) -> SegmentStatus | None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from shared_types.models import Job, JobStatus, SegmentCompletion, SegmentState
 from shared_types.ports import Backend
+from shared_types.runs import run_completions, run_statuses
 
 STAGE_LABELS = {
     JobStatus.CREATED: "Waiting for upload",
@@ -57,8 +58,8 @@ def read_segments(backend: Backend, job: Job) -> SegmentTally:
     total = job.total_segments
     if not total:
         return SegmentTally(total, (), {})
-    completions = tuple(backend.completions.list(job.job_id))
-    states = {s.segment_index: s.state for s in backend.segment_status.list(job.job_id)}
+    completions = tuple(run_completions(backend, job))
+    states = {s.segment_index: s.state for s in run_statuses(backend, job)}
     return SegmentTally(total, completions, states)
 
 

@@ -11,16 +11,18 @@ import logging
 
 from shared_types.models import JobStatus, ReassemblyMessage
 from shared_types.ports import Backend
+from shared_types.runs import run_completions
 
 log = logging.getLogger(__name__)
 
 
 def is_ready_for_reassembly(backend: Backend, job_id: str) -> bool:
-    """True when chunking is complete and every segment has a completion."""
+    """True when chunking is complete and every segment has a completion of the
+    job's current chunking run."""
     job = backend.jobs.get(job_id)
     if job is None or job.status != JobStatus.CHUNKING_COMPLETE or not job.total_segments:
         return False
-    return backend.completions.count(job_id) >= job.total_segments
+    return len(run_completions(backend, job)) >= job.total_segments
 
 
 def trigger_reassembly_if_ready(backend: Backend, job_id: str) -> bool:

@@ -14,6 +14,7 @@ from shared_types.events import build_s3_event_body
 from shared_types.keys import segment_key, source_key
 from shared_types.models import Job, ReassemblyMessage
 from shared_types.ports import Backend
+from shared_types.runs import run_completions
 
 log = logging.getLogger(__name__)
 
@@ -32,8 +33,9 @@ def resend_source(backend: Backend, job_id: str) -> bool:
 
 
 def incomplete_segments(backend: Backend, job: Job) -> list[int]:
-    """Indexes ``0..total_segments-1`` that have no SegmentCompletion yet."""
-    done = {c.segment_index for c in backend.completions.list(job.job_id)}
+    """Indexes ``0..total_segments-1`` that have no SegmentCompletion of the
+    job's current run yet."""
+    done = {c.segment_index for c in run_completions(backend, job)}
     return [i for i in range(job.total_segments or 0) if i not in done]
 
 
@@ -42,7 +44,7 @@ def drop_lost_outputs(backend: Backend, job: Job) -> list[int]:
     bucket (expired or deleted), and put their status back to pending, so the
     segment counts as incomplete and is converted again (a complete status row
     would make the worker skip it). Returns their indexes."""
-    lost = [c.segment_index for c in backend.completions.list(job.job_id)
+    lost = [c.segment_index for c in run_completions(backend, job)
             if not backend.output_storage.exists(c.output_key)]
     for index in lost:
         backend.completions.delete(job.job_id, index)
@@ -56,7 +58,8 @@ def missing_segment_sources(backend: Backend, job: Job, indexes: list[int]) -> l
     """Those of ``indexes`` whose chunked segment is no longer in the input bucket."""
     total = job.total_segments or 0
     return [i for i in indexes
-            if not backend.input_storage.exists(segment_key(job.job_id, i, total, job.mode))]
+            if not backend.input_storage.exists(segment_key(job.job_id, i, total, job.mode,
+                                                            job.run))]
 
 
 def resend_segments(backend: Backend, job: Job, indexes: list[int]) -> int:
@@ -64,7 +67,7 @@ def resend_segments(backend: Backend, job: Job, indexes: list[int]) -> int:
     queue again; segments whose file is gone are skipped. Returns how many were sent."""
     storage, total, sent = backend.input_storage, job.total_segments or 0, 0
     for index in indexes:
-        head = storage.head(segment_key(job.job_id, index, total, job.mode))
+        head = storage.head(segment_key(job.job_id, index, total, job.mode, job.run))
         if head is None:
             continue
         backend.video_queue.send(build_s3_event_body(storage.bucket, head.key, size=head.size,

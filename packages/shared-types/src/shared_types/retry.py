@@ -25,6 +25,7 @@ from shared_types.resend import (
     resend_reassembly,
     resend_segments,
 )
+from shared_types.runs import run_statuses
 from shared_types.segment_retention import keep_segments
 
 log = logging.getLogger(__name__)
@@ -72,9 +73,9 @@ def _rechunk(backend: Backend, job: Job) -> Job:
 
 
 def _resume(backend: Backend, job: Job, missing: list[int]) -> Job:
-    for status in backend.segment_status.list(job.job_id):
+    for status in run_statuses(backend, job):
         if status.state == SegmentState.FAILED and status.segment_index in missing:
-            backend.segment_status.mark_pending(job.job_id, status.segment_index)
+            backend.segment_status.mark_pending(job.job_id, status.segment_index, job.run)
     job = _reopen(backend, job, JobStatus.CHUNKING_COMPLETE)
     if missing:
         resend_segments(backend, job, missing)

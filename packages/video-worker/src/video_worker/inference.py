@@ -4,9 +4,13 @@
 ``convert_segment`` handles one. Segment-first: the segment's status row is
 written ``pending`` (attempts + 1) before any inference, so a crash
 mid-conversion leaves a trace. A segment already ``complete`` is acknowledged
-without work. A permanent inference error marks the segment ``failed`` with its
-reason and raises SegmentConversionError (the consumer loop fails the job,
-stage ``inference``); a transient one propagates so the message is redelivered.
+without work. Fenced on the chunking run the segment's key names
+(``shared_types.runs``): a segment of a run that is no longer the job's is not
+converted, a run taken over during the conversion stops it at the next
+heartbeat, and its status writes and output are refused and counted. A
+permanent inference error marks the segment ``failed`` with its reason and
+raises SegmentConversionError (the consumer loop fails the job, stage
+``inference``); a transient one propagates so the message is redelivered.
 This handler never writes a SegmentCompletion: the output write raises an
 event that the segment-output handler turns into one.
 """
@@ -21,6 +25,7 @@ from shared_types.events import created_objects
 from shared_types.keys import output_segment_key, parse_segment_key
 from shared_types.models import JobStatus, Message, SegmentPayload, SegmentState
 from shared_types.ports import Backend
+from shared_types.runs import refuse_other_run
 
 from video_worker.deadline import ConversionDeadline
 from video_worker.errors import SegmentConversionError
@@ -53,10 +58,18 @@ def decode_segment_uploads(message: Message) -> list[SegmentPayload]:
     return payloads
 
 
-def job_is_over(backend: Backend, job_id: str) -> bool:
-    """True when the job was cancelled or deleted (its work should stop)."""
+def job_is_over(backend: Backend, job_id: str, run: int | None = None) -> bool:
+    """True when the job was cancelled or deleted, or (with ``run``) its current
+    chunking run is another one: the work should stop."""
     job = backend.jobs.get(job_id)
-    return job is None or job.status == JobStatus.CANCELLED
+    return (job is None or job.status == JobStatus.CANCELLED
+            or (run is not None and job.run != run))
+
+
+def _run_was_taken_over(backend: Backend, payload: SegmentPayload, what: str) -> bool:
+    """True (counted) when the job still exists but converts another run now."""
+    job = backend.jobs.get(payload.job_id)
+    return job is not None and refuse_other_run(job, payload.run, STAGE, what)
 
 
 def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceResult | None:
@@ -67,8 +80,9 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
     error on the segment, and transient inference errors as they are.
     """
     backend, job_id, index = deps.backend, payload.job_id, payload.segment_index
+    run = payload.run
     status = backend.segment_status.get(job_id, index)
-    if status is not None and status.state == SegmentState.COMPLETE:
+    if status is not None and status.state == SegmentState.COMPLETE and status.run == run:
         log.info("job_id=%s segment_index=%d already complete; nothing to do", job_id, index)
         return None
     job = backend.jobs.get(job_id)
@@ -77,33 +91,45 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
     if job.status.is_final:
         log.info("job_id=%s segment_index=%d job is %s; skipping", job_id, index, job.status)
         return None
-    status = backend.segment_status.mark_pending(job_id, index)
+    if refuse_other_run(job, run, STAGE, f"conversion of segment {index}"):
+        return None
+    status = backend.segment_status.mark_pending(job_id, index, run)
+    if status.run != run:  # a newer run wrote the row since we read the job
+        refuse_other_run(job.model_copy(update={"run": status.run}), run, STAGE,
+                         f"status of segment {index}")
+        return None
     if status.state == SegmentState.COMPLETE:
         return None
-    log.info("job_id=%s segment_index=%d inference attempt %d", job_id, index, status.attempts)
-    output_key = output_segment_key(job_id, index)
+    log.info("job_id=%s segment_index=%d run %d inference attempt %d", job_id, index, run,
+             status.attempts)
+    output_key = output_segment_key(job_id, index, run)
     heartbeat = SegmentHeartbeater(backend.heartbeats, job_id, index, deps.worker_id,
                                    interval_s=deps.heartbeat_s,
-                                   is_cancelled=lambda: job_is_over(backend, job_id))
+                                   is_cancelled=lambda: job_is_over(backend, job_id, run))
     try:
         progress = ConversionDeadline(heartbeat, base_s=deps.timeout_base_s,
                                       s_per_frame=deps.timeout_s_per_frame)
         result = deps.inference.convert(payload, output_key, job.params, on_progress=progress)
     except JobCancelledError:
-        log.info("job_id=%s segment_index=%d job cancelled; conversion stopped", job_id, index)
+        if not _run_was_taken_over(backend, payload, f"conversion of segment {index}"):
+            log.info("job_id=%s segment_index=%d job cancelled; conversion stopped",
+                     job_id, index)
         return None
     except PermanentError as exc:
         reason = str(exc) or type(exc).__name__
-        backend.segment_status.mark_failed(job_id, index, reason)
+        if _run_was_taken_over(backend, payload, f"failure of segment {index}"):
+            return None  # a zombie's failure must not fail the run that replaced it
+        backend.segment_status.mark_failed(job_id, index, reason, run)
         raise SegmentConversionError(f"Segment {index + 1} of {payload.total_segments} "
                                      f"could not be converted: {reason}") from exc
     except Exception:
         log.warning("job_id=%s segment_index=%d inference attempt %d failed; will retry",
                     job_id, index, status.attempts)
         raise
-    if job_is_over(backend, job_id):  # cancelled while the last frames were written
+    if job_is_over(backend, job_id, run):  # cancelled (or run taken over) at the last frames
         backend.output_storage.delete(output_key)
-        log.info("job_id=%s segment_index=%d job cancelled; output removed", job_id, index)
+        if not _run_was_taken_over(backend, payload, f"output of segment {index}"):
+            log.info("job_id=%s segment_index=%d job cancelled; output removed", job_id, index)
         return None
     if result.frames is not None:
         heartbeat.finish(result.frames)

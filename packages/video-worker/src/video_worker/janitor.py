@@ -56,6 +56,7 @@ from shared_types.resend import (
     resend_segments,
     resend_source,
 )
+from shared_types.runs import run_completions, run_statuses
 from shared_types.segment_retention import fail_and_release
 
 log = logging.getLogger(__name__)
@@ -125,12 +126,13 @@ def _jobs_in(backend: Backend, status: JobStatus) -> Iterator[Job]:
             return
 
 
-def complete_segment_set(backend: Backend, job_id: str) -> int | None:
-    """``n`` when the input bucket holds exactly the segments ``0..n-1`` of one
-    chunking run (all keys agreeing on ``n``), else None."""
+def complete_segment_set(backend: Backend, job: Job) -> int | None:
+    """``n`` when the input bucket holds exactly the segments ``0..n-1`` of the
+    job's current chunking run (all keys agreeing on ``n``), else None."""
     storage = backend.input_storage
-    found = [p for info in storage.list(segment_prefix(job_id))
-             if (p := parse_segment_key(storage.bucket, info.key)) is not None]
+    found = [p for info in storage.list(segment_prefix(job.job_id))
+             if (p := parse_segment_key(storage.bucket, info.key)) is not None
+             and p.run == job.run]
     totals = {p.total_segments for p in found}
     if len(totals) != 1:
         return None
@@ -198,11 +200,11 @@ class _Sweep:
         if not self._stale(job):
             return
         backend, job_id = self.backend, job.job_id
-        total = complete_segment_set(backend, job_id)
+        total = complete_segment_set(backend, job)
         if total is not None:
             backend.jobs.update(
                 job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE, total_segments=total),
-                expected_status=[JobStatus.CHUNKING_IN_PROGRESS])
+                expected_status=[JobStatus.CHUNKING_IN_PROGRESS], expected_run=job.run)
             log.warning("job_id=%s janitor: chunking was stuck; inferred total_segments=%d",
                         job_id, total)
             self.report.chunking_recovered.append(job_id)
@@ -239,8 +241,8 @@ class _Sweep:
 
     # -- segments --------------------------------------------------------------------
     def _fail_if_segment_gave_up(self, job: Job) -> bool:
-        done = {c.segment_index for c in self.backend.completions.list(job.job_id)}
-        for status in self.backend.segment_status.list(job.job_id):
+        done = {c.segment_index for c in run_completions(self.backend, job)}
+        for status in run_statuses(self.backend, job):
             if status.segment_index in done or status.state == SegmentState.COMPLETE:
                 continue
             exhausted = (status.attempts >= self.policy.max_segment_attempts
@@ -254,7 +256,7 @@ class _Sweep:
         return False
 
     def _resend_idle_segments(self, job: Job) -> None:
-        rows = {s.segment_index: s for s in self.backend.segment_status.list(job.job_id)}
+        rows = {s.segment_index: s for s in run_statuses(self.backend, job)}
         beats = self.backend.heartbeats.list(job.job_id)  # frames written by a live converter
         last_activity = max([job.updated_at, *(s.updated_at for s in rows.values()),
                              *(b.last_heartbeat for b in beats)])

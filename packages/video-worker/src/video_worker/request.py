@@ -19,7 +19,7 @@ def context_key(
     if not seamless or payload.segment_index == 0 or params.depth_model is DepthModel.IW3:
         return None
     return segment_key(payload.job_id, payload.segment_index - 1, payload.total_segments,
-                       payload.mode)
+                       payload.mode, payload.run)
 
 
 def invocation_request(

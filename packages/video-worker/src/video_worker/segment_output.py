@@ -1,7 +1,11 @@
 """The segment-output handler: a converted segment landed in the output bucket.
 
 Records the SegmentCompletion (idempotent), marks the segment ``complete``
-(which also clears an earlier ``failed``), then runs the trigger-on-write:
+(which also clears an earlier ``failed``), then runs the trigger-on-write.
+Fenced on the chunking run the output key names: an output of a run that is no
+longer the job's (a zombie's late write) is refused and counted
+(``shared_types.runs``), and the completion store itself never lets an older
+run's completion replace a newer one's. Then
 ``trigger_reassembly_if_ready`` sends the job to reassembly exactly once, when
 chunking is complete and every segment has a completion. ``final.mp4`` and any
 other non-segment key are ignored.
@@ -16,8 +20,11 @@ from shared_types.keys import parse_output_segment_key
 from shared_types.models import Message, SegmentCompletion, SegmentOutput
 from shared_types.ports import Backend
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
+from shared_types.runs import refuse_other_run
 
 log = logging.getLogger(__name__)
+
+STAGE = "segment_output"
 
 
 def decode_segment_outputs(message: Message) -> list[SegmentOutput]:
@@ -41,14 +48,16 @@ def record_segment_output(output: SegmentOutput, backend: Backend) -> bool:
     if job is None:
         log.warning("job_id=%s segment_index=%d output for unknown job ignored", job_id, index)
         return False
+    if refuse_other_run(job, output.run, STAGE, f"completion of segment {index}"):
+        return False
     if job.total_segments is not None and index >= job.total_segments:
         log.warning("job_id=%s segment_index=%d beyond total_segments=%d; ignored",
                     job_id, index, job.total_segments)
         return False
     new = backend.completions.put(SegmentCompletion(
         job_id=job_id, segment_index=index, output_key=output.key,
-        total_segments=job.total_segments))
-    backend.segment_status.mark_complete(job_id, index)
+        total_segments=job.total_segments, run=output.run))
+    backend.segment_status.mark_complete(job_id, index, output.run)
     log.info("job_id=%s segment_index=%d completion recorded (new=%s)", job_id, index, new)
     trigger_reassembly_if_ready(backend, job_id)
     return new

@@ -29,6 +29,7 @@ from video_worker.inference import STAGE as INFERENCE_STAGE
 from video_worker.inference import InferenceDeps, convert_segment, decode_segment_uploads
 from video_worker.inference_backend import InferenceBackend
 from video_worker.janitor import JanitorReport, run_janitor_pass
+from video_worker.segment_output import STAGE as SEGMENT_OUTPUT_STAGE
 from video_worker.segment_output import decode_segment_outputs, record_segment_output
 from video_worker.settings import VideoWorkerSettings
 
@@ -51,7 +52,7 @@ class VideoWorker:
                      partial(convert_segment, deps=deps), lambda p: p.job_id)
 
     def segment_output_route(self) -> Route[SegmentOutput]:
-        return Route("segment_output", decode_segment_outputs,
+        return Route(SEGMENT_OUTPUT_STAGE, decode_segment_outputs,
                      partial(record_segment_output, backend=self.backend), lambda o: o.job_id)
 
     # -- consumers --------------------------------------------------------------------

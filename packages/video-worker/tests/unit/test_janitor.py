@@ -19,9 +19,9 @@ def janitor(backend, now=None):
     return run_janitor_pass(backend, stuck_after_s=STUCK, max_segment_attempts=3, now=now)
 
 
-def upload_segments(backend, job_id, indexes, total, mode=OutputMode.HALF_SBS):
+def upload_segments(backend, job_id, indexes, total, mode=OutputMode.HALF_SBS, run=0):
     for i in indexes:
-        backend.input_storage.put_bytes(segment_key(job_id, i, total, mode), b"seg")
+        backend.input_storage.put_bytes(segment_key(job_id, i, total, mode, run), b"seg")
 
 
 def drain(queue):
@@ -85,11 +85,22 @@ def test_stuck_chunking_whose_source_is_gone_fails_the_job(backend):
 
 
 def test_mixed_chunking_runs_are_not_a_complete_set(backend):
+    job = h.make_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS, total=None)
     upload_segments(backend, "job-1", [0, 1], 2)
-    assert complete_segment_set(backend, "job-1") == 2
+    assert complete_segment_set(backend, job) == 2
     upload_segments(backend, "job-1", [0, 1, 2], 3)
-    assert complete_segment_set(backend, "job-1") is None
-    assert complete_segment_set(backend, "job-2") is None
+    assert complete_segment_set(backend, job) is None
+    assert complete_segment_set(backend, job.model_copy(update={"job_id": "job-2"})) is None
+
+
+def test_only_the_current_runs_segments_make_a_complete_set(backend):
+    job = h.make_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS, total=None)
+    job = backend.jobs.update("job-1", JobUpdate(run=2))
+    upload_segments(backend, "job-1", [0, 1, 2], 3, run=1)  # a zombie's whole run
+    upload_segments(backend, "job-1", [0], 2, run=2)
+    assert complete_segment_set(backend, job) is None
+    upload_segments(backend, "job-1", [1], 2, run=2)
+    assert complete_segment_set(backend, job) == 2
 
 
 def test_stuck_job_race_reproduced_and_repaired_by_the_janitor(backend):

@@ -7,6 +7,7 @@ import time
 from shared_types.keys import final_key
 from shared_types.models import Job, JobStatus, ObjectInfo, SegmentState
 from shared_types.ports import QUEUE_NAMES, Backend
+from shared_types.runs import run_completions, run_statuses
 
 
 def wait_until_final(backend: Backend, job_ids: list[str], timeout_s: float) -> dict[str, Job]:
@@ -36,10 +37,10 @@ def job_problems(backend: Backend, job: Job) -> list[str]:
     if job.status == JobStatus.COMPLETED:
         if final_object(backend, job.job_id) is None:
             problems.append(f"completed job {job.job_id} has no final video")
-        done = backend.completions.count(job.job_id)
+        done = len(run_completions(backend, job))
         if done != job.total_segments:
             problems.append(f"job {job.job_id}: {done} completions of {job.total_segments}")
-        not_complete = [s.segment_index for s in backend.segment_status.list(job.job_id)
+        not_complete = [s.segment_index for s in run_statuses(backend, job)
                         if s.state != SegmentState.COMPLETE]
         if not_complete:
             problems.append(f"job {job.job_id}: segments {not_complete} not complete")

@@ -6,9 +6,13 @@ the real Retry run on the in-memory backend; chunking is simulated through the
 same ports (the real one needs ffmpeg and is covered by media-worker's tests).
 Between any two steps the adversary may crash a worker mid-message or
 mid-reassembly, duplicate a message, make the next send fail, let leases expire
-(advance the clock) or press Retry. Invariants: after a bounded number of
-sweeps every job is in exactly one terminal state; a failed job says why; a
-completed job's final video is its own source's segments, converted, in order.
+(advance the clock), press Retry, or stall a chunker or a converter (a zombie:
+its lease moves on while it sleeps) and wake it later to write late, with or
+without the check a worker makes before each side effect. Invariants: after a
+bounded number of sweeps every job is in exactly one terminal state; a failed
+job says why; a completed job's final video is its own source's segments of
+its current chunking run, converted, in order; and no late write of a run
+that lost its lease is ever among what the pipeline would join.
 """
 
 from __future__ import annotations
@@ -24,13 +28,14 @@ from media_worker.bootstrap import build_worker as build_media_worker
 from media_worker.reassembly import handle_reassembly, parse_reassembly_message
 from media_worker.settings import MediaWorkerSettings
 from shared_types import keys
-from shared_types.errors import TransientStoreError
+from shared_types.errors import ConditionFailedError, TransientStoreError
 from shared_types.events import build_s3_event_body, parse_s3_event_body
 from shared_types.job_failure import fail_job
-from shared_types.models import Job, JobStatus, JobUpdate, OutputMode
+from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, SegmentPayload
 from shared_types.ports import Backend
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from shared_types.retry import retry_job
+from shared_types.runs import STALE_RUN_WRITES, run_completions
 from shared_types.testing.memory import (
     MemoryJobStore,
     MemoryQueue,
@@ -41,6 +46,7 @@ from shared_types.testing.memory import (
     memory_backend,
 )
 from video_worker.bootstrap import build_worker as build_video_worker
+from video_worker.inference import decode_segment_uploads
 from video_worker.inference_backend import InferenceResult
 from video_worker.janitor import run_janitor_pass
 from video_worker.settings import VideoWorkerSettings
@@ -124,11 +130,18 @@ def clocked_backend(clock: Clock) -> Backend:
         input_storage=MemoryStorage("input"), output_storage=MemoryStorage("output"))
 
 
-def expected_final(source: bytes, total: int) -> bytes:
-    return b"".join(b"[" + source + b"|%d" % i + b"]" for i in range(total))
+def segment_bytes(source: bytes, run: int, index: int) -> bytes:
+    """What chunking run ``run`` writes as segment ``index`` (the run is visible in
+    the bytes, so a segment of another run in a final video is caught)."""
+    return source + b"|r%d|%d" % (run, index)
+
+
+def expected_final(source: bytes, total: int, run: int) -> bytes:
+    return b"".join(b"[" + segment_bytes(source, run, i) + b"]" for i in range(total))
 
 
 QUEUES = ("chunking", "video-worker", "segment-output", "reassembly")
+CHUNKABLE = (JobStatus.CREATED, JobStatus.CHUNKING_IN_PROGRESS)
 
 
 class Pipeline(RuleBasedStateMachine):
@@ -157,6 +170,9 @@ class Pipeline(RuleBasedStateMachine):
             media.deps, runner=self.runner))
         self.sources: dict[str, tuple[bytes, int]] = {}
         self.ids = itertools.count()
+        self.stalled_chunkers: list[tuple[str, int]] = []  # (job_id, run) asleep mid-run
+        self.stalled_converters: list[SegmentPayload] = []
+        self.stale_at_start = STALE_RUN_WRITES.count()
 
     def teardown(self) -> None:
         if hasattr(self, "tmp"):
@@ -237,7 +253,56 @@ class Pipeline(RuleBasedStateMachine):
 
     @rule(seconds=st.sampled_from([LEASE_S + 1, STUCK_S + 1]))
     def let_time_pass(self, seconds: float) -> None:
+        self.expire_leases(seconds)
+
+    def expire_leases(self, seconds: float) -> None:
+        """Let ``seconds`` pass for every lease and visibility timeout (subclasses on
+        backends without a fake clock end the leases another way)."""
         self.clock.offset += seconds
+
+    @rule()
+    def stall_a_chunker(self) -> None:
+        """A chunker claims its run, then sleeps (its message's lease runs out)."""
+        for message in self.backend.chunking_queue.receive(visibility_s=VISIBILITY_S):
+            for record in parse_s3_event_body(message.body):
+                job_id = keys.parse_source_key(record.key)
+                run = self._claim(job_id)
+                if run is not None:
+                    self.stalled_chunkers.append((job_id, run))
+
+    @precondition(lambda self: self.stalled_chunkers)
+    @rule(checked=st.booleans())
+    def wake_a_stalled_chunker(self, checked: bool) -> None:
+        """It writes its segments late: ``checked`` asks before each write (the real
+        chunker does); unchecked, each write lands as if the check had passed just
+        before the lease moved."""
+        job_id, run = self.stalled_chunkers.pop(0)
+        self._write_run(job_id, run, checked=checked)
+
+    @rule()
+    def stall_a_converter(self) -> None:
+        """A converter takes a segment, then sleeps through its lease."""
+        for message in self.backend.video_queue.receive(visibility_s=VISIBILITY_S):
+            self.stalled_converters.extend(decode_segment_uploads(message))
+
+    @precondition(lambda self: self.stalled_converters)
+    @rule(checked=st.booleans())
+    def wake_a_stalled_converter(self, checked: bool) -> None:
+        """It converts late: checked, through the real handler; unchecked, its
+        output lands as if every check had passed just before the lease moved."""
+        payload = self.stalled_converters.pop(0)
+        if checked:
+            try:
+                self.video.inference_route().handle(payload)
+            except Exception:  # noqa: BLE001 - its message is long gone; nobody retries it
+                pass
+            return
+        try:
+            ConvertingInference(self.backend).convert(
+                payload, keys.output_segment_key(payload.job_id, payload.segment_index,
+                                                 payload.run), None)
+        except TransientStoreError:
+            pass  # its event was lost too
 
     # -- invariants ---------------------------------------------------------------------
     @invariant()
@@ -246,10 +311,23 @@ class Pipeline(RuleBasedStateMachine):
             job = self.backend.jobs.get(job_id)
             if job.status == JobStatus.COMPLETED:
                 final = self.backend.output_storage.get_bytes(job.final_key)
-                assert final == expected_final(source, total), job_id
+                assert final == expected_final(source, total, job.run), job_id
             if job.status == JobStatus.FAILED:
                 assert job.error is not None
                 assert job.error.message
+
+    @invariant()
+    def no_late_write_of_a_lost_run_is_joined(self) -> None:
+        """What reassembly would join is only the job's current run, made from its
+        own source (a zombie's late segment or output never lands there)."""
+        for job_id, (source, _) in getattr(self, "sources", {}).items():
+            job = self.backend.jobs.get(job_id)
+            for c in run_completions(self.backend, job):
+                if not self.backend.output_storage.exists(c.output_key):
+                    continue  # the job was deleted or its output dropped (Retry re-converts)
+                data = self.backend.output_storage.get_bytes(c.output_key)
+                assert data == b"[" + segment_bytes(source, job.run, c.segment_index) + b"]", (
+                    job_id, c)
 
     def check_every_job_ends(self) -> None:
         """Without the adversary, a bounded number of sweeps ends every job."""
@@ -259,7 +337,7 @@ class Pipeline(RuleBasedStateMachine):
             self._drain()
             if all(self.backend.jobs.get(j).status.is_final for j in self.sources):
                 return
-            self.clock.offset += STUCK_S + VISIBILITY_S + 1
+            self.expire_leases(STUCK_S + VISIBILITY_S + 1)
             self._janitor()
         stuck = {j: self.backend.jobs.get(j).status for j in self.sources
                  if not self.backend.jobs.get(j).status.is_final}
@@ -295,20 +373,44 @@ class Pipeline(RuleBasedStateMachine):
         return bool(messages)
 
     def _chunk(self, job_id: str) -> None:
+        run = self._claim(job_id)
+        if run is not None:
+            self._write_run(job_id, run, checked=True)
+
+    def _claim(self, job_id: str) -> int | None:
+        """The chunker's claim: the job's next run, taken conditionally (as
+        media_worker.chunking does)."""
+        job = self.backend.jobs.get(job_id)
+        if job.status not in CHUNKABLE:
+            return None
+        try:
+            self.backend.jobs.update(
+                job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS, run=job.run + 1),
+                expected_status=CHUNKABLE, expected_run=job.run)
+        except ConditionFailedError:
+            return None
+        return job.run + 1
+
+    def _write_run(self, job_id: str, run: int, *, checked: bool) -> None:
         backend, (_, total) = self.backend, self.sources[job_id]
         job = backend.jobs.get(job_id)
-        if job.status not in (JobStatus.CREATED, JobStatus.CHUNKING_IN_PROGRESS):
-            return
         source = backend.input_storage.get_bytes(keys.source_key(job_id))
-        backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS))
-        for i in range(total):
-            key = keys.segment_key(job_id, i, total, job.mode)
-            info = backend.input_storage.put_bytes(key, source + b"|%d" % i)
-            self._send(backend.video_queue, build_s3_event_body(
-                backend.input_storage.bucket, key, size=info.size))
-        backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
-                                              total_segments=total),
-                            expected_status=[JobStatus.CHUNKING_IN_PROGRESS])
+        try:
+            for i in range(total):
+                if checked:  # the lease check before every side effect
+                    backend.jobs.update(job_id, JobUpdate(),
+                                        expected_status=[JobStatus.CHUNKING_IN_PROGRESS],
+                                        expected_run=run)
+                key = keys.segment_key(job_id, i, total, job.mode, run)
+                info = backend.input_storage.put_bytes(key, segment_bytes(source, run, i))
+                self._send(backend.video_queue, build_s3_event_body(
+                    backend.input_storage.bucket, key, size=info.size))
+            backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                                  total_segments=total),
+                                expected_status=[JobStatus.CHUNKING_IN_PROGRESS],
+                                expected_run=run)
+        except ConditionFailedError:
+            return  # the run was taken over (or the job moved on): stop here
         try:
             trigger_reassembly_if_ready(backend, job_id)
         except TransientStoreError:

@@ -60,7 +60,8 @@ class MemoryJobStore:
         return job.model_copy(deep=True) if job else None
 
     def update(self, job_id: str, changes: JobUpdate, *,
-               expected_status: Collection[JobStatus] | None = None) -> Job:
+               expected_status: Collection[JobStatus] | None = None,
+               expected_run: int | None = None) -> Job:
         with self._lock:
             job = self._jobs.get(job_id)
             if job is None:
@@ -68,6 +69,9 @@ class MemoryJobStore:
             if expected_status is not None and job.status not in expected_status:
                 raise ConditionFailedError(
                     f"job {job_id} is {job.status}, expected one of {sorted(expected_status)}")
+            if expected_run is not None and job.run != expected_run:
+                raise ConditionFailedError(f"job {job_id} is in run {job.run}, "
+                                           f"not {expected_run}")
             new = apply_job_update(job, changes)
             self._jobs[job_id] = new
             return new.model_copy(deep=True)
@@ -99,7 +103,7 @@ class MemorySegmentCompletionStore:
     def put(self, completion: SegmentCompletion) -> bool:
         with self._lock:
             key = (completion.job_id, completion.segment_index)
-            if key in self._rows:
+            if key in self._rows and self._rows[key].run >= completion.run:
                 return False
             self._rows[key] = completion.model_copy()
             return True
@@ -126,26 +130,31 @@ class MemorySegmentStatusStore:
         self._rows: dict[tuple[str, int], SegmentStatus] = {}
         self._lock = threading.Lock()
 
-    def _set(self, job_id: str, index: int, state: SegmentState, *, attempt: bool = False,
-             error: str | None = None) -> SegmentStatus:
+    def _set(self, job_id: str, index: int, state: SegmentState, run: int, *,
+             attempt: bool = False, error: str | None = None) -> SegmentStatus:
         with self._lock:
             old = self._rows.get((job_id, index))
+            if old and old.run > run:
+                return old.model_copy()
+            if old and old.run < run:
+                old = None  # a row of an older run: this run starts afresh
             if old and old.state == SegmentState.COMPLETE and state != SegmentState.COMPLETE:
                 return old.model_copy()
             attempts = (old.attempts if old else 0) + (1 if attempt else 0)
             row = SegmentStatus(job_id=job_id, segment_index=index, state=state,
-                                attempts=attempts, last_error=error)
+                                attempts=attempts, last_error=error, run=run)
             self._rows[(job_id, index)] = row
             return row.model_copy()
 
-    def mark_pending(self, job_id: str, segment_index: int) -> SegmentStatus:
-        return self._set(job_id, segment_index, SegmentState.PENDING, attempt=True)
+    def mark_pending(self, job_id: str, segment_index: int, run: int = 0) -> SegmentStatus:
+        return self._set(job_id, segment_index, SegmentState.PENDING, run, attempt=True)
 
-    def mark_complete(self, job_id: str, segment_index: int) -> SegmentStatus:
-        return self._set(job_id, segment_index, SegmentState.COMPLETE)
+    def mark_complete(self, job_id: str, segment_index: int, run: int = 0) -> SegmentStatus:
+        return self._set(job_id, segment_index, SegmentState.COMPLETE, run)
 
-    def mark_failed(self, job_id: str, segment_index: int, error: str) -> SegmentStatus:
-        return self._set(job_id, segment_index, SegmentState.FAILED, error=error)
+    def mark_failed(self, job_id: str, segment_index: int, error: str,
+                    run: int = 0) -> SegmentStatus:
+        return self._set(job_id, segment_index, SegmentState.FAILED, run, error=error)
 
     def get(self, job_id: str, segment_index: int) -> SegmentStatus | None:
         row = self._rows.get((job_id, segment_index))

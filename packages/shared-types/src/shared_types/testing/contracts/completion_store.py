@@ -6,11 +6,13 @@ from shared_types.models import SegmentCompletion
 from shared_types.testing.contracts import run_concurrently
 
 
-def completion(job_id: str, index: int, *, key: str | None = None) -> SegmentCompletion:
-    """A completion of one segment with a canonical-looking output key."""
+def completion(job_id: str, index: int, *, key: str | None = None,
+               run: int = 0) -> SegmentCompletion:
+    """A completion of one segment (of chunking run ``run``) with a canonical-looking
+    output key."""
     return SegmentCompletion(job_id=job_id, segment_index=index, completed_at=100.0 + index,
                              output_key=key or f"jobs/{job_id}/segments/{index}.mp4",
-                             total_segments=4)
+                             total_segments=4, run=run)
 
 
 def test_first_put_is_new_and_a_repeat_is_not(completion_store):
@@ -18,6 +20,16 @@ def test_first_put_is_new_and_a_repeat_is_not(completion_store):
     assert completion_store.put(completion("job-a", 0, key="other")) is False
     rows = completion_store.list("job-a")
     assert [r.output_key for r in rows] == ["jobs/job-a/segments/0.mp4"]
+
+
+def test_a_newer_run_replaces_and_an_older_run_is_refused(completion_store):
+    assert completion_store.put(completion("job-a", 0, key="run-1", run=1)) is True
+    assert completion_store.put(completion("job-a", 0, key="run-2", run=2)) is True
+    assert completion_store.put(completion("job-a", 0, key="late-run-1", run=1)) is False
+    assert completion_store.put(completion("job-a", 0, key="again-run-2", run=2)) is False
+    [row] = completion_store.list("job-a")
+    assert (row.output_key, row.run) == ("run-2", 2)
+    assert completion_store.count("job-a") == 1
 
 
 def test_list_is_ordered_by_segment_index_and_per_job(completion_store):

@@ -13,6 +13,7 @@ from shared_types.models import (
     JobUpdate,
     OutputMode,
 )
+from shared_types.testing.contracts import run_concurrently
 
 
 def make_job(job_id: str, *, created_at: float = 1000.0, status: JobStatus = JobStatus.CREATED,
@@ -75,6 +76,35 @@ def test_update_with_other_expected_status_raises_and_changes_nothing(job_store)
                          expected_status=[JobStatus.REASSEMBLING, JobStatus.CHUNKING_COMPLETE])
     job = job_store.get("job-a")
     assert (job.status, job.final_key) == (JobStatus.FAILED, None)
+
+
+def test_a_claim_takes_the_next_run_once_and_a_stale_run_cannot_write(job_store):
+    job_store.create(make_job("job-a"))
+    claimed = job_store.update("job-a", JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS, run=1),
+                               expected_status=[JobStatus.CREATED], expected_run=0)
+    assert claimed.run == 1
+    with pytest.raises(ConditionFailedError):  # a second claim of the same run number
+        job_store.update("job-a", JobUpdate(run=1), expected_run=0)
+    job_store.update("job-a", JobUpdate(run=2), expected_run=1)  # a successor's claim
+    with pytest.raises(ConditionFailedError):  # the zombie of run 1 cannot finish
+        job_store.update("job-a", JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                            total_segments=3),
+                         expected_status=[JobStatus.CHUNKING_IN_PROGRESS], expected_run=1)
+    job = job_store.get("job-a")
+    assert (job.run, job.status, job.total_segments) == (
+        2, JobStatus.CHUNKING_IN_PROGRESS, None)
+
+
+def test_concurrent_claims_of_one_run_let_exactly_one_through(job_store):
+    job_store.create(make_job("job-a"))
+
+    def claim() -> bool:
+        try:
+            job_store.update("job-a", JobUpdate(run=1), expected_run=0)
+        except ConditionFailedError:
+            return False
+        return True
+    assert sorted(run_concurrently(claim, 4)) == [False, False, False, True]
 
 
 def test_update_of_unknown_job_raises_job_not_found(job_store):

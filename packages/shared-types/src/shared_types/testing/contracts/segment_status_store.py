@@ -50,6 +50,30 @@ def test_a_complete_segment_is_never_downgraded(segment_status_store):
     assert (row.state, row.attempts, row.last_error) == (SegmentState.COMPLETE, 1, None)
 
 
+def test_a_newer_run_starts_the_row_afresh(segment_status_store):
+    segment_status_store.mark_pending("job-a", 0, run=1)
+    segment_status_store.mark_complete("job-a", 0, run=1)
+    fresh = segment_status_store.mark_pending("job-a", 0, run=2)
+    assert (fresh.state, fresh.attempts, fresh.run) == (SegmentState.PENDING, 1, 2)
+    segment_status_store.mark_failed("job-b", 0, "old run's engine error", run=1)
+    done = segment_status_store.mark_complete("job-b", 0, run=2)
+    assert (done.state, done.last_error, done.attempts, done.run) == (
+        SegmentState.COMPLETE, None, 0, 2)
+    failed = segment_status_store.mark_failed("job-c", 0, "boom", run=3)
+    assert (failed.state, failed.run) == (SegmentState.FAILED, 3)
+
+
+def test_a_mark_of_an_older_run_changes_nothing(segment_status_store):
+    segment_status_store.mark_pending("job-a", 0, run=2)
+    for stale in (segment_status_store.mark_complete("job-a", 0, run=1),
+                  segment_status_store.mark_failed("job-a", 0, "zombie", run=1),
+                  segment_status_store.mark_pending("job-a", 0, run=1)):
+        assert (stale.state, stale.run, stale.attempts) == (SegmentState.PENDING, 2, 1)
+    row = segment_status_store.get("job-a", 0)
+    assert (row.state, row.run, row.attempts, row.last_error) == (
+        SegmentState.PENDING, 2, 1, None)
+
+
 def test_list_is_ordered_by_index_and_delete_job_is_per_job(segment_status_store):
     for i in (2, 0, 1):
         segment_status_store.mark_pending("job-a", i)
