@@ -154,3 +154,32 @@ def test_the_side_streams_key_is_not_a_source_key():
     key = keys.streams_key("job-1")
     assert key == "input/job-1/streams.mkv"
     assert keys.parse_source_key(key) is None
+
+
+def test_segment_and_output_keys_carry_the_chunking_run():
+    key = keys.segment_key("job-1", 2, 3, "sbs", run=7)
+    assert key == "segments/job-1/r7/00002_00003_sbs.mp4"
+    assert keys.parse_segment_key("b", key).run == 7
+    out = keys.output_segment_key("job-1", 2, run=7)
+    assert out == "jobs/job-1/segments/r7/2.mp4"
+    assert keys.parse_output_segment_key("o", out).run == 7
+    # run 0: jobs chunked before runs existed keep the old keys
+    assert keys.parse_segment_key("b", keys.segment_key("job-1", 0, 1, "sbs")).run == 0
+    assert keys.output_segment_key("job-1", 0) == "jobs/job-1/segments/0.mp4"
+
+
+@pytest.mark.parametrize("key", ["segments/job-1/r0/00000_00001_sbs.mp4",
+                                 "segments/job-1/r01/00000_00001_sbs.mp4",
+                                 "segments/job-1/rx/00000_00001_sbs.mp4",
+                                 "jobs/job-1/segments/r0/1.mp4",
+                                 "jobs/job-1/segments/r1/r2/1.mp4"])
+def test_a_malformed_run_part_is_not_a_key(key):
+    assert keys.parse_segment_key("b", key) is None
+    assert keys.parse_output_segment_key("o", key) is None
+
+
+def test_a_run_out_of_range_is_refused():
+    with pytest.raises(InvalidKeyError):
+        keys.segment_key("job", 0, 1, "sbs", run=-1)
+    with pytest.raises(InvalidKeyError):
+        keys.output_segment_key("job", 0, run=keys.MAX_RUN + 1)
