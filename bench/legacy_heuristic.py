@@ -8,6 +8,7 @@ smooth, plausible relief that does not shimmer from frame to frame.
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -27,8 +28,15 @@ class HeuristicDepth:
         w = min(WIDTH, width)
         return w, max(8, round(height * w / width))
 
+    def estimate(self, rgb):
+        # Today's CPU engine hands numpy frames over (it never imports torch);
+        # this class then converts like the old engine did.
+        if isinstance(rgb, np.ndarray):
+            return self._estimate(torch.from_numpy(rgb)).numpy()
+        return self._estimate(rgb)
+
     @torch.inference_mode()
-    def estimate(self, rgb: torch.Tensor) -> torch.Tensor:
+    def _estimate(self, rgb: torch.Tensor) -> torch.Tensor:
         rgb = rgb.to(self.device, torch.float32)
         b, _, h, w = rgb.shape
         gray = (0.299 * rgb[:, 0:1] + 0.587 * rgb[:, 1:2] + 0.114 * rgb[:, 2:3])

@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--convergence", type=float, default=0.5, help="0 near .. 1 far")
     conv.add_argument("--depth", choices=[m.value for m in DepthModel], default=None,
                       help="default: the best installed model, else heuristic")
+    conv.add_argument("--depth-video", type=Path, default=None, metavar="FILE",
+                      help="render with this depth instead of estimating it: a 16-bit grey "
+                           "video as `stereo-inference depth` writes it (edited or not)")
     conv.add_argument("--anaglyph-method", choices=[m.value for m in AnaglyphMethod],
                       default="dubois")
     conv.add_argument("--container", choices=[c.value for c in Container], default=None,
@@ -99,7 +102,7 @@ def _convert(args, settings: InferenceSettings) -> int:
             device=args.device or settings.device, threads=settings.threads,
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
             auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
-            container=args.container,
+            container=args.container, depth_video=args.depth_video,
         )
     print(
         f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "

@@ -56,6 +56,7 @@ def convert_file(
     auto_download: bool = False,
     hub_endpoint: str | None = None,
     cores: int | None = None,
+    depth_video: Path | None = None,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
@@ -74,6 +75,9 @@ def convert_file(
     seam does not jump (``stereo_inference.seams``); an unreadable context is
     logged and ignored. A depth model that is not installed is downloaded first
     when ``auto_download`` allows it (from ``hub_endpoint``, default the hub).
+    ``depth_video`` (a depth video as ``stereo-inference depth`` writes it,
+    perhaps edited) replaces depth estimation: its frames are used as they are
+    (``stereo_inference.depth.imported``); it must have one frame per source frame.
     Raises InvalidInputError (not a video, unknown mode), ModelNotInstalledError,
     EngineTransientError (encoder or iw3 failure).
     """
@@ -83,6 +87,15 @@ def convert_file(
     container = Container(container) if container else container_of(output_path)
     info = probe_video(input_path)
     ffmpeg = ffmpeg or ffmpeg_path()
+    if threads is None and cores:
+        threads = max(1, cores // 2)
+    if depth_video is not None:
+        return _convert_with_depth_video(_Conversion(
+            input_path=input_path, output_path=output_path, mode=mode, params=params,
+            info=info, device=resolve_device(device), progress=progress, depth_state=None,
+            models_dir=None, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
+            container=container, cores=cores,
+        ), Path(depth_video), threads)
     if params.depth_model is DepthModel.IW3:
         return convert_with_iw3(
             input_path, output_path, mode=mode, params=params, started=started,
@@ -93,8 +106,6 @@ def convert_file(
     dev = resolve_device(device)
     # the weight-free depth on a CPU runs on numpy and OpenCV alone: no torch import
     uses_torch = device_type(dev) != "cpu" or needs_weights(str(params.depth_model))
-    if threads is None and cores:
-        threads = max(1, cores // 2)
     with compute_threads(dev, threads, torch_too=uses_torch):
         if context_path is not None and depth_state is None:
             depth_state = context_state(Path(context_path), params, models_dir=models_dir,
@@ -105,6 +116,19 @@ def convert_file(
             models_dir=models_dir, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
             container=container, cores=cores,
         ))
+
+
+def _convert_with_depth_video(job: _Conversion, depth_video: Path,
+                              threads: int | None) -> ConversionResult:
+    """``convert_file`` with depth read from ``depth_video`` (checked before anything runs)."""
+    from stereo_inference.depth.imported import DepthVideo
+
+    estimator = DepthVideo(depth_video, job.info, job.input_path)
+    try:
+        with compute_threads(job.device, threads, torch_too=device_type(job.device) != "cpu"):
+            return _convert(job, estimator=estimator)
+    finally:
+        estimator.close()
 
 
 @dataclass(frozen=True)
@@ -127,11 +151,18 @@ class _Conversion:
     cores: int | None = None  # decoder and encoder threads (None: FFmpeg's automatic count)
 
 
-def _convert(job: _Conversion) -> ConversionResult:
+def _convert(job: _Conversion, estimator=None) -> ConversionResult:
+    """The frame pipeline; ``estimator``, when given, replaces the params' depth
+    model and its depth is used without renormalisation (imported depth)."""
     input_path, output_path, mode, params, info, dev = (
         job.input_path, job.output_path, job.mode, job.params, job.info, job.device)
-    estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev)
-    normalizer = resume(estimator, job.depth_state)
+    if estimator is None:
+        estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev)
+        normalizer = resume(estimator, job.depth_state)
+    else:
+        from stereo_inference.depth.imported import AsIs
+
+        normalizer = AsIs()
     # the picture as displayed: a quarter-turned (portrait phone) source swaps sides
     width, height = info.width, info.height
     if info.rotation % 180:
