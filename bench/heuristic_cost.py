@@ -34,6 +34,10 @@ def main(argv=None) -> dict:
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--repeat", type=int, default=3)
     args = p.parse_args(argv)
+    # The old engine ran torch on one thread beside the decoder and x264; today's
+    # CPU path never starts torch, so the old class would get all cores' OpenMP
+    # threads spinning against them (and look twice as costly as it was).
+    legacy_heuristic.torch.set_num_threads(1)
     classes = {"old": legacy_heuristic.HeuristicDepth, "new": current.HeuristicDepth}
     runs: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
     with tempfile.TemporaryDirectory(prefix="heuristic-cost-") as tmp:
