@@ -227,3 +227,4 @@ def test_a_new_release_through_the_stereo_inference_targets_updates_the_endpoint
     again = _ok(stack.run("stereo-inference:sagemaker-deploy", STEREO_SPOT_IMAGE_TAG="rel2"), "")
     assert "already serves" in again
     assert stack.live()[0]["EndpointConfigName"] == after["EndpointConfigName"]
+

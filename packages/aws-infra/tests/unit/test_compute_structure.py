@@ -188,3 +188,10 @@ def test_root_outputs_every_queue_table_bucket_and_the_app_url(root):
         suffix = service.upper().replace("-", "_")
         assert f"STEREO_SPOT_DEPLOY_REPO_{suffix}" in deploy_env
         assert f"STEREO_SPOT_DEPLOY_SERVICE_{suffix}" in deploy_env
+
+
+def test_apply_does_not_undo_a_sagemaker_deploy(compute):
+    # sagemaker-deploy moves the endpoint to configs Terraform never made; an
+    # apply that reverted it would roll the endpoint back to terraform's image.
+    endpoint = compute.resource("aws_sagemaker_endpoint", "this")
+    assert endpoint["lifecycle"][0]["ignore_changes"] == ["endpoint_config_name"]
