@@ -13,6 +13,7 @@ from shared_types.conversion import ConversionResult
 from shared_types.depth_models import needs_weights
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
+from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import container_of
 
 from stereo_inference.arrays import device_type
@@ -23,7 +24,7 @@ from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import eye_size, output_size, parse_mode
 from stereo_inference.iw3 import convert_with_iw3
-from stereo_inference.mux import mux_output
+from stereo_inference.mux import mux_output, nothing_to_keep
 from stereo_inference.runtime import compute_threads, partial_path, resolve_device
 from stereo_inference.seams import context_state
 from stereo_inference.stages import run_stages
@@ -189,6 +190,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     )
     partial = partial_path(output_path)
     video_only = partial.with_name(partial.stem + ".video.mp4")
+    # a source with nothing beside its picture (a video-only segment) needs no mux pass
+    direct = job.container is Container.MP4 and nothing_to_keep(input_path)
     total = info.frames or (round(info.duration_s * info.fps) or None)
     encoder = None
     try:
@@ -199,12 +202,12 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         if sar and info.rotation % 180:
             sar = (sar[1], sar[0])
         encoder = StereoEncoder(
-            video_only, size=(out_w, out_h), fps=info.fps,
+            partial if direct else video_only, size=(out_w, out_h), fps=info.fps,
             time_base=first.time_base, crf=params.crf, preset=params.preset,
             sample_aspect=sar, packing=packing_of(mode),
             color=tone.output_color if tone else info.color,
             hdr=info.hdr if renderer.bit_depth > 8 else None,
-            use_nvenc=device_type(dev) == "cuda", threads=job.cores,
+            use_nvenc=device_type(dev) == "cuda", threads=job.cores, faststart=direct,
         )
         frames = run_stages(
             _chain(first, iter_batches), _with_subtitles(job, renderer, (ew, eh)), encoder,
@@ -213,8 +216,11 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         )
         encoder.close()
         encoder = None
-        mux_output(job.ffmpeg, video_only, input_path, partial, container=job.container,
-                   packing=packing_of(mode), timeout_s=job.timeout_s)
+        if not direct:
+            mux_output(job.ffmpeg, video_only, input_path, partial, container=job.container,
+                       packing=packing_of(mode), timeout_s=job.timeout_s)
+        elif packing_of(mode):
+            add_st3d(partial, packing_of(mode))
         os.replace(partial, output_path)
     except BaseException:
         if encoder is not None:

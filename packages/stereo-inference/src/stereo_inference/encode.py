@@ -49,9 +49,12 @@ class StereoEncoder:
         hdr: HdrInfo | None = None,
         use_nvenc: bool = False,
         threads: int | None = None,
+        faststart: bool = False,
     ) -> None:
         self.path = Path(path)
-        self.out = av.open(str(self.path), "w", format="mp4")
+        # faststart: the index first, for playback while downloading (a final output)
+        self.out = av.open(str(self.path), "w", format="mp4",
+                           container_options={"movflags": "+faststart"} if faststart else None)
         self.size = size
         self.hdr = hdr if hdr is not None and hdr.bit_depth > 8 else None
         self.video = self._add_video(size, fps, time_base, crf, preset, use_nvenc, packing)

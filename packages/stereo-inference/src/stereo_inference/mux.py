@@ -19,6 +19,8 @@ from shared_types.stream_mux import SourceStream, describe_stream, mux_command, 
 from stereo_inference.errors import EngineTransientError, InvalidInputError
 
 log = logging.getLogger(__name__)
+# Container tags every MP4 writer sets itself: none of them is the source's to keep.
+_WRITER_TAGS = frozenset({"major_brand", "minor_version", "compatible_brands", "encoder"})
 
 
 def source_streams(path: Path) -> tuple[list[SourceStream], dict[str, str]]:
@@ -32,6 +34,25 @@ def source_streams(path: Path) -> tuple[list[SourceStream], dict[str, str]]:
             return streams, video_labels(describe_stream(videos[0]) if videos else None)
     except av.FFmpegError as exc:
         raise InvalidInputError(f"cannot read the streams of {Path(path).name}: {exc}") from exc
+
+
+def nothing_to_keep(path: Path) -> bool:
+    """Whether ``path`` carries nothing beside its picture that ``mux_output`` would
+    keep: no audio, subtitle or attachment stream, no chapter, no global tag
+    beyond a writer's own, no video language or title (a video-only segment).
+    Then the encoder's own MP4 is the output, and the mux pass is skipped."""
+    try:
+        with av.open(str(path)) as container:
+            if any(s.type in ("audio", "subtitle", "attachment") for s in container.streams):
+                return False
+            if any(k.lower() not in _WRITER_TAGS for k in container.metadata):
+                return False
+            if container.chapters():
+                return False
+            videos = container.streams.video
+            return not (videos and video_labels(describe_stream(videos[0])))
+    except av.FFmpegError:
+        return False
 
 
 def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, container: Container,

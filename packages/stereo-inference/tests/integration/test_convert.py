@@ -141,3 +141,32 @@ def test_a_conversion_limited_to_one_core_gives_the_same_frames(clip, tmp_path):
     result = convert_file(clip, out, mode="half-sbs", cores=1)
     assert result.frames == read_video(clip)["frames"]
     assert read_video(out)["size"] == read_video(clip)["size"]
+
+
+def test_a_video_only_source_is_written_by_the_encoder_alone_playable_and_marked(
+        vfr_clip, tmp_path, monkeypatch):
+    """Nothing beside the picture to keep (a video-only segment): no ffmpeg mux
+    pass; the encoder's MP4 has its index first and says it is side by side."""
+    import stereo_inference.convert as convert
+    from shared_types.stereo_boxes import read_st3d
+
+    from stereo_inference.mux import nothing_to_keep
+
+    def no_mux(*args, **kwargs):
+        raise AssertionError("the final mux ran for a video-only source")
+
+    monkeypatch.setattr(convert, "mux_output", no_mux)
+    out = tmp_path / "direct.mp4"
+    assert nothing_to_keep(vfr_clip)
+    result = convert_file(vfr_clip, out, mode="half-sbs")
+    assert result.frames == read_video(vfr_clip)["frames"]
+    assert read_video(out)["times"] == read_video(vfr_clip)["times"]
+    assert read_st3d(out) is not None
+    data = out.read_bytes()
+    assert data.find(b"moov") < data.find(b"mdat")  # faststart
+
+
+def test_a_source_with_audio_still_goes_through_the_mux(clip):
+    from stereo_inference.mux import nothing_to_keep
+
+    assert not nothing_to_keep(clip)
