@@ -28,7 +28,7 @@ from stereo_inference.mux import mux_output, nothing_to_keep
 from stereo_inference.runtime import compute_threads, partial_path, resolve_device
 from stereo_inference.seams import context_state
 from stereo_inference.stages import run_stages
-from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues
+from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues, text_levels
 from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.tonemap import output_bit_depth, sdr_tone_mapper
 from stereo_inference.video_info import VideoInfo, probe_video
@@ -199,18 +199,20 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         if first is None:
             raise InvalidInputError(f"{input_path.name} has no decodable video frames")
         sar = info.sample_aspect
+        color = tone.output_color if tone else info.color
         if sar and info.rotation % 180:
             sar = (sar[1], sar[0])
         encoder = StereoEncoder(
             partial if direct else video_only, size=(out_w, out_h), fps=info.fps,
             time_base=first.time_base, crf=params.crf, preset=params.preset,
             sample_aspect=sar, packing=packing_of(mode),
-            color=tone.output_color if tone else info.color,
+            color=color,
             hdr=info.hdr if renderer.bit_depth > 8 else None,
             use_nvenc=device_type(dev) == "cuda", threads=job.cores, faststart=direct,
         )
         frames = run_stages(
-            _chain(first, iter_batches), _with_subtitles(job, renderer, (ew, eh)), encoder,
+            _chain(first, iter_batches),
+            _with_subtitles(job, renderer, (ew, eh), color[1] if color else None), encoder,
             renderer.eye_format,
             total=total, progress=job.progress, estimate=renderer.estimate,
         )
@@ -238,15 +240,18 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     )
 
 
-def _with_subtitles(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, int]):
-    """``renderer.render``, or with the text subtitles burned in 3D when asked for."""
+def _with_subtitles(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, int],
+                    transfer: int | None):
+    """``renderer.render``, or with the text subtitles burned in 3D when asked for
+    (at the levels of the output's bit depth and ``transfer``)."""
     if not job.params.subtitles_3d:
         return renderer.render
     cues = read_text_cues(job.ffmpeg, job.input_path, job.timeout_s)
     if not cues:
         log.info("no text subtitles in %s to burn in", job.input_path.name)
         return renderer.render
-    burner = SubtitleBurner(cues, job.mode, eye, job.params)
+    levels = text_levels(renderer.bit_depth, transfer)
+    burner = SubtitleBurner(cues, job.mode, eye, job.params, levels)
     return lambda batch: burner(renderer.render(batch), batch, batch.depth)
 
 

@@ -13,6 +13,7 @@ convention), so the text sits at x + s in the left view and x - s in the right.
 from __future__ import annotations
 
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -24,11 +25,37 @@ from stereo_inference.arrays import as_float
 from stereo_inference.decode import FrameBatch
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.errors import EngineTransientError
+from stereo_inference.tonemap import HLG, PQ, nits_to_pq
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
-WHITE, BLACK, NEUTRAL = 235, 16, 128  # limited-range luma and chroma
+HDR_GRAPHICS_WHITE_NITS = 203  # BT.2408: text and graphics white in a PQ picture
+HLG_GRAPHICS_WHITE = 0.75  # the same white as an HLG signal level
 # anaglyph: the left eye's text red, the right eye's cyan (Y, U, V; BT.601 limited)
 RED, CYAN = (81, 90, 240), (170, 166, 16)
+
+
+@dataclass(frozen=True)
+class TextLevels:
+    """Codes the text is drawn with: its white, its outline's black, neutral chroma."""
+
+    white: int = 235
+    black: int = 16
+    neutral: int = 128
+
+
+def text_levels(bit_depth: int, transfer: int | None) -> TextLevels:
+    """Limited-range levels at ``bit_depth`` for an output of ``transfer`` (FFmpeg's
+    number): on PQ or HLG the text is HDR graphics white (203 nits, BT.2408),
+    not the format's peak, which would glare, nor SDR's 235, which a 10-bit
+    or PQ picture shows as dark grey."""
+    scale = 1 << max(0, bit_depth - 8)
+    signal = 1.0
+    if transfer == PQ:
+        signal = float(nits_to_pq(HDR_GRAPHICS_WHITE_NITS))
+    elif transfer == HLG:
+        signal = HLG_GRAPHICS_WHITE
+    return TextLevels(white=round((16 + 219 * signal) * scale), black=16 * scale,
+                      neutral=128 * scale)
 
 
 def read_text_cues(ffmpeg: str, source: Path, timeout_s: float) -> list[TextCue]:
@@ -52,8 +79,8 @@ class SubtitleBurner:
     """Draws cues into output frames (yuv420p: packed SBS/TB, or anaglyph) in place."""
 
     def __init__(self, cues: list[TextCue], mode: OutputMode, eye_size: tuple[int, int],
-                 params: ConversionParams) -> None:
-        self.cues, self.mode, self.params = cues, mode, params
+                 params: ConversionParams, levels: TextLevels = TextLevels()) -> None:  # noqa: B008
+        self.cues, self.mode, self.params, self.levels = cues, mode, params, levels
         self.w, self.h = eye_size
         # half layouts squeeze one axis: draw at display proportions, then squeeze
         self.squeeze = (2 if mode is OutputMode.HALF_SBS else 1,
@@ -86,15 +113,16 @@ class SubtitleBurner:
         rows = frame.shape[0] * 2 // 3
         luma, chroma = frame[:rows], frame[rows:].reshape(2, rows // 2, frame.shape[1] // 2)
         if self.mode is OutputMode.ANAGLYPH:
-            _draw_colour(luma, chroma, left[1] | right[1], (BLACK, NEUTRAL, NEUTRAL))
+            lv = self.levels
+            _draw_colour(luma, chroma, left[1] | right[1], (lv.black, lv.neutral, lv.neutral))
             _draw_colour(luma, chroma, left[0], RED)
             _draw_colour(luma, chroma, right[0], CYAN)
-            _draw_colour(luma, chroma, left[0] & right[0], (WHITE, NEUTRAL, NEUTRAL))
+            _draw_colour(luma, chroma, left[0] & right[0], (lv.white, lv.neutral, lv.neutral))
             return
         sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
         for eye, masks in enumerate((left, right)):
             ox, oy = (eye * self.w, 0) if sbs else (0, eye * self.h)
-            _draw_yuv(luma, chroma, masks, ox, oy)
+            _draw_yuv(luma, chroma, masks, ox, oy, self.levels)
 
     def _mask(self, index: int):
         """(text mask, outline mask, text box x0,y0,x1,y1) at eye size for a cue."""
@@ -125,14 +153,15 @@ class SubtitleBurner:
         return self._masks[index]
 
 
-def _draw_yuv(luma, chroma, masks, ox, oy) -> None:
+def _draw_yuv(luma, chroma, masks, ox, oy, levels: TextLevels) -> None:
     text, ring = masks
     h, w = text.shape
     view = luma[oy:oy + h, ox:ox + w]
-    view[ring] = BLACK
-    view[text] = WHITE
+    view[ring] = levels.black
+    view[text] = levels.white
     c = ring[::2, ::2]
-    chroma[:, oy // 2:oy // 2 + h // 2, ox // 2:ox // 2 + w // 2][:, c[:h // 2, :w // 2]] = NEUTRAL
+    chroma[:, oy // 2:oy // 2 + h // 2, ox // 2:ox // 2 + w // 2][:, c[:h // 2, :w // 2]] = \
+        levels.neutral
 
 
 def _draw_colour(luma, chroma, mask, yuv) -> None:

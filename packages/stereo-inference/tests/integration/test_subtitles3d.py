@@ -10,7 +10,7 @@ from shared_types.testing.rich_media import Cue, make_rich_video
 from shared_types.testing.stereo_offset import horizontal_offset
 
 from stereo_inference import convert_file
-from stereo_inference.subtitles3d import read_text_cues
+from stereo_inference.subtitles3d import read_text_cues, text_levels
 
 W, H, FPS = 320, 180, 12
 CUE = Cue(0.5, 1.5, "NEAR TEXT")
@@ -80,3 +80,20 @@ def test_anaglyph_text_is_red_for_the_left_eye_and_cyan_for_the_right(scene, tmp
     assert cyan.sum() > 20
     # the left eye's (red) text lies right of the right eye's (cyan): in front of the screen
     assert np.nonzero(red)[1].mean() > np.nonzero(cyan)[1].mean() + 2
+
+
+def test_on_hdr10_output_the_text_is_graphics_white_not_dark_grey(tmp_path):
+    """A 10-bit PQ output: white text at 203 nits (code ~580 of 1023), where SDR's
+    235 would be a dark grey of about 2 nits."""
+    src = make_rich_video(tmp_path / "hdr.mkv", seconds=2.0, size=(W, H), fps=FPS, cues=(CUE,),
+                          chapters=(), audio=(), hdr10=True, video_filter="lutyuv=y=val*0.4")
+    out = tmp_path / "out.mkv"
+    params = ConversionParams(divergence=5.0, convergence=1.0, subtitles_3d=True)
+    convert_file(src.path, out, mode="sbs", params=params)
+    with av.open(str(out)) as c:
+        frame = [f for i, f in enumerate(c.decode(video=0)) if i == int(1.0 * FPS)][0]
+        assert frame.format.name == "yuv420p10le"
+        band = frame.to_ndarray(format="yuv420p10le")[int(0.7 * H):H, :W]
+    white = text_levels(10, 16).white
+    assert 560 <= white <= 600
+    assert ((band >= white - 8) & (band <= white + 8)).sum() > 50
