@@ -61,8 +61,9 @@ def test_preview_ten_seconds_then_convert_the_whole_video(tmp_path, stack_env, f
         page.set_input_files("#source-file", str(source))  # drop and go
         page.wait_for_selector("#thumb-strip img", timeout=WAIT_MS)
         job_id = page.url.rsplit("/", 1)[1].split("#")[0]
-        assert page.eval_on_selector_all(
-            "#thumb-strip img", "imgs => imgs.filter(i => i.naturalWidth > 0).length") == 12
+        page.wait_for_function(  # all 12 thumbnails load (each a real JPEG from storage)
+            "() => [...document.querySelectorAll('#thumb-strip img')]"
+            ".filter(i => i.complete && i.naturalWidth > 0).length === 12", timeout=60_000)
         assert page.text_content("#status") == "awaiting confirmation"
         shot(page, "preview-2-strip", "#preview")
 
