@@ -9,6 +9,8 @@ optical axis), so an estimator's ordering of pixels can be checked exactly.
 
 Scenes (each ``seconds`` long, default 2 s at 24 fps):
 - ``static``: a fixed camera;
+- ``static-2``: another fixed camera on another layout (raised, turned a
+  little), one that was not looked at while the weight-free cues were tuned;
 - ``truck-pan``: the camera slides sideways and pans slowly to follow;
 - ``dolly``: the camera moves forward;
 - ``object``: a fixed camera, one box moving across in front of the rest;
@@ -151,7 +153,7 @@ def render(layout: Layout, eye: np.ndarray, yaw: float, t: float,
     return (np.clip(rgb, 0, 1) * 255).astype(np.uint8), best
 
 
-SCENES = ("static", "truck-pan", "dolly", "object", "cut", "pan")
+SCENES = ("static", "static-2", "truck-pan", "dolly", "object", "cut", "pan")
 
 
 def scene_frames(name: str, *, seconds: float = 2.0, fps: int = 24,
@@ -162,6 +164,7 @@ def scene_frames(name: str, *, seconds: float = 2.0, fps: int = 24,
     mover = Box(np.array([-3.6, GROUND_Y, 3.0]), np.array([-2.6, GROUND_Y + 1.6, 3.8]),
                 (0.9, 0.35, 0.3), velocity=np.array([2.8, 0.0, 0.0]))
     other = make_layout(12)
+    unseen = make_layout(101)
     for i in range(n):
         t = i / fps
         eye, yaw, layout = np.array([0.0, 0.0, 0.0]), 0.0, base
@@ -171,6 +174,8 @@ def scene_frames(name: str, *, seconds: float = 2.0, fps: int = 24,
             eye = np.array([0.0, 0.0, -1.0 + 1.5 * t])
         elif name == "object":
             layout = Layout(base.boxes + [mover], base.spheres, base.seed, base.side_x)
+        elif name == "static-2":
+            layout, eye, yaw = unseen, np.array([0.6, 0.4, -0.8]), -0.08
         elif name == "pan":
             yaw = -0.12 + 0.12 * t
         elif name == "cut":
