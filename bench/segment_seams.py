@@ -20,7 +20,7 @@ elsewhere (levels of 255; a segment start should not stand out):
 - ``sequential``: each segment gets the previous segment's returned depth_state
   (only possible one after another; the ideal).
 
-Usage: .venv/bin/python bench/segment_seams.py [--seconds 24] [--segment-seconds 4]
+Usage: .venv/bin/python bench/segment_seams.py [--seconds 24] [--segment-seconds 4] [--crf 0]
 """
 
 from __future__ import annotations
@@ -96,8 +96,9 @@ def departure_from_whole(outputs: list[Path], whole: Path) -> tuple[float, float
     return float(per_frame[is_start].mean()), float(per_frame[~is_start].mean())
 
 
-def run(seconds: float, segment_s: float, size: tuple[int, int], fps: int) -> dict:
-    params = ConversionParams(preset="veryfast", crf=18)
+def run(seconds: float, segment_s: float, size: tuple[int, int], fps: int,
+        crf: int = 18) -> dict:
+    params = ConversionParams(preset="veryfast", crf=crf)
     with tempfile.TemporaryDirectory(prefix="seams-") as tmp:
         tmp = Path(tmp)
         clip = make_pan_clip(tmp / "pan.mp4", seconds, size, fps)
@@ -134,8 +135,11 @@ def main() -> None:
     p.add_argument("--width", type=int, default=320)
     p.add_argument("--height", type=int, default=180)
     p.add_argument("--fps", type=int, default=24)
+    p.add_argument("--crf", type=int, default=18,
+                   help="x264 CRF of every output; 0 is lossless, so the departure from the "
+                        "whole file is depth alone, not the encoder's keyframes")
     a = p.parse_args()
-    print(json.dumps(run(a.seconds, a.segment_seconds, (a.width, a.height), a.fps)))
+    print(json.dumps(run(a.seconds, a.segment_seconds, (a.width, a.height), a.fps, a.crf)))
 
 
 if __name__ == "__main__":
