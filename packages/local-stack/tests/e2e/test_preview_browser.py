@@ -69,7 +69,7 @@ def test_preview_ten_seconds_then_convert_the_whole_video(tmp_path, stack_env, f
 
         page.fill("#preview-divergence", "3.5")
         page.fill("#preview-convergence", "0.3")
-        page.click("#thumb-strip img:nth-child(7)")  # around 10.8 s: preview from ~5.8 s
+        page.click("#thumb-strip img:nth-child(4)")  # the moment it shows: 5.833 s
         start = float(page.input_value("#preview-at"))
         assert 5.0 < start < 6.5
         page.click("#preview-button")
@@ -93,7 +93,9 @@ def test_preview_ten_seconds_then_convert_the_whole_video(tmp_path, stack_env, f
         assert 10 * FPS - 1 <= facts.frames <= 10 * FPS
 
         page.fill("#preview-divergence", "4")
-        page.click("#convert-whole")
+        with page.expect_navigation(timeout=60_000):  # the form posts, the job page follows
+            page.click("#convert-whole")
+        assert page.query_selector("#preview") is None
         page.wait_for_selector("#progress", timeout=30_000)
         shot(page, "preview-5-converting-all", "#progress")
         page.wait_for_selector("#result", timeout=WAIT_MS)

@@ -89,7 +89,7 @@
     slider.addEventListener("input", showMoment);
     thumbs.forEach(function (img) {
       img.addEventListener("click", function () {
-        slider.value = Math.max(0, Number(img.dataset.at) - Number(section.dataset.clipSeconds) / 2);
+        slider.value = Number(img.dataset.at);  // the preview starts at the moment it shows
         showMoment();
       });
     });
