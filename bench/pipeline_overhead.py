@@ -6,7 +6,7 @@ per-segment conversion with seamless depth, segment events, reassembly,
 download, drain) against the engine on the same clip in the same run:
 
 - ``engine_cli``: ``stereo-inference convert`` as a user runs it (a new
-  process: interpreter and torch import included) -- what the stack replaces,
+  process: interpreter and imports included) -- what the stack replaces,
   so the reference of the goal (<= 1.10 with one worker);
 - ``engine_in_process``: ``convert_file`` in this process, start-up paid once
   before timing (the engine's bare conversion time).
