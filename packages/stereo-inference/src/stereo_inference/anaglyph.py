@@ -83,14 +83,14 @@ def mix_cpu(luma: np.ndarray, uv: np.ndarray, out: np.ndarray,
     wide = cv2.merge([small, uv[: h // 2], uv[h // 2 :]]).astype(np.float32)
     terms = cv2.transform(wide[:, : w // 2], left_m)
     terms += cv2.transform(wide[:, w // 2 :], right_m)
-    terms += 0.5  # assigning to uint8 truncates: this rounds
-    np.clip(terms, 0, 255, out=terms)
+    # to uint8 in one pass, rounded and saturated (OpenCV's conversion)
+    term, u, v = cv2.split(cv2.add(terms, (0.0, 0.0, 0.0, 0.0), dtype=cv2.CV_8U))
     planes = out[h:].reshape(2, h // 2, w // 2)
-    planes[0], planes[1] = terms[..., 1], terms[..., 2]
+    planes[0], planes[1] = u, v
     # The luma output: its eyes' luma at full size (a + b <= 1: never saturates),
     # plus the chroma part stored with +128 (it stays within +-92) and upsampled.
     mixed = cv2.addWeighted(luma[:, :w], a, luma[:, w:], b, 0.0)
-    up = cv2.resize(terms[..., 0].astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+    up = cv2.resize(term, (w, h), interpolation=cv2.INTER_LINEAR)
     cv2.addWeighted(mixed, 1.0, up, 1.0, -128.0, dst=out[:h])
 
 

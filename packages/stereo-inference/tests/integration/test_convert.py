@@ -147,9 +147,9 @@ def test_a_video_only_source_is_written_by_the_encoder_alone_playable_and_marked
         vfr_clip, tmp_path, monkeypatch):
     """Nothing beside the picture to keep (a video-only segment): no ffmpeg mux
     pass; the encoder's MP4 has its index first and says it is side by side."""
-    import stereo_inference.convert as convert
     from shared_types.stereo_boxes import read_st3d
 
+    import stereo_inference.convert as convert
     from stereo_inference.mux import nothing_to_keep
 
     def no_mux(*args, **kwargs):
