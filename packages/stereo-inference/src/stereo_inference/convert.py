@@ -30,7 +30,7 @@ from stereo_inference.seams import context_state
 from stereo_inference.stages import run_stages
 from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues, text_levels
 from stereo_inference.synthesis import StereoRenderer
-from stereo_inference.tonemap import output_bit_depth, sdr_tone_mapper
+from stereo_inference.tonemap import dynamic_range_for, output_bit_depth, sdr_tone_mapper
 from stereo_inference.video_info import VideoInfo, probe_video
 
 log = logging.getLogger(__name__)
@@ -169,10 +169,10 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     if info.rotation % 180:
         width, height = height, width
     ew, eh = eye_size(mode, width, height)
-    tone = sdr_tone_mapper(info.color, info.hdr, params.dynamic_range)
+    dynamic_range = dynamic_range_for(mode, params.dynamic_range)
+    tone = sdr_tone_mapper(info.color, info.hdr, dynamic_range)
     renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
-                              bit_depth=output_bit_depth(info.hdr.bit_depth,
-                                                         params.dynamic_range))
+                              bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range))
     # The OpenCV path halves half-layout eyes itself while warping (no scaler pass).
     decode_size = output_size(OutputMode.ANAGLYPH, width, height)
     if not renderer.use_opencv:

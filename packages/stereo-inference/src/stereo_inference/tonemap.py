@@ -33,7 +33,7 @@ import re
 import cv2
 import numpy as np
 from shared_types.hdr import HdrInfo
-from shared_types.models import DynamicRange
+from shared_types.models import DynamicRange, OutputMode
 
 PQ, HLG = 16, 18  # FFmpeg's transfer characteristics numbers
 BT709, BT2020 = 1, 9  # primaries (and matrix numbers: 9 is BT.2020 non-constant)
@@ -106,6 +106,13 @@ def sdr_tone_mapper(color: tuple[int, int, int, int] | None, hdr: HdrInfo,
     if dynamic_range is not DynamicRange.SDR or not is_hdr(color):
         return None
     return ToneMapper(color, hdr)
+
+
+def dynamic_range_for(mode: OutputMode, asked: DynamicRange) -> DynamicRange:
+    """What a conversion delivers: SDR for anaglyph whatever was asked (its colour
+    mix assumes SDR and red/cyan glasses are worn in front of SDR screens; an HDR
+    anaglyph was 8-bit PQ, banded and off-colour), else what was asked."""
+    return DynamicRange.SDR if mode is OutputMode.ANAGLYPH else asked
 
 
 def output_bit_depth(source_bit_depth: int, dynamic_range: DynamicRange) -> int:

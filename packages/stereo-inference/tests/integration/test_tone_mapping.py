@@ -76,6 +76,16 @@ def test_highlights_are_compressed_not_clipped_and_mid_grey_stays_mid(hdr_bars, 
     assert 105 <= grey <= 145, grey  # an 18 % grey lands near the middle of 16..235
 
 
+def test_an_hdr_anaglyph_is_always_tone_mapped(hdr_bars, tmp_path):
+    out = tmp_path / "anaglyph.mp4"
+    convert_file(hdr_bars, out, mode="anaglyph",
+                 params=ConversionParams(divergence=0.0, crf=0))  # dynamic_range keep
+    facts = media_facts(out)
+    assert (facts.pix_fmt, facts.color) == ("yuv420p", ("1", "1", "1"))
+    grey = int(np.median(luma(out).astype(int)[H // 2 + 6:H - 6, 8:W - 8]))
+    assert 105 <= grey <= 145, grey  # the same mid-grey as the SBS output
+
+
 def test_an_hlg_source_is_tone_mapped_too(tmp_path):
     """HLG (BT.2100): a grey ramp of HLG signal levels up to 100 % comes out rising,
     BT.709-tagged, its top below SDR white's code plus rounding."""

@@ -1,11 +1,12 @@
 import numpy as np
 import pytest
 from shared_types.hdr import HdrInfo
-from shared_types.models import DynamicRange
+from shared_types.models import DynamicRange, OutputMode
 
 from stereo_inference.tonemap import (
     SDR_COLOR,
     ToneMapper,
+    dynamic_range_for,
     eetf,
     nits_to_pq,
     output_bit_depth,
@@ -76,6 +77,8 @@ def test_only_sdr_on_an_hdr_source_asks_for_tone_mapping():
     assert sdr_tone_mapper(None, HDR10, DynamicRange.SDR) is None
     mapper = sdr_tone_mapper(HLG_2020, HDR10, DynamicRange.SDR)
     assert mapper is not None and mapper.output_color == SDR_COLOR
+    assert dynamic_range_for(OutputMode.ANAGLYPH, DynamicRange.KEEP) is DynamicRange.SDR
+    assert dynamic_range_for(OutputMode.TB, DynamicRange.KEEP) is DynamicRange.KEEP
     assert output_bit_depth(10, DynamicRange.SDR) == 8
     assert output_bit_depth(10, DynamicRange.KEEP) == 10
     with pytest.raises(ValueError):
