@@ -47,7 +47,8 @@ from shared_types.ports import Queue
 log = logging.getLogger(__name__)
 
 C = TypeVar("C")
-# (job_id, stage, error) -> None: fails the job (shared_types.segment_retention.fail_for_and_release)
+# (job_id, stage, error) -> None: fails the job
+# (shared_types.segment_retention.fail_for_and_release)
 FailJob = Callable[[str, str, BaseException], object]
 NEVER_FAILS_THE_JOB = (OwnedElsewhereError, ConditionFailedError)
 
