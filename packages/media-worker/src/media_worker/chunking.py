@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -173,23 +174,16 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                                                   source_height=video.height),
                                 expected_status=(JobStatus.CHUNKING_IN_PROGRESS,),
                                 expected_run=run)
-            store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
-            side = keep_side_streams(deps.runner, source, work / "streams.mkv", on_tick=alive.tick)
-            alive.touch()
-            if side is not None:  # before the segments: reassembly may start after the last one
-                backend.input_storage.put_file(keys.streams_key(job_id), side,
-                                               content_type="video/x-matroska")
-            segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
-                                         job_id=job_id, limits=deps.limits, on_tick=alive.tick)
-            if job.params.subtitles_3d:
-                add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
-                                     on_tick=alive.tick)
-            total = len(segments)
-            for index, path in enumerate(segments):
-                alive.touch()  # raises ConditionFailedError once the job moved on: stop writing
-                key = keys.segment_key(job_id, index, total, job.mode, run)
-                backend.input_storage.put_file(key, path, content_type="video/mp4")
-                log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
+            # The poster is for the page, not the pipeline: made beside the split and
+            # uploads (its own ffmpeg), so the first segment is not waiting for it.
+            poster = threading.Thread(
+                target=store_poster, name=f"poster-{job_id}", daemon=True,
+                args=(deps.runner, source, video, work, backend.output_storage, job_id))
+            poster.start()
+            try:
+                total = _split_and_upload(job, source, video, work, deps, run, alive)
+            finally:
+                poster.join()  # it writes into the workspace, removed on the way out
     except ConditionFailedError:  # the job moved on while we worked (keep-alive refused)
         if _stopped(deps, job_id, run):
             return None
@@ -206,6 +200,29 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
     log.info("job_id=%s chunking run %d complete: %d segments", job_id, run, total)
     trigger_reassembly_if_ready(backend, job_id)
     return total
+
+
+def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps, run: int,
+                      alive: JobKeepAlive) -> int:
+    """Keep the side streams, cut the segments and upload them in order; returns
+    their count. Raises ConditionFailedError once the job moved on."""
+    backend, job_id = deps.backend, job.job_id
+    side = keep_side_streams(deps.runner, source, work / "streams.mkv", on_tick=alive.tick)
+    alive.touch()
+    if side is not None:  # before the segments: reassembly may start after the last one
+        backend.input_storage.put_file(keys.streams_key(job_id), side,
+                                       content_type="video/x-matroska")
+    segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
+                                 job_id=job_id, limits=deps.limits, on_tick=alive.tick)
+    if job.params.subtitles_3d:
+        add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
+                             on_tick=alive.tick)
+    for index, path in enumerate(segments):
+        alive.touch()  # raises ConditionFailedError once the job moved on: stop writing
+        key = keys.segment_key(job_id, index, len(segments), job.mode, run)
+        backend.input_storage.put_file(key, path, content_type="video/mp4")
+        log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
+    return len(segments)
 
 
 def _stopped(deps: MediaDeps, job_id: str, run: int) -> bool:
