@@ -18,6 +18,10 @@ Methods: ``ramp`` (bottom nearest, a plain vertical ramp), ``heuristic-v1``
 ``bench/legacy_heuristic.py``), ``heuristic`` (today's default), and with
 ``--models`` each Depth-Anything-V2 architecture with random weights (its
 depth is meaningless: it shows the plumbing runs, not what trained weights do).
+``noisy-oracle`` stands in for a per-frame learned model (exact inverse depth
+with a random per-frame scale, offset and pixel noise) and ``noisy-oracle+flow``
+is the same through ``FlowStabilized``, which the engine wraps learned models
+in: what holding depth along the flow does to a per-frame model's flicker.
 
     .venv/bin/python bench/depth_quality.py                  # all scenes, 2 s each
     .venv/bin/python bench/depth_quality.py --scenes truck-pan dolly --methods heuristic
@@ -56,10 +60,43 @@ class Ramp:
         return torch.linspace(0, 1, h).view(1, 1, h, 1).expand(b, 1, h, w).clone()
 
 
-def make_estimator(method: str, models_dir: Path):
+class NoisyOracle:
+    """A stand-in for a per-frame learned model (none has weights here): the exact
+    inverse depth of each frame, with what such models get wrong from frame to
+    frame, a random scale and offset and pixel noise (seeded, so repeatable)."""
+
+    name = "noisy-oracle"
+    max_batch = None
+    device = "cpu"
+
+    def __init__(self, depth: np.ndarray) -> None:
+        self._depth, self._next = depth, 0
+        self._rng = np.random.default_rng(0)
+
+    def input_size(self, width: int, height: int) -> tuple[int, int]:
+        return 128, max(8, round(height * 128 / width))
+
+    def estimate(self, rgb):
+        b, _, h, w = rgb.shape
+        out = []
+        for z in self._depth[self._next:self._next + b]:
+            inv = cv2.resize(1.0 / z, (w, h), interpolation=cv2.INTER_AREA)
+            scale, offset = self._rng.uniform(0.85, 1.15), self._rng.uniform(-0.03, 0.03)
+            out.append(scale * inv + offset + self._rng.normal(0, 0.01, inv.shape))
+        self._next += b
+        return torch.from_numpy(np.stack(out).astype(np.float32)[:, None])
+
+
+def make_estimator(method: str, models_dir: Path, depth: np.ndarray | None = None):
     cpu = torch.device("cpu")
     if method == "ramp":
         return Ramp()
+    if method == "noisy-oracle":
+        return NoisyOracle(depth)
+    if method == "noisy-oracle+flow":
+        from stereo_inference.depth.stabilized import FlowStabilized
+
+        return FlowStabilized(NoisyOracle(depth))
     if method == "heuristic-v1":
         return LegacyHeuristic(cpu)
     if method.startswith("depth-anything"):
@@ -138,7 +175,7 @@ def main(argv=None) -> list[dict]:
             rgb, depth = load_scene(scene, args.seconds, size)
             for method in methods:
                 start = time.perf_counter()
-                est = run_method(make_estimator(method, Path(models_dir)), rgb)
+                est = run_method(make_estimator(method, Path(models_dir), depth), rgb)
                 seconds = time.perf_counter() - start
                 rows.append({
                     "scene": scene, "method": method, "frames": len(rgb),

@@ -13,12 +13,11 @@ video continues exactly where this one stopped.
 
 from __future__ import annotations
 
-import base64
-
 import cv2
 import numpy as np
 
 from stereo_inference.arrays import as_float, concat, is_tensor, row_quantiles, to_numpy
+from stereo_inference.packed import pack, unpack
 
 THUMB = (18, 32)  # (h, w)
 # A cut also where the picture changes this many times more than it has been
@@ -52,7 +51,8 @@ class TemporalNormalizer:
         if state and state.get("version") == STATE_VERSION:
             if state.get("model") == model:  # other models use other depth scales
                 self.lo, self.hi = float(state["lo"]), float(state["hi"])
-                self.prev = _decode_map(state.get("prev"))
+                prev = unpack(state.get("prev"), np.float16)
+                self.prev = None if prev is None else prev.astype(np.float32)[None, None]
                 change = state.get("change")
                 self.change = float(change) if isinstance(change, (int, float)) else None
             thumb = state.get("thumb")
@@ -108,26 +108,10 @@ class TemporalNormalizer:
             "thumb": [round(v, 4) for v in self.thumb.flatten().tolist()],
             # the last map and the shot's pace: the next segment's first frame
             # is smoothed and cut-checked like the whole file's
-            "prev": _encode_map(self.prev),
+            "prev": None if self.prev is None else pack(
+                to_numpy(self.prev)[0, 0].astype(np.float16)),
             "change": self.change,
         }
-
-
-def _encode_map(depth) -> dict | None:
-    if depth is None:
-        return None
-    plane = to_numpy(depth)[0, 0].astype(np.float16)
-    return {"shape": list(plane.shape), "data": base64.b64encode(plane.tobytes()).decode()}
-
-
-def _decode_map(data: object) -> np.ndarray | None:
-    """The (1,1,h,w) map ``_encode_map`` wrote, or None when absent or malformed."""
-    try:
-        h, w = (int(v) for v in data["shape"])
-        plane = np.frombuffer(base64.b64decode(data["data"]), np.float16).reshape(h, w)
-    except (KeyError, TypeError, ValueError):
-        return None
-    return plane.astype(np.float32).reshape(1, 1, h, w)
 
 
 def _thumbnails(rgb) -> np.ndarray:

@@ -70,8 +70,11 @@ def load_estimator(
     if model is DepthModel.IW3:
         raise InvalidInputError("iw3 converts whole segments; it is not a frame estimator")
     from stereo_inference.depth.depth_anything import DepthAnythingDepth
+    from stereo_inference.depth.stabilized import FlowStabilized
 
-    return DepthAnythingDepth.load(model.value, models_dir=models_dir, device=device)
+    # a per-frame model: held steady along the optical flow between frames
+    return FlowStabilized(
+        DepthAnythingDepth.load(model.value, models_dir=models_dir, device=device))
 
 
 def default_depth_model(models_dir: Path | None) -> DepthModel:
