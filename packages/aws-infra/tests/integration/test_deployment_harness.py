@@ -165,17 +165,22 @@ def _give_up_segment(stack: d.Stack, op, job_id: str, index: int) -> None:
     for table in ("segment-completions", "segment-status"):
         ddb.delete_item(TableName=stack.data_plane["tables"][table],
                         Key={"job_id": {"S": job_id}, "segment_index": {"N": str(index)}})
-    op.segment_status.mark_pending(job_id, index)
-    op.segment_status.mark_failed(job_id, index, "harness: inference gave up")
+    run = op.jobs.get(job_id).run  # the status row speaks for the job's chunking run
+    op.segment_status.mark_pending(job_id, index, run)
+    op.segment_status.mark_failed(job_id, index, "harness: inference gave up", run)
     op.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE),
                    expected_status=[JobStatus.COMPLETED])
 
 
 def _segment_tags(stack: d.Stack, job_id: str) -> dict[str, str]:
-    """The tags of the job's first converted segment, read as the operator."""
+    """The tags of the job's first converted segment (of its current chunking
+    run), read as the operator."""
+    from shared_types.keys import output_segment_key
+
     s3 = d.operator_client(stack, "s3")
+    run = d.operator_backend(stack).jobs.get(job_id).run
     tagging = s3.get_object_tagging(Bucket=stack.data_plane["buckets"]["output"],
-                                    Key=f"jobs/{job_id}/segments/0.mp4")
+                                    Key=output_segment_key(job_id, 0, run))
     return {t["Key"]: t["Value"] for t in tagging["TagSet"]}
 
 
@@ -260,10 +265,11 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         services.signal("video-worker", signal.SIGSTOP)
         try:
             race_id = _create_job(web)["job_id"]
+            run = op.jobs.get(race_id).run + 1  # the run the chunker's claim will take
             for c in op.completions.list(job_id):
                 op.completions.put(SegmentCompletion(
                     job_id=race_id, segment_index=c.segment_index, output_key=c.output_key,
-                    total_segments=c.total_segments))
+                    total_segments=c.total_segments, run=run))
             _upload_source_for(web, relay, race_id, clip)
             facts["race_job"] = _wait_status(
                 web, race_id, {"reassembling", "completed", "failed"}, services)
