@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from local_stack.errors import ServiceMissingError
+from local_stack.parallelism import conversion_cores
 from local_stack.settings import StackSettings
 from local_stack.supervisor import ChildSpec
 
@@ -74,14 +75,6 @@ def _env_value(value: object) -> str:
     if isinstance(value, str | int | float):
         return str(value)
     return json.dumps(value)
-
-
-def conversion_cores(cpu_count: int, workers: int) -> int:
-    """CPU cores each of ``workers`` concurrent conversions may use: an equal share
-    of the machine, at least one. Each conversion sizes its decoder, encoder and
-    render threads from it, so N workers run N x cores threads in all, not N x
-    every core (which made two workers on two cores fight over them)."""
-    return max(1, cpu_count // max(1, workers))
 
 
 def worker_specs(settings: StackSettings, cpu_count: int | None = None) -> list[ChildSpec]:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+
 from pydantic import Field
 from shared_types.settings import BackendSettings
+
+from local_stack.parallelism import default_workers
 
 
 class StackSettings(BackendSettings):
@@ -15,7 +19,9 @@ class StackSettings(BackendSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
-    workers: int = Field(2, ge=1, le=64, description="video-worker processes")
+    workers: int = Field(default_factory=lambda: default_workers(os.cpu_count() or 1), ge=1,
+                         le=64, description="video-worker processes (default: one per two "
+                                            "cores, local_stack.parallelism)")
     seamless_segments: bool = Field(
         True, description="seed each segment's depth normalisation from the previous one")
     media_workers: int = Field(1, ge=1, le=16, description="media-worker processes")

@@ -85,7 +85,7 @@ def test_cli_only_fields_are_fields_no_service_reads():
 @pytest.mark.parametrize(("cpus", "workers", "cores"),
                          [(2, 1, 2), (2, 2, 1), (2, 4, 1), (16, 3, 5), (1, 1, 1)])
 def test_each_conversion_gets_an_equal_share_of_the_cores(cpus, workers, cores):
-    from local_stack.services import conversion_cores
+    from local_stack.parallelism import conversion_cores
 
     assert conversion_cores(cpus, workers) == cores
 
@@ -104,3 +104,13 @@ def test_video_workers_read_their_core_share_and_media_workers_get_none(tmp_path
     assert VideoWorkerSettings().conversion_cores == 1
     one = worker_specs(StackSettings(data_dir=tmp_path, workers=1), cpu_count=2)
     assert one[-1].env["STEREO_SPOT_CONVERSION_CORES"] == "2"
+
+
+@pytest.mark.parametrize(("cpus", "workers"), [(1, 1), (2, 1), (3, 1), (4, 2), (16, 8)])
+def test_the_default_is_one_worker_per_two_cores(cpus, workers, monkeypatch):
+    from local_stack.parallelism import default_workers
+
+    assert default_workers(cpus) == workers
+    monkeypatch.setattr("os.cpu_count", lambda: cpus)
+    monkeypatch.delenv("STEREO_SPOT_WORKERS", raising=False)
+    assert StackSettings().workers == workers
