@@ -7,8 +7,9 @@ seconds for the first ``--kill-for`` seconds, then waits for every job to end.
 The janitor runs every few seconds with a short ``stuck_after_s`` so lost work
 is recovered within the run. Reports jobs completed, failed, stuck (not
 terminal at the deadline), wrong (completed but the final video does not have
-the source's frame count, or an invariant of ``job_problems`` fails), kills and
-wall time. Goal: 0 stuck, 0 wrong.
+the source's frame count, or an invariant of ``job_problems`` fails), kills,
+rechunked (jobs whose chunking run was taken over by a second chunker:
+``Job.run`` > 1, the first one fenced out) and wall time. Goal: 0 stuck, 0 wrong.
 
 Usage: .venv/bin/python bench/soak.py [--jobs 20] [--kill-every 4] [--kill-for 120]
        [--workers 2] [--timeout 1800]
@@ -75,9 +76,11 @@ def soak(args: argparse.Namespace) -> dict:
                 time.sleep(1.0)
         wall = time.monotonic() - start
     report = {"jobs": len(jobs), "completed": 0, "failed": 0, "stuck": 0, "wrong": 0,
-              "kills": kills, "wall_s": round(wall, 1), "failures": {}, "problems": []}
+              "kills": kills, "rechunked": 0, "wall_s": round(wall, 1), "failures": {},
+              "problems": []}
     for job_id, seconds in jobs.items():
         job = backend.jobs.get(job_id)
+        report["rechunked"] += job.run > 1
         if not job.status.is_final:
             report["stuck"] += 1
             report["problems"].append(f"{job_id} stuck in {job.status.value}")
