@@ -20,7 +20,9 @@ from aws_adapters.errors import translated
 
 MAX_ERROR_CHARS = 4000
 _NOT_COMPLETE = "(attribute_not_exists(#state) OR #state <> :complete)"
-_SAME_RUN = "(attribute_not_exists(#run) AND :run = :zero OR #run = :run)"
+# a new row, a row of this run, or an old version's row (no run: run 0) of run 0
+_SAME_RUN = ("(attribute_not_exists(job_id) OR #run = :run"
+             " OR attribute_not_exists(#run) AND :run = :zero)")
 _OLDER_RUN = "(attribute_not_exists(#run) OR #run < :run)"
 
 
