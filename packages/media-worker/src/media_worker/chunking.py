@@ -46,7 +46,7 @@ from media_worker.errors import UnusableVideoError
 from media_worker.poster import store_poster
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
-from media_worker.source_file import source_file
+from media_worker.source_file import source_file, source_input
 from media_worker.splitting import prepare_and_split
 from media_worker.thumbnails import store_strip
 
@@ -137,6 +137,11 @@ def _workspace(deps: MediaDeps, job_id: str) -> Iterator[Path]:
         yield Path(tmp)
 
 
+def _parent_duration(deps: MediaDeps, clip: Job) -> float | None:
+    parent = deps.backend.jobs.get(source_job_id(clip))
+    return parent.source_duration_s if parent is not None else None
+
+
 def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
     backend, job_id, run = deps.backend, job.job_id, job.run + 1
     try:
@@ -153,18 +158,19 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                          every_s=deps.keepalive_s, run=run)
     try:
         with _workspace(deps, job_id) as work:
-            # A clip reads seconds of its parent's source: no copy of a local film.
-            source = source_file(backend.input_storage, info, work / "source.mp4",
-                                 in_place=job.is_clip)
-            video = probe_video(source, deps.limits)
             if job.is_clip:
-                source = cut_clip(deps.runner, source, video, job.clip_start_s or 0.0,
-                                  job.clip_duration_s or CLIP_SECONDS, work / "clip.mp4",
-                                  on_tick=alive.tick)
+                # Seconds of the parent's source, read where it lies (no copy, no probe).
+                source = cut_clip(
+                    deps.runner, source_input(backend.input_storage, info, work / "source.mp4"),
+                    job.clip_start_s or 0.0, job.clip_duration_s or CLIP_SECONDS,
+                    work / "clip.mp4", source_duration_s=_parent_duration(deps, job),
+                    on_tick=alive.tick)
                 backend.jobs.update(job_id, JobUpdate(source_size_bytes=source.stat().st_size),
                                     expected_status=(JobStatus.CHUNKING_IN_PROGRESS,),
                                     expected_run=run)
-                video = probe_video(source, deps.limits)
+            else:
+                source = source_file(backend.input_storage, info, work / "source.mp4")
+            video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                      video.height, video.duration_s, video.video_frames, video.has_audio)
             # The ETA needs the frame count and size while the job is still splitting.

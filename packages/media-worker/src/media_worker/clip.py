@@ -1,35 +1,43 @@
 """Cut a clip job's range out of its parent's source: ``-ss``/``-t``, re-encoded.
 
 The cut re-encodes the video (so it starts exactly at ``start_s``, not at the
-keyframe before) with a keyframe every second, and the first audio track as
-AAC; what comes out is chunked like any uploaded source. Ten seconds cost about
-a second of encoding, whatever the length of the parent.
+keyframe before) with a keyframe every second, and the first audio track (if
+any) as AAC; what comes out is probed and chunked like any uploaded source.
+The input is read where it lies (``source_file.source_input``: the stored file,
+or a presigned URL ffmpeg reads with Range requests) and ``-ss`` comes before
+it, so ffmpeg seeks: ten seconds of a two-hour film on S3 read about ten
+seconds' worth of bytes, not the film. The parent is not probed again (that
+would read all of it); the range was checked against the duration recorded
+when its strip was made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from media_worker.bounded_probe import SourceInfo
 from media_worker.errors import UnusableVideoError
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
+from media_worker.ffmpeg_runner import FfmpegRunner
 
 
-def cut_clip(runner: FfmpegRunner, source: Path, video: SourceInfo, start_s: float,
-             duration_s: float, dest: Path, *,
+def cut_clip(runner: FfmpegRunner, source_args: Sequence[str], start_s: float,
+             duration_s: float, dest: Path, *, source_duration_s: float | None = None,
              on_tick: Callable[[], None] | None = None) -> Path:
-    """Write ``duration_s`` seconds of ``source`` from ``start_s`` to ``dest``.
-    Raises UnusableVideoError when the range is not inside the video, Ffmpeg*Error."""
-    if start_s >= video.duration_s:
+    """Write ``duration_s`` seconds from ``start_s`` of the input that
+    ``source_args`` (ffmpeg input arguments) name to ``dest``. Raises
+    UnusableVideoError when the range starts past ``source_duration_s`` (when
+    known) or nothing was cut, Ffmpeg*Error."""
+    if source_duration_s is not None and start_s >= source_duration_s:
         raise UnusableVideoError(
             f"The preview starts at {start_s:.1f} s but the video is only "
-            f"{video.duration_s:.1f} s long; pick an earlier moment.")
-    args = ["-ss", f"{start_s:.3f}", *file_input(source), "-t", f"{duration_s:.3f}",
+            f"{source_duration_s:.1f} s long; pick an earlier moment.")
+    args = ["-ss", f"{start_s:.3f}", *source_args, "-t", f"{duration_s:.3f}",
             "-map", "0:v:0", "-c:v", "libx264", "-preset", "veryfast", "-crf", "16",
-            "-force_key_frames", "expr:gte(t,n_forced*1)"]
-    if video.has_audio:
-        args += ["-map", "0:a:0", "-c:a", "aac", "-b:a", "160k"]
+            "-force_key_frames", "expr:gte(t,n_forced*1)",
+            "-map", "0:a:0?", "-c:a", "aac", "-b:a", "160k"]
     runner.run([*args, "-sn", "-dn", "-movflags", "+faststart", str(dest)],
                on_tick=on_tick, what="preview clip")
+    if not dest.exists() or dest.stat().st_size == 0:
+        raise UnusableVideoError(f"The preview at {start_s:.1f} s could not be cut from the "
+                                 "video; pick another moment.")
     return dest

@@ -1,5 +1,6 @@
 """Run ffmpeg safely: an argv list (never a shell), inputs restricted to local
-files and known containers, a wall-clock timeout, and the stderr tail in errors."""
+files (or one presigned HTTP(S) URL) and known containers, a wall-clock
+timeout, and the stderr tail in errors."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ log = logging.getLogger(__name__)
 # playlist (hls), a concat list or an image pipe that could reach other files.
 VIDEO_DEMUXERS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf"
 STDERR_TAIL_CHARS = 2000
+URL_REQUEST_BYTES = 1 << 20  # a second or two of a typical film per Range request
 
 
 def file_input(path: Path, *, demuxer: str | None = None,
@@ -28,6 +30,21 @@ def file_input(path: Path, *, demuxer: str | None = None,
     if demuxer:
         args += ["-f", demuxer]
     return args + ["-i", str(path)]
+
+
+def url_input(url: str, *, headers: dict[str, str] | None = None) -> list[str]:
+    """ffmpeg input arguments reading one HTTP(S) URL (a presigned GET) and
+    nothing else: ffmpeg's http protocol seeks with Range requests, so an input
+    seek (``-ss`` before these) reads only the bytes near that moment. Each
+    request asks for a bounded range (``-request_size``) on one kept-alive
+    connection: an open-ended range would have the store stream the rest of the
+    file into the socket buffers before ffmpeg hangs up."""
+    args = ["-protocol_whitelist", "https,http,tls,tcp", "-format_whitelist", VIDEO_DEMUXERS,
+            "-seekable", "1", "-multiple_requests", "1", "-request_size", str(URL_REQUEST_BYTES),
+            "-reconnect", "1", "-reconnect_on_network_error", "1", "-reconnect_delay_max", "10"]
+    if headers:
+        args += ["-headers", "".join(f"{k}: {v}\r\n" for k, v in headers.items())]
+    return args + ["-i", url]
 
 
 class FfmpegRunner:

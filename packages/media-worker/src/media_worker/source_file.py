@@ -6,7 +6,11 @@ A two-hour film is gigabytes; copying it for every 10 s preview would make the
 preview wait on the copy and double the disk it takes. The local backend's
 objects are plain files (``file://`` URIs) that are never rewritten in place
 (a source is written once, by rename), so reading one where it lies is safe.
-S3 objects are downloaded.
+Elsewhere (S3) :func:`source_input` hands ffmpeg a presigned GET URL, signed
+with the worker's own credentials (its role already reads the input bucket):
+ffmpeg seeks over HTTP with Range requests and reads only the bytes it needs.
+The URL carries ``If-Match`` with the object's ETag, so a replaced upload
+fails the read instead of mixing two sources. Full conversions download.
 """
 
 from __future__ import annotations
@@ -18,6 +22,10 @@ from shared_types.models import ObjectInfo
 from shared_types.ports import ObjectStorage
 
 from media_worker.errors import SourceReplacedError
+from media_worker.ffmpeg_runner import file_input, url_input
+
+# Long enough for the slowest strip or clip cut (ffmpeg's own timeout is shorter).
+URL_EXPIRES_S = 3600
 
 
 def stored_path(storage: ObjectStorage, key: str) -> Path | None:
@@ -43,3 +51,20 @@ def source_file(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
             "The uploaded video was replaced by another upload while it was being "
             "converted; please start a new conversion for the other video.")
     return dest
+
+
+def source_input(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
+                 expires_s: int = URL_EXPIRES_S) -> list[str]:
+    """ffmpeg input arguments that read ``info`` where it lies: the stored file
+    when the storage is a folder, else a presigned HTTP(S) GET URL pinned to
+    the object's ETag (a replaced object makes ffmpeg fail with 412); a storage
+    whose URLs ffmpeg cannot read (the in-memory fake) is downloaded to
+    ``dest``. Put ``-ss`` before them so ffmpeg seeks instead of reading up to
+    the moment. Raises like :func:`source_file`."""
+    if (path := stored_path(storage, info.key)) is not None:
+        return file_input(path)
+    url = storage.presign_get(info.key, expires_s=expires_s)
+    if urlparse(url).scheme not in ("http", "https"):
+        return file_input(source_file(storage, info, dest))
+    headers = {"If-Match": f'"{info.etag}"'} if info.etag else None
+    return url_input(url, headers=headers)

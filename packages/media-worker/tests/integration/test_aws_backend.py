@@ -11,6 +11,11 @@ from shared_types.testing.media import make_video
 from media_worker.bootstrap import build_worker
 from media_worker.settings import MediaWorkerSettings
 
+try:
+    from aws_adapters.testing.moto_server import moto_server_url  # noqa: F401
+except ImportError:  # without aws-adapters every test here skips
+    pass
+
 
 @pytest.fixture
 def aws_settings(tmp_path):
@@ -24,6 +29,21 @@ def aws_settings(tmp_path):
                                    backoff_base_s=0.01)
         provisioned = create_data_plane(base)
         yield MediaWorkerSettings(**{**base.model_dump(), **provisioned.model_dump()})
+
+
+@pytest.fixture
+def aws_server_settings(tmp_path, request):
+    """The data plane on moto_server: ffmpeg reads presigned S3 URLs over HTTP,
+    which in-process moto cannot answer."""
+    pytest.importorskip("aws_adapters")
+    from aws_adapters.provision import create_data_plane
+
+    url = request.getfixturevalue("moto_server_url")
+    base = MediaWorkerSettings(backend="aws", work_dir=tmp_path / "work", segment_seconds=2,
+                               visibility_s=10, lease_s=10, sqs_wait_s=0, backoff_base_s=0.01,
+                               aws_endpoint_url=url)
+    provisioned = create_data_plane(base)
+    return MediaWorkerSettings(**{**base.model_dump(), **provisioned.model_dump()})
 
 
 def test_a_video_is_chunked_and_reassembled_on_the_aws_adapters(
@@ -48,13 +68,14 @@ def test_a_video_is_chunked_and_reassembled_on_the_aws_adapters(
 
 
 def test_a_preview_then_the_whole_video_on_the_aws_adapters(
-        aws_settings, upload, convert_segments, tmp_path):
+        aws_server_settings, upload, convert_segments, tmp_path):
     """The held job's strip in S3 and its fields in DynamoDB; the clip message on
-    SQS cut from the parent's S3 source; then the whole video."""
+    SQS cut from the parent's S3 source (read by ffmpeg over a presigned URL);
+    then the whole video."""
     from shared_types.models import ConversionParams, Job, OutputMode, new_job_id
     from shared_types.preview import THUMBNAILS, convert_whole, start_clip
 
-    worker = build_worker(aws_settings)
+    worker = build_worker(aws_server_settings)
     backend = worker.deps.backend
     job = Job(job_id=new_job_id(), mode=OutputMode.SBS, status=JobStatus.AWAITING_CONFIRMATION)
     backend.jobs.create(job)
