@@ -14,7 +14,7 @@ from pathlib import Path
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
 
 from media_worker.errors import UnusableVideoError
-from media_worker.ffmpeg_runner import VIDEO_DEMUXERS
+from media_worker.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
 
 log = logging.getLogger(__name__)
 
@@ -86,25 +86,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
         raise _reject(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "
                       "damaged).") from exc
     with container:
-        if len(container.streams) > MAX_STREAMS:
-            raise _reject(f"{NOT_A_VIDEO} (it has {len(container.streams)} streams; "
-                          f"at most {MAX_STREAMS} are allowed).")
-        if not container.streams.video:
-            raise _reject(f"{NOT_A_VIDEO} (no video stream found).")
-        stream = container.streams.video[0]
-        width, height = stream.codec_context.width, stream.codec_context.height
-        if not width or not height:
-            raise _reject(f"{NOT_A_VIDEO} (its picture size is unknown).")
-        if width > limits.max_width or height > limits.max_height:
-            raise _reject(f"The video is {width}x{height}, larger than the allowed "
-                          f"{limits.max_width}x{limits.max_height}.")
-        rate = stream.average_rate or stream.guessed_rate
-        if rate is not None and float(rate) > limits.max_fps:
-            raise _reject(_too_many_fps(float(rate), limits))
-        duration = _declared_duration(container, stream)
-        if duration is not None and duration > limits.max_duration_s:
-            raise _reject(f"The video is too long ({duration / 60:.1f} min); the limit is "
-                          f"{limits.max_duration_s / 60:.1f} min.")
+        stream, width, height, duration = _check_streams(container, limits)
         frames, end_s, gap, leading = _scan_packets(container, stream, limits, path)
         has_audio = bool(container.streams.audio)
         container_name = container.format.name
@@ -120,6 +102,71 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
     return SourceInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
                      container=container_name, has_leading_frames=leading)
+
+
+@dataclass(frozen=True)
+class SourceHeader:
+    """What a source's header says (no packet read): enough to place a strip."""
+
+    duration_s: float
+    width: int
+    height: int
+    has_audio: bool
+
+
+def probe_header(target: str, limits: ProbeLimits, *,
+                 headers: dict[str, str] | None = None) -> SourceHeader:
+    """Open ``target`` (a local path or a presigned HTTP(S) URL, with request
+    ``headers``) and check its header against ``limits`` without scanning its
+    packets: a URL costs a few Range requests, not the file. The full
+    :func:`probe_video` still runs before the whole video is chunked.
+    Raises UnusableVideoError."""
+    import av
+
+    options = {"format_whitelist": VIDEO_DEMUXERS,
+               "protocol_whitelist": "file,https,http,tls,tcp",
+               # bounded Range requests, as ffmpeg_runner.url_input asks
+               "multiple_requests": "1", "request_size": str(URL_REQUEST_BYTES),
+               "initial_request_size": str(URL_HEADER_BYTES)}
+    if headers:
+        options["headers"] = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    try:
+        container = av.open(target, options=options, timeout=limits.timeout_s)
+    except (av.error.FFmpegError, OSError, ValueError) as exc:
+        log.info("header probe failed to open: %s", exc)
+        raise _reject(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "
+                      "damaged).") from exc
+    with container:
+        _, width, height, duration = _check_streams(container, limits)
+        has_audio = bool(container.streams.audio)
+    if not duration or duration <= 0:
+        raise _reject(f"{NOT_A_VIDEO} (its duration is unknown or zero).")
+    return SourceHeader(duration_s=duration, width=width, height=height, has_audio=has_audio)
+
+
+def _check_streams(container, limits: ProbeLimits):
+    """(video stream, width, height, declared duration or None) of an open
+    container, checked against ``limits``."""
+    if len(container.streams) > MAX_STREAMS:
+        raise _reject(f"{NOT_A_VIDEO} (it has {len(container.streams)} streams; "
+                      f"at most {MAX_STREAMS} are allowed).")
+    if not container.streams.video:
+        raise _reject(f"{NOT_A_VIDEO} (no video stream found).")
+    stream = container.streams.video[0]
+    width, height = stream.codec_context.width, stream.codec_context.height
+    if not width or not height:
+        raise _reject(f"{NOT_A_VIDEO} (its picture size is unknown).")
+    if width > limits.max_width or height > limits.max_height:
+        raise _reject(f"The video is {width}x{height}, larger than the allowed "
+                      f"{limits.max_width}x{limits.max_height}.")
+    rate = stream.average_rate or stream.guessed_rate
+    if rate is not None and float(rate) > limits.max_fps:
+        raise _reject(_too_many_fps(float(rate), limits))
+    duration = _declared_duration(container, stream)
+    if duration is not None and duration > limits.max_duration_s:
+        raise _reject(f"The video is too long ({duration / 60:.1f} min); the limit is "
+                      f"{limits.max_duration_s / 60:.1f} min.")
+    return stream, width, height, duration
 
 
 def probe_colour(path: Path, limits: ProbeLimits) -> tuple[Color | None, HdrInfo]:

@@ -43,6 +43,7 @@ from media_worker.bounded_probe import probe_video
 from media_worker.clip import cut_clip
 from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
+from media_worker.ffmpeg_runner import file_input
 from media_worker.poster import store_poster
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
@@ -184,7 +185,8 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
             # uploads (its own ffmpeg), so the first segment is not waiting for it.
             poster = threading.Thread(
                 target=store_poster, name=f"poster-{job_id}", daemon=True,
-                args=(deps.runner, source, video, work, backend.output_storage, job_id))
+                args=(deps.runner, file_input(source), video.duration_s, work,
+                      backend.output_storage, job_id))
             poster.start()
             try:
                 total = _split_and_upload(job, source, video, work, deps, run, alive)

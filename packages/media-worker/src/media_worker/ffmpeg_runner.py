@@ -20,7 +20,8 @@ log = logging.getLogger(__name__)
 # playlist (hls), a concat list or an image pipe that could reach other files.
 VIDEO_DEMUXERS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf"
 STDERR_TAIL_CHARS = 2000
-URL_REQUEST_BYTES = 1 << 20  # a second or two of a typical film per Range request
+URL_REQUEST_BYTES = 1 << 19  # about a second of a typical film per Range request
+URL_HEADER_BYTES = 1 << 16  # the requests that read the container's header
 
 
 def file_input(path: Path, *, demuxer: str | None = None,
@@ -41,6 +42,7 @@ def url_input(url: str, *, headers: dict[str, str] | None = None) -> list[str]:
     file into the socket buffers before ffmpeg hangs up."""
     args = ["-protocol_whitelist", "https,http,tls,tcp", "-format_whitelist", VIDEO_DEMUXERS,
             "-seekable", "1", "-multiple_requests", "1", "-request_size", str(URL_REQUEST_BYTES),
+            "-initial_request_size", str(URL_HEADER_BYTES),
             "-reconnect", "1", "-reconnect_on_network_error", "1", "-reconnect_delay_max", "10"]
     if headers:
         args += ["-headers", "".join(f"{k}: {v}\r\n" for k, v in headers.items())]

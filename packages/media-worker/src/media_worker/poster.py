@@ -6,14 +6,14 @@ A poster is a nicety: failing to make one is logged, never fails the job.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from shared_types import keys
 from shared_types.errors import StereoSpotError
 from shared_types.ports import ObjectStorage
 
-from media_worker.bounded_probe import SourceInfo
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
+from media_worker.ffmpeg_runner import FfmpegRunner
 
 log = logging.getLogger(__name__)
 
@@ -27,23 +27,24 @@ def poster_time(duration_s: float) -> float:
     return max(0.0, min(POSTER_AT_S, duration_s / 2))
 
 
-def make_poster(runner: FfmpegRunner, source: Path, video: SourceInfo, dest: Path) -> Path:
-    """Write a JPEG of one frame of ``source``, ``POSTER_WIDTH`` wide, to ``dest``.
-    Raises Ffmpeg*Error."""
+def make_poster(runner: FfmpegRunner, source_args: Sequence[str], duration_s: float,
+                dest: Path) -> Path:
+    """Write a JPEG of one frame of the input ``source_args`` name (ffmpeg input
+    arguments), ``POSTER_WIDTH`` wide, to ``dest``. Raises Ffmpeg*Error."""
     runner.run([
-        "-ss", f"{poster_time(video.duration_s):.3f}", *file_input(source),
+        "-ss", f"{poster_time(duration_s):.3f}", *source_args,
         "-map", "0:v:0", "-frames:v", "1", "-vf", f"scale={POSTER_WIDTH}:-2",
         "-q:v", "5", str(dest),
     ], what="poster frame")
     return dest
 
 
-def store_poster(runner: FfmpegRunner, source: Path, video: SourceInfo, work: Path,
-                 storage: ObjectStorage, job_id: str) -> bool:
+def store_poster(runner: FfmpegRunner, source_args: Sequence[str], duration_s: float,
+                 work: Path, storage: ObjectStorage, job_id: str) -> bool:
     """Make the job's poster and put it at ``keys.poster_key``; False (logged)
     when that failed."""
     try:
-        path = make_poster(runner, source, video, work / "poster.jpg")
+        path = make_poster(runner, source_args, duration_s, work / "poster.jpg")
         storage.put_file(keys.poster_key(job_id), path, content_type="image/jpeg")
     except (StereoSpotError, OSError) as exc:
         log.warning("job_id=%s no poster frame: %s", job_id, exc)

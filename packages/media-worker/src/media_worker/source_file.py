@@ -15,6 +15,7 @@ fails the read instead of mixing two sources. Full conversions download.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -53,18 +54,42 @@ def source_file(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
     return dest
 
 
-def source_input(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
-                 expires_s: int = URL_EXPIRES_S) -> list[str]:
-    """ffmpeg input arguments that read ``info`` where it lies: the stored file
-    when the storage is a folder, else a presigned HTTP(S) GET URL pinned to
-    the object's ETag (a replaced object makes ffmpeg fail with 412); a storage
+@dataclass(frozen=True)
+class SourceLocation:
+    """Where ffmpeg and PyAV read a source: a local file, or an HTTP(S) URL
+    sent with ``headers``."""
+
+    target: str
+    headers: dict[str, str] | None = None
+
+    @property
+    def is_url(self) -> bool:
+        return self.target.startswith(("http://", "https://"))
+
+    def ffmpeg_input(self) -> list[str]:
+        """ffmpeg input arguments reading this location and nothing else."""
+        if self.is_url:
+            return url_input(self.target, headers=self.headers)
+        return file_input(Path(self.target))
+
+
+def locate_source(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
+                  expires_s: int = URL_EXPIRES_S) -> SourceLocation:
+    """Where to read ``info`` without copying it: the stored file when the
+    storage is a folder, else a presigned HTTP(S) GET URL pinned to the
+    object's ETag (a replaced object makes the read fail with 412); a storage
     whose URLs ffmpeg cannot read (the in-memory fake) is downloaded to
-    ``dest``. Put ``-ss`` before them so ffmpeg seeks instead of reading up to
-    the moment. Raises like :func:`source_file`."""
+    ``dest``. Raises like :func:`source_file`."""
     if (path := stored_path(storage, info.key)) is not None:
-        return file_input(path)
+        return SourceLocation(str(path))
     url = storage.presign_get(info.key, expires_s=expires_s)
     if urlparse(url).scheme not in ("http", "https"):
-        return file_input(source_file(storage, info, dest))
-    headers = {"If-Match": f'"{info.etag}"'} if info.etag else None
-    return url_input(url, headers=headers)
+        return SourceLocation(str(source_file(storage, info, dest)))
+    return SourceLocation(url, {"If-Match": f'"{info.etag}"'} if info.etag else None)
+
+
+def source_input(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
+                 expires_s: int = URL_EXPIRES_S) -> list[str]:
+    """ffmpeg input arguments for :func:`locate_source`; put ``-ss`` before
+    them so ffmpeg seeks instead of reading up to the moment."""
+    return locate_source(storage, info, dest, expires_s=expires_s).ffmpeg_input()

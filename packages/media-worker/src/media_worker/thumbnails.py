@@ -3,13 +3,18 @@ source, which the page's slider runs over to pick the moment to preview.
 
 Each thumbnail is one fast input seek (``-ss`` before ``-i``) and one decoded
 frame, so a two-hour film costs N short ffmpeg runs, not a full decode. The
-strip is made instead of chunking (``chunking.handle_source_uploaded``); the
-job stays held and records its source's duration and how many thumbnails exist.
+source is read where it lies (``source_file.locate_source``): on S3 through a
+presigned URL, so the header and N seeks cost a few Range requests, not a
+download of the film; only its header is probed there (the full bounded probe
+runs before the whole video is chunked). The strip is made instead of chunking
+(``chunking.handle_source_uploaded``); the job stays held and records its
+source's duration and how many thumbnails exist.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 
 from shared_types import keys
@@ -17,26 +22,27 @@ from shared_types.errors import StereoSpotError
 from shared_types.models import Job, JobStatus, JobUpdate, ObjectInfo
 from shared_types.preview import THUMBNAILS, thumbnail_times
 
-from media_worker.bounded_probe import probe_video
+from media_worker.bounded_probe import probe_header, probe_video
 from media_worker.deps import MediaDeps
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
+from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.poster import store_poster
-from media_worker.source_file import source_file
+from media_worker.source_file import locate_source
 
 log = logging.getLogger(__name__)
 
 THUMB_WIDTH = 160
 
 
-def make_thumbnails(runner: FfmpegRunner, source: Path, duration_s: float, out_dir: Path,
-                    count: int = THUMBNAILS) -> list[Path]:
-    """JPEGs ``THUMB_WIDTH`` wide at :func:`thumbnail_times`, in order; stops at
-    the first one ffmpeg cannot make (a strip is a nicety). Raises nothing."""
+def make_thumbnails(runner: FfmpegRunner, source_args: Sequence[str], duration_s: float,
+                    out_dir: Path, count: int = THUMBNAILS) -> list[Path]:
+    """JPEGs ``THUMB_WIDTH`` wide at :func:`thumbnail_times` of the input
+    ``source_args`` name, in order; stops at the first one ffmpeg cannot make
+    (a strip is a nicety). Raises nothing."""
     made: list[Path] = []
     for i, at in enumerate(thumbnail_times(duration_s, count)):
         dest = out_dir / f"thumb-{i:02d}.jpg"
         try:
-            runner.run(["-ss", f"{at:.3f}", *file_input(source), "-map", "0:v:0",
+            runner.run(["-ss", f"{at:.3f}", *source_args, "-map", "0:v:0",
                         "-frames:v", "1", "-vf", f"scale={THUMB_WIDTH}:-2", "-q:v", "6",
                         str(dest)], what=f"thumbnail {i}")
         except StereoSpotError as exc:
@@ -55,17 +61,21 @@ def store_strip(job: Job, info: ObjectInfo, work: Path, deps: MediaDeps) -> int:
     can read: the job fails with that reason), TransientError (storage), and
     ConditionFailedError when the job left the hold meanwhile."""
     backend, job_id = deps.backend, job.job_id
-    source = source_file(backend.input_storage, info, work / "source.mp4", in_place=True)
-    video = probe_video(source, deps.limits)
-    store_poster(deps.runner, source, video, work, backend.output_storage, job_id)
-    thumbs = make_thumbnails(deps.runner, source, video.duration_s, work)
+    where = locate_source(backend.input_storage, info, work / "source.mp4")
+    if where.is_url:
+        duration_s = probe_header(where.target, deps.limits, headers=where.headers).duration_s
+    else:  # a local file is probed in full where it lies: no copy, refused early
+        duration_s = probe_video(Path(where.target), deps.limits).duration_s
+    source_args = where.ffmpeg_input()
+    store_poster(deps.runner, source_args, duration_s, work, backend.output_storage, job_id)
+    thumbs = make_thumbnails(deps.runner, source_args, duration_s, work)
     for i, path in enumerate(thumbs):
         backend.output_storage.put_file(keys.thumbnail_key(job_id, i), path,
                                         content_type="image/jpeg")
     backend.jobs.update(job_id, JobUpdate(thumbnails=len(thumbs),
-                                          source_duration_s=round(video.duration_s, 3),
+                                          source_duration_s=round(duration_s, 3),
                                           source_size_bytes=info.size, source_etag=info.etag),
                         expected_status=(JobStatus.AWAITING_CONFIRMATION,))
     log.info("job_id=%s held for a preview: %d thumbnails over %.1f s", job_id, len(thumbs),
-             video.duration_s)
+             duration_s)
     return len(thumbs)

@@ -1,6 +1,7 @@
-"""A preview clip on S3 reads only the seconds it cuts: ffmpeg gets a presigned
-GET URL (moto_server behind a relay that counts the bytes S3 sent) and seeks
-with Range requests, instead of downloading the whole film first."""
+"""A preview clip (and the thumbnail strip) on S3 reads only what it needs:
+ffmpeg and PyAV get a presigned GET URL (moto_server behind a relay that counts
+the bytes S3 sent) and seek with Range requests, instead of downloading the
+whole film first."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from shared_types.ffmpeg import ffmpeg_path
 from shared_types.keys import source_key
 from shared_types.testing.media import make_video
 
+from media_worker.bounded_probe import ProbeLimits, probe_header
 from media_worker.clip import cut_clip
-from media_worker.errors import FfmpegFailedError
+from media_worker.errors import FfmpegFailedError, UnusableVideoError
 from media_worker.ffmpeg_runner import FfmpegRunner
-from media_worker.source_file import source_input
+from media_worker.source_file import locate_source, source_input
+from media_worker.thumbnails import make_thumbnails
 
 from .counting_proxy import counting_proxy
 
@@ -23,6 +26,8 @@ from aws_adapters.testing import moto_server  # noqa: E402
 moto_server_url = moto_server.moto_server_url
 
 FILM_S = 60.0
+LIMITS = ProbeLimits(max_bytes=1 << 30, max_duration_s=3600, max_width=4096, max_height=4096,
+                     timeout_s=60)
 
 
 @pytest.fixture
@@ -64,7 +69,7 @@ def test_a_clip_from_the_middle_of_an_s3_film_reads_a_small_part_of_it(s3, film,
     frames, duration = frames_and_duration(clip)
     assert frames == 48 and duration == pytest.approx(2.0, abs=0.1)
     print(f"clip read {served} of {info.size} bytes ({served / info.size:.1%})")
-    assert 0 < served < info.size * 0.25
+    assert 0 < served < info.size * 0.2
 
 
 def test_a_replaced_s3_source_fails_the_clip_instead_of_mixing_uploads(s3, film, tmp_path):
@@ -77,3 +82,30 @@ def test_a_replaced_s3_source_fails_the_clip_instead_of_mixing_uploads(s3, film,
     with pytest.raises(FfmpegFailedError, match="4XX"):
         cut_clip(runner, source_input(storage, info, tmp_path / "d.mp4"), 1.0, 1.0,
                  tmp_path / "clip.mp4")
+
+
+def test_the_strip_of_an_s3_film_reads_its_header_and_a_few_seeks(s3, film, tmp_path):
+    storage, proxy = s3
+    info = storage.put_file(source_key("film-3"), film, content_type="video/mp4")
+    runner = FfmpegRunner(ffmpeg_path(), timeout_s=120)
+
+    before = proxy.served
+    where = locate_source(storage, info, tmp_path / "download.mp4")
+    header = probe_header(where.target, LIMITS, headers=where.headers)
+    thumbs = make_thumbnails(runner, where.ffmpeg_input(), header.duration_s, tmp_path, count=4)
+    served = proxy.served - before
+
+    assert where.is_url and not (tmp_path / "download.mp4").exists()
+    assert header.duration_s == pytest.approx(FILM_S, abs=0.1)
+    assert (header.width, header.height, header.has_audio) == (640, 360, True)
+    assert len(thumbs) == 4 and all(t.read_bytes()[:2] == b"\xff\xd8" for t in thumbs)
+    print(f"header + 4 thumbnails read {served} of {info.size} bytes ({served / info.size:.1%})")
+    assert 0 < served < info.size * 0.35
+
+
+def test_a_header_probe_refuses_what_is_not_a_video(s3, tmp_path):
+    storage, _ = s3
+    info = storage.put_bytes(source_key("film-4"), b"#EXTM3U\nhttp://elsewhere/x.ts\n" * 50)
+    where = locate_source(storage, info, tmp_path / "d.mp4")
+    with pytest.raises(UnusableVideoError, match="not a video|not in a known video format"):
+        probe_header(where.target, LIMITS, headers=where.headers)

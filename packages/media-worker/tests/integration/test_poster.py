@@ -9,8 +9,7 @@ from shared_types.models import JobStatus
 from shared_types.testing.media import make_video
 from shared_types.testing.memory import MemoryStorage
 
-from media_worker.bounded_probe import SourceInfo
-from media_worker.ffmpeg_runner import FfmpegRunner
+from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.poster import POSTER_WIDTH, poster_time, store_poster
 
 
@@ -32,9 +31,8 @@ def test_chunking_stores_a_small_jpeg_poster_of_the_source(
 def test_a_poster_that_cannot_be_made_is_skipped(tmp_path):
     storage = MemoryStorage("output")
     broken = FfmpegRunner("/bin/false", timeout_s=10)
-    video = SourceInfo(size_bytes=1, duration_s=3.0, width=64, height=48, video_frames=90,
-                      has_audio=False, max_keyframe_gap_s=1.0, container="mp4")
-    assert store_poster(broken, tmp_path / "none.mp4", video, tmp_path, storage, "job-1") is False
+    assert store_poster(broken, file_input(tmp_path / "none.mp4"), 3.0, tmp_path, storage,
+                        "job-1") is False
     assert list(storage.list("")) == []
 
 
