@@ -15,20 +15,33 @@ from local_stack.errors import LocalStackError
 
 
 def list_jobs(backend: Backend, *, limit: int = 50) -> list[Job]:
-    """In-progress jobs first, then completed, failed and cancelled (each newest first)."""
+    """In-progress jobs first, then completed, failed and cancelled (each newest
+    first); a job's preview clips follow it (oldest first) instead of being
+    listed on their own, as on the web list; clips whose parent is not listed
+    are left out."""
     jobs = list(backend.jobs.list_in_progress(limit=limit))
     for status in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED):
         jobs += backend.jobs.list_by_status(status, limit=limit).items
-    return jobs
+    clips: dict[str, list[Job]] = {}
+    for job in jobs:
+        if job.is_clip and job.parent_job_id:
+            clips.setdefault(job.parent_job_id, []).append(job)
+    listed: list[Job] = []
+    for job in jobs:
+        if not job.is_clip:
+            listed.append(job)
+            listed += sorted(clips.get(job.job_id, []), key=lambda clip: clip.created_at)
+    return listed
 
 
 def render_jobs(console: Console, jobs: list[Job]) -> None:
-    """Print jobs as a table."""
+    """Print jobs as a table; a preview clip's row is indented under its parent's."""
     table = Table("job id", "status", "mode", "segments", "created", "title / reason")
     for job in jobs:
         created = dt.datetime.fromtimestamp(job.created_at).strftime("%Y-%m-%d %H:%M:%S")
         note = job.error.message if job.error else (job.title or "")
-        table.add_row(job.job_id, job.status.value, job.mode.value,
+        job_id = f"  └ preview {job.job_id}" if job.is_clip else job.job_id
+        table.add_row(job_id, job.status.value, job.mode.value,
                       str(job.total_segments or "-"), created, note)
     console.print(table)
 

@@ -21,6 +21,30 @@ def test_jobs_lists_in_progress_then_completed_then_failed():
     assert "failed" in text
 
 
+def test_jobs_lists_preview_clips_under_their_parent_only():
+    backend = memory_backend()
+    backend.jobs.create(Job(job_id="film", mode=OutputMode.SBS, created_at=1.0,
+                            status=JobStatus.AWAITING_CONFIRMATION, title="Film"))
+    backend.jobs.create(Job(job_id="other", mode=OutputMode.SBS, created_at=2.0))
+    for job_id, at in (("clip-2", 4.0), ("clip-1", 3.0)):
+        backend.jobs.create(Job(job_id=job_id, mode=OutputMode.SBS, created_at=at,
+                                parent_job_id="film", clip_start_s=1.0, clip_duration_s=10.0,
+                                title=f"Film ({job_id})"))
+    backend.jobs.update("clip-1", JobUpdate(status=JobStatus.COMPLETED, completed_at=5.0))
+    backend.jobs.create(Job(job_id="orphan", mode=OutputMode.SBS, parent_job_id="gone",
+                            clip_start_s=0.0, clip_duration_s=10.0))
+
+    listed = [j.job_id for j in ops.list_jobs(backend)]
+    assert listed.index("clip-1") == listed.index("film") + 1
+    assert listed.index("clip-2") == listed.index("film") + 2
+    assert sorted(listed) == ["clip-1", "clip-2", "film", "other"]  # no orphan clip
+    console = Console(record=True, width=200)
+    ops.render_jobs(console, ops.list_jobs(backend))
+    lines = console.export_text().splitlines()
+    assert any("└ preview clip-1" in line and "completed" in line for line in lines)
+    assert not any("└ preview film" in line or "└ preview other" in line for line in lines)
+
+
 def test_dead_letters_are_listed_per_queue_and_redriven():
     backend = memory_backend(max_receives=1)
     backend.video_queue.send("poison")
