@@ -4,6 +4,7 @@ during reassembly, restart, and the job completes exactly once. SIGTERM drains."
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -127,7 +128,8 @@ def test_sigkill_in_chunking_and_in_reassembly_still_completes_exactly_once(
     logs = workers.log_text()
     assert logs.count(f"job_id={job.job_id} final written") == 1
     assert logs.count(f"job_id={job.job_id} completed") == 1
-    assert logs.count(f"job_id={job.job_id} chunking complete") == 1
+    # the run killed mid-chunking never completes; exactly one later run does
+    assert len(re.findall(rf"job_id={job.job_id} chunking run \d+ complete", logs)) == 1
     final = tmp_path / "final.mp4"
     local_backend.output_storage.get_file(keys.final_key(job.job_id), final)
     import av
