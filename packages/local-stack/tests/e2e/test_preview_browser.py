@@ -30,6 +30,32 @@ PLAYING = """() => { const v = document.getElementById('preview-player');
          && v.currentTime > 0.2 && !v.paused; }"""
 
 
+# The preview's anaglyph canvas against the paused clip's own two eyes (SBS:
+# left half, right half), pixel by pixel on a grid: red from the left eye,
+# green and blue from the right. Returns the worst channel error and how many
+# grid pixels differ between the eyes (so the check cannot pass on a flat frame).
+ANAGLYPH_ERROR = """() => {
+  const v = document.getElementById('preview-player');
+  const c = document.getElementById('preview-stereo-canvas');
+  const w = c.width, h = c.height, eye = document.createElement('canvas');
+  eye.width = w; eye.height = h;
+  const g = eye.getContext('2d', {willReadFrequently: true});
+  g.drawImage(v, 0, 0, v.videoWidth / 2, v.videoHeight, 0, 0, w, h);
+  const l = g.getImageData(0, 0, w, h).data;
+  g.drawImage(v, v.videoWidth / 2, 0, v.videoWidth / 2, v.videoHeight, 0, 0, w, h);
+  const r = g.getImageData(0, 0, w, h).data;
+  const a = c.getContext('2d').getImageData(0, 0, w, h).data;
+  let worst = 0, differ = 0;
+  for (let y = 4; y < h; y += 8) for (let x = 4; x < w; x += 8) {
+    const i = (y * w + x) * 4;
+    worst = Math.max(worst, Math.abs(a[i] - l[i]), Math.abs(a[i + 1] - r[i + 1]),
+                     Math.abs(a[i + 2] - r[i + 2]));
+    if (Math.abs(l[i] - r[i]) + Math.abs(l[i + 1] - r[i + 1]) > 40) differ++;
+  }
+  return [worst, differ, w, h];
+}"""
+
+
 def shot(page, name: str, focus: str) -> None:
     page.eval_on_selector(focus, "e => e.scrollIntoView({block: 'center'})")
     page.screenshot(path=SCREENSHOTS / f"{name}.png")
@@ -79,6 +105,23 @@ def test_preview_ten_seconds_then_convert_the_whole_video(tmp_path, stack_env, f
         shot(page, "preview-3-converting", "#preview")
         page.wait_for_function(PLAYING, timeout=WAIT_MS)
         shot(page, "preview-4-playing", "#preview")
+
+        # The clip plays in the job page's 3D viewer: as a red/cyan anaglyph...
+        page.evaluate("() => document.getElementById('preview-player').pause()")
+        assert page.is_hidden("#preview-stereo-canvas")
+        page.click("#preview-view-anaglyph")
+        page.wait_for_function(
+            "() => document.getElementById('preview-stereo-canvas').width > 0")
+        worst, differ, width, height = page.evaluate(ANAGLYPH_ERROR)
+        assert (width, height) == (160, 96)  # one eye of the 320x96 full-SBS clip
+        assert differ > 0 and worst <= 12, (worst, differ)
+        shot(page, "preview-4b-anaglyph", "#preview")
+        # ...and as one eye in 2D, then back to the file
+        page.click("#preview-view-left")
+        page.wait_for_function("() => document.getElementById('preview-viewer')"
+                               ".dataset.mode === 'left'")
+        page.click("#preview-viewer [data-view=file]")
+        assert page.is_hidden("#preview-stereo-canvas")
 
         parent = httpx.get(f"{base}/api/jobs/{job_id}", timeout=10).json()
         clip = httpx.get(f"{base}/api/jobs/{parent['preview_job_id']}", timeout=10).json()

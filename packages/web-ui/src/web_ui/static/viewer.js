@@ -1,6 +1,8 @@
 // See a stereo result in 3D in the page: red/cyan anaglyph or one eye in 2D,
 // drawn from the playing SBS/TB video onto a canvas (Canvas 2D, so it works
 // without a GPU), and "Enter VR" (WebXR) where the browser offers it.
+// Every .viewer on the page gets one (templates/_viewer.html): the job's result
+// and a held job's preview clip; window.stereoViewers holds them by element id.
 "use strict";
 
 (function () {
@@ -148,8 +150,8 @@
   // "Enter VR" shows only where the browser can open an immersive-vr session;
   // elsewhere it stays disabled and says why.
   function offerVr(viewer) {
-    var button = document.getElementById("enter-vr");
-    var status = document.getElementById("vr-status");
+    var button = viewer.root.querySelector(".enter-vr");
+    var status = viewer.root.querySelector(".vr-status");
     if (!button) { return; }
     function unavailable(why) {
       button.hidden = false;
@@ -169,12 +171,10 @@
     }).catch(function () { unavailable("This browser cannot tell whether VR is available."); });
   }
 
-  document.addEventListener("DOMContentLoaded", function () {
-    var root = document.getElementById("viewer");
-    if (!root || !LAYOUTS[root.dataset.layout]) { return; }
+  function attach(root) {
     var viewer = new Viewer(root);
-    window.stereoViewer = viewer;
-    root.querySelector(".view-modes").hidden = false;
+    var modes = root.querySelector(".view-modes");
+    if (modes) { modes.hidden = false; }
     root.querySelectorAll("[data-view]").forEach(function (b) {
       b.addEventListener("click", function () { viewer.setMode(b.dataset.view); });
     });
@@ -182,5 +182,15 @@
       viewer.video.addEventListener(name, function () { viewer.draw(); });
     });
     offerVr(viewer);
+    return viewer;
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    window.stereoViewers = {};
+    document.querySelectorAll(".viewer").forEach(function (root) {
+      if (!LAYOUTS[root.dataset.layout]) { return; }
+      window.stereoViewers[root.id] = attach(root);
+    });
+    window.stereoViewer = window.stereoViewers.viewer;
   });
 })();
