@@ -5,8 +5,8 @@ same run.
 
 A long, large source is generated once (default 120 s of 1280x720 at a high
 bitrate), put in a local-backend bucket, then each round times, alternately,
-``source_file(in_place=False)`` + ``cut_clip`` and ``source_file(in_place=True)``
-+ ``cut_clip`` (10 s from the middle), with the page cache dropped of nothing
+``source_file`` (a copy) + ``cut_clip`` and ``source_input`` (the stored file
+in place) + ``cut_clip`` (10 s from the middle), with the page cache dropped of nothing
 (both read the same warm file: the difference is the copy alone). Prints one
 JSON object: median seconds of each, the ratio copy / in place, the source size.
 

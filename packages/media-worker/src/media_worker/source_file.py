@@ -38,14 +38,10 @@ def stored_path(storage: ObjectStorage, key: str) -> Path | None:
     return path if path.is_file() else None
 
 
-def source_file(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
-                in_place: bool = False) -> Path:
-    """A local path with the contents of ``info``: with ``in_place``, the stored
-    file itself where there is one; otherwise a download to ``dest``. Raises
-    SourceReplacedError when the object changed since ``info`` was read,
+def source_file(storage: ObjectStorage, info: ObjectInfo, dest: Path) -> Path:
+    """Download ``info`` to ``dest`` (a whole conversion reads all of it).
+    Raises SourceReplacedError when the object changed since ``info`` was read,
     ObjectNotFoundError/TransientError from the storage."""
-    if in_place and (path := stored_path(storage, info.key)) is not None:
-        return path
     got = storage.get_file(info.key, dest)
     if info.etag is not None and got.etag != info.etag:
         raise SourceReplacedError(

@@ -1,5 +1,6 @@
 """Where a preview reads its source: the stored file itself on the local
-backend (a film is not copied for a 10 s clip), a checked download elsewhere."""
+backend (a film is not copied for a 10 s clip), a presigned URL on S3
+(``test_clip_range_reads.py``), a checked download elsewhere."""
 
 from __future__ import annotations
 
@@ -8,15 +9,16 @@ from shared_types.keys import source_key
 from shared_types.testing.memory import MemoryStorage
 
 from media_worker.errors import SourceReplacedError
-from media_worker.source_file import source_file, stored_path
+from media_worker.source_file import locate_source, source_file, stored_path
 
 
-def test_a_local_source_is_read_where_it_lies_only_when_asked(local_backend, tmp_path):
+def test_a_local_source_is_read_where_it_lies(local_backend, tmp_path):
     storage = local_backend.input_storage
     info = storage.put_bytes(source_key("job-1"), b"film" * 1000)
     dest = tmp_path / "copy.mp4"
-    in_place = source_file(storage, info, dest, in_place=True)
-    assert in_place == stored_path(storage, info.key) and in_place.read_bytes() == b"film" * 1000
+    where = locate_source(storage, info, dest)
+    assert not where.is_url and where.target == str(stored_path(storage, info.key))
+    assert where.ffmpeg_input()[-2:] == ["-i", where.target]
     assert not dest.exists()  # nothing copied
     assert source_file(storage, info, dest) == dest and dest.read_bytes() == b"film" * 1000
 
@@ -26,7 +28,8 @@ def test_other_storages_download_and_a_replaced_object_is_refused(tmp_path):
     info = storage.put_bytes(source_key("job-1"), b"first")
     assert stored_path(storage, info.key) is None
     dest = tmp_path / "copy.mp4"
-    assert source_file(storage, info, dest, in_place=True) == dest
+    # memory:// is no URL ffmpeg reads: downloaded
+    assert locate_source(storage, info, dest).target == str(dest)
     assert dest.read_bytes() == b"first"
     storage.put_bytes(source_key("job-1"), b"second upload")
     with pytest.raises(SourceReplacedError):
