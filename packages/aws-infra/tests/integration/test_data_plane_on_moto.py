@@ -16,27 +16,29 @@ from shared_types.keys import final_key, output_segment_key, segment_key, source
 from shared_types.ports import Backend, Queue
 from shared_types.settings import BackendSettings
 
-from stereo_spot_deploy.testing.moto_root import moto_root
+from stereo_spot_deploy.testing.moto_root import MOTO_SERVER, moto_root
 from stereo_spot_deploy.testing.tools import find_terraform
 
 
 @pytest.fixture(scope="module")
-def applied(tmp_path_factory) -> Iterator[tuple[str, dict]]:
-    """(moto URL, data-plane outputs) after a real `terraform apply`."""
+def applied(tmp_path_factory) -> Iterator[tuple[str, dict, dict]]:
+    """(moto URL, data-plane outputs, ``terraform show -json`` state) after a
+    real `terraform apply` of the deployed defaults."""
     workdir = tmp_path_factory.mktemp("data-plane-root")
     terraform = find_terraform(os.environ, workdir)
-    with fake_aws_credentials(), run_moto_server() as url:
+    with fake_aws_credentials(), run_moto_server(command=MOTO_SERVER) as url:
         (workdir / "main.tf").write_text(moto_root(url))
         terraform.init_offline(workdir)
         done = terraform.run(workdir, "apply", "-auto-approve", "-parallelism=30", timeout=280)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr
         out = terraform.run(workdir, "output", "-json")
-        yield url, json.loads(out.stdout)["data_plane"]["value"]
+        state = terraform.run(workdir, "show", "-json")
+        yield url, json.loads(out.stdout)["data_plane"]["value"], json.loads(state.stdout)
 
 
 @pytest.fixture(scope="module")
 def backend(applied) -> Backend:
-    url, outputs = applied
+    url, outputs, _ = applied
     settings = BackendSettings(
         backend="aws", aws_endpoint_url=url, aws_region="us-east-1",
         input_bucket=outputs["buckets"]["input"], output_bucket=outputs["buckets"]["output"],
@@ -67,7 +69,7 @@ def _event_keys(queue: Queue) -> list[tuple[str, str]]:
 
 
 def test_outputs_name_what_the_app_expects_by_default(applied):
-    _, outputs = applied
+    _, outputs, _ = applied
     defaults = BackendSettings()
     assert outputs["buckets"] == {"input": defaults.input_bucket, "output": defaults.output_bucket}
     assert outputs["tables"]["jobs"] == defaults.jobs_table
@@ -120,3 +122,37 @@ def test_the_jobs_table_serves_the_status_indexes(backend):
     backend.jobs.create(Job(job_id="job-moto-5", mode=OutputMode.SBS, status=JobStatus.CREATED))
     page = backend.jobs.list_by_status(JobStatus.CREATED)
     assert [j.job_id for j in page.items] == ["job-moto-5"]
+
+
+def _resources(state: dict, kind: str) -> list[dict]:
+    """Values of every ``kind`` resource in a ``terraform show -json`` state."""
+    modules = [state["values"]["root_module"]]
+    found = []
+    while modules:
+        module = modules.pop()
+        found += [r["values"] for r in module.get("resources", []) if r["type"] == kind]
+        modules += module.get("child_modules", [])
+    return found
+
+
+def test_each_dlq_admits_only_its_own_source_queue_as_terraform_set_it(applied):
+    """moto stores RedriveAllowPolicy (moto_patches) but cannot refuse a queue
+    it does not allow, so this reads back what Terraform set, and checks it
+    names each DLQ's own work queue and no other."""
+    import boto3
+
+    url, outputs, state = applied
+    applied_policies = {r["queue_url"]: json.loads(r["redrive_allow_policy"])
+                        for r in _resources(state, "aws_sqs_queue_redrive_allow_policy")}
+    assert set(applied_policies) == set(outputs["dlq_urls"].values())
+    sqs = boto3.client("sqs", endpoint_url=url, region_name="us-east-1",
+                       aws_access_key_id="testing", aws_secret_access_key="testing")
+    for name, dlq_url in outputs["dlq_urls"].items():
+        attributes = sqs.get_queue_attributes(
+            QueueUrl=dlq_url, AttributeNames=["RedriveAllowPolicy"])["Attributes"]
+        stored = json.loads(attributes["RedriveAllowPolicy"])
+        assert stored == applied_policies[dlq_url]
+        assert stored == {"redrivePermission": "byQueue",
+                          "sourceQueueArns": [outputs["queue_arns"][name]]}
+        others = set(outputs["queue_arns"].values()) - {outputs["queue_arns"][name]}
+        assert not others & set(stored["sourceQueueArns"])

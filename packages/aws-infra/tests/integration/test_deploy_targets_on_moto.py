@@ -18,7 +18,6 @@ import fnmatch
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ import pytest
 from aws_adapters.testing.moto_server import FAKE_CREDENTIALS, run_moto_server
 
 from stereo_spot_deploy.envfile import read_env_file
+from stereo_spot_deploy.testing.moto_root import MOTO_SERVER
 from stereo_spot_deploy.testing.nx_targets import run_target, runbook_targets
 from stereo_spot_deploy.testing.tools import REPO_ROOT, copy_config, find_terraform
 
@@ -93,8 +93,7 @@ def stack(tmp_path_factory):
     checkout = work / "checkout"
     copy_config(REPO_ROOT / "packages" / "aws-infra", checkout / "packages" / "aws-infra")
     (checkout / ".venv").symlink_to(REPO_ROOT / ".venv")
-    command = [sys.executable, "-m", "stereo_spot_deploy.testing.moto_deploy_server"]
-    with run_moto_server(command=command, startup_timeout_s=60) as url:
+    with run_moto_server(command=MOTO_SERVER, startup_timeout_s=60) as url:
         env = {**terraform.env(), **FAKE_CREDENTIALS, "AWS_ENDPOINT_URL": url,
                "TF_PLUGIN_DIR": str(terraform.plugin_dir),
                "STEREO_SPOT_DEPLOY_ENV_FILE": str(work / "deploy.env"),

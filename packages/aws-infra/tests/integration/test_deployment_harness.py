@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import signal
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,6 +33,7 @@ from stereo_spot_deploy.testing.iam_evaluator import (
     without_statement,
 )
 from stereo_spot_deploy.testing.iam_requests import iam_requests
+from stereo_spot_deploy.testing.moto_root import MOTO_SERVER
 from stereo_spot_deploy.testing.presign_relay import presign_relay, via_relay
 from stereo_spot_deploy.testing.tools import find_terraform, skip_or_fail
 
@@ -55,8 +55,7 @@ def stack(tmp_path_factory) -> Iterator[d.Stack]:
         return
     workdir = tmp_path_factory.mktemp("harness")
     terraform = find_terraform(os.environ, workdir)
-    moto = [sys.executable, "-m", "stereo_spot_deploy.testing.moto_iam_server"]
-    with fake_aws_credentials(), run_moto_server(command=moto) as url:
+    with fake_aws_credentials(), run_moto_server(command=MOTO_SERVER) as url:
         stack = d.apply_stack(terraform, workdir, url)
         d.enforce_iam(url)
         yield stack

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stereo_spot_deploy.testing.iam_requests import iam_requests
-from stereo_spot_deploy.testing.moto_iam_server import table_resource
+from stereo_spot_deploy.testing.moto_patches import table_resource
 
 ACCOUNT, REGION = "123456789012", "us-east-1"
 

@@ -91,7 +91,7 @@ def test_image_exists_asks_ecr_for_the_tag_and_names_a_missing_repository():
     from moto import mock_aws
 
     from stereo_spot_deploy.images import image_exists
-    from stereo_spot_deploy.testing.moto_deploy_server import MANIFEST
+    from stereo_spot_deploy.testing.moto_patches import MANIFEST
 
     with mock_aws():
         ecr = boto3.client("ecr", region_name="us-east-1", aws_access_key_id="x",

@@ -1,151 +1,22 @@
-"""moto_server with the calls the deploy targets make that moto 5.2 lacks.
+"""moto_server patched for StereoSpot's tests: ``moto_patches`` (IAM checks
+that read like AWS's, and the calls moto lacks, SQS ``RedriveAllowPolicy``
+among them), DynamoDB requests serialised as in ``aws_adapters.testing.atomic_moto``.
 
-``nx run aws-infra:apply``, ``sagemaker-build`` and ``sagemaker-deploy`` run
-against this server in tests/integration/test_deploy_targets_on_moto.py. moto
-implements almost every call they make; these patches add the rest, each as
-AWS documents it, and nothing else:
-
-- SQS ``RedriveAllowPolicy`` (moto accepts it in ``SetQueueAttributes`` but
-  never returns it, so the AWS provider waits for it for ever): it is returned
-  by ``GetQueueAttributes`` like every other attribute. moto does not enforce it.
-- Application Auto Scaling ``TagResource`` / ``UntagResource`` /
-  ``ListTagsForResource`` (moto has none; the AWS provider reads the tags of
-  every scalable target it creates and retries until it can). Tags given to
-  ``RegisterScalableTarget`` are kept too.
-- SageMaker ``UpdateEndpoint`` (moto has none): the endpoint must exist and be
-  ``InService`` and the endpoint config must exist; the endpoint then serves the
-  new config. The real rollout (``Updating`` for minutes, rollback on a failed
-  health check) is not emulated: it is InService on the new config at once.
-- CodeBuild's work (moto records a build and reports it SUCCEEDED, nothing
-  more): ``StartBuild`` does what the inference project's buildspec ends with,
-  ``docker push $REPOSITORY_URL:$IMAGE_TAG``, by putting an image manifest under
-  that tag into moto's ECR, with the project's environment variables and the
-  build's ``environmentVariablesOverride``. No docker build runs.
-
-Run it like moto_server:
+The one moto server of the Terraform tests: the data plane and deploy targets
+run on it as is, the deployment harness with IAM enforcement turned on
+(``/moto-api/reset-auth``, see ``deployment.enforce_iam``). Run it like moto_server:
 ``python -m stereo_spot_deploy.testing.moto_deploy_server -H 127.0.0.1 -p 5000``
-(DynamoDB requests serialised as in ``aws_adapters.testing.atomic_moto``).
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import Any
 
-# A minimal Docker image manifest (schema 2), enough for ECR's PutImage.
-MANIFEST = {
-    "schemaVersion": 2,
-    "mediaType": "application/vnd.docker.distribution.manifest.v2+json",
-    "config": {"mediaType": "application/vnd.docker.container.image.v1+json", "size": 2,
-               "digest": "sha256:" + "0" * 64},
-    "layers": [],
-}
-
-
-def patch_sqs_redrive_allow_policy() -> None:
-    from moto.sqs.models import SQSBackend
-
-    original = SQSBackend.get_queue_attributes
-    name = "RedriveAllowPolicy"
-
-    def get_queue_attributes(self: Any, queue_name: str, attribute_names: list[str]) -> Any:
-        others = [n for n in attribute_names if n != name]
-        result = original(self, queue_name, others) if others else {}
-        policy = getattr(self.get_queue(queue_name), "redrive_allow_policy", None)
-        if policy and (name in attribute_names or "All" in attribute_names):
-            result[name] = policy
-        return result
-
-    SQSBackend.get_queue_attributes = get_queue_attributes
-
-
-def patch_autoscaling_tags() -> None:
-    from moto.applicationautoscaling.responses import ApplicationAutoScalingResponse as R
-
-    tags: dict[str, dict[str, str]] = {}
-    register = R.register_scalable_target
-
-    def register_scalable_target(self: Any) -> str:
-        body = register(self)
-        arn = json.loads(body)["ScalableTargetARN"]
-        tags.setdefault(arn, {}).update(self._get_param("Tags") or {})
-        return body
-
-    def tag_resource(self: Any) -> str:
-        tags.setdefault(self._get_param("ResourceARN"), {}).update(self._get_param("Tags") or {})
-        return "{}"
-
-    def untag_resource(self: Any) -> str:
-        for key in self._get_param("TagKeys") or []:
-            tags.get(self._get_param("ResourceARN"), {}).pop(key, None)
-        return "{}"
-
-    def list_tags_for_resource(self: Any) -> str:
-        return json.dumps({"Tags": tags.get(self._get_param("ResourceARN"), {})})
-
-    R.register_scalable_target = register_scalable_target
-    R.tag_resource = tag_resource
-    R.untag_resource = untag_resource
-    R.list_tags_for_resource = list_tags_for_resource
-
-
-def patch_sagemaker_update_endpoint() -> None:
-    from moto.core.responses import ActionResult
-    from moto.core.utils import utcnow
-    from moto.sagemaker.exceptions import ValidationError
-    from moto.sagemaker.responses import SageMakerResponse
-
-    def update_endpoint(self: Any) -> ActionResult:
-        backend = self.sagemaker_backend
-        name = self._get_param("EndpointName")
-        backend.describe_endpoint(name)  # ValidationError when it does not exist
-        config = backend.describe_endpoint_config(self._get_param("EndpointConfigName"))
-        endpoint = backend.endpoints[name]
-        if endpoint.endpoint_status != "InService":
-            raise ValidationError(
-                message=f"Cannot update endpoint {name} in status {endpoint.endpoint_status}")
-        endpoint.endpoint_config_name = config["EndpointConfigName"]
-        endpoint.production_variants = endpoint._process_production_variants(
-            config["ProductionVariants"])
-        endpoint.last_modified_time = utcnow()
-        return ActionResult({"EndpointArn": endpoint.arn})
-
-    SageMakerResponse.update_endpoint = update_endpoint
-
-
-def _build_env(project: dict[str, Any], overrides: list[dict[str, str]]) -> dict[str, str]:
-    env = {v["name"]: v["value"] for v in project.get("environment", {})
-           .get("environmentVariables", [])}
-    env.update({v["name"]: v["value"] for v in overrides})
-    return env
-
-
-def patch_codebuild_push() -> None:
-    from moto.codebuild.responses import CodeBuildResponse
-    from moto.ecr.models import ecr_backends
-
-    start = CodeBuildResponse.start_build
-
-    def start_build(self: Any) -> Any:
-        result = start(self)
-        project = self.codebuild_backend.codebuild_projects[self._get_param("projectName")]
-        env = _build_env(project.project_metadata,
-                         self._get_param("environmentVariablesOverride") or [])
-        if env.get("REPOSITORY_URL") and env.get("IMAGE_TAG"):
-            repository = env["REPOSITORY_URL"].split("/", 1)[1]
-            ecr_backends[self.current_account][self.region].put_image(
-                repository, json.dumps(MANIFEST), env["IMAGE_TAG"])
-        return result
-
-    CodeBuildResponse.start_build = start_build
+from stereo_spot_deploy.testing.moto_patches import apply_all
 
 
 def main(argv: list[str] | None = None) -> None:
-    patch_sqs_redrive_allow_policy()
-    patch_autoscaling_tags()
-    patch_sagemaker_update_endpoint()
-    patch_codebuild_push()
+    apply_all()
     from aws_adapters.testing.atomic_moto import main as moto_main
 
     moto_main(argv if argv is not None else sys.argv[1:])

@@ -1,16 +1,23 @@
 """The Terraform root every moto test applies: the AWS provider pointed at a
 moto server, and the real data-plane module configured for it.
 
-Tests append their own blocks (roles, outputs) to ``moto_root(url)``; the
-provider settings and the data plane's moto-only switches live here once.
+Tests append their own blocks (roles, outputs) to ``moto_root(url)``, applied
+on the server ``MOTO_SERVER`` starts (moto patched by ``moto_patches``). The
+data plane is applied with its deployed defaults but two values:
+``cors_allowed_origins`` (required; deployed, it is the ALB's URL, which does
+not exist here) and ``enforce_tls`` (below). docs/TESTING.md lists every
+difference and why.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 INFRA = Path(__file__).resolve().parents[3]
 REGION = "us-east-1"
+# argv prefix of the moto server every Terraform test applies to (-H/-p follow).
+MOTO_SERVER = [sys.executable, "-m", "stereo_spot_deploy.testing.moto_deploy_server"]
 
 _TEMPLATE = """
 terraform {{
@@ -35,12 +42,11 @@ provider "aws" {{
   }}
 }}
 module "data_plane" {{
-  source                = "{infra}/modules/data-plane"
-  cors_allowed_origins  = ["http://127.0.0.1:8000"]
-  force_destroy_buckets = true
-  # moto_server speaks plain HTTP and does not store RedriveAllowPolicy.
-  enforce_tls          = false
-  restrict_dlq_sources = false
+  source               = "{infra}/modules/data-plane"
+  cors_allowed_origins = ["http://127.0.0.1:8000"]
+  # moto serves plain HTTP and applies a bucket policy's Deny without reading
+  # its aws:SecureTransport condition: the TLS-only policy would refuse all.
+  enforce_tls = false
 }}
 output "data_plane" {{
   value = module.data_plane
