@@ -12,6 +12,11 @@ deployment harness):
 - ``GetQueueUrl`` is checked against the queue it names.
 - CloudWatch actions are named ``cloudwatch:*`` as IAM does (moto takes the
   prefix from the signing name, ``monitoring``, which no policy can grant).
+- A presigned (query-string SigV4) S3 request is authorised as its signer:
+  unexpired, the signer's key and session token known to moto, the action
+  allowed by the signer's policies (moto fails such a request with a 500 while
+  it enforces IAM). As in ``presign_relay``, the signature itself is not
+  recomputed. ffmpeg reads a source through such a URL (media-worker's clips).
 
 Calls moto lacks or drops:
 
@@ -97,6 +102,40 @@ MANIFEST = {
                "digest": "sha256:" + "0" * 64},
     "layers": [],
 }
+
+
+def patch_presigned_s3() -> None:
+    import datetime as dt
+    from urllib.parse import parse_qs, urlsplit
+
+    from moto.iam.access_control import S3IAMRequest
+
+    original_init, original_check = S3IAMRequest.__init__, S3IAMRequest.check_signature
+
+    def init(self: Any, account_id: str, method: str, path: str, data: Any, body: bytes,
+             headers: Any, action: str) -> None:
+        query = parse_qs(urlsplit(path).query)
+        self._presigned = None
+        if "Authorization" not in headers and "X-Amz-Credential" in query:
+            self._presigned = query
+            headers = dict(headers)
+            headers["Authorization"] = (f"AWS4-HMAC-SHA256 Credential="
+                                        f"{query['X-Amz-Credential'][0]}, SignedHeaders=host")
+            if "X-Amz-Security-Token" in query:
+                headers["X-Amz-Security-Token"] = query["X-Amz-Security-Token"][0]
+        original_init(self, account_id, method, path, data, body, headers, action)
+
+    def check_signature(self: Any) -> None:
+        if self._presigned is None:
+            return original_check(self)
+        signed = dt.datetime.strptime(self._presigned["X-Amz-Date"][0], "%Y%m%dT%H%M%SZ")
+        expires = dt.timedelta(seconds=int(self._presigned["X-Amz-Expires"][0]))
+        if dt.datetime.now(dt.UTC).replace(tzinfo=None) > signed + expires:
+            self._raise_access_denied()
+        return None
+
+    S3IAMRequest.__init__ = init
+    S3IAMRequest.check_signature = check_signature
 
 
 def patch_sqs_redrive_allow_policy() -> None:
@@ -197,7 +236,7 @@ def patch_codebuild_push() -> None:
     CodeBuildResponse.start_build = start_build
 
 
-PATCHES = (patch_dynamodb, patch_sqs_queue_names, patch_action_prefixes,
+PATCHES = (patch_dynamodb, patch_sqs_queue_names, patch_action_prefixes, patch_presigned_s3,
            patch_sqs_redrive_allow_policy, patch_autoscaling_tags,
            patch_sagemaker_update_endpoint, patch_codebuild_push)
 

@@ -1,7 +1,9 @@
 """What S3 does with a presigned URL, for moto with IAM enforcement on.
 
-moto cannot authorise query-string (presigned) requests while it enforces IAM,
-so the harness's "browser" sends presigned GETs, PUTs and POST forms here
+moto evaluates no POST form policy (and, unpatched, cannot authorise
+query-string requests while it enforces IAM; ``moto_patches`` now authorises a
+presigned SigV4 URL as its signer), so the harness's "browser" sends presigned
+GETs, PUTs and POST forms here
 instead: the relay checks that the URL is unexpired and signed by credentials
 the harness issued (for a POST form: the SigV4 signature of its policy, and
 every policy condition, content-length-range included, which moto does not
