@@ -84,7 +84,10 @@ def _start_services(services: d.Services, stack: d.Stack) -> dict[str, str]:
         ready_url=f"{web}/healthz")
     services.start("media-worker", "media-worker", [d.bin_path("media-worker")], {
         **fast, "STEREO_SPOT_SEGMENT_SECONDS": "1", "STEREO_SPOT_LEASE_S": "60",
-        "STEREO_SPOT_WORK_DIR": str(services.workdir / "media")})
+        "STEREO_SPOT_WORK_DIR": str(services.workdir / "media"),
+        # moto cannot authorise presigned requests while it enforces IAM (see
+        # presign_relay): previews download their source here instead of Range reads
+        "STEREO_SPOT_SOURCE_URLS": "false"})
     services.start("video-worker", "video-worker", [d.bin_path("video-worker")], {
         **fast, "STEREO_SPOT_INFERENCE_BACKEND": "sagemaker",
         "STEREO_SPOT_SAGEMAKER_ENDPOINT": d.ENDPOINT_NAME,

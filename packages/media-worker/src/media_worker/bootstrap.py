@@ -33,6 +33,7 @@ def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) 
         work_dir=settings.work_dir,
         segment_seconds=settings.segment_seconds,
         lease_s=settings.lease_s,
+        source_urls=settings.source_urls,
     )
     config = ConsumerConfig(wait_s=receive_wait_s(settings), visibility_s=settings.visibility_s,
                             backoff_base_s=settings.backoff_base_s,

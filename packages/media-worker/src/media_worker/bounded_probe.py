@@ -13,7 +13,7 @@ from pathlib import Path
 
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
 
-from media_worker.errors import UnusableVideoError
+from media_worker.errors import SourceUnreachableError, UnusableVideoError
 from media_worker.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
 
 log = logging.getLogger(__name__)
@@ -132,6 +132,9 @@ def probe_header(target: str, limits: ProbeLimits, *,
         options["headers"] = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     try:
         container = av.open(target, options=options, timeout=limits.timeout_s)
+    except (av.error.HTTPServerError, av.error.HTTPTooManyRequestsError,
+            ConnectionError, TimeoutError) as exc:  # the store, not the video
+        raise SourceUnreachableError(f"reading the source failed: {exc}") from exc
     except (av.error.FFmpegError, OSError, ValueError) as exc:
         log.info("header probe failed to open: %s", exc)
         raise _reject(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "

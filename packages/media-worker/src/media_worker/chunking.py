@@ -162,7 +162,8 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
             if job.is_clip:
                 # Seconds of the parent's source, read where it lies (no copy, no probe).
                 source = cut_clip(
-                    deps.runner, source_input(backend.input_storage, info, work / "source.mp4"),
+                    deps.runner, source_input(backend.input_storage, info, work / "source.mp4",
+                                               urls=deps.source_urls),
                     job.clip_start_s or 0.0, job.clip_duration_s or CLIP_SECONDS,
                     work / "clip.mp4", source_duration_s=_parent_duration(deps, job),
                     on_tick=alive.tick)

@@ -28,3 +28,4 @@ class MediaDeps:
     segment_seconds: float = 300.0
     lease_s: float = 120.0
     keepalive_s: float = 60.0  # how often a long step refreshes its job's updated_at
+    source_urls: bool = True  # previews read S3 sources by presigned URL (see settings)

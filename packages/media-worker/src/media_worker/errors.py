@@ -52,6 +52,12 @@ class FfmpegKilledError(MediaWorkerError, TransientError):
     code = "ffmpeg_killed"
 
 
+class SourceUnreachableError(MediaWorkerError, TransientError):
+    """The storage did not serve a source read by URL (5XX, throttled, network)."""
+
+    code = "source_unreachable"
+
+
 class SegmentsMissingError(MediaWorkerError, TransientError):
     """Reassembly was asked for before every segment has a completion."""
 

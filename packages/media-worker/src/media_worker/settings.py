@@ -23,6 +23,10 @@ class MediaWorkerSettings(BackendSettings):
     max_pixel_frames: int = Field(1_200_000_000_000, gt=0)  # width x height x frames
     ffmpeg: str | None = None  # STEREO_SPOT_FFMPEG: an explicit ffmpeg binary
     ffmpeg_timeout_s: float = Field(3600.0, gt=0)
+    # A preview's strip and clip read an S3 source through a presigned URL
+    # (Range requests, no download). False downloads it instead: for moto with
+    # IAM enforcement, which cannot authorise presigned requests.
+    source_urls: bool = True
     visibility_s: float = Field(120.0, gt=0)
     lease_s: float = Field(120.0, gt=0)
     max_attempts: int = Field(5, ge=1)  # a transient failure on this attempt fails the job

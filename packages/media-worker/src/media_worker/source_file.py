@@ -70,22 +70,22 @@ class SourceLocation:
 
 
 def locate_source(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
-                  expires_s: int = URL_EXPIRES_S) -> SourceLocation:
+                  urls: bool = True, expires_s: int = URL_EXPIRES_S) -> SourceLocation:
     """Where to read ``info`` without copying it: the stored file when the
     storage is a folder, else a presigned HTTP(S) GET URL pinned to the
     object's ETag (a replaced object makes the read fail with 412); a storage
-    whose URLs ffmpeg cannot read (the in-memory fake) is downloaded to
-    ``dest``. Raises like :func:`source_file`."""
+    whose URLs ffmpeg cannot read (the in-memory fake), or any when not
+    ``urls``, is downloaded to ``dest``. Raises like :func:`source_file`."""
     if (path := stored_path(storage, info.key)) is not None:
         return SourceLocation(str(path))
-    url = storage.presign_get(info.key, expires_s=expires_s)
+    url = storage.presign_get(info.key, expires_s=expires_s) if urls else ""
     if urlparse(url).scheme not in ("http", "https"):
         return SourceLocation(str(source_file(storage, info, dest)))
     return SourceLocation(url, {"If-Match": f'"{info.etag}"'} if info.etag else None)
 
 
 def source_input(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
-                 expires_s: int = URL_EXPIRES_S) -> list[str]:
+                 urls: bool = True, expires_s: int = URL_EXPIRES_S) -> list[str]:
     """ffmpeg input arguments for :func:`locate_source`; put ``-ss`` before
     them so ffmpeg seeks instead of reading up to the moment."""
-    return locate_source(storage, info, dest, expires_s=expires_s).ffmpeg_input()
+    return locate_source(storage, info, dest, urls=urls, expires_s=expires_s).ffmpeg_input()

@@ -61,7 +61,8 @@ def store_strip(job: Job, info: ObjectInfo, work: Path, deps: MediaDeps) -> int:
     can read: the job fails with that reason), TransientError (storage), and
     ConditionFailedError when the job left the hold meanwhile."""
     backend, job_id = deps.backend, job.job_id
-    where = locate_source(backend.input_storage, info, work / "source.mp4")
+    where = locate_source(backend.input_storage, info, work / "source.mp4",
+                          urls=deps.source_urls)
     if where.is_url:
         duration_s = probe_header(where.target, deps.limits, headers=where.headers).duration_s
     else:  # a local file is probed in full where it lies: no copy, refused early

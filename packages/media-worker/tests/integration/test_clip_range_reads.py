@@ -103,9 +103,31 @@ def test_the_strip_of_an_s3_film_reads_its_header_and_a_few_seeks(s3, film, tmp_
     assert 0 < served < info.size * 0.35
 
 
+def test_an_unreachable_store_is_transient_not_a_bad_video(tmp_path):
+    from media_worker.errors import SourceUnreachableError
+
+    with pytest.raises(SourceUnreachableError):  # nothing listens there
+        probe_header(f"http://127.0.0.1:{_closed_port()}/x.mp4", LIMITS)
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
 def test_a_header_probe_refuses_what_is_not_a_video(s3, tmp_path):
     storage, _ = s3
     info = storage.put_bytes(source_key("film-4"), b"#EXTM3U\nhttp://elsewhere/x.ts\n" * 50)
     where = locate_source(storage, info, tmp_path / "d.mp4")
     with pytest.raises(UnusableVideoError, match="not a video|not in a known video format"):
         probe_header(where.target, LIMITS, headers=where.headers)
+
+
+def test_with_urls_off_an_s3_source_is_downloaded(s3, tmp_path):
+    storage, _ = s3
+    info = storage.put_bytes(source_key("film-5"), b"\x00" * 1000)
+    where = locate_source(storage, info, tmp_path / "d.mp4", urls=False)
+    assert not where.is_url and (tmp_path / "d.mp4").read_bytes() == b"\x00" * 1000
