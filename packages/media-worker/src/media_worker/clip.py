@@ -16,8 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from media_worker.errors import UnusableVideoError
+from media_worker.errors import FfmpegFailedError, SourceUnreachableError, UnusableVideoError
 from media_worker.ffmpeg_runner import FfmpegRunner
+
+# What ffmpeg says when the store, not the video, failed a URL read.
+UNREACHABLE = ("Server returned 5XX", "Connection refused", "Connection timed out",
+               "Server returned 429")
 
 
 def cut_clip(runner: FfmpegRunner, source_args: Sequence[str], start_s: float,
@@ -26,7 +30,8 @@ def cut_clip(runner: FfmpegRunner, source_args: Sequence[str], start_s: float,
     """Write ``duration_s`` seconds from ``start_s`` of the input that
     ``source_args`` (ffmpeg input arguments) name to ``dest``. Raises
     UnusableVideoError when the range starts past ``source_duration_s`` (when
-    known) or nothing was cut, Ffmpeg*Error."""
+    known) or nothing was cut, SourceUnreachableError when the store did not
+    serve a URL input (5XX, throttled, refused), Ffmpeg*Error."""
     if source_duration_s is not None and start_s >= source_duration_s:
         raise UnusableVideoError(
             f"The preview starts at {start_s:.1f} s but the video is only "
@@ -35,8 +40,13 @@ def cut_clip(runner: FfmpegRunner, source_args: Sequence[str], start_s: float,
             "-map", "0:v:0", "-c:v", "libx264", "-preset", "veryfast", "-crf", "16",
             "-force_key_frames", "expr:gte(t,n_forced*1)",
             "-map", "0:a:0?", "-c:a", "aac", "-b:a", "160k"]
-    runner.run([*args, "-sn", "-dn", "-movflags", "+faststart", str(dest)],
-               on_tick=on_tick, what="preview clip")
+    try:
+        runner.run([*args, "-sn", "-dn", "-movflags", "+faststart", str(dest)],
+                   on_tick=on_tick, what="preview clip")
+    except FfmpegFailedError as exc:
+        if any(sign in str(exc) for sign in UNREACHABLE):
+            raise SourceUnreachableError(str(exc)) from exc  # retried, not a bad video
+        raise
     if not dest.exists() or dest.stat().st_size == 0:
         raise UnusableVideoError(f"The preview at {start_s:.1f} s could not be cut from the "
                                  "video; pick another moment.")

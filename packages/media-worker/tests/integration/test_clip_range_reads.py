@@ -110,6 +110,16 @@ def test_an_unreachable_store_is_transient_not_a_bad_video(tmp_path):
         probe_header(f"http://127.0.0.1:{_closed_port()}/x.mp4", LIMITS)
 
 
+def test_a_clip_from_a_store_that_does_not_answer_is_transient(tmp_path):
+    from media_worker.errors import SourceUnreachableError
+    from media_worker.ffmpeg_runner import url_input
+
+    runner = FfmpegRunner(ffmpeg_path(), timeout_s=60)
+    with pytest.raises(SourceUnreachableError):
+        cut_clip(runner, url_input(f"http://127.0.0.1:{_closed_port()}/x.mp4"), 1.0, 1.0,
+                 tmp_path / "clip.mp4")
+
+
 def _closed_port() -> int:
     import socket
 
