@@ -12,7 +12,11 @@ moved by the flow, is blended with the new estimate where the flow holds (a
 running mean over a shot's first frames, then a slow exponential one), and
 replaced where it does not (new content) or when most of the frame fails to
 match (a scene cut). A shot's first frame reads its motion against the next
-frame of the batch, so the parallax does not arrive one frame late.
+frame of the batch, so the parallax does not arrive one frame late. The
+ground-contact cue, the costliest part, is computed afresh on a shot's first
+frames, every few frames after and wherever new content comes in; in between
+the last one is moved along the flow (it enters the held depth with a small
+weight, so this costs no measurable accuracy).
 """
 
 from __future__ import annotations
@@ -33,6 +37,13 @@ REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
 STILL_PX = 0.12  # median flow below this: the camera stands still
 CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
 RANGE_DECAY = 0.8  # share of the running parallax range kept each frame
+# The static cue (ground contact, ~half the cost) enters with BLEND once a shot
+# is a few frames old: it is computed afresh on a shot's first FRESH_FRAMES,
+# every STATIC_EVERY-th frame after, and whenever more than NEW_CONTENT of the
+# frame fails to match the last one; in between the last one moves with the flow.
+STATIC_EVERY = 3
+FRESH_FRAMES = 3
+NEW_CONTENT = 0.02
 
 
 class HeuristicDepth:
@@ -46,6 +57,8 @@ class HeuristicDepth:
         self._depth: np.ndarray | None = None  # accumulated depth of that frame
         self._range: tuple[float, float] | None = None  # running parallax range
         self._age = 0  # frames accumulated since the shot started
+        self._static: np.ndarray | None = None  # the last static cue, on that frame
+        self.static_cues = 0  # how many frames got a fresh static cue (for tests)
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         w = min(WIDTH, width)
@@ -55,9 +68,11 @@ class HeuristicDepth:
         """The last frame and its depth (JSON), for the next segment; None before any."""
         if self._prev is None or self._depth is None:
             return None
-        return {"shape": list(self._prev.shape), "range": self._range, "age": self._age,
-                "gray": base64.b64encode(self._prev.tobytes()).decode(),
-                "depth": base64.b64encode(self._depth.astype(np.float16).tobytes()).decode()}
+        state = {"shape": list(self._prev.shape), "range": self._range, "age": self._age,
+                 "gray": _encode(self._prev), "depth": _encode(self._depth.astype(np.float16))}
+        if self._static is not None:
+            state["static"] = _encode(self._static.astype(np.float16))
+        return state
 
     def restore(self, state: dict) -> None:
         """Continue from ``state()`` of the previous segment (ignored when malformed)."""
@@ -67,9 +82,13 @@ class HeuristicDepth:
             depth = np.frombuffer(base64.b64decode(state["depth"]), np.float16).reshape(h, w)
             rng = state.get("range")
             age = int(state.get("age", 1000))
+            static = state.get("static")  # absent from older states: computed afresh
+            static = None if static is None else np.frombuffer(
+                base64.b64decode(static), np.float16).reshape(h, w).astype(np.float32)
         except (KeyError, TypeError, ValueError):
             return
         self._prev, self._depth, self._age = prev.copy(), depth.astype(np.float32), age
+        self._static = static
         self._range = (float(rng[0]), float(rng[1])) if rng else None
 
     def estimate(self, rgb):
@@ -89,29 +108,47 @@ class HeuristicDepth:
 
     def _step(self, rgb: np.ndarray, gray: np.ndarray, gray8: np.ndarray,
               following: np.ndarray | None) -> np.ndarray:
-        new = contact_depth(rgb)  # things as near as the ground where they stand
         prev, self._prev = self._prev, gray8
         if prev is None or prev.shape != gray8.shape:
-            return self._start(gray, new, following)
+            return self._start(rgb, gray, following)
         flow, consistency = self._flow.backward(gray8, prev)
         if float(consistency.mean()) < CUT_CONSISTENCY:
-            return self._start(gray, new, following)
-        new = guided_filter(gray, self._with_motion(new, flow, consistency))
+            return self._start(rgb, gray, following)
+        self._age += 1
+        new = guided_filter(gray, self._with_motion(self._static_cue(rgb, flow, consistency),
+                                                    flow, consistency))
         held = warp_back(self._depth, flow)
         # A running mean over the shot's first frames (no long drift away from
         # the first estimate), then an exponential one.
-        self._age += 1
         blend = max(BLEND, 1 / (self._age + 1))
         weight = blend + (1 - blend) * (1 - consistency) ** REPLACE_POWER
         self._depth = (held + weight * (new - held)).astype(np.float32)
         return self._depth
 
-    def _start(self, gray: np.ndarray, new: np.ndarray, following: np.ndarray | None
+    def _static_cue(self, rgb: np.ndarray, flow: np.ndarray, consistency: np.ndarray
+                    ) -> np.ndarray:
+        """Things as near as the ground where they stand: afresh on a shot's first
+        frames, every STATIC_EVERY-th frame and where new content came in, else
+        the last one moved along the flow."""
+        if (self._static is None or self._static.shape != consistency.shape
+                or self._age < FRESH_FRAMES or self._age % STATIC_EVERY == 0
+                or float(np.mean(consistency < 0.5)) > NEW_CONTENT):
+            return self._fresh_static(rgb)
+        self._static = warp_back(self._static, flow)
+        return self._static
+
+    def _fresh_static(self, rgb: np.ndarray) -> np.ndarray:
+        self._static = contact_depth(rgb)
+        self.static_cues += 1
+        return self._static
+
+    def _start(self, rgb: np.ndarray, gray: np.ndarray, following: np.ndarray | None
                ) -> np.ndarray:
         """A new shot (or the first frame): nothing to hold. Its motion is read
         against the following frame, when the batch has it, so that the shot's
         first depth already has the parallax the next ones will have."""
         self._range, self._age = None, 0
+        new = self._fresh_static(rgb)
         if following is not None and following.shape == self._prev.shape:
             flow, consistency = self._flow.backward(self._prev, following)
             if float(consistency.mean()) >= CUT_CONSISTENCY:
@@ -140,3 +177,7 @@ class HeuristicDepth:
         trust = float(np.clip((spread - 0.4) / 0.6, 0, 1))  # a pan moves all alike
         motion = np.clip((p.inverse_depth - lo) / max(hi - lo, 1e-6), 0, 1)
         return static + trust * consistency * (motion - static)
+
+
+def _encode(array: np.ndarray) -> str:
+    return base64.b64encode(array.tobytes()).decode()

@@ -35,11 +35,13 @@ class Parallax:
 class FlowField:
     """Dense flow between consecutive small grey frames (OpenCV DIS, ultrafast
     preset at full resolution: its default coarsest-only refinement loses the
-    small motions of distant things)."""
+    small motions of distant things), with half the preset's gradient descent
+    iterations per patch (cheaper, the same depth on the quality bench)."""
 
     def __init__(self) -> None:
         self._dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
         self._dis.setFinestScale(0)
+        self._dis.setGradientDescentIterations(6)
 
     def backward(self, cur: np.ndarray, prev: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(flow, consistency): flow (h,w,2) takes each pixel of ``cur`` (uint8 grey)

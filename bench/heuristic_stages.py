@@ -1,0 +1,128 @@
+"""CPU per frame of the weight-free depth, by stage, and against an older tree.
+
+Runs ``HeuristicDepth.estimate`` and ``TemporalNormalizer.normalize`` the way
+the engine does (batches of 8, numpy on the CPU, OpenCV on one thread) over
+the generated scenes of ``bench/depth_quality.py`` at the estimator's input
+size (128x72), and reports per-thread CPU time (``time.thread_time``) per
+frame: in total and per stage (ground contact, flow, parallax fit, guided
+filter, warps, normalisation). One-time initialisation is excluded (one warm-up
+call first).
+
+With ``--against SRC`` (a ``stereo_inference`` source tree, e.g. an older
+commit unpacked with ``git archive``) the same measurement runs in child
+processes alternately with that tree and with this one, ``--rounds`` times,
+and prints the median of each and their ratio: a same-run A/B.
+
+    .venv/bin/python bench/heuristic_stages.py
+    git archive main packages/stereo-inference/src | tar -x -C /tmp/base
+    .venv/bin/python bench/heuristic_stages.py --against /tmp/base/packages/stereo-inference/src
+
+Prints one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import cv2
+import numpy as np
+from depth_quality import BATCH, load_scene
+from depth_scenes import SCENES
+
+
+def _frames() -> list[np.ndarray]:
+    """Every scene at 128x72, (N,3,h,w) float32 0..1 each."""
+    out = []
+    for scene in SCENES:
+        rgb, _ = load_scene(scene, 2.0, (320, 180))
+        small = np.stack([cv2.resize(f, (128, 72), interpolation=cv2.INTER_AREA) for f in rgb])
+        out.append(np.ascontiguousarray(small.transpose(0, 3, 1, 2), np.float32) / 255)
+    return out
+
+
+def _timed(owner, name: str, key: str, acc: dict) -> None:
+    fn = getattr(owner, name, None)
+    if fn is None:
+        return
+
+    def wrapper(*args, **kwargs):
+        start = time.thread_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            acc[key] = acc.get(key, 0.0) + time.thread_time() - start
+
+    setattr(owner, name, wrapper)
+
+
+def measure(stages: bool) -> dict:
+    from stereo_inference.depth import heuristic
+    from stereo_inference.temporal import TemporalNormalizer
+
+    cv2.setNumThreads(1)
+    scenes = _frames()
+    heuristic.HeuristicDepth("cpu").estimate(scenes[0][:2])  # one-time initialisation
+    acc: dict[str, float] = {}
+    if stages:
+        for name, key in (("contact_depth", "contact"), ("parallax", "parallax"),
+                          ("guided_filter", "guided"), ("warp_back", "warp")):
+            _timed(heuristic, name, key, acc)
+        _timed(heuristic.FlowField, "backward", "flow", acc)
+    total, frames = 0.0, 0
+    for rgb in scenes:
+        estimator, normalizer = heuristic.HeuristicDepth("cpu"), TemporalNormalizer("heuristic")
+        for i in range(0, len(rgb), BATCH):
+            start = time.thread_time()
+            depth = estimator.estimate(rgb[i:i + BATCH])
+            middle = time.thread_time()
+            normalizer.normalize(depth, rgb[i:i + BATCH])
+            end = time.thread_time()
+            total += end - start
+            acc["normalize"] = acc.get("normalize", 0.0) + end - middle
+        frames += len(rgb)
+    out = {"ms_per_frame": round(1000 * total / frames, 3), "frames": frames}
+    out.update({f"{k}_ms": round(1000 * v / frames, 3) for k, v in sorted(acc.items())})
+    return out
+
+
+def _child(src: str | None, stages: bool) -> dict:
+    env = dict(os.environ)
+    if src:
+        env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")])
+    cmd = [sys.executable, __file__, "--child", *(["--stages"] if stages else [])]
+    done = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--against", help="an older stereo_inference source tree (its src folder)")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--stages", action="store_true", help="per-stage breakdown")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.child or not args.against:
+        out = measure(args.stages)
+        print(json.dumps(out))
+        return out
+    runs: dict[str, list[dict]] = {"old": [], "new": []}
+    for _ in range(max(1, args.rounds)):
+        runs["old"].append(_child(args.against, args.stages))
+        runs["new"].append(_child(None, args.stages))
+    out = {}
+    for name, rs in runs.items():
+        keys = [k for k in rs[0] if k.endswith("_ms") or k == "ms_per_frame"]
+        out[name] = {k: round(statistics.median(r[k] for r in rs), 3) for k in keys}
+    out["cpu_ratio_new_over_old"] = round(out["new"]["ms_per_frame"] / out["old"]["ms_per_frame"], 3)
+    print(json.dumps(out))
+    return out
+
+
+if __name__ == "__main__":
+    main()
