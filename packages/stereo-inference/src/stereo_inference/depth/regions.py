@@ -57,30 +57,34 @@ def _merge(lab: np.ndarray, cells: np.ndarray, n: int, k: float) -> np.ndarray:
     size = np.bincount(flat, minlength=n).astype(np.float64)
     mean = np.stack([np.bincount(flat, lab[..., c].ravel().astype(np.float64), n)
                      for c in range(3)], 1) / np.maximum(size, 1)[:, None]
-    a = np.concatenate([cells[:, :-1].ravel(), cells[:-1, :].ravel()])
-    b = np.concatenate([cells[:, 1:].ravel(), cells[1:, :].ravel()])
-    apart = a != b
-    codes = np.unique(np.minimum(a[apart], b[apart]) * n + np.maximum(a[apart], b[apart]))
-    first, second = codes // n, codes % n
+    # Adjacent superpixels, each pair once (smaller label first), in code order.
+    adjacent = np.zeros((n, n), bool)
+    for a, b in ((cells[:, :-1], cells[:, 1:]), (cells[:-1, :], cells[1:, :])):
+        adjacent[a, b] = True
+    adjacent = np.triu(adjacent | adjacent.T, 1)
+    first, second = np.nonzero(adjacent)
     distance = np.linalg.norm(mean[first] - mean[second], axis=1)
-    # Plain lists: the loop touches single elements, where numpy is slow.
-    parent, inner = list(range(n)), [0.0] * n  # inner: largest difference merged so far
-    sizes = size.tolist()
-
-    def root(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    # Plain lists: the loop touches single elements, where numpy is slow. Edges
+    # come in increasing distance, so a merge's distance is the largest inside
+    # the merged region: each root keeps only its limit, that distance + k/size.
+    parent, sizes = list(range(n)), size.tolist()
+    limit = [k / s for s in sizes]
     order = np.argsort(distance, kind="stable")
-    for d, u, v in zip(distance[order].tolist(), first[order].tolist(), second[order].tolist(),
+    for d, i, j in zip(distance[order].tolist(), first[order].tolist(), second[order].tolist(),
                        strict=True):
-        i, j = root(u), root(v)
-        if i != j and d <= min(inner[i] + k / sizes[i], inner[j] + k / sizes[j]):
+        while parent[i] != i:  # the roots, halving the paths on the way
+            parent[i] = i = parent[parent[i]]
+        while parent[j] != j:
+            parent[j] = j = parent[parent[j]]
+        if i != j and d <= limit[i] and d <= limit[j]:
             parent[j] = i
             sizes[i] += sizes[j]
-            inner[i] = max(inner[i], inner[j], d)
-    roots = np.array([root(x) for x in range(n)])
+            limit[i] = d + k / sizes[i]
+    roots = np.array(parent)
+    while True:  # every label straight to its root
+        up = roots[roots]
+        if np.array_equal(up, roots):
+            break
+        roots = up
     _, labels = np.unique(roots, return_inverse=True)
     return labels[cells].astype(np.int32)
