@@ -22,6 +22,10 @@ depth is meaningless: it shows the plumbing runs, not what trained weights do).
 with a random per-frame scale, offset and pixel noise) and ``noisy-oracle+flow``
 is the same through ``FlowStabilized``, which the engine wraps learned models
 in: what holding depth along the flow does to a per-frame model's flicker.
+``noisy-oracle+flow/N`` runs that stand-in on every N-th frame only
+(``STEREO_SPOT_DEPTH_STRIDE``), the frames between following the flow: what
+an N-times cheaper learned model on a CPU costs in accuracy and flicker
+(``model_share``: the frames the model saw).
 
     .venv/bin/python bench/depth_quality.py                  # all scenes, 2 s each
     .venv/bin/python bench/depth_quality.py --scenes truck-pan dolly --methods heuristic
@@ -72,14 +76,24 @@ class NoisyOracle:
     def __init__(self, depth: np.ndarray) -> None:
         self._depth, self._next = depth, 0
         self._rng = np.random.default_rng(0)
+        self._index: dict[bytes, int] | None = None
+        self.seen = 0
+
+    def expect(self, frames: torch.Tensor) -> None:
+        """Recognise ``frames`` (all of the run's inputs) by content, so a caller
+        that skips frames still gets each one's own depth."""
+        self._index = {f.numpy().tobytes(): i for i, f in enumerate(frames)}
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         return 128, max(8, round(height * 128 / width))
 
     def estimate(self, rgb):
         b, _, h, w = rgb.shape
+        self.seen += b
         out = []
-        for z in self._depth[self._next:self._next + b]:
+        picks = (range(self._next, self._next + b) if self._index is None
+                 else [self._index[f.numpy().tobytes()] for f in rgb])
+        for z in self._depth[list(picks)]:
             inv = cv2.resize(1.0 / z, (w, h), interpolation=cv2.INTER_AREA)
             scale, offset = self._rng.uniform(0.85, 1.15), self._rng.uniform(-0.03, 0.03)
             out.append(scale * inv + offset + self._rng.normal(0, 0.01, inv.shape))
@@ -93,10 +107,11 @@ def make_estimator(method: str, models_dir: Path, depth: np.ndarray | None = Non
         return Ramp()
     if method == "noisy-oracle":
         return NoisyOracle(depth)
-    if method == "noisy-oracle+flow":
+    if method.startswith("noisy-oracle+flow"):
         from stereo_inference.depth.stabilized import FlowStabilized
 
-        return FlowStabilized(NoisyOracle(depth))
+        stride = int(method.partition("/")[2] or 1)
+        return FlowStabilized(NoisyOracle(depth), stride=stride)
     if method == "heuristic-v1":
         return LegacyHeuristic(cpu)
     if method.startswith("depth-anything"):
@@ -125,6 +140,8 @@ def run_method(estimator, rgb: np.ndarray) -> np.ndarray:
     iw, ih = estimator.input_size(w, h)
     small = np.stack([cv2.resize(f, (iw, ih), interpolation=cv2.INTER_AREA) for f in rgb])
     normalizer = TemporalNormalizer(estimator.name)
+    if hasattr(getattr(estimator, "inner", None), "expect"):
+        estimator.inner.expect(torch.from_numpy(small).permute(0, 3, 1, 2).float().div(255))
     out = []
     with torch.inference_mode():
         for i in range(0, n, BATCH):
@@ -175,16 +192,19 @@ def main(argv=None) -> list[dict]:
             rgb, depth = load_scene(scene, args.seconds, size)
             for method in methods:
                 start = time.perf_counter()
-                est = run_method(make_estimator(method, Path(models_dir), depth), rgb)
+                estimator = make_estimator(method, Path(models_dir), depth)
+                est = run_method(estimator, rgb)
                 seconds = time.perf_counter() - start
+                seen = getattr(getattr(estimator, "inner", None), "seen", len(rgb))
                 rows.append({
                     "scene": scene, "method": method, "frames": len(rgb),
                     "ordinal": round(ordinal_accuracy(est, depth, np.random.default_rng(0)), 3),
                     "flicker_pct": round(flicker(est, depth), 3),
                     "ms_per_frame": round(1000 * seconds / len(rgb), 1),
+                    "model_share": round(seen / len(rgb), 2),
                 })
                 print("| {scene} | {method} | {ordinal:.3f} | {flicker_pct:.3f} | "
-                      "{ms_per_frame} |".format(**rows[-1]), flush=True)
+                      "{ms_per_frame} | {model_share} |".format(**rows[-1]), flush=True)
     print(json.dumps(rows))
     return rows
 

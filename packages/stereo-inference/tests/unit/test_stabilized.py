@@ -78,3 +78,72 @@ def test_numpy_in_numpy_out_and_a_malformed_state_is_ignored():
     stable = FlowStabilized(Jittery())
     stable.restore({"gray": {"shape": [2, 2], "data": "not base64!"}, "held": None})
     assert stable.state() is None
+
+
+class Counting(Jittery):
+    """Jittery, counting the frames it is asked about."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.seen = 0
+
+    def estimate(self, rgb):
+        self.seen += rgb.shape[0]
+        return super().estimate(rgb)
+
+
+def _pan(frames: int, start: int = 0) -> torch.Tensor:
+    """A textured picture moving 1 px left per frame (the flow holds everywhere)."""
+    wide = _picture(5)[0, 0].numpy()
+    wide = np.hstack([wide, wide[:, ::-1]])
+    return torch.stack([torch.from_numpy(np.repeat(wide[None, :, i:i + 128], 3, 0))
+                        for i in range(start, start + frames)])
+
+
+def test_a_stride_runs_the_model_on_every_nth_frame_and_moves_its_depth_between():
+    frames = _pan(12)
+    every = FlowStabilized(Counting())
+    strided = FlowStabilized(Counting(), stride=3)
+    full, sparse = every.estimate(frames), strided.estimate(frames)
+    assert every.inner.seen == 12 and strided.inner.seen == 4
+    assert sparse.shape == full.shape
+    # between keyframes the depth follows the picture: close to running the model each time
+    assert float((sparse - full).abs().mean()) < 0.05
+    # and not just the keyframe's map repeated in place
+    assert float((sparse[1] - sparse[0]).abs().mean()) > 0.005
+
+
+def test_a_cut_between_keyframes_runs_the_model_on_the_new_shot():
+    strided = FlowStabilized(Counting(seed=3), stride=4)
+    strided.estimate(_picture(1).repeat(2, 1, 1, 1))
+    assert strided.inner.seen == 1  # the second frame of a still shot follows the first
+    strided.estimate(_picture(2))
+    assert strided.inner.seen == 2
+
+
+def test_a_strided_run_resumes_across_segments_like_an_unbroken_one():
+    frames = _pan(10)
+    whole = FlowStabilized(Counting(), stride=3)
+    expected = whole.estimate(frames)
+    first = FlowStabilized(Counting(), stride=3)
+    first.estimate(frames[:5])
+    resumed = FlowStabilized(first.inner, stride=3)
+    resumed.restore(json.loads(json.dumps(first.state())))
+    assert float((resumed.estimate(frames[5:]) - expected[5:]).abs().max()) < 1e-2
+    assert first.inner.seen == whole.inner.seen  # keyframes at the same frames
+
+
+def test_the_stride_comes_from_the_environment_and_a_bad_value_is_refused(monkeypatch):
+    import pytest
+
+    from stereo_inference.depth import depth_stride
+    from stereo_inference.errors import InvalidInputError
+
+    monkeypatch.delenv("STEREO_SPOT_DEPTH_STRIDE", raising=False)
+    assert depth_stride() == 1
+    monkeypatch.setenv("STEREO_SPOT_DEPTH_STRIDE", "4")
+    assert depth_stride() == 4
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("STEREO_SPOT_DEPTH_STRIDE", bad)
+        with pytest.raises(InvalidInputError, match="STEREO_SPOT_DEPTH_STRIDE"):
+            depth_stride()
