@@ -36,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--depth-video", type=Path, default=None, metavar="FILE",
                       help="render with this depth instead of estimating it: a 16-bit grey "
                            "video as `stereo-inference depth` writes it (edited or not)")
+    conv.add_argument("--depth-stride", type=int, default=None, metavar="N",
+                      help="run a learned depth model on every N-th frame only, the frames "
+                           "between following the motion (N times cheaper; default 1)")
     conv.add_argument("--anaglyph-method", choices=[m.value for m in AnaglyphMethod],
                       default="dubois")
     conv.add_argument("--container", choices=[c.value for c in Container], default=None,
@@ -103,6 +106,7 @@ def _convert(args, settings: InferenceSettings) -> int:
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
             auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
             container=args.container, depth_video=args.depth_video,
+            depth_stride=args.depth_stride or settings.depth_stride,
         )
     print(
         f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "

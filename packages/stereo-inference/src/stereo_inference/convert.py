@@ -58,6 +58,7 @@ def convert_file(
     hub_endpoint: str | None = None,
     cores: int | None = None,
     depth_video: Path | None = None,
+    depth_stride: int = 1,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
@@ -79,6 +80,8 @@ def convert_file(
     ``depth_video`` (a depth video as ``stereo-inference depth`` writes it,
     perhaps edited) replaces depth estimation: its frames are used as they are
     (``stereo_inference.depth.imported``); it must have one frame per source frame.
+    ``depth_stride`` n runs a learned depth model on every n-th frame only, the
+    frames between following the optical flow (n times cheaper; 1: every frame).
     Raises InvalidInputError (not a video, unknown mode), ModelNotInstalledError,
     EngineTransientError (encoder or iw3 failure).
     """
@@ -115,7 +118,7 @@ def convert_file(
             input_path=input_path, output_path=output_path, mode=mode, params=params,
             info=info, device=dev, progress=progress, depth_state=depth_state,
             models_dir=models_dir, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
-            container=container, cores=cores,
+            container=container, cores=cores, depth_stride=depth_stride,
         ))
 
 
@@ -150,6 +153,7 @@ class _Conversion:
     started: float  # perf_counter() when the call began
     container: Container = Container.MP4
     cores: int | None = None  # decoder and encoder threads (None: FFmpeg's automatic count)
+    depth_stride: int = 1  # a learned model runs on every n-th frame
 
 
 def _convert(job: _Conversion, estimator=None) -> ConversionResult:
@@ -158,7 +162,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     input_path, output_path, mode, params, info, dev = (
         job.input_path, job.output_path, job.mode, job.params, job.info, job.device)
     if estimator is None:
-        estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev)
+        estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev,
+                                   stride=job.depth_stride)
         normalizer = resume(estimator, job.depth_state)
     else:
         from stereo_inference.depth.imported import AsIs

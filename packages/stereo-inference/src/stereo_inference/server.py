@@ -121,7 +121,7 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             ffmpeg=settings.ffmpeg, device=settings.device, threads=settings.threads,
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
             context_path=context_path, auto_download=settings.model_auto_download,
-            hub_endpoint=settings.hub_endpoint,
+            hub_endpoint=settings.hub_endpoint, depth_stride=settings.depth_stride,
         )
         if target.bucket:
             storages(target.bucket).put_file(target.key, output_path, content_type="video/mp4")

@@ -19,6 +19,8 @@ class InferenceSettings(BaseSettings):
     ffmpeg: str | None = None
     device: str | None = None  # "cuda", "cpu"; default: CUDA when available
     threads: int | None = None  # torch CPU threads; default: half the cores
+    # a learned depth model runs on every n-th frame, the others follow the flow
+    depth_stride: int = Field(1, ge=1)
     # file:// URIs may only name files under this folder (None: file:// refused).
     file_root: Path | None = None
     aws_region: str | None = None

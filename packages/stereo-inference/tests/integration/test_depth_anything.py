@@ -41,6 +41,25 @@ def test_convert_runs_with_the_installed_model(models_dir, clip, tmp_path):
     assert read_video(tmp_path / "o.mp4")["frames"] == 24
 
 
+def test_a_depth_stride_runs_the_model_on_fewer_frames_and_still_writes_every_one(
+        models_dir, clip, tmp_path, monkeypatch):
+    from stereo_inference.depth.depth_anything import DepthAnythingDepth
+
+    seen = []
+    estimate = DepthAnythingDepth.estimate
+    monkeypatch.setattr(DepthAnythingDepth, "estimate",
+                        lambda self, rgb: seen.append(rgb.shape[0]) or estimate(self, rgb))
+    params = ConversionParams(depth_model=DepthModel.DA2_SMALL)
+    convert_file(clip, tmp_path / "every.mp4", mode="half-sbs", params=params,
+                 models_dir=models_dir)
+    assert sum(seen) == 24  # every frame
+    seen.clear()
+    convert_file(clip, tmp_path / "o.mp4", mode="half-sbs", params=params,
+                 models_dir=models_dir, depth_stride=3)
+    assert 8 <= sum(seen) < 24
+    assert read_video(tmp_path / "o.mp4")["frames"] == 24
+
+
 def test_the_installed_model_becomes_the_default(models_dir, tmp_path):
     assert default_depth_model(models_dir) is DepthModel.DA2_SMALL
     assert default_depth_model(tmp_path) is DepthModel.HEURISTIC

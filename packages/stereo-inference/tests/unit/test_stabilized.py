@@ -131,19 +131,3 @@ def test_a_strided_run_resumes_across_segments_like_an_unbroken_one():
     resumed.restore(json.loads(json.dumps(first.state())))
     assert float((resumed.estimate(frames[5:]) - expected[5:]).abs().max()) < 1e-2
     assert first.inner.seen == whole.inner.seen  # keyframes at the same frames
-
-
-def test_the_stride_comes_from_the_environment_and_a_bad_value_is_refused(monkeypatch):
-    import pytest
-
-    from stereo_inference.depth import depth_stride
-    from stereo_inference.errors import InvalidInputError
-
-    monkeypatch.delenv("STEREO_SPOT_DEPTH_STRIDE", raising=False)
-    assert depth_stride() == 1
-    monkeypatch.setenv("STEREO_SPOT_DEPTH_STRIDE", "4")
-    assert depth_stride() == 4
-    for bad in ("0", "two", "-1"):
-        monkeypatch.setenv("STEREO_SPOT_DEPTH_STRIDE", bad)
-        with pytest.raises(InvalidInputError, match="STEREO_SPOT_DEPTH_STRIDE"):
-            depth_stride()

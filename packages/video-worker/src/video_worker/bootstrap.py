@@ -32,7 +32,8 @@ def build_inference(
             backend.input_storage, backend.output_storage, models_dir=settings.models_dir,
             ffmpeg=settings.ffmpeg, work_dir=settings.work_dir,
             seamless=settings.seamless_segments, auto_download=settings.model_auto_download,
-            hub_endpoint=settings.hub_endpoint, cores=settings.conversion_cores)
+            hub_endpoint=settings.hub_endpoint, cores=settings.conversion_cores,
+            depth_stride=settings.depth_stride)
         local.warm_up()  # the engine's import overlaps start-up, not the first segment
         return local
     if kind == "http":

@@ -65,9 +65,11 @@ class LocalInferenceBackend:
         auto_download: bool = False,
         hub_endpoint: str | None = None,
         cores: int | None = None,
+        depth_stride: int = 1,
     ) -> None:
         self._input, self._output = input_storage, output_storage
         self._cores = cores  # CPU cores one conversion may use (None: all of them)
+        self._depth_stride = depth_stride  # a learned model runs on every n-th frame
         self._convert_file = convert_file
         self._models_dir, self._ffmpeg, self._work_dir = models_dir, ffmpeg, work_dir
         self.seamless = seamless
@@ -115,7 +117,7 @@ class LocalInferenceBackend:
                 models_dir=self._models_dir, ffmpeg=self._ffmpeg, context_path=context,
                 depth_state=state,
                 auto_download=self._auto_download, hub_endpoint=self._hub_endpoint,
-                cores=self._cores,
+                cores=self._cores, depth_stride=self._depth_stride,
             )
             self._output.put_file(output_key, target, content_type="video/mp4")
         self._keep_state(payload, result.depth_state)

@@ -46,6 +46,8 @@ class VideoWorkerSettings(BackendSettings):
     # CPU cores one in-process conversion may use (decoder, encoder and render
     # threads); None: all. The local stack sets cores / workers for each worker.
     conversion_cores: int | None = Field(None, ge=1)
+    # a learned depth model runs on every n-th frame, the others follow the flow
+    depth_stride: int = Field(1, ge=1)
 
     @model_validator(mode="after")
     def _stuck_outlasts_inference(self) -> VideoWorkerSettings:

@@ -23,11 +23,11 @@ class FakeEngine:
 
     def __call__(self, input_path, output_path, *, mode, params, progress=None,
                  depth_state=None, models_dir=None, ffmpeg=None, context_path=None,
-                 auto_download=False, hub_endpoint=None, cores=None):
+                 auto_download=False, hub_endpoint=None, cores=None, depth_stride=1):
         context = Path(context_path).read_bytes() if context_path else None
         self.calls.append(dict(input=Path(input_path).read_bytes(), mode=mode, params=params,
                                models_dir=models_dir, ffmpeg=ffmpeg, context=context,
-                               state=depth_state, cores=cores))
+                               state=depth_state, cores=cores, depth_stride=depth_stride))
         if self.error:
             raise self.error
         Path(output_path).write_bytes(b"3d:" + Path(input_path).read_bytes())
@@ -150,3 +150,10 @@ def test_the_core_budget_reaches_every_conversion(tmp_path):
     backend, _, _ = make(engine, tmp_path, cores=1)
     backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
     assert engine.calls[0]["cores"] == 1
+
+
+def test_the_depth_stride_reaches_every_conversion(tmp_path):
+    engine = FakeEngine()
+    backend, _, _ = make(engine, tmp_path, depth_stride=3)
+    backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
+    assert engine.calls[0]["depth_stride"] == 3

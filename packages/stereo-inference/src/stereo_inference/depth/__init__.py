@@ -10,7 +10,6 @@ whole segment itself (see ``stereo_inference.iw3``).
 from __future__ import annotations
 
 import logging
-import os
 from pathlib import Path
 from typing import Protocol
 
@@ -26,9 +25,6 @@ from stereo_inference.arrays import concat
 from stereo_inference.errors import InvalidInputError, ModelNotInstalledError
 
 log = logging.getLogger(__name__)
-# A learned model runs on every n-th frame only, the others follow the flow
-# (``stabilized.FlowStabilized``); 1, the default: every frame.
-DEPTH_STRIDE_ENV = "STEREO_SPOT_DEPTH_STRIDE"
 
 
 class DepthEstimator(Protocol):
@@ -54,12 +50,12 @@ def estimate_in_batches(estimator: DepthEstimator, rgb):
 
 
 def load_estimator(
-    model: DepthModel | str, *, models_dir: Path | None, device, stride: int | None = None
+    model: DepthModel | str, *, models_dir: Path | None, device, stride: int = 1
 ) -> DepthEstimator:
     """The estimator named ``model`` on ``device`` (a string or torch.device).
 
-    A learned model runs on every ``stride``-th frame (default: the
-    ``STEREO_SPOT_DEPTH_STRIDE`` environment variable, else 1: every frame).
+    A learned model runs on every ``stride``-th frame, the frames between
+    following the optical flow (``stabilized.FlowStabilized``); 1: every frame.
 
     Raises ModelNotInstalledError when its weights are not in ``models_dir``,
     InvalidInputError for an unknown name or for ``iw3`` (which is not a frame
@@ -82,18 +78,7 @@ def load_estimator(
     # a per-frame model: held steady along the optical flow between frames
     return FlowStabilized(
         DepthAnythingDepth.load(model.value, models_dir=models_dir, device=device),
-        stride=depth_stride() if stride is None else stride)
-
-
-def depth_stride() -> int:
-    """``STEREO_SPOT_DEPTH_STRIDE`` as a positive int (1 when unset).
-
-    Raises InvalidInputError for anything else, naming the variable."""
-    value = os.environ.get(DEPTH_STRIDE_ENV, "").strip() or "1"
-    if not value.isdigit() or int(value) < 1:
-        raise InvalidInputError(f"{DEPTH_STRIDE_ENV} must be a whole number of frames >= 1, "
-                                f"not {value!r}")
-    return int(value)
+        stride=stride)
 
 
 def default_depth_model(models_dir: Path | None) -> DepthModel:

@@ -52,17 +52,16 @@ class FlowStabilized:
         frames = to_numpy(rgb).astype(np.float32, copy=False)
         motions = self._motions([_small_gray(f) for f in frames])
         keys = self._keyframes(motions)
-        raw = rgb  # answers in the model's kind (its device), else in the input's
         maps = iter(())
-        if keys:
+        if keys:  # (the first frame always is one)
             raw = self.inner.estimate(rgb[keys] if len(keys) < len(frames) else rgb)
             maps = iter(to_numpy(raw)[:, 0].astype(np.float32))
         out = np.stack([self._step(next(maps) if i in keys else None, motion)
                         for i, motion in enumerate(motions)])[:, None]
-        if is_tensor(raw):
+        if is_tensor(rgb):  # answered in the input's kind, keyframes or not
             import torch
 
-            return torch.from_numpy(out).to(raw.device)
+            return torch.from_numpy(out).to(rgb.device)
         return out
 
     def state(self) -> dict | None:
