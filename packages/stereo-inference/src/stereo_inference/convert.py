@@ -25,7 +25,12 @@ from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import eye_size, output_size, parse_mode
 from stereo_inference.iw3 import convert_with_iw3
 from stereo_inference.mux import mux_output, nothing_to_keep
-from stereo_inference.runtime import compute_threads, partial_path, resolve_device
+from stereo_inference.runtime import (
+    compute_threads,
+    partial_path,
+    resolve_device,
+    reuse_freed_memory,
+)
 from stereo_inference.seams import context_state
 from stereo_inference.stages import run_stages
 from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues, text_levels
@@ -86,6 +91,7 @@ def convert_file(
     EngineTransientError (encoder or iw3 failure).
     """
     started = time.perf_counter()
+    reuse_freed_memory()  # per-frame buffers, reused instead of page-faulted in anew
     input_path, output_path = Path(input_path), Path(output_path)
     mode = parse_mode(mode)
     container = Container(container) if container else container_of(output_path)

@@ -8,6 +8,7 @@ never imports torch (its import alone costs more than a short clip's render).
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +30,30 @@ def resolve_device(device=None) -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+# glibc's mallopt parameters, and the values: every buffer up to 32 MiB (the
+# largest threshold glibc accepts; a 1080p float map is 8 MiB) comes from the
+# heap, and up to 256 MiB of freed heap is kept for the next frame.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_MMAP_THRESHOLD, _TRIM_THRESHOLD = 32 << 20, 256 << 20
+
+
+def reuse_freed_memory() -> bool:
+    """Make the C allocator keep and reuse the per-frame buffers a conversion frees.
+
+    By default glibc maps every allocation above ~128 KiB-32 MiB afresh and
+    unmaps it when freed, so each frame's maps, planes and warp temporaries
+    page-fault in zeroed pages again: measured, that doubled the CPU render's
+    cost (bench/render_cost.py). Process-wide, idempotent; False where the C
+    library has no ``mallopt`` (not glibc), which changes nothing else.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (AttributeError, OSError):
+        return False
+    return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD)
+                and mallopt(_M_TRIM_THRESHOLD, _TRIM_THRESHOLD))
 
 
 def cpu_threads() -> int:

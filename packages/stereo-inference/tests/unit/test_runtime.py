@@ -39,3 +39,37 @@ def test_cpu_threads_are_restored_after_the_call():
     with compute_threads(torch.device("cpu"), 1):
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
+
+
+
+_FAULTS = """
+import resource, sys
+import numpy as np
+from stereo_inference.runtime import reuse_freed_memory
+if sys.argv[1] == "reuse":
+    assert reuse_freed_memory() and reuse_freed_memory()  # idempotent
+np.ones(8 << 20, np.uint8)  # the first time, the heap grows
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(10):
+    np.ones(8 << 20, np.uint8)  # an 8 MiB per-frame buffer, written, freed
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+def test_freed_frame_buffers_are_reused_not_page_faulted_in_again():
+    import platform
+    import subprocess
+
+    import pytest
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("mallopt is glibc's")
+
+    def faults(mode: str) -> int:  # a fresh process each: the setting is process-wide
+        run = subprocess.run([sys.executable, "-c", _FAULTS, mode], capture_output=True,
+                             text=True, check=True)
+        return int(run.stdout)
+
+    # each fresh 8 MiB buffer faults in >= 4 pages (2 MiB huge pages), 10 times
+    assert faults("default") >= 10
+    assert faults("reuse") < 10
