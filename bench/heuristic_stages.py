@@ -8,6 +8,10 @@ frame: in total and per stage (ground contact, flow, parallax fit, guided
 filter, warps, normalisation). One-time initialisation is excluded (one warm-up
 call first).
 
+With ``--convert SECONDS`` it measures a whole conversion instead: CPU
+seconds (all threads) of an in-process ``convert_file`` of a generated 720p30
+clip to half-SBS, after one short warm-up conversion.
+
 With ``--against SRC`` (a ``stereo_inference`` source tree, e.g. an older
 commit unpacked with ``git archive``) the same measurement runs in child
 processes alternately with that tree and with this one, ``--rounds`` times,
@@ -16,6 +20,7 @@ and prints the median of each and their ratio: a same-run A/B.
     .venv/bin/python bench/heuristic_stages.py
     git archive main packages/stereo-inference/src | tar -x -C /tmp/base
     .venv/bin/python bench/heuristic_stages.py --against /tmp/base/packages/stereo-inference/src
+    .venv/bin/python bench/heuristic_stages.py --convert 8 --against ...
 
 Prints one JSON line.
 """
@@ -91,11 +96,39 @@ def measure(stages: bool) -> dict:
     return out
 
 
-def _child(src: str | None, stages: bool) -> dict:
+def measure_conversion(seconds: float) -> dict:
+    import resource
+    import tempfile
+    from pathlib import Path
+
+    from shared_types.models import ConversionParams
+    from shared_types.testing.media import make_video
+    from stereo_inference import convert_file
+
+    def cpu() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    with tempfile.TemporaryDirectory(prefix="heuristic-stages-") as tmp:
+        clips = {}
+        for name, length in (("warm", 1.0), ("clip", seconds)):
+            clips[name] = make_video(Path(tmp) / f"{name}.mp4", seconds=length,
+                                     size=(1280, 720), fps=30, gop=60)
+        convert_file(clips["warm"], Path(tmp) / "warm-out.mp4", mode="half-sbs",
+                     params=ConversionParams())
+        start = cpu()
+        convert_file(clips["clip"], Path(tmp) / "out.mp4", mode="half-sbs",
+                     params=ConversionParams())
+        used = cpu() - start
+    return {"cpu_s": round(used, 3), "ms_per_frame": round(1000 * used / (30 * seconds), 3)}
+
+
+def _child(src: str | None, stages: bool, convert: float | None) -> dict:
     env = dict(os.environ)
     if src:
         env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")])
-    cmd = [sys.executable, __file__, "--child", *(["--stages"] if stages else [])]
+    cmd = [sys.executable, __file__, "--child", *(["--stages"] if stages else []),
+           *(["--convert", str(convert)] if convert else [])]
     done = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -105,19 +138,21 @@ def main(argv=None) -> dict:
     p.add_argument("--against", help="an older stereo_inference source tree (its src folder)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--stages", action="store_true", help="per-stage breakdown")
+    p.add_argument("--convert", type=float, metavar="SECONDS",
+                   help="measure a whole half-SBS conversion of a clip this long")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child or not args.against:
-        out = measure(args.stages)
+        out = measure_conversion(args.convert) if args.convert else measure(args.stages)
         print(json.dumps(out))
         return out
     runs: dict[str, list[dict]] = {"old": [], "new": []}
     for _ in range(max(1, args.rounds)):
-        runs["old"].append(_child(args.against, args.stages))
-        runs["new"].append(_child(None, args.stages))
+        runs["old"].append(_child(args.against, args.stages, args.convert))
+        runs["new"].append(_child(None, args.stages, args.convert))
     out = {}
     for name, rs in runs.items():
-        keys = [k for k in rs[0] if k.endswith("_ms") or k == "ms_per_frame"]
+        keys = [k for k in rs[0] if k.endswith(("_ms", "_s")) or k == "ms_per_frame"]
         out[name] = {k: round(statistics.median(r[k] for r in rs), 3) for k in keys}
     out["cpu_ratio_new_over_old"] = round(out["new"]["ms_per_frame"] / out["old"]["ms_per_frame"], 3)
     print(json.dumps(out))

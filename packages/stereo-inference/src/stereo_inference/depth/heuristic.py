@@ -41,7 +41,7 @@ RANGE_DECAY = 0.8  # share of the running parallax range kept each frame
 # is a few frames old: it is computed afresh on a shot's first FRESH_FRAMES,
 # every STATIC_EVERY-th frame after, and whenever more than NEW_CONTENT of the
 # frame fails to match the last one; in between the last one moves with the flow.
-STATIC_EVERY = 3
+STATIC_EVERY = 4
 FRESH_FRAMES = 3
 NEW_CONTENT = 0.02
 
