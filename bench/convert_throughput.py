@@ -14,6 +14,7 @@ conversion's own peak resident memory (from ``wait4``), so it is per mode.
 
     .venv/bin/python bench/convert_throughput.py                       # 720p, 20 s
     .venv/bin/python bench/convert_throughput.py --resolution 1080p --seconds 5 --repeat 1
+    .venv/bin/python bench/convert_throughput.py --seconds 8 --modes half-sbs --malloc-ab
     .venv/bin/python bench/convert_throughput.py --modes half-sbs --no-cli --device cuda \\
         --depth depth-anything-v2-small --random-weights --resolution 1080p
 
@@ -42,6 +43,10 @@ from shared_types.testing.media import make_video
 RESOLUTIONS = {"480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
                "2160p": (3840, 2160)}
 CLI = [sys.executable, "-m", "stereo_inference.cli"]
+# The same CLI with glibc's allocator left as it is (the A/B of runtime.reuse_freed_memory)
+CLI_DEFAULT_MALLOC = [sys.executable, "-c", ("import sys; import stereo_inference.convert as c; "
+                      "c.reuse_freed_memory = lambda: False; from stereo_inference.cli import "
+                      "main; sys.argv[0] = 'stereo-inference'; sys.exit(main())")]
 
 
 def run_child(argv: list[str], env: dict | None = None) -> tuple[float, float, float]:
@@ -63,8 +68,8 @@ def ffmpeg_argv(src: Path, dst: Path, crf: int, preset: str) -> list[str]:
             "-c:a", "copy", str(dst)]
 
 
-def cli_argv(src: Path, dst: Path, mode: str, args) -> list[str]:
-    argv = [*CLI, "convert", str(src), str(dst), "--mode", mode, "--depth", args.depth,
+def cli_argv(src: Path, dst: Path, mode: str, args, cli: list[str] = CLI) -> list[str]:
+    argv = [*cli, "convert", str(src), str(dst), "--mode", mode, "--depth", args.depth,
             "--crf", str(args.crf), "--preset", args.preset, "--no-progress"]
     return argv + (["--device", args.device] if args.device else [])
 
@@ -111,6 +116,8 @@ def main(argv=None) -> dict:
     p.add_argument("--preset", default="veryfast")
     p.add_argument("--no-cli", action="store_true", help="skip the CLI runs")
     p.add_argument("--no-in-process", action="store_true", help="skip the in-process runs")
+    p.add_argument("--malloc-ab", action="store_true",
+                   help="also run the CLI with glibc's allocator left as it is")
     p.add_argument("--skip-ffmpeg", action="store_true", help="no plain-transcode reference")
     p.add_argument("--clip", type=Path, default=None,
                    help="convert this clip instead of generating one (machines without ffmpeg)")
@@ -142,6 +149,9 @@ def main(argv=None) -> dict:
                 if not args.no_cli:
                     runs.setdefault(f"cli {mode}", []).append(
                         run_child(cli_argv(clip, work / "cli.mp4", mode, args), env))
+                if args.malloc_ab:
+                    runs.setdefault(f"cli-default-malloc {mode}", []).append(run_child(
+                        cli_argv(clip, work / "cli.mp4", mode, args, CLI_DEFAULT_MALLOC), env))
                 if not args.no_in_process:
                     runs.setdefault(f"in-process {mode}", []).append(
                         in_process(clip, work / "in.mp4", mode, args, models_dir))

@@ -23,7 +23,6 @@ from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import eye_size, output_size, parse_mode
-from stereo_inference.iw3 import convert_with_iw3
 from stereo_inference.mux import mux_output, nothing_to_keep
 from stereo_inference.runtime import (
     compute_threads,
@@ -33,7 +32,6 @@ from stereo_inference.runtime import (
 )
 from stereo_inference.seams import context_state
 from stereo_inference.stages import run_stages
-from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues, text_levels
 from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.tonemap import dynamic_range_for, output_bit_depth, sdr_tone_mapper
 from stereo_inference.video_info import VideoInfo, probe_video
@@ -107,6 +105,8 @@ def convert_file(
             container=container, cores=cores,
         ), Path(depth_video), threads)
     if params.depth_model is DepthModel.IW3:
+        from stereo_inference.iw3 import convert_with_iw3  # imported only when used
+
         return convert_with_iw3(
             input_path, output_path, mode=mode, params=params, started=started,
             ffmpeg=ffmpeg, container=container, low_vram=iw3_low_vram, timeout_s=timeout_s,
@@ -257,6 +257,8 @@ def _with_subtitles(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, 
     (at the levels of the output's bit depth and ``transfer``)."""
     if not job.params.subtitles_3d:
         return renderer.render
+    from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues, text_levels
+
     cues = read_text_cues(job.ffmpeg, job.input_path, job.timeout_s)
     if not cues:
         log.info("no text subtitles in %s to burn in", job.input_path.name)
