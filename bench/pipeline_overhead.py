@@ -12,10 +12,13 @@ download, drain) against the engine on the same clip in the same run:
   before timing (the engine's bare conversion time).
 
 Runs are interleaved round by round, so machine noise hits every variant
-alike. Ratios are of medians.
+alike. Ratios are of medians. ``--baseline TREE`` adds ``base_N_workers``
+variants: the same stack with another checkout's ``packages/*/src`` first on
+``PYTHONPATH`` (e.g. ``git worktree add /tmp/base main``), for a same-run A/B
+of a change.
 
 Usage: .venv/bin/python bench/pipeline_overhead.py [--seconds 16] [--width 1280 --height 720]
-       [--segment-seconds 4] [--mode half-sbs] [--workers 1,2] [--repeat 2]
+       [--segment-seconds 4] [--mode half-sbs] [--workers 1,2] [--repeat 2] [--baseline TREE]
 """
 
 from __future__ import annotations
@@ -38,9 +41,11 @@ from shared_types.testing.media import make_video
 BIN = Path(sys.executable).parent
 
 
-def run_child(argv: list[str]) -> tuple[float, float]:
+def run_child(argv: list[str], pythonpath: str | None = None) -> tuple[float, float]:
     """(wall s, CPU s of the process and every descendant it waited for)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("STEREO_SPOT_")}
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
     start = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -71,7 +76,10 @@ def main() -> None:
     p.add_argument("--mode", default="half-sbs")
     p.add_argument("--workers", default="1,2", help="comma-separated worker counts")
     p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--baseline", type=Path, help="another checkout to compare the stack with")
     a = p.parse_args()
+    base_path = (os.pathsep.join(str(d) for d in sorted(a.baseline.glob("packages/*/src")))
+                 if a.baseline else None)
     import stereo_inference.convert  # noqa: F401 (start-up is not an in-process cost)
 
     workers = [int(n) for n in a.workers.split(",")]
@@ -82,6 +90,8 @@ def main() -> None:
         for i in range(a.repeat):
             variants = [("engine_in_process", None), ("engine_cli", None)]
             variants += [(f"stack_{n}_workers", n) for n in workers]
+            if base_path:
+                variants += [(f"base_{n}_workers", n) for n in workers]
             for name, n in variants[i % len(variants):] + variants[: i % len(variants)]:
                 out = tmp / f"{name}{i}.mp4"
                 if name == "engine_in_process":
@@ -94,7 +104,8 @@ def main() -> None:
                         str(BIN / "stereo-spot"), "convert", str(clip), "-o", str(out),
                         "--mode", a.mode, "--workers", str(n),
                         "--segment-seconds", str(a.segment_seconds),
-                        "--data-dir", str(tmp / f"data-{name}-{i}")])
+                        "--data-dir", str(tmp / f"data-{name}-{i}")],
+                        base_path if name.startswith("base_") else None)
                 runs.setdefault(name, []).append(result)
         frames = {name: video_facts(tmp / f"{name}0.mp4").frames for name in runs}
     wall = {k: statistics.median(r[0] for r in v) for k, v in runs.items()}
@@ -112,6 +123,10 @@ def main() -> None:
         report[f"ratio_{n}w_vs_engine_cli"] = round(wall[stack] / wall["engine_cli"], 3)
         report[f"ratio_{n}w_vs_in_process"] = round(wall[stack] / wall["engine_in_process"], 3)
         report[f"cpu_ratio_{n}w_vs_engine_cli"] = round(cpu[stack] / cpu["engine_cli"], 3)
+        if base_path:
+            report[f"ratio_{n}w_vs_baseline"] = round(wall[stack] / wall[f"base_{n}_workers"], 3)
+            report[f"cpu_ratio_{n}w_vs_baseline"] = round(
+                cpu[stack] / cpu[f"base_{n}_workers"], 3)
     if len(workers) > 1:
         report["two_vs_one_worker"] = round(
             wall[f"stack_{workers[1]}_workers"] / wall[f"stack_{workers[0]}_workers"], 3)

@@ -59,6 +59,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
                       soft_wrap=True)
         with JobProgressView(console, count_frames(request.source)) as view:
             snap = wait_for_job(backend, job.job_id, poll_s=settings.poll_s,
+                                busy_poll_s=settings.busy_poll_s,
                                 timeout_s=settings.job_timeout_s,
                                 on_snapshot=view.update, tick=supervisor.poll, rates=rates)
         fetch_result(backend, snap, request.output)  # before the workers' drain

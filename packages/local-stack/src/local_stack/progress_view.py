@@ -37,6 +37,7 @@ class JobProgressView:
             TimeRemainingColumn(),
             console=console,
             transient=False,
+            refresh_per_second=4,  # snapshots come at 4 Hz while segments convert
         )
         self._segments = self.progress.add_task("segments", total=None, extra="")
         self._frames = self.progress.add_task("frames", total=frames_total, extra="")

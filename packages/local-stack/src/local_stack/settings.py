@@ -28,7 +28,10 @@ class StackSettings(BackendSettings):
     segment_seconds: float = Field(10.0, gt=0, le=3600)
     visibility_s: float = Field(60.0, gt=0, description="queue lease of a worker message")
     lease_s: float = Field(60.0, gt=0, description="reassembly lease")
-    poll_s: float = Field(0.05, gt=0, le=10, description="how often convert reads progress")
+    poll_s: float = Field(0.05, gt=0, le=10,
+                          description="how often convert reads progress once every segment is done")
+    busy_poll_s: float = Field(0.25, gt=0, le=10,
+                               description="how often convert reads progress while segments run")
     job_timeout_s: float = Field(6 * 3600.0, gt=0, description="convert gives up after this")
     restart_backoff_s: float = Field(0.5, gt=0, description="first restart delay")
     restart_backoff_max_s: float = Field(30.0, gt=0)

@@ -96,11 +96,21 @@ def snapshot(backend: Backend, job_id: str, rates: MachineRates | None = None) -
                        frames, eta, staged.percent if staged else None)
 
 
+def near_end(snap: JobSnapshot) -> bool:
+    """True once every segment has settled (reassembly is next or running): the
+    moment when the job can end within a fraction of a second."""
+    if snap.status == JobStatus.REASSEMBLING or snap.is_final:
+        return True
+    total = snap.segments_total
+    return bool(total) and snap.segments_done + snap.segments_failed >= total
+
+
 def wait_for_job(
     backend: Backend,
     job_id: str,
     *,
     poll_s: float = 0.25,
+    busy_poll_s: float | None = None,
     timeout_s: float = 3600.0,
     on_snapshot: Callable[[JobSnapshot], None] | None = None,
     tick: Callable[[], None] | None = None,
@@ -108,8 +118,12 @@ def wait_for_job(
 ) -> JobSnapshot:
     """Poll until the job is completed or failed and return its last snapshot.
 
-    ``tick`` runs between polls (the CLI supervises its workers there).
-    Raises StackTimeoutError after ``timeout_s``.
+    Polls every ``busy_poll_s`` (default ``poll_s``) while segments remain and
+    every ``poll_s`` once they have all settled, so the end of the job is seen
+    quickly without reading the job 20 times a second for its whole run
+    (each read costs CPU the conversion could use). ``tick`` runs between polls
+    (the CLI supervises its workers there). Raises StackTimeoutError after
+    ``timeout_s``.
     """
     deadline = time.monotonic() + timeout_s
     while True:
@@ -124,7 +138,7 @@ def wait_for_job(
             )
         if tick:
             tick()
-        time.sleep(poll_s)
+        time.sleep(poll_s if near_end(snap) else max(poll_s, busy_poll_s or poll_s))
 
 
 def fetch_result(backend: Backend, snap: JobSnapshot, output: Path) -> Path:

@@ -15,7 +15,14 @@ from shared_types.models import (
 from shared_types.testing.memory import memory_backend
 
 from local_stack.errors import ConversionFailedError, StackTimeoutError
-from local_stack.submission import fetch_result, snapshot, submit_job, wait_for_job
+from local_stack.submission import (
+    JobSnapshot,
+    fetch_result,
+    near_end,
+    snapshot,
+    submit_job,
+    wait_for_job,
+)
 
 
 @pytest.fixture
@@ -143,3 +150,17 @@ def test_before_any_heartbeat_the_eta_comes_from_this_machines_history(backend, 
     shown = console.export_text()
     assert "14 s left" in shown
     assert f"{snap.percent:.0f} % of the work" in shown
+
+
+@pytest.mark.parametrize(("status", "total", "done", "failed", "expected"), [
+    (JobStatus.CHUNKING_IN_PROGRESS, None, 0, 0, False),  # total not known yet
+    (JobStatus.CHUNKING_COMPLETE, 4, 3, 0, False),  # a segment still converts
+    (JobStatus.CHUNKING_COMPLETE, 4, 3, 1, True),  # all settled: reassembly is next
+    (JobStatus.CHUNKING_COMPLETE, 4, 4, 0, True),
+    (JobStatus.REASSEMBLING, 4, 4, 0, True),
+    (JobStatus.COMPLETED, 4, 4, 0, True),
+])
+def test_near_end_is_when_every_segment_has_settled(status, total, done, failed, expected):
+    """The CLI reads progress fast only then (busy_poll_s while segments convert)."""
+    snap = JobSnapshot("j", status, total, done, failed, None)
+    assert near_end(snap) is expected

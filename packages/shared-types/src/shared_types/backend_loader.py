@@ -15,9 +15,11 @@ from shared_types.settings import BackendSettings
 
 ADAPTER_PACKAGES = {"local": "local_adapters", "aws": "aws_adapters"}
 # An embedded queue is polled, not pushed to: a short wait lets a local worker
-# notice a stop (drain) within half a second; a waiting receive still picks a
-# message up within ~20 ms. SQS long polling is free, so AWS keeps the full wait.
-LOCAL_MAX_WAIT_S = 0.5
+# notice a stop (drain) within a tenth of a second (the CLI waits for that drain
+# after every conversion, issue 17); a waiting receive still picks a message up
+# within ~20 ms and polls the same way however long it waits, so the shorter wait
+# costs nothing. SQS long polling is free, so AWS keeps the full wait.
+LOCAL_MAX_WAIT_S = 0.1
 
 
 def load_backend(settings: BackendSettings) -> Backend:

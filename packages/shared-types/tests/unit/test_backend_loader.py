@@ -34,6 +34,6 @@ def test_a_missing_adapter_package_is_a_permanent_error_naming_it(monkeypatch):
 
 
 def test_a_local_worker_waits_at_most_half_a_second_and_an_aws_worker_the_full_wait():
-    assert receive_wait_s(BackendSettings(backend="local", sqs_wait_s=20)) == 0.5
-    assert receive_wait_s(BackendSettings(backend="local", sqs_wait_s=0.2)) == 0.2
+    assert receive_wait_s(BackendSettings(backend="local", sqs_wait_s=20)) == 0.1
+    assert receive_wait_s(BackendSettings(backend="local", sqs_wait_s=0.05)) == 0.05
     assert receive_wait_s(BackendSettings(backend="aws", sqs_wait_s=20)) == 20
