@@ -54,3 +54,11 @@ def test_a_box_cut_by_the_bottom_of_the_frame_is_nearest():
     assert float(depth[36:70, 94:116].mean()) > 0.9
     # nearer than the standing box right beside it, whose foot is higher up
     assert float(depth[36:48, 94:116].mean()) > float(depth[36:48, 44:66].mean()) + 0.2
+
+
+def test_pure_noise_where_a_seed_cell_gets_no_pixels_still_segments():
+    rgb = np.random.default_rng(0).integers(0, 255, (24, 40, 3)).astype(np.float32) / 255
+    labels = segment(rgb)
+    assert labels.shape == (24, 40)
+    assert labels.min() == 0
+    assert contact_depth(rgb).shape == (24, 40)

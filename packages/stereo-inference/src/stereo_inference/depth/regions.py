@@ -68,7 +68,7 @@ def _merge(lab: np.ndarray, cells: np.ndarray, n: int, k: float) -> np.ndarray:
     # come in increasing distance, so a merge's distance is the largest inside
     # the merged region: each root keeps only its limit, that distance + k/size.
     parent, sizes = list(range(n)), size.tolist()
-    limit = [k / s for s in sizes]
+    limit = [k / max(s, 1.0) for s in sizes]  # (a seed that got no pixels has no edges)
     order = np.argsort(distance, kind="stable")
     for d, i, j in zip(distance[order].tolist(), first[order].tolist(), second[order].tolist(),
                        strict=True):
