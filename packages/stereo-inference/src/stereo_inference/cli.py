@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -76,7 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     settings = InferenceSettings()
     try:
         if args.command == "convert":
-            return _convert(args, settings)
+            code = _convert(args, settings)
+            if argv is None:  # this process's own command: nothing is left to do
+                _exit_now(code)
+            return code
         if args.command == "serve":
             return _serve(args, settings)
         if args.command == "depth":
@@ -85,6 +89,16 @@ def main(argv: list[str] | None = None) -> int:
     except (EngineError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def _exit_now(code: int) -> None:
+    """End the process without the interpreter's teardown (~0.2 s spent freeing
+    every module's objects: a short clip's conversion pays it on top). The
+    output is written, renamed and closed, its threads have stopped."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def _convert(args, settings: InferenceSettings) -> int:

@@ -65,16 +65,15 @@ def test_models_download_refuses_unknown_names(tmp_path, capsys, monkeypatch):
 def test_a_cpu_conversion_with_the_default_depth_never_imports_torch(clip, tmp_path):
     """torch's import alone costs a short clip more than its render: the CLI's
     weight-free CPU path runs on numpy and OpenCV only."""
-    probe = ("import runpy, sys\n"
-             "sys.argv = ['stereo-inference', 'convert', sys.argv[1], sys.argv[2],"
-             " '--device', 'cpu', '--depth', 'heuristic', '--no-progress']\n"
-             "try:\n"
-             "    runpy.run_module('stereo_inference.cli', run_name='__main__')\n"
-             "except SystemExit as exc:\n"
-             "    assert not exc.code, exc.code\n"
-             "print('torch' in sys.modules)\n")
     out = tmp_path / "out.mp4"
-    done = subprocess.run([sys.executable, "-c", probe, str(clip), str(out)],
+    # -X importtime logs every module the process imports, whenever it does
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "stereo_inference.cli",
+                           "convert", str(clip), str(out), "--device", "cpu",
+                           "--depth", "heuristic", "--no-progress"],
                           capture_output=True, text=True, timeout=300, check=True)
-    assert done.stdout.strip().splitlines()[-1] == "False"
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "numpy" in imported and "cv2" in imported  # the log is complete
+    assert "torch" not in imported
+    assert f"wrote {out}" in done.stdout  # printed before the process ends early
     assert read_video(out)["frames"] == read_video(clip)["frames"]
