@@ -81,12 +81,14 @@ def worker_specs(settings: StackSettings, cpu_count: int | None = None) -> list[
     """``settings.media_workers`` media-workers plus ``settings.workers`` video-workers,
     each video-worker's conversions given its share of the ``cpu_count`` cores."""
     env = service_env(settings)
-    specs = [ChildSpec(f"media-worker-{i + 1}", service_argv("media-worker"), env)
+    prefix = settings.model_config.get("env_prefix", "")
+    # one contiguous run of segments per video-worker (media_worker.segment_order)
+    media_env = {**env, f"{prefix}SEGMENT_LANES": str(settings.workers)}
+    specs = [ChildSpec(f"media-worker-{i + 1}", service_argv("media-worker"), media_env)
              for i in range(settings.media_workers)]
     video = service_argv("video-worker")  # seamless unless STEREO_SPOT_SEAMLESS_SEGMENTS=false
     cores = conversion_cores(cpu_count or os.cpu_count() or 1, settings.workers)
-    video_env = {**env, f"{settings.model_config.get('env_prefix', '')}CONVERSION_CORES":
-                 str(cores)}
+    video_env = {**env, f"{prefix}CONVERSION_CORES": str(cores)}
     specs += [ChildSpec(f"video-worker-{i + 1}", video, video_env)
               for i in range(settings.workers)]
     return specs

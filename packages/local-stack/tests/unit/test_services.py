@@ -114,3 +114,17 @@ def test_the_default_is_one_worker_per_two_cores(cpus, workers, monkeypatch):
     monkeypatch.setattr("os.cpu_count", lambda: cpus)
     monkeypatch.delenv("STEREO_SPOT_WORKERS", raising=False)
     assert StackSettings().workers == workers
+
+
+def test_the_media_worker_publishes_one_segment_run_per_video_worker(tmp_path, monkeypatch):
+    """It reads SEGMENT_LANES = workers (media_worker.segment_order), so each
+    video-worker continues its own run with the depth state in hand."""
+    from media_worker.settings import MediaWorkerSettings
+
+    for workers in (1, 2):
+        specs = worker_specs(StackSettings(data_dir=tmp_path, workers=workers), cpu_count=2)
+        media = [s for s in specs if s.name.startswith("media-worker")]
+        for name, value in media[0].env.items():
+            if name.startswith("STEREO_SPOT_"):
+                monkeypatch.setenv(name, value)
+        assert MediaWorkerSettings().segment_lanes == workers

@@ -32,6 +32,7 @@ def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) 
         limits=limits,
         work_dir=settings.work_dir,
         segment_seconds=settings.segment_seconds,
+        segment_lanes=settings.segment_lanes,
         lease_s=settings.lease_s,
         source_urls=settings.source_urls,
     )

@@ -45,6 +45,7 @@ from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
 from media_worker.ffmpeg_runner import file_input
 from media_worker.poster import store_poster
+from media_worker.segment_order import publish_order
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
 from media_worker.source_file import source_file, source_input
@@ -213,7 +214,8 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
 
 def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps, run: int,
                       alive: JobKeepAlive) -> int:
-    """Keep the side streams, cut the segments and upload them in order; returns
+    """Keep the side streams, cut the segments and upload them in the order
+    ``segment_order.publish_order`` gives for ``deps.segment_lanes``; returns
     their count. Raises ConditionFailedError once the job moved on."""
     backend, job_id = deps.backend, job.job_id
     side = keep_side_streams(deps.runner, source, work / "streams.mkv", on_tick=alive.tick)
@@ -226,10 +228,10 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     if job.params.subtitles_3d:
         add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
                              on_tick=alive.tick)
-    for index, path in enumerate(segments):
+    for index in publish_order(len(segments), deps.segment_lanes):
         alive.touch()  # raises ConditionFailedError once the job moved on: stop writing
         key = keys.segment_key(job_id, index, len(segments), job.mode, run)
-        backend.input_storage.put_file(key, path, content_type="video/mp4")
+        backend.input_storage.put_file(key, segments[index], content_type="video/mp4")
         log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
     return len(segments)
 

@@ -26,6 +26,7 @@ class MediaDeps:
     limits: ProbeLimits
     work_dir: Path
     segment_seconds: float = 300.0
+    segment_lanes: int = 1  # publish order for this many video-workers (segment_order)
     lease_s: float = 120.0
     keepalive_s: float = 60.0  # how often a long step refreshes its job's updated_at
     source_urls: bool = True  # previews read S3 sources by presigned URL (see settings)

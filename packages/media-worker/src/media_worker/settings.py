@@ -13,6 +13,9 @@ class MediaWorkerSettings(BackendSettings):
     """Read once in ``media_worker.main``; everything below it gets plain values."""
 
     segment_seconds: float = Field(300.0, gt=0)
+    # video-workers converting one job side by side: segments are published as
+    # that many contiguous runs, interleaved (media_worker.segment_order)
+    segment_lanes: int = Field(1, ge=1)
     max_source_bytes: int = Field(20 * 1024**3, gt=0)
     max_duration_s: float = Field(4 * 3600.0, gt=0)
     max_width: int = Field(7680, gt=0)
