@@ -11,7 +11,6 @@ from shared_types.backend_loader import load_backend
 from shared_types.eta_history import learn_machine_rates
 from shared_types.models import Container, ConversionParams, OutputMode
 
-from local_stack.frame_count import count_frames
 from local_stack.progress_view import JobProgressView
 from local_stack.services import worker_specs
 from local_stack.settings import StackSettings
@@ -57,7 +56,8 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
                          container=request.container)
         console.print(f"job {job.job_id}: {request.source.name} -> {request.mode.value}",
                       soft_wrap=True)
-        with JobProgressView(console, count_frames(request.source)) as view:
+        # the frame total comes from the media-worker's probe (no PyAV in this process)
+        with JobProgressView(console) as view:
             snap = wait_for_job(backend, job.job_id, poll_s=settings.poll_s,
                                 busy_poll_s=settings.busy_poll_s,
                                 timeout_s=settings.job_timeout_s,

@@ -24,7 +24,7 @@ class JobProgressView:
     segments over elapsed time); the time left is the snapshot's staged
     estimate (the same model the web page shows)."""
 
-    def __init__(self, console: Console, frames_total: int | None) -> None:
+    def __init__(self, console: Console, frames_total: int | None = None) -> None:
         self._frames_total = frames_total
         self._started = time.monotonic()
         self.progress = Progress(
@@ -58,13 +58,14 @@ class JobProgressView:
         self.progress.update(self._segments, total=total, completed=snap.segments_done,
                              extra=f"{stage}{failed}{percent}")
         live = snap.frames
+        frames_total = self._frames_total or snap.frames_total
         eta = f" · {round(snap.eta_seconds)} s left" if snap.eta_seconds is not None else ""
         if live is not None:
             fps = f"{live.fps:6.1f} fps" if live.fps else ""
             self.progress.update(self._frames, completed=live.frames_done,
-                                 total=live.frames_total or self._frames_total, extra=fps + eta)
-        elif self._frames_total and total:
-            frames = round(self._frames_total * min(1.0, snap.segments_done / total))
+                                 total=live.frames_total or frames_total, extra=fps + eta)
+        elif frames_total and total:
+            frames = round(frames_total * min(1.0, snap.segments_done / total))
             elapsed = max(1e-6, time.monotonic() - self._started)
-            self.progress.update(self._frames, completed=frames,
+            self.progress.update(self._frames, completed=frames, total=frames_total,
                                  extra=f"{frames / elapsed:6.1f} fps" + eta)

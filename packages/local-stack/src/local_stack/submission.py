@@ -47,6 +47,7 @@ class JobSnapshot:
     frames: FrameTally | None = None  # from the workers' heartbeats, while converting
     eta_seconds: float | None = None  # the staged estimate (``shared_types.job_eta``)
     percent: float | None = None  # weighted by work, once the probe gave a frame count
+    frames_total: int | None = None  # the source's frames, once the media-worker probed it
 
     @property
     def is_final(self) -> bool:
@@ -93,7 +94,7 @@ def snapshot(backend: Backend, job_id: str, rates: MachineRates | None = None) -
     if eta is None and frames is not None:
         eta = frames.eta_seconds
     return JobSnapshot(job_id, job.status, tally.total, len(tally.done), tally.failed, job.error,
-                       frames, eta, staged.percent if staged else None)
+                       frames, eta, staged.percent if staged else None, job.source_frames)
 
 
 def near_end(snap: JobSnapshot) -> bool:

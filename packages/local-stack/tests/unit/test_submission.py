@@ -164,3 +164,24 @@ def test_near_end_is_when_every_segment_has_settled(status, total, done, failed,
     """The CLI reads progress fast only then (busy_poll_s while segments convert)."""
     snap = JobSnapshot("j", status, total, done, failed, None)
     assert near_end(snap) is expected
+
+
+def test_the_frame_total_comes_from_the_media_workers_probe(backend, source):
+    """The CLI opens no video itself: the bar's total is the job's source_frames."""
+    from rich.console import Console
+
+    from local_stack.progress_view import JobProgressView
+
+    job = submit_job(backend, source, mode=OutputMode.SBS, params=ConversionParams())
+    assert snapshot(backend, job.job_id).frames_total is None  # not probed yet
+    backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                              total_segments=4, source_frames=480))
+    for index in (0, 1):
+        backend.completions.put(SegmentCompletion(job_id=job.job_id, segment_index=index,
+                                                  output_key=f"o{index}", run=0))
+    snap = snapshot(backend, job.job_id)
+    assert snap.frames_total == 480
+    console = Console(record=True, width=120)
+    with JobProgressView(console) as view:
+        view.update(snap)
+    assert "240/480" in console.export_text()
