@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 import torch
 from scipy.ndimage import gaussian_filter
+from stereo_inference.runtime import reuse_freed_memory
 from stereo_inference.warp import warp_view
 
 # ---------------------------------------------------------------- scenes
@@ -219,6 +220,7 @@ def main(argv=None) -> dict:
     args = p.parse_args(argv)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(args.threads)  # warp_view resamples with OpenCV on a CPU
+    reuse_freed_memory()  # as a conversion runs (convert_file): per-frame buffers reused
     rows = {"ours": [], "reference": [], "left_as_right": []}
     times = {"ours": [], "reference": []}
     for seed in range(args.scenes):

@@ -121,10 +121,16 @@ def test_planning_in_row_chunks_gives_the_whole_frame_plan(monkeypatch):
 
 @pytest.mark.parametrize("fill", ["replicate", "mirror"])
 def test_the_numpy_plan_is_the_tensor_plan(fill):
+    """The torch ops (what a GPU runs; a CPU tensor is planned with numpy, so
+    they are called directly here) give the numpy plan."""
+    from stereo_inference.warp import _plan
+
     g = torch.Generator().manual_seed(3)
     disparity = (torch.rand(3, 1, 7, 50, generator=g) * 16).round() / 2  # edges and folds
-    tensor = plan_warp(disparity, fill=fill)
+    tensor = _plan(disparity, 1.9, fill)
+    assert isinstance(tensor, torch.Tensor)
     array = plan_warp(disparity.numpy(), fill=fill)
     assert isinstance(array, np.ndarray)
     assert array.dtype == np.float32
     np.testing.assert_allclose(array, tensor.numpy(), atol=1e-4)
+    assert torch.equal(plan_warp(disparity, fill=fill), torch.from_numpy(array))
