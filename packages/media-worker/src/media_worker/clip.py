@@ -16,12 +16,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from media_worker.errors import FfmpegFailedError, SourceUnreachableError, UnusableVideoError
+from media_worker.errors import (
+    FfmpegFailedError,
+    SourceReplacedError,
+    SourceUnreachableError,
+    UnusableVideoError,
+)
 from media_worker.ffmpeg_runner import FfmpegRunner
 
 # What ffmpeg says when the store, not the video, failed a URL read.
 UNREACHABLE = ("Server returned 5XX", "Connection refused", "Connection timed out",
                "Server returned 429")
+# What ffmpeg says when the store refused the read's If-Match (412): the object
+# is no longer the upload the URL was pinned to.
+REPLACED = ("Server returned 412", "Server returned 4XX")
 
 
 def cut_clip(runner: FfmpegRunner, source_args: Sequence[str], start_s: float,
@@ -31,7 +39,8 @@ def cut_clip(runner: FfmpegRunner, source_args: Sequence[str], start_s: float,
     ``source_args`` (ffmpeg input arguments) name to ``dest``. Raises
     UnusableVideoError when the range starts past ``source_duration_s`` (when
     known) or nothing was cut, SourceUnreachableError when the store did not
-    serve a URL input (5XX, throttled, refused), Ffmpeg*Error."""
+    serve a URL input (5XX, throttled, refused), SourceReplacedError when the
+    stored object is no longer the one the URL was pinned to, Ffmpeg*Error."""
     if source_duration_s is not None and start_s >= source_duration_s:
         raise UnusableVideoError(
             f"The preview starts at {start_s:.1f} s but the video is only "
@@ -46,6 +55,8 @@ def cut_clip(runner: FfmpegRunner, source_args: Sequence[str], start_s: float,
     except FfmpegFailedError as exc:
         if any(sign in str(exc) for sign in UNREACHABLE):
             raise SourceUnreachableError(str(exc)) from exc  # retried, not a bad video
+        if any(sign in str(exc) for sign in REPLACED):
+            raise SourceReplacedError from exc  # the reason in words, not ffmpeg's
         raise
     if not dest.exists() or dest.stat().st_size == 0:
         raise UnusableVideoError(f"The preview at {start_s:.1f} s could not be cut from the "

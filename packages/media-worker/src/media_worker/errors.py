@@ -33,6 +33,11 @@ class SourceReplacedError(MediaWorkerError, PermanentError):
 
     code = "source_replaced"
 
+    def __init__(self, message: str = (
+            "The uploaded video was replaced by another upload while it was being "
+            "converted; please start a new conversion for the other video.")) -> None:
+        super().__init__(message)
+
 
 class FfmpegFailedError(MediaWorkerError, PermanentError):
     """ffmpeg exited with an error on a file that passed the probe."""

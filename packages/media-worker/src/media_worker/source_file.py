@@ -44,9 +44,7 @@ def source_file(storage: ObjectStorage, info: ObjectInfo, dest: Path) -> Path:
     ObjectNotFoundError/TransientError from the storage."""
     got = storage.get_file(info.key, dest)
     if info.etag is not None and got.etag != info.etag:
-        raise SourceReplacedError(
-            "The uploaded video was replaced by another upload while it was being "
-            "converted; please start a new conversion for the other video.")
+        raise SourceReplacedError
     return dest
 
 

@@ -13,7 +13,7 @@ from shared_types.testing.media import make_video
 
 from media_worker.bounded_probe import ProbeLimits, probe_header
 from media_worker.clip import cut_clip
-from media_worker.errors import FfmpegFailedError, UnusableVideoError
+from media_worker.errors import SourceReplacedError, UnusableVideoError
 from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.source_file import locate_source, source_input
 from media_worker.thumbnails import make_thumbnails
@@ -79,9 +79,11 @@ def test_a_replaced_s3_source_fails_the_clip_instead_of_mixing_uploads(s3, film,
     storage.put_file(source_key("film-2"), make_video(tmp_path / "other.mp4", seconds=2),
                      content_type="video/mp4")
     runner = FfmpegRunner(ffmpeg_path(), timeout_s=120)
-    with pytest.raises(FfmpegFailedError, match="4XX"):
+    with pytest.raises(SourceReplacedError, match="replaced by another upload") as err:
         cut_clip(runner, source_input(storage, info, tmp_path / "d.mp4"), 1.0, 1.0,
                  tmp_path / "clip.mp4")
+    assert err.value.code == "source_replaced"
+    assert "4XX" in str(err.value.__cause__)  # what ffmpeg said stays in the chain (logs)
 
 
 def test_the_strip_of_an_s3_film_reads_its_header_and_a_few_seeks(s3, film, tmp_path):
