@@ -56,7 +56,8 @@ class FlowStabilized:
         if keys:  # (the first frame always is one)
             raw = self.inner.estimate(rgb[keys] if len(keys) < len(frames) else rgb)
             maps = iter(to_numpy(raw)[:, 0].astype(np.float32))
-        out = np.stack([self._step(next(maps) if i in keys else None, motion)
+        chosen = set(keys)
+        out = np.stack([self._step(next(maps) if i in chosen else None, motion)
                         for i, motion in enumerate(motions)])[:, None]
         if is_tensor(rgb):  # answered in the input's kind, keyframes or not
             import torch
@@ -94,7 +95,8 @@ class FlowStabilized:
         return motions
 
     def _keyframes(self, motions: list) -> list[int]:
-        """Indices of the frames the model must see (every one at stride 1)."""
+        """Indices of the frames the model must see (every one at stride 1);
+        advances the count of frames since the model last ran."""
         keys, since, held = [], self._since, self._held is not None
         for i, motion in enumerate(motions):
             if (not held or motion is None or since + 1 >= self.stride
@@ -104,14 +106,11 @@ class FlowStabilized:
             else:
                 since += 1
             held = True
+        self._since = since
         return keys
 
     def _step(self, depth: np.ndarray | None, motion) -> np.ndarray:
         """The next result from the model's map ``depth`` (None between keyframes)."""
-        if depth is not None:
-            self._since = 0
-        else:
-            self._since += 1
         if motion is None or self._held is None or (
                 depth is not None and self._held.shape != depth.shape):
             self._held = depth
