@@ -18,6 +18,7 @@ from typing import Protocol
 import av
 import numpy as np
 
+from stereo_inference import planes
 from stereo_inference.errors import InvalidInputError
 
 _END = object()
@@ -124,6 +125,9 @@ class FrameReader:
         if self.turns % 2:  # decode in the coded orientation, then turn
             (ew, eh), (dw, dh) = (eh, ew), (dh, dw)
         depth, eyes, pts, durations = [], [], [], []
+        # planes copied straight into the batch when the frame needs no conversion
+        direct = self.eye_filter is None and not self.turns
+        batch = None
         for frame in container.decode(stream):
             if self._stop.is_set():
                 return
@@ -131,7 +135,13 @@ class FrameReader:
             # cheapest scaler is enough (the default one cost ~1 ms a 720p frame).
             small = frame.to_ndarray(width=dw, height=dh, format="rgb24",
                                      interpolation="FAST_BILINEAR")
-            eye = frame.to_ndarray(width=ew, height=eh, format=self.decode_format)
+            if direct and planes.fits(frame, self.decode_format, (ew, eh)):
+                if batch is None:
+                    batch = planes.batch_array(self.decode_format, (ew, eh), self.batch_size)
+                eye = batch[len(eyes)]
+                planes.read_into(frame, eye)
+            else:
+                eye = frame.to_ndarray(width=ew, height=eh, format=self.decode_format)
             if self.eye_filter is not None:
                 eye = self.eye_filter(eye)
             if self.turns:
@@ -142,17 +152,20 @@ class FrameReader:
             pts.append(frame.pts)
             durations.append(frame.duration or None)
             if len(eyes) == self.batch_size:
-                if not self._put(self._batch(depth, eyes, pts, durations, stream)):
+                if not self._put(self._batch(depth, eyes, batch, pts, durations, stream)):
                     return
-                depth, eyes, pts, durations = [], [], [], []
+                depth, eyes, pts, durations, batch = [], [], [], [], None
         if eyes:
-            self._put(self._batch(depth, eyes, pts, durations, stream))
+            self._put(self._batch(depth, eyes, batch, pts, durations, stream))
 
     @staticmethod
-    def _batch(depth, eyes, pts, durations, stream) -> FrameBatch:
+    def _batch(depth, eyes, batch, pts, durations, stream) -> FrameBatch:
+        """``batch``: the array the eyes were read into, used as it is when every
+        eye of this batch is in it (no stacking copy)."""
+        whole = batch is not None and all(e.base is batch for e in eyes)
         return FrameBatch(
             depth_rgb=np.stack(depth),
-            eyes=np.stack(eyes),
+            eyes=batch[: len(eyes)] if whole else np.stack(eyes),
             pts=pts,
             durations=durations,
             time_base=stream.time_base,

@@ -17,6 +17,7 @@ import av
 import numpy as np
 from shared_types.hdr import HdrInfo
 
+from stereo_inference import planes
 from stereo_inference.errors import EngineTransientError
 
 log = logging.getLogger(__name__)
@@ -101,7 +102,7 @@ class StereoEncoder:
         """Encode a batch (B,H*3/2,W yuv420p or B,H,W,3 rgb24) with source timestamps."""
         try:
             for i, array in enumerate(frames):
-                frame = av.VideoFrame.from_ndarray(array, format=fmt)
+                frame = planes.to_frame(array, fmt)
                 if (frame.width, frame.height) != self.size:
                     frame = frame.reformat(width=self.size[0], height=self.size[1])
                 frame.pts = pts[i] if pts[i] is not None else self.frames
