@@ -11,6 +11,9 @@ plain transcode), of the medians, for wall time and for CPU seconds (user +
 system, less disturbed by other jobs). ``vs_half_sbs`` is a mode's time over
 half-SBS's (anaglyph's goal: at most 1.1). ``peak_rss_mb`` is each CLI
 conversion's own peak resident memory (from ``wait4``), so it is per mode.
+``stages`` (in-process runs) says where the time goes: each pipeline stage's
+median busy and CPU seconds (``stereo_inference.stage_clock``; ``codec
+threads`` is FFmpeg's decoder and x264's threads, CPU only).
 
     .venv/bin/python bench/convert_throughput.py                       # 720p, 20 s
     .venv/bin/python bench/convert_throughput.py --resolution 1080p --seconds 5 --repeat 1
@@ -74,16 +77,20 @@ def cli_argv(src: Path, dst: Path, mode: str, args, cli: list[str] = CLI) -> lis
     return argv + (["--device", args.device] if args.device else [])
 
 
-def in_process(src: Path, dst: Path, mode: str, args, models_dir: Path) -> tuple[float, float]:
-    """(wall s, CPU s) of ``convert_file`` in this process."""
+def in_process(src: Path, dst: Path, mode: str, args, models_dir: Path,
+               stages: list | None = None) -> tuple[float, float]:
+    """(wall s, CPU s) of ``convert_file`` in this process; its per-stage times
+    (``ConversionResult.stages``) appended to ``stages``."""
     from stereo_inference.convert import convert_file
 
     params = ConversionParams(depth_model=args.depth, crf=args.crf, preset=args.preset)
     before = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
-    convert_file(src, dst, mode=mode, params=params, models_dir=models_dir,
-                 device=args.device, ffmpeg=args.ffmpeg)
+    result = convert_file(src, dst, mode=mode, params=params, models_dir=models_dir,
+                          device=args.device, ffmpeg=args.ffmpeg)
     wall = time.perf_counter() - start
+    if stages is not None:
+        stages.append(result.stages)
     after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
@@ -99,6 +106,13 @@ def summarise(runs: dict[str, list], reference: dict[str, float] | None) -> dict
     if len(runs[0]) > 2:
         out["peak_rss_mb"] = round(max(r[2] for r in runs))
     return out
+
+
+def median_stages(runs: list[dict]) -> dict:
+    """Each stage's median busy and CPU seconds over ``runs`` (where the time goes)."""
+    return {name: {key: round(statistics.median(r[name][key] for r in runs if name in r), 2)
+                   for key in ("busy_s", "cpu_s")}
+            for name in runs[0]}
 
 
 def main(argv=None) -> dict:
@@ -141,6 +155,7 @@ def main(argv=None) -> dict:
         if not args.no_in_process:
             import stereo_inference.convert  # noqa: F401 (start-up is not an in-process cost)
         runs: dict[str, list] = {"ffmpeg": []}
+        stages: dict[str, list] = {}
         for i in range(max(1, args.repeat)):
             if not args.skip_ffmpeg:
                 runs["ffmpeg"].append(
@@ -153,10 +168,13 @@ def main(argv=None) -> dict:
                     runs.setdefault(f"cli-default-malloc {mode}", []).append(run_child(
                         cli_argv(clip, work / "cli.mp4", mode, args, CLI_DEFAULT_MALLOC), env))
                 if not args.no_in_process:
-                    runs.setdefault(f"in-process {mode}", []).append(
-                        in_process(clip, work / "in.mp4", mode, args, models_dir))
+                    runs.setdefault(f"in-process {mode}", []).append(in_process(
+                        clip, work / "in.mp4", mode, args, models_dir,
+                        stages.setdefault(f"in-process {mode}", [])))
     reference = summarise(runs.pop("ffmpeg"), None) if not args.skip_ffmpeg else None
     results = {name: summarise(r, reference) for name, r in runs.items()}
+    for name, per_run in stages.items():
+        results[name]["stages"] = median_stages(per_run)
     for name, result in results.items():
         kind = name.split(" ")[0]
         half = results.get(f"{kind} half-sbs")

@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
     conv.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
     conv.add_argument("--no-progress", action="store_true")
+    conv.add_argument("--timings", action="store_true",
+                      help="also print where the time went: busy and CPU seconds per stage")
     depth = sub.add_parser("depth", help="write the depth of every frame (16-bit grey FFV1 MKV)")
     depth.add_argument("input", type=Path)
     depth.add_argument("output", type=Path, help="an .mkv file; 65535 = nearest")
@@ -126,6 +128,10 @@ def _convert(args, settings: InferenceSettings) -> int:
         f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "
         f"{result.fps:.1f} fps, depth {result.depth_model}"
     )
+    if args.timings and result.stages:
+        from stereo_inference.stage_clock import describe
+
+        print(describe(result.stages))
     return 0
 
 

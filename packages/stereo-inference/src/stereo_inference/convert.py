@@ -31,6 +31,7 @@ from stereo_inference.runtime import (
     reuse_freed_memory,
 )
 from stereo_inference.seams import context_state
+from stereo_inference.stage_clock import StageClock
 from stereo_inference.stages import run_stages
 from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.tonemap import dynamic_range_for, output_bit_depth, sdr_tone_mapper
@@ -189,6 +190,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     if not renderer.use_opencv:
         decode_size = (ew, eh)
     out_w, out_h = output_size(mode, width, height)
+    clock = StageClock()
     reader = FrameReader(
         input_path,
         eye_size=decode_size,
@@ -198,6 +200,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         rotation=info.rotation,
         eye_filter=tone,
         threads=job.cores,
+        clock=clock,
     )
     partial = partial_path(output_path)
     video_only = partial.with_name(partial.stem + ".video.mp4")
@@ -225,15 +228,18 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             _chain(first, iter_batches),
             _with_subtitles(job, renderer, (ew, eh), color[1] if color else None), encoder,
             renderer.eye_format,
-            total=total, progress=job.progress, estimate=renderer.estimate,
+            total=total, progress=job.progress, estimate=renderer.estimate, clock=clock,
         )
-        encoder.close()
+        with clock.stage("encode"):  # x264's last frames
+            encoder.close()
         encoder = None
-        if not direct:
-            mux_output(job.ffmpeg, video_only, input_path, partial, container=job.container,
-                       packing=packing_of(mode), timeout_s=job.timeout_s)
-        elif packing_of(mode):
-            add_st3d(partial, packing_of(mode))
+        with clock.stage("mux"):
+            if not direct:
+                mux_output(job.ffmpeg, video_only, input_path, partial,
+                           container=job.container, packing=packing_of(mode),
+                           timeout_s=job.timeout_s)
+            elif packing_of(mode):
+                add_st3d(partial, packing_of(mode))
         os.replace(partial, output_path)
     except BaseException:
         if encoder is not None:
@@ -248,6 +254,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         frames=frames, duration_s=info.duration_s, width=out_w, height=out_h,
         elapsed_s=elapsed, fps=frames / elapsed if elapsed > 0 else 0.0,
         depth_model=estimator.name, depth_state=snapshot(estimator, normalizer),
+        stages=clock.report(),
     )
 
 

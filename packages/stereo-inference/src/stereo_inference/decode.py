@@ -20,6 +20,7 @@ import numpy as np
 
 from stereo_inference import planes
 from stereo_inference.errors import InvalidInputError
+from stereo_inference.stage_clock import StageClock
 
 _END = object()
 
@@ -60,8 +61,10 @@ class FrameReader:
         rotation: int = 0,
         eye_filter: EyeFilter | None = None,
         threads: int | None = None,
+        clock: StageClock | None = None,
     ) -> None:
         self.path = Path(path)
+        self.clock = clock or StageClock()  # decoding's busy time is "decode"
         # the display rotation (counter-clockwise degrees) is applied to the
         # frames, so the packed output is upright and needs no display matrix
         self.turns = (rotation % 360) // 90
@@ -128,25 +131,20 @@ class FrameReader:
         # planes copied straight into the batch when the frame needs no conversion
         direct = self.eye_filter is None and not self.turns
         batch = None
-        for frame in container.decode(stream):
+        frames = container.decode(stream)
+        while True:
+            with self.clock.stage("decode"):  # the handing over below is not decoding
+                frame = next(frames, None)
+                if frame is None:
+                    break
+                slot = None
+                if direct and planes.fits(frame, self.decode_format, (ew, eh)):
+                    if batch is None:
+                        batch = planes.batch_array(self.decode_format, (ew, eh), self.batch_size)
+                    slot = batch[len(eyes)]
+                small, eye = self._convert(frame, (ew, eh), (dw, dh), slot)
             if self._stop.is_set():
                 return
-            # The depth input is small and gets blurred or patch-embedded: the
-            # cheapest scaler is enough (the default one cost ~1 ms a 720p frame).
-            small = frame.to_ndarray(width=dw, height=dh, format="rgb24",
-                                     interpolation="FAST_BILINEAR")
-            if direct and planes.fits(frame, self.decode_format, (ew, eh)):
-                if batch is None:
-                    batch = planes.batch_array(self.decode_format, (ew, eh), self.batch_size)
-                eye = batch[len(eyes)]
-                planes.read_into(frame, eye)
-            else:
-                eye = frame.to_ndarray(width=ew, height=eh, format=self.decode_format)
-            if self.eye_filter is not None:
-                eye = self.eye_filter(eye)
-            if self.turns:
-                small, eye = rotate(small, "rgb24", self.turns), rotate(eye, self.eye_format,
-                                                                        self.turns)
             depth.append(small)
             eyes.append(eye)
             pts.append(frame.pts)
@@ -157,6 +155,26 @@ class FrameReader:
                 depth, eyes, pts, durations, batch = [], [], [], [], None
         if eyes:
             self._put(self._batch(depth, eyes, batch, pts, durations, stream))
+
+    def _convert(self, frame, eye_size, depth_size, slot: np.ndarray | None):
+        """(depth input, eye) of ``frame``; the eye's planes copied into ``slot``
+        (a batch array's row) when given, else converted by PyAV."""
+        (ew, eh), (dw, dh) = eye_size, depth_size
+        # The depth input is small and gets blurred or patch-embedded: the
+        # cheapest scaler is enough (the default one cost ~1 ms a 720p frame).
+        small = frame.to_ndarray(width=dw, height=dh, format="rgb24",
+                                 interpolation="FAST_BILINEAR")
+        if slot is not None:
+            planes.read_into(frame, slot)
+            eye = slot
+        else:
+            eye = frame.to_ndarray(width=ew, height=eh, format=self.decode_format)
+        if self.eye_filter is not None:
+            eye = self.eye_filter(eye)
+        if self.turns:
+            small, eye = rotate(small, "rgb24", self.turns), rotate(eye, self.eye_format,
+                                                                    self.turns)
+        return small, eye
 
     @staticmethod
     def _batch(depth, eyes, batch, pts, durations, stream) -> FrameBatch:

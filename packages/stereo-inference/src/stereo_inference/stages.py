@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from stereo_inference.decode import FrameBatch
+from stereo_inference.stage_clock import StageClock
 
 _END = object()
 
@@ -30,12 +31,15 @@ def run_stages(
     total: int | None,
     progress: Callable[[int, int | None], None] | None,
     estimate: Callable[[FrameBatch], object] | None = None,
+    clock: StageClock | None = None,
 ) -> int:
     """Render every batch and hand it to ``encoder.write``; returns frames written.
 
     ``estimate`` (the depth stage), when given, runs on every batch, in order,
-    in a thread of its own ahead of ``render``.
+    in a thread of its own ahead of ``render``. ``clock`` gets each stage's
+    busy time ("depth", "render", "encode").
     """
+    clock = clock or StageClock()
     pending: queue.Queue = queue.Queue(maxsize=2)
     failure: list[BaseException] = []
     written = [0]
@@ -46,7 +50,8 @@ def run_stages(
                 continue  # drain so the producer never blocks
             frames, batch = item
             try:
-                encoder.write(frames, frame_format, batch.pts, batch.durations)
+                with clock.stage("encode"):
+                    encoder.write(frames, frame_format, batch.pts, batch.durations)
                 written[0] += len(frames)
                 if progress:
                     progress(written[0], total)
@@ -55,7 +60,8 @@ def run_stages(
 
     worker = threading.Thread(target=encode_loop, name="encode", daemon=True)
     worker.start()
-    ahead = _Ahead(batches, estimate) if estimate is not None else None
+    ahead = _Ahead(batches, _timed(clock, "depth", estimate)) if estimate is not None else None
+    render = _timed(clock, "render", render)
     try:
         for batch in ahead if ahead is not None else batches:
             if failure:
@@ -69,6 +75,14 @@ def run_stages(
     if failure:
         raise failure[0]
     return written[0]
+
+
+def _timed(clock: StageClock, name: str, work: Callable) -> Callable:
+    def timed(item):
+        with clock.stage(name):
+            return work(item)
+
+    return timed
 
 
 class _Ahead:

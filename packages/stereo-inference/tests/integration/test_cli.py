@@ -18,6 +18,20 @@ def test_convert_writes_the_output_and_reports(clip, tmp_path, capsys, monkeypat
     assert read_video(out)["size"] == (160, 192)
 
 
+def test_timings_say_where_the_time_went(clip, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
+    out = tmp_path / "o.mp4"
+    assert main(["convert", str(clip), str(out), "--mode", "half-sbs", "--preset",
+                 "ultrafast", "--no-progress", "--timings"]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith("busy/CPU s per stage: ")
+    for stage in ("decode", "depth", "render", "encode", "mux", "codec threads"):
+        assert f"{stage} " in line
+    # without the flag, only the summary line
+    assert main(["convert", str(clip), str(out), "--no-progress"]) == 0
+    assert "per stage" not in capsys.readouterr().out
+
+
 def test_convert_writes_the_container_asked_for(clip, tmp_path, monkeypatch):
     monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
     out = tmp_path / "o.mp4"
