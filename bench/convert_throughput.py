@@ -13,7 +13,10 @@ half-SBS's (anaglyph's goal: at most 1.1). ``peak_rss_mb`` is each CLI
 conversion's own peak resident memory (from ``wait4``), so it is per mode.
 ``stages`` (in-process runs) says where the time goes: each pipeline stage's
 median busy and CPU seconds (``stereo_inference.stage_clock``; ``codec
-threads`` is FFmpeg's decoder and x264's threads, CPU only).
+threads`` is FFmpeg's decoder and x264's threads, CPU only). ``--floor``
+adds ``ffmpeg on the output``: the same plain transcode run on a converted
+output, the part of a conversion no depth or warp speed-up can remove (a
+warped picture can cost x264 more than its source).
 
     .venv/bin/python bench/convert_throughput.py                       # 720p, 20 s
     .venv/bin/python bench/convert_throughput.py --resolution 1080p --seconds 5 --repeat 1
@@ -65,8 +68,12 @@ def run_child(argv: list[str], env: dict | None = None) -> tuple[float, float, f
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
-def ffmpeg_argv(src: Path, dst: Path, crf: int, preset: str) -> list[str]:
-    return [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-i", str(src),
+def ffmpeg_argv(src: Path, dst: Path, crf: int, preset: str, converted: bool = False
+                ) -> list[str]:
+    # a converted output's SEI dropped on the way in: ffmpeg 9 cannot decode a file
+    # with both the frame-packing SEI and st3d (docs/ARCHITECTURE.md)
+    drop_sei = ["-bsf:v", "filter_units=remove_types=6"] if converted else []
+    return [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", *drop_sei, "-i", str(src),
             "-c:v", "libx264", "-crf", str(crf), "-preset", preset, "-pix_fmt", "yuv420p",
             "-c:a", "copy", str(dst)]
 
@@ -133,6 +140,9 @@ def main(argv=None) -> dict:
     p.add_argument("--malloc-ab", action="store_true",
                    help="also run the CLI with glibc's allocator left as it is")
     p.add_argument("--skip-ffmpeg", action="store_true", help="no plain-transcode reference")
+    p.add_argument("--floor", action="store_true",
+                   help="also transcode each in-process output with the same ffmpeg command: "
+                        "what encoding the converted picture costs by itself")
     p.add_argument("--clip", type=Path, default=None,
                    help="convert this clip instead of generating one (machines without ffmpeg)")
     p.add_argument("--ffmpeg", default=None,
@@ -171,6 +181,10 @@ def main(argv=None) -> dict:
                     runs.setdefault(f"in-process {mode}", []).append(in_process(
                         clip, work / "in.mp4", mode, args, models_dir,
                         stages.setdefault(f"in-process {mode}", [])))
+                    if args.floor:
+                        runs.setdefault(f"ffmpeg on the output {mode}", []).append(run_child(
+                            ffmpeg_argv(work / "in.mp4", work / "floor.mp4", args.crf,
+                                        args.preset, converted=True)))
     reference = summarise(runs.pop("ffmpeg"), None) if not args.skip_ffmpeg else None
     results = {name: summarise(r, reference) for name, r in runs.items()}
     for name, per_run in stages.items():
