@@ -27,6 +27,7 @@ from stereo_inference.mux import mux_output, nothing_to_keep
 from stereo_inference.runtime import (
     compute_threads,
     partial_path,
+    renderers,
     resolve_device,
     reuse_freed_memory,
 )
@@ -229,6 +230,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             _with_subtitles(job, renderer, (ew, eh), color[1] if color else None), encoder,
             renderer.eye_format,
             total=total, progress=job.progress, estimate=renderer.estimate, clock=clock,
+            renderers=renderers(dev, job.cores),
         )
         with clock.stage("encode"):  # x264's last frames
             encoder.close()

@@ -62,6 +62,23 @@ def cpu_threads() -> int:
     return max(1, (os.cpu_count() or 2) // 2)
 
 
+MAX_RENDERERS = 4
+
+
+def renderers(device, cores: int | None) -> int:
+    """How many batches a conversion renders at once (``stages.run_stages``).
+
+    On a CPU the render (warp plan, remaps, anaglyph mix) is one thread's
+    work per batch, and with an anaglyph it is the stage the others wait for:
+    one renderer per core it may use (at most MAX_RENDERERS; their OpenCV
+    calls release the GIL) lets it take a free core whenever decoding, depth
+    or x264 leave one. A GPU renders one batch at a time.
+    """
+    if device_type(device) != "cpu":
+        return 1
+    return max(1, min(MAX_RENDERERS, cores or os.cpu_count() or 1))
+
+
 @contextmanager
 def compute_threads(device, threads: int | None, *, torch_too: bool = True) -> Iterator[None]:
     """Run with ``threads`` OpenCV (and, with ``torch_too``, torch) CPU threads

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -32,12 +34,15 @@ def run_stages(
     progress: Callable[[int, int | None], None] | None,
     estimate: Callable[[FrameBatch], object] | None = None,
     clock: StageClock | None = None,
+    renderers: int = 1,
 ) -> int:
     """Render every batch and hand it to ``encoder.write``; returns frames written.
 
     ``estimate`` (the depth stage), when given, runs on every batch, in order,
-    in a thread of its own ahead of ``render``. ``clock`` gets each stage's
-    busy time ("depth", "render", "encode").
+    in a thread of its own ahead of ``render``. ``renderers`` above 1 renders
+    that many consecutive batches at once (``render`` must then keep no state
+    from one batch to the next); they reach the encoder in order. ``clock``
+    gets each stage's busy time ("depth", "render", "encode").
     """
     clock = clock or StageClock()
     pending: queue.Queue = queue.Queue(maxsize=2)
@@ -62,12 +67,25 @@ def run_stages(
     worker.start()
     ahead = _Ahead(batches, _timed(clock, "depth", estimate)) if estimate is not None else None
     render = _timed(clock, "render", render)
+    pool = ThreadPoolExecutor(renderers, thread_name_prefix="render") if renderers > 1 else None
+    in_flight: deque = deque()
     try:
         for batch in ahead if ahead is not None else batches:
             if failure:
                 break
-            pending.put((render(batch), batch))
+            if pool is None:
+                pending.put((render(batch), batch))
+                continue
+            in_flight.append((pool.submit(render, batch), batch))
+            if len(in_flight) >= renderers:
+                done, batch = in_flight.popleft()
+                pending.put((done.result(), batch))
+        while in_flight and not failure:
+            done, batch = in_flight.popleft()
+            pending.put((done.result(), batch))
     finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
         if ahead is not None:
             ahead.close()
         pending.put(_END)

@@ -175,3 +175,20 @@ def test_a_source_with_audio_still_goes_through_the_mux(clip):
     from stereo_inference.mux import nothing_to_keep
 
     assert not nothing_to_keep(clip)
+
+
+@pytest.mark.parametrize("mode", [OutputMode.HALF_SBS, OutputMode.ANAGLYPH])
+def test_rendering_several_batches_at_once_gives_the_same_video(clip, tmp_path, monkeypatch,
+                                                                 mode):
+    import stereo_inference.convert as engine
+
+    outputs = []
+    for count in (1, 3):
+        monkeypatch.setattr(engine, "renderers", lambda device, cores, n=count: n)
+        out = tmp_path / f"r{count}.mp4"
+        engine.convert_file(clip, out, mode=mode, params=ConversionParams(crf=18))
+        with av.open(str(out)) as container:
+            outputs.append([f.to_ndarray(format="yuv420p") for f in container.decode(video=0)])
+    assert len(outputs[0]) == len(outputs[1]) == 24
+    for one, several in zip(*outputs, strict=True):
+        np.testing.assert_array_equal(one, several)

@@ -107,3 +107,42 @@ def test_a_render_failure_stops_the_depth_stage_and_closes_the_source():
                    estimate=lambda b: None)
     assert closed == [True]
     assert not [t for t in threading.enumerate() if t.name == "depth"]
+
+
+def test_several_renderers_work_at_once_and_the_encoder_gets_batches_in_order():
+    """With renderers=2 batches 0 and 1 are in render together (each waits for
+    the other to arrive), and batch 0, finishing last, still reaches the
+    encoder first."""
+    meet, one_done, threads = threading.Barrier(2, timeout=30), threading.Event(), set()
+
+    def render(batch):
+        index = batch.pts[0] // 2
+        threads.add(threading.current_thread().name)
+        if index in (0, 1):
+            meet.wait()
+        if index == 0:
+            assert one_done.wait(timeout=30)
+        out = batch.eyes + 1
+        if index == 1:
+            one_done.set()
+        return out
+
+    encoder = RecordingEncoder()
+    count = run_stages(batches(6), render, encoder, "rgb24", total=12, progress=None,
+                       estimate=lambda b: None, renderers=2)
+    assert count == 12
+    assert [w[0] for w in encoder.written] == [1, 2, 3, 4, 5, 6]
+    assert len(threads) == 2 and threading.current_thread().name not in threads
+
+
+def test_a_failure_in_one_of_several_renderers_is_raised_and_every_thread_ends():
+    def render(batch):
+        if batch.pts[0] == 6:
+            raise ValueError("bad batch")
+        return batch.eyes
+
+    with pytest.raises(ValueError, match="bad batch"):
+        run_stages(batches(50), render, RecordingEncoder(), "rgb24", total=None,
+                   progress=None, estimate=lambda b: None, renderers=3)
+    assert not [t for t in threading.enumerate()
+                if t.name in ("encode", "depth") or t.name.startswith("render")]
