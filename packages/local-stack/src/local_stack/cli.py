@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from shared_types.depth_models import best_installed
 from shared_types.errors import StereoSpotError
+from shared_types.fast_exit import exit_now
 from shared_types.model_install import check_model_available
 from shared_types.models import (
     Container,
@@ -144,7 +145,11 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     console = Console(stderr=False)
     try:
-        return _run(args, console)
+        code = _run(args, console)
+        if argv is None and args.command == "convert":
+            # the output is written and the workers have exited: nothing to tear down
+            exit_now(code)
+        return code
     except KeyboardInterrupt:
         print("stereo-spot: interrupted", file=sys.stderr)
         return 130

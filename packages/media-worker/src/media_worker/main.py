@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from shared_types.fast_exit import exit_now
 from shared_types.temp_sweep import sweep_stale_temp
 
 from media_worker.bootstrap import build_worker
@@ -14,7 +15,8 @@ log = logging.getLogger(__name__)
 
 
 def main() -> int:
-    """Entry point: read settings once, configure logging, run both consumers."""
+    """Entry point: read settings once, configure logging, run both consumers;
+    once they have drained the process ends at once (``fast_exit``)."""
     logging.basicConfig(
         level=logging.INFO, stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(process)d %(threadName)s %(name)s: %(message)s",
@@ -26,7 +28,7 @@ def main() -> int:
              settings.segment_seconds)
     worker.run()
     log.info("media-worker stopped")
-    return 0
+    exit_now(0)  # drained: every message settled, nothing left to tear down
 
 
 if __name__ == "__main__":

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import sys
 from pathlib import Path
 
+from shared_types.fast_exit import exit_now
 from shared_types.models import (
     ENCODER_PRESETS,
     AnaglyphMethod,
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "convert":
             code = _convert(args, settings)
             if argv is None:  # this process's own command: nothing is left to do
-                _exit_now(code)
+                exit_now(code)  # the output is written, renamed and closed
             return code
         if args.command == "serve":
             return _serve(args, settings)
@@ -91,16 +91,6 @@ def main(argv: list[str] | None = None) -> int:
     except (EngineError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
-
-def _exit_now(code: int) -> None:
-    """End the process without the interpreter's teardown (~0.2 s spent freeing
-    every module's objects: a short clip's conversion pays it on top). The
-    output is written, renamed and closed, its threads have stopped."""
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
 
 
 def _convert(args, settings: InferenceSettings) -> int:

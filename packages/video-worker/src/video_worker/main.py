@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from shared_types.errors import AdapterMissingError
+from shared_types.fast_exit import exit_now
 from shared_types.temp_sweep import sweep_stale_temp
 
 from video_worker.bootstrap import build_worker
@@ -43,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     # conversions cut short by a killed worker (the local engine's segment folders)
     sweep_stale_temp(settings.work_dir or Path(tempfile.gettempdir()), ("vw-",))
     worker.run()
+    if argv is None:  # this process's own command, drained: nothing left to tear down
+        exit_now(0)
     return 0
 
 
