@@ -137,9 +137,12 @@ class StereoRenderer:
             if (sh, sw) != (h, w):
                 uv = np.vstack([shrink(c, w // 2, h // 2) for c in uv.reshape(2, sh // 2, -1)])
             chroma_map = packed_map(left, right, h // 2, w // 2, True)
+            warped_uv = np.empty((h, w), np.uint8)  # U of both eyes over V of both
+            for c in range(2):  # one map for both planes
+                remap_rows(uv[c * (h // 2):(c + 1) * (h // 2)], chroma_map,
+                           warped_uv[c * (h // 2):(c + 1) * (h // 2)])
             mix_cpu(remap_rows(shrink(eyes[i, :sh], w, h), widened_map(left, right, h, w)),
-                    remap_rows(uv, np.vstack([chroma_map, chroma_map])),
-                    out[i], self.params.anaglyph_method)
+                    warped_uv, out[i], self.params.anaglyph_method)
         return out
 
     def _anaglyph(self, yuv, depth) -> np.ndarray:
