@@ -70,13 +70,17 @@ def renderers(device, cores: int | None) -> int:
 
     On a CPU the render (warp plan, remaps, anaglyph mix) is one thread's
     work per batch, and with an anaglyph it is the stage the others wait for:
-    one renderer per core it may use (at most MAX_RENDERERS; their OpenCV
+    one renderer per core of the machine (at most MAX_RENDERERS; their OpenCV
     calls release the GIL) lets it take a free core whenever decoding, depth
-    or x264 leave one. A GPU renders one batch at a time.
+    or x264 leave one. Not capped by ``cores`` (a worker's share): a waiting
+    render thread costs nothing, and a worker whose neighbour is between
+    segments can then use the idle core (two workers on two cores, 16 s clip:
+    11.96 -> 11.64 s, medians of 3 alternating rounds). A GPU renders one
+    batch at a time.
     """
     if device_type(device) != "cpu":
         return 1
-    return max(1, min(MAX_RENDERERS, cores or os.cpu_count() or 1))
+    return max(1, min(MAX_RENDERERS, max(cores or 0, os.cpu_count() or 1)))
 
 
 @contextmanager

@@ -73,3 +73,16 @@ def test_freed_frame_buffers_are_reused_not_page_faulted_in_again():
     # each fresh 8 MiB buffer faults in >= 4 pages (2 MiB huge pages), 10 times
     assert faults("default") >= 10
     assert faults("reuse") < 10
+
+
+def test_a_cpu_renders_one_batch_per_core_up_to_a_cap_and_a_gpu_one(monkeypatch):
+    from stereo_inference import runtime
+
+    monkeypatch.setattr(runtime.os, "cpu_count", lambda: 2)
+    assert runtime.renderers("cpu", None) == 2
+    assert runtime.renderers("cpu", 1) == 2  # a worker's share does not cap waiting threads
+    monkeypatch.setattr(runtime.os, "cpu_count", lambda: 64)
+    assert runtime.renderers("cpu", 8) == runtime.MAX_RENDERERS
+    monkeypatch.setattr(runtime.os, "cpu_count", lambda: None)
+    assert runtime.renderers("cpu", None) == 1
+    assert runtime.renderers("cuda", 16) == runtime.renderers("cuda:1", None) == 1
