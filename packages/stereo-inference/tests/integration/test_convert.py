@@ -32,11 +32,14 @@ def test_each_mode_keeps_every_frame_the_audio_and_has_its_geometry(clip, tmp_pa
     assert converted["audio"] == 1
     assert result.depth_model == "heuristic"
     assert not list(tmp_path.glob(".*partial*"))
-    # where the time went: every stage worked, and none for longer than the call
+    # where the time went: every stage worked, and a one-thread stage no longer
+    # than the call (render's busy time is summed over its threads)
     assert {"decode", "depth", "render", "encode", "mux", "codec threads"} <= set(result.stages)
     for name in ("decode", "depth", "render", "encode"):
-        assert 0 < result.stages[name]["busy_s"] <= result.elapsed_s
+        assert result.stages[name]["busy_s"] > 0
         assert result.stages[name]["cpu_s"] > 0
+    for name in ("decode", "depth", "encode"):
+        assert result.stages[name]["busy_s"] <= result.elapsed_s
 
 
 def test_variable_frame_rate_timestamps_are_kept(vfr_clip, tmp_path):
