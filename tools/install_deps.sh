@@ -2,7 +2,10 @@
 # Create .venv (Python 3.11) and install every package under packages/ editable
 # with its dev extras, pinned by constraints.txt. Idempotent: a stamp holding the
 # hash of the inputs (pyproject files, constraints, this script) makes a re-run
-# with nothing changed return in well under a second.
+# with nothing changed return in well under a second. Every run byte-compiles
+# the packages' sources (only files changed since the last run): editable
+# installs are not compiled by pip, and where PYTHONDONTWRITEBYTECODE is set
+# every process would otherwise compile what it imports at each start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +17,9 @@ fi
 
 stamp=.venv/.install-deps.stamp
 hash=$(cat constraints.txt tools/install_deps.sh packages/*/pyproject.toml | sha256sum | cut -d' ' -f1)
+compile_sources() { .venv/bin/python -m compileall -q packages/*/src >/dev/null; }
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$hash" && -x .venv/bin/python ]]; then
+  compile_sources
   echo "install-deps: up to date"
   exit 0
 fi
@@ -28,5 +33,6 @@ for p in packages/*/pyproject.toml; do
   args+=(-e "$(dirname "$p")[dev]")
 done
 .venv/bin/python -m pip install --quiet -c constraints.txt "${args[@]}"
+compile_sources
 echo "$hash" > "$stamp"
 echo "install-deps: installed $(( ${#args[@]} / 2 )) packages into .venv"
