@@ -40,7 +40,6 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     """
     if not request.source.is_file():
         raise FileNotFoundError(f"input file not found: {request.source}")
-    backend = load_backend(settings)
     supervisor = Supervisor(
         worker_specs(settings),
         backoff_base_s=settings.restart_backoff_s,
@@ -49,8 +48,9 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         log_dir=Path(settings.data_dir) / "logs",
         on_event=lambda line: log.info("%s", line),
     )
-    supervisor.start()
+    supervisor.start()  # first: the workers' start-up overlaps this process's own
     try:
+        backend = load_backend(settings)
         rates = learn_machine_rates(backend)  # this data folder's history
         job = submit_job(backend, request.source, mode=request.mode, params=request.params,
                          container=request.container)
