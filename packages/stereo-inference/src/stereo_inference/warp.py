@@ -98,10 +98,13 @@ def _plan_rows(d, max_stretch: float, fill: str):
 def _scatter(zbuf, rows, t, z) -> None:
     """z-buffer ``z`` at targets ``t`` of ``rows`` (every row, densely, when None)."""
     w2 = zbuf.shape[1]
-    col = to_index((t + 1).clip(0, w2 - 1))
-    if rows is None:
-        rows = arange(col.shape[0], col, integer=True)[:, None]
-    scatter_max(zbuf.reshape(-1), (rows * w2 + col).reshape(-1), z.reshape(-1))
+    col = (t + 1).clip(0, w2 - 1)
+    if rows is None:  # the flat index in float: exact, a chunk holds far fewer than 2**24
+        col += arange(col.shape[0], col)[:, None] * w2
+        index = to_index(col)
+    else:
+        index = rows * w2 + to_index(col)
+    scatter_max(zbuf.reshape(-1), index.reshape(-1), z.reshape(-1))
 
 
 def _cover_segments(zbuf, f, d, max_stretch):
@@ -113,21 +116,26 @@ def _cover_segments(zbuf, f, d, max_stretch):
     """
     xp = namespace(f)
     f0, f1, d0 = f[:, :-1], f[:, 1:], d[:, :-1]
-    dd = d[:, 1:] - d0
     span = f1 - f0
     bad = (span <= 1e-3) | (span > max_stretch)
     t = xp.ceil(f0)
     room = f1 - t  # how many more targets fit after the first
-    a = (t - f0) / span
-    z = xp.where(bad | (room < 0), _NEG_INF, d0 + a * dd)
+    slope = d[:, 1:] - d0
+    slope /= span  # disparity change per target pixel along the segment
+    z = t - f0
+    z *= slope
+    z += d0  # the disparity at the first target (in place: no temporaries)
+    z[bad | (room < 0)] = _NEG_INF
     _scatter(zbuf, None, t, z)
+    width = t.shape[1]
     for k in range(1, int(max_stretch) + 1):
-        rows, cols = xp.where((room >= k) & ~bad)
-        if len(rows) == 0:
+        more = xp.where(((room >= k) & ~bad).reshape(-1))[0]
+        if len(more) == 0:
             break
-        tk = t[rows, cols] + k
-        ak = (tk - f0[rows, cols]) / span[rows, cols]
-        _scatter(zbuf, rows, tk, d0[rows, cols] + ak * dd[rows, cols])
+        slope_k = slope.reshape(-1)[more]
+        slope_k *= k
+        _scatter(zbuf, more // width, t.reshape(-1)[more] + k,
+                 z.reshape(-1)[more] + slope_k)
     return bad
 
 
@@ -136,12 +144,12 @@ def _cover_edge_pixels(zbuf, f, d, bad) -> None:
     borders also cover their nearest target, so thin details and edges keep
     their full width."""
     xp = namespace(f)
-    rows, cols = xp.where(bad)
     n, w = f.shape
-    every = arange(n, rows, integer=True)
-    rows = concat([rows, rows, every, every])
-    cols = concat([cols, cols + 1, xp.zeros_like(every), xp.full_like(every, w - 1)])
-    _scatter(zbuf, rows, xp.round(f[rows, cols]), d[rows, cols])
+    torn = xp.where(bad.reshape(-1))[0]  # segment x of row r: r * (w - 1) + x
+    left = torn + torn // (w - 1)  # its left pixel: r * w + x
+    ends = arange(n, torn, integer=True) * w
+    pixels = concat([left, left + 1, ends, ends + (w - 1)])
+    _scatter(zbuf, pixels // w, xp.round(f.reshape(-1)[pixels]), d.reshape(-1)[pixels])
 
 
 def _fill_holes(src, zbuf, fill: str) -> None:
