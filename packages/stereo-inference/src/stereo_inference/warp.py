@@ -74,14 +74,15 @@ def _plan(disparity, max_stretch: float, fill: str):
     rows = as_float(disparity.reshape(b * h, w))
     on_gpu = is_tensor(rows)
     step = max(1, (CHUNK_PIXELS if on_gpu else CPU_CHUNK_PIXELS) // w)  # rows are independent
+    src = namespace(rows).empty_like(rows)
     with np.errstate(divide="ignore", invalid="ignore"):  # folds: masked out below
-        src = concat([_plan_rows(rows[i : i + step], max_stretch, fill)
-                      for i in range(0, rows.shape[0], step)])
+        for i in range(0, rows.shape[0], step):
+            _plan_rows(rows[i : i + step], max_stretch, fill, out=src[i : i + step])
     return src.reshape(b, 1, h, w)
 
 
-def _plan_rows(d, max_stretch: float, fill: str):
-    """``plan_warp`` of disparity rows (N, W)."""
+def _plan_rows(d, max_stretch: float, fill: str, out) -> None:
+    """``plan_warp`` of disparity rows (N, W), written into ``out`` (N, W)."""
     n, w = d.shape
     x = arange(w, d)
     f = x - d  # where each source pixel lands
@@ -92,18 +93,18 @@ def _plan_rows(d, max_stretch: float, fill: str):
     zbuf = zbuf[:, 1 : w + 1]
     src = zbuf + x
     _fill_holes(src, zbuf, fill)
-    return src.clip(0, w - 1)
+    namespace(src).clip(src, 0, w - 1, out=out)
 
 
 def _scatter(zbuf, rows, t, z) -> None:
     """z-buffer ``z`` at targets ``t`` of ``rows`` (every row, densely, when None)."""
     w2 = zbuf.shape[1]
-    col = (t + 1).clip(0, w2 - 1)
+    col = t.clip(-1, w2 - 2)  # + 1 below: column 0 and w2-1 collect targets off the frame
     if rows is None:  # the flat index in float: exact, a chunk holds far fewer than 2**24
-        col += arange(col.shape[0], col)[:, None] * w2
+        col += arange(col.shape[0], col)[:, None] * w2 + 1
         index = to_index(col)
     else:
-        index = rows * w2 + to_index(col)
+        index = rows * w2 + to_index(col) + 1
     scatter_max(zbuf.reshape(-1), index.reshape(-1), z.reshape(-1))
 
 
@@ -129,7 +130,8 @@ def _cover_segments(zbuf, f, d, max_stretch):
     _scatter(zbuf, None, t, z)
     width = t.shape[1]
     for k in range(1, int(max_stretch) + 1):
-        more = xp.where(((room >= k) & ~bad).reshape(-1))[0]
+        more = xp.where((room >= k).reshape(-1))[0]  # (room >= 1: span >= 1, never folded)
+        more = more[~bad.reshape(-1)[more]]  # not torn either
         if len(more) == 0:
             break
         slope_k = slope.reshape(-1)[more]
