@@ -78,8 +78,10 @@ def full(shape: tuple[int, ...], value: float, like):
 
 
 def to_index(x):
-    """``x`` (integral floats) as int64 indices."""
-    return x.long() if is_tensor(x) else x.astype(np.int64)
+    """``x`` (integral floats below 2**31) as int64 indices."""
+    if is_tensor(x):
+        return x.long()
+    return x.astype(np.int32).astype(np.int64)  # ~1.5x faster than float32 -> int64
 
 
 def scatter_max(flat, index, values) -> None:

@@ -73,101 +73,113 @@ def _plan(disparity, max_stretch: float, fill: str):
     b, _, h, w = disparity.shape
     rows = as_float(disparity.reshape(b * h, w))
     on_gpu = is_tensor(rows)
+    rows = rows.contiguous() if on_gpu else np.ascontiguousarray(rows)
     step = max(1, (CHUNK_PIXELS if on_gpu else CPU_CHUNK_PIXELS) // w)  # rows are independent
+    step = min(step, rows.shape[0])
+    grid = _Grid(step, w, rows)
     src = namespace(rows).empty_like(rows)
     with np.errstate(divide="ignore", invalid="ignore"):  # folds: masked out below
         for i in range(0, rows.shape[0], step):
-            _plan_rows(rows[i : i + step], max_stretch, fill, out=src[i : i + step])
+            _plan_rows(rows[i : i + step], grid, max_stretch, fill, out=src[i : i + step])
     return src.reshape(b, 1, h, w)
 
 
-def _plan_rows(d, max_stretch: float, fill: str, out) -> None:
-    """``plan_warp`` of disparity rows (N, W), written into ``out`` (N, W)."""
+class _Grid:
+    """Per-pixel constants of a chunk of ``rows`` rows, flattened: each pixel's
+    column, and its row's offset in the padded z-buffer (rows of ``width + 2``:
+    columns 0 and width+1 collect every target off the frame). Floats, so a
+    target's buffer index is one add: exact, a chunk holds far fewer than 2**24.
+    ``padded_column`` is the column of each z-buffer cell (-1 and width at the pads)."""
+
+    def __init__(self, rows: int, width: int, like) -> None:
+        self.width = width
+        pixel = arange(rows * width, like)
+        self.column = pixel % width
+        self.offset = (pixel - self.column) / width * (width + 2) + 1
+        cell = arange(rows * (width + 2), like)
+        self.padded_column = (cell % (width + 2) - 1).reshape(rows, width + 2)
+
+
+def _plan_rows(d, grid: _Grid, max_stretch: float, fill: str, out) -> None:
+    """``plan_warp`` of disparity rows (N, W), written into ``out`` (N, W).
+
+    The rows are planned as one flat sequence of pixels (contiguous memory):
+    the step from a row's last pixel to the next row's first is no segment.
+    """
     n, w = d.shape
-    x = arange(w, d)
-    f = x - d  # where each source pixel lands
-    # Columns 0 and w+1 collect every target outside the frame.
+    d = d.reshape(-1)
+    column, offset = grid.column[: n * w], grid.offset[: n * w]
+    f = column - d  # where each source pixel lands
     zbuf = full((n, w + 2), _NEG_INF, d)
-    bad = _cover_segments(zbuf, f, d, max_stretch)
-    _cover_edge_pixels(zbuf, f, d, bad)
-    zbuf = zbuf[:, 1 : w + 1]
-    src = zbuf + x
-    _fill_holes(src, zbuf, fill)
-    namespace(src).clip(src, 0, w - 1, out=out)
+    bad = _cover_segments(zbuf.reshape(-1), f, d, offset, w, max_stretch)
+    _cover_edge_pixels(zbuf.reshape(-1), f, d, offset, w, bad)
+    zbuf[:, 0] = zbuf[:, w + 1] = float("nan")  # the pads: no hole, no neighbour
+    src = zbuf + grid.padded_column[:n]
+    _fill_holes(src.reshape(-1), zbuf.reshape(-1), grid.padded_column.reshape(-1), fill)
+    namespace(src).clip(src[:, 1 : w + 1], 0, w - 1, out=out)
 
 
-def _scatter(zbuf, rows, t, z) -> None:
-    """z-buffer ``z`` at targets ``t`` of ``rows`` (every row, densely, when None)."""
-    w2 = zbuf.shape[1]
-    col = t.clip(-1, w2 - 2)  # + 1 below: column 0 and w2-1 collect targets off the frame
-    if rows is None:  # the flat index in float: exact, a chunk holds far fewer than 2**24
-        col += arange(col.shape[0], col)[:, None] * w2 + 1
-        index = to_index(col)
-    else:
-        index = rows * w2 + to_index(col) + 1
-    scatter_max(zbuf.reshape(-1), index.reshape(-1), z.reshape(-1))
+def _scatter(zbuf, t, offset, z, width: int) -> None:
+    """z-buffer (flat, padded rows) ``z`` at target columns ``t`` of the rows at ``offset``."""
+    index = t.clip(-1, width)
+    index += offset
+    scatter_max(zbuf, to_index(index), z)
 
 
-def _cover_segments(zbuf, f, d, max_stretch):
+def _cover_segments(zbuf, f, d, offset, width: int, max_stretch: float):
     """Each unfolded, not over-stretched segment [x, x+1] covers the targets inside it.
 
     The first target of every segment is handled densely; the rare second (and
     further) targets of stretched segments sparsely. Returns the torn-or-folded
-    segment mask.
+    segment mask (flat: segment p joins pixels p and p + 1).
     """
     xp = namespace(f)
-    f0, f1, d0 = f[:, :-1], f[:, 1:], d[:, :-1]
+    f0, f1, d0 = f[:-1], f[1:], d[:-1]
     span = f1 - f0
     bad = (span <= 1e-3) | (span > max_stretch)
+    bad[width - 1 :: width] = True  # a row's end to the next row's start
     t = xp.ceil(f0)
     room = f1 - t  # how many more targets fit after the first
-    slope = d[:, 1:] - d0
+    slope = d[1:] - d0
     slope /= span  # disparity change per target pixel along the segment
     z = t - f0
     z *= slope
     z += d0  # the disparity at the first target (in place: no temporaries)
     z[bad | (room < 0)] = _NEG_INF
-    _scatter(zbuf, None, t, z)
-    width = t.shape[1]
+    _scatter(zbuf, t, offset[:-1], z, width)
     for k in range(1, int(max_stretch) + 1):
-        more = xp.where((room >= k).reshape(-1))[0]  # (room >= 1: span >= 1, never folded)
-        more = more[~bad.reshape(-1)[more]]  # not torn either
+        more = xp.where(room >= k)[0]  # (room >= 1: span >= 1, never folded)
+        more = more[~bad[more]]  # not torn either
         if len(more) == 0:
             break
-        slope_k = slope.reshape(-1)[more]
+        slope_k = slope[more]
         slope_k *= k
-        _scatter(zbuf, more // width, t.reshape(-1)[more] + k,
-                 z.reshape(-1)[more] + slope_k)
+        _scatter(zbuf, t[more] + k, offset[more], z[more] + slope_k, width)
     return bad
 
 
-def _cover_edge_pixels(zbuf, f, d, bad) -> None:
+def _cover_edge_pixels(zbuf, f, d, offset, width: int, bad) -> None:
     """Pixels beside a folded or torn segment (depth edges) and at the frame
     borders also cover their nearest target, so thin details and edges keep
-    their full width."""
+    their full width. (Row ends are torn segments: see ``_cover_segments``.)"""
     xp = namespace(f)
-    n, w = f.shape
-    torn = xp.where(bad.reshape(-1))[0]  # segment x of row r: r * (w - 1) + x
-    left = torn + torn // (w - 1)  # its left pixel: r * w + x
-    ends = arange(n, torn, integer=True) * w
-    pixels = concat([left, left + 1, ends, ends + (w - 1)])
-    _scatter(zbuf, pixels // w, xp.round(f.reshape(-1)[pixels]), d.reshape(-1)[pixels])
+    torn = xp.where(bad)[0]
+    pixels = concat([torn, torn + 1, arange(2, torn, integer=True) * (len(f) - 1)])
+    _scatter(zbuf, xp.round(f[pixels]), offset[pixels], d[pixels], width)
 
 
-def _fill_holes(src, zbuf, fill: str) -> None:
+def _fill_holes(src, zbuf, column, fill: str) -> None:
     """Give each uncovered pixel the source position of its background-side neighbour.
 
+    ``src`` and ``zbuf`` are flat padded rows whose pads are NaN (no neighbour),
+    so a run of holes never reaches into the next row; ``column`` is each cell's.
     Between two surfaces the background texture is mirrored from the hole's edge
     (it continues instead of smearing); at the frame border it is replicated.
     """
     xp = namespace(src)
-    w = src.shape[1]
-    flat_z = zbuf.reshape(-1)
-    hole = xp.where(xp.isinf(flat_z))[0]
+    hole = xp.where(xp.isinf(zbuf))[0]
     if len(hole) == 0:
         return
-    flat_src = src.reshape(-1)  # a view: src is contiguous
-    n = flat_z.shape[0]
     # Holes come in runs, and a run's nearest covered pixels lie just outside it
     # (found from the few hole indices, not a search over every covered pixel).
     starts = hole != hole
@@ -177,21 +189,18 @@ def _fill_holes(src, zbuf, fill: str) -> None:
     ends[-1] = True
     ends[:-1] = starts[1:]
     run = starts.cumsum(0) - 1
-    left, right = hole[starts][run] - 1, hole[ends][run] + 1
-    # Nearest covered pixel on each side, if it is in the same row.
-    row = hole // w
-    has_left = (left >= 0) & (left // w == row)
-    has_right = (right < n) & (right // w == row)
-    left, right = left.clip(0, None), right.clip(None, n - 1)
+    left, right = hole[starts][run] - 1, hole[ends][run] + 1  # pads bound every row
+    z_left, z_right = zbuf[left], zbuf[right]
+    has_left, has_right = z_left == z_left, z_right == z_right  # not a pad
     # The background (smaller disparity) side wins; a lone side wins by default.
-    use_right = has_right & (~has_left | (flat_z[right] <= flat_z[left]))
+    use_right = has_right & (~has_left | (z_right <= z_left))
     nb = xp.where(use_right, right, left)
-    filled = flat_src[nb]
+    filled = src[nb]
     if fill == "mirror":
         both = has_left & has_right
         filled = filled + cast(xp.where(both, nb - hole, 0), src)
     lone = ~(has_left | has_right)
-    flat_src[hole] = xp.where(lone, cast(hole % w, src), filled)
+    src[hole] = xp.where(lone, column[hole], filled)
 
 
 def sample_rows(image: torch.Tensor, src: torch.Tensor) -> torch.Tensor:

@@ -105,8 +105,13 @@ def test_hole_runs_take_the_nearest_covered_pixel_of_their_own_row(fill, hole_sh
     zbuf[torch.rand(9, 13, generator=g) < hole_share] = float("-inf")
     src = torch.rand(9, 13, generator=g) * 12
     expected = fill_by_scanning(src, zbuf, fill)
-    _fill_holes(src, zbuf, fill)
-    assert torch.allclose(src, expected)
+    # the plan's layout: rows padded by a NaN column each side (no neighbour there)
+    pad = torch.full((9, 1), float("nan"))
+    padded_src = torch.cat([pad, src, pad], dim=1)
+    column = torch.arange(-1.0, 14.0).expand(9, 15).contiguous()
+    _fill_holes(padded_src.view(-1), torch.cat([pad, zbuf, pad], dim=1).view(-1),
+                column.view(-1), fill)
+    assert torch.allclose(padded_src[:, 1:14], expected)
 
 
 def test_planning_in_row_chunks_gives_the_whole_frame_plan(monkeypatch):
