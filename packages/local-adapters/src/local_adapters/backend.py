@@ -10,6 +10,7 @@ from shared_types.settings import BackendSettings
 from shared_types.temp_sweep import sweep_stale_temp
 
 from local_adapters.db import Database
+from local_adapters.doorbell import Doorbell
 from local_adapters.heartbeats import SqliteSegmentHeartbeatStore
 from local_adapters.jobs import SqliteJobStore
 from local_adapters.notifications import NotificationRule, Notifier
@@ -44,7 +45,8 @@ def build_backend(settings: BackendSettings, *,
     db = Database(data_dir / DB_NAME)
     # uploads cut short by a killed process (temp file + rename never happened)
     sweep_stale_temp(data_dir / "tmp", ("upload-",))
-    queues = {name: SqliteQueue(db, name, max_receives=max_receives)
+    doorbell = Doorbell.for_database(db.path)  # waiting receives wake on a send
+    queues = {name: SqliteQueue(db, name, max_receives=max_receives, doorbell=doorbell)
               for name in QUEUE_NAMES}
     notifier = Notifier([
         NotificationRule(route.bucket_name(settings), queues[route.queue],

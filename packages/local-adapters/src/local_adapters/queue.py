@@ -8,6 +8,10 @@ milliseconds and takes the write lock only when one is there, so a message is
 picked up within ~20 ms without the waiting workers contending for writes.
 A visible row that was already received ``max_receives`` times moves to the
 dead-letter side (``dead = 1``).
+
+With a ``Doorbell`` (the backend wires one) a waiting receive polls nothing:
+it sleeps until a sender rings, or until the next message it knows of becomes
+visible (a delayed message, a lease running out), at most ``WAKE_INTERVAL_S``.
 """
 
 from __future__ import annotations
@@ -22,25 +26,33 @@ from shared_types.errors import LeaseLostError
 from shared_types.models import Message, QueueStats, now
 
 from local_adapters.db import Database
+from local_adapters.doorbell import Doorbell, Ear
 
 log = logging.getLogger(__name__)
 
 MAX_RECEIVES_REASON = "received more than the queue's max receive count"
 _POLL_MIN_S = 0.005
 _POLL_MAX_S = 0.02
+# A waiter with a doorbell re-reads at least this often (a ring lost, another host).
+WAKE_INTERVAL_S = 1.0
 
 
 class SqliteQueue:
     """One named queue (and its DLQ) inside the shared SQLite database."""
 
     def __init__(self, db: Database, name: str, *, max_receives: int = 5,
-                 clock: Callable[[], float] = now) -> None:
+                 clock: Callable[[], float] = now, doorbell: Doorbell | None = None) -> None:
         if max_receives < 1:
             raise ValueError(f"max_receives must be at least 1, got {max_receives}")
         self._db = db
         self.name = name
         self.max_receives = max_receives
         self._clock = clock
+        self._doorbell = doorbell
+
+    def _ring(self) -> None:
+        if self._doorbell is not None:
+            self._doorbell.ring(self.name)
 
     def send(self, body: str, *, delay_s: float = 0) -> str:
         """Enqueue a message, visible after ``delay_s``; returns its message id."""
@@ -51,15 +63,24 @@ class SqliteQueue:
                 " VALUES (?, ?, ?, ?)",
                 (message_id, self.name, body, self._clock() + max(0.0, delay_s)),
             )
+        self._ring()  # a delayed one too: waiters learn when to look
         return message_id
 
     def receive(self, *, max_messages: int = 1, wait_s: float = 0,
                 visibility_s: float = 30) -> builtins.list[Message]:
-        """Lease up to ``max_messages`` for ``visibility_s``; poll up to ``wait_s``.
+        """Lease up to ``max_messages`` for ``visibility_s``; wait up to ``wait_s``.
 
         Raises DatabaseBusyError when SQLite stays locked.
         """
         deadline = time.monotonic() + max(0.0, wait_s)
+        if wait_s > 0 and self._doorbell is not None:
+            # listening before the first look: a message sent after it rings
+            with self._doorbell.listen(self.name) as ear:
+                return self._receive(max_messages, visibility_s, deadline, ear)
+        return self._receive(max_messages, visibility_s, deadline, None)
+
+    def _receive(self, max_messages: int, visibility_s: float, deadline: float,
+                 ear: Ear | None) -> builtins.list[Message]:
         pause = _POLL_MIN_S
         while True:
             messages = self._lease(max_messages, visibility_s)
@@ -69,10 +90,26 @@ class SqliteQueue:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return []
+                if ear is not None:
+                    until = self._until_visible()
+                    if until <= 0:
+                        break
+                    ear.wait(min(remaining, until))
+                    continue
                 time.sleep(min(pause, remaining))
                 pause = min(pause * 2, _POLL_MAX_S)
                 if self._any_visible():
                     break
+
+    def _until_visible(self) -> float:
+        """Seconds until this queue's next message becomes visible (0: one is
+        now), capped at ``WAKE_INTERVAL_S``: one indexed read."""
+        [(first,)] = self._db.read(
+            "SELECT MIN(visible_at) FROM queue_messages WHERE queue = ? AND dead = 0",
+            (self.name,))
+        if first is None:
+            return WAKE_INTERVAL_S
+        return min(max(0.0, first - self._clock()), WAKE_INTERVAL_S)
 
     def _any_visible(self) -> bool:
         return bool(self._db.read(
@@ -126,7 +163,9 @@ class SqliteQueue:
 
     def release(self, message: Message) -> None:
         """Make a leased message visible again now (no-op for a stale receipt)."""
-        self._update_held(message, "UPDATE queue_messages SET visible_at = ?", (self._clock(),))
+        if self._update_held(message, "UPDATE queue_messages SET visible_at = ?",
+                             (self._clock(),)):
+            self._ring()
 
     def dead_letter(self, message: Message, reason: str) -> None:
         """Move a leased message to the dead-letter queue now, recording ``reason``."""
@@ -154,13 +193,16 @@ class SqliteQueue:
     def redrive(self, *, limit: int | None = None) -> int:
         """Move dead-lettered messages back (receive count reset); returns how many."""
         with self._db.write() as conn:
-            return conn.execute(
+            moved = conn.execute(
                 "UPDATE queue_messages SET dead = 0, dead_reason = NULL, dead_at = NULL,"
                 "   receives = 0, receipt = NULL, visible_at = ?"
                 " WHERE seq IN (SELECT seq FROM queue_messages WHERE queue = ? AND dead = 1"
                 "   ORDER BY dead_at, seq LIMIT ?)",
                 (self._clock(), self.name, -1 if limit is None else limit),
             ).rowcount
+        if moved:
+            self._ring()
+        return moved
 
     def stats(self) -> QueueStats:
         """Visible / in-flight / dead-letter counts (exact for this backend)."""
