@@ -6,8 +6,10 @@ backend's doorbell (a UNIX datagram wakes the waiter). Two numbers each:
 
 - round trip: process A sends "ping", process B (waiting) receives it and
   sends "pong", A (waiting) receives it: two hops, as a job crosses workers;
-- idle CPU: 3 receives waiting on an empty queue in one process for
-  ``--idle-seconds``, its CPU time as a share of one core.
+- idle CPU: 3 consumers of an empty queue in one process for
+  ``--idle-seconds``, each receiving as a local worker does (0.1 s at a time,
+  ``LOCAL_MAX_WAIT_S``, so it sees a stop within 0.1 s), the process's CPU
+  time as a share of one core.
 
 Usage: .venv/bin/python bench/queue_wakeup.py [--trips N] [--idle-seconds S]
 """
@@ -26,6 +28,7 @@ from pathlib import Path
 from local_adapters.db import Database
 from local_adapters.doorbell import Doorbell
 from local_adapters.queue import SqliteQueue
+from shared_types.backend_loader import LOCAL_MAX_WAIT_S
 
 
 def _queue(db_path: Path, name: str, bell: bool) -> SqliteQueue:
@@ -62,9 +65,16 @@ def round_trips(db_path: Path, bell: bool, trips: int) -> list[float]:
     return times[1:]
 
 
+def _wait_idle(queue: SqliteQueue, seconds: float) -> None:
+    """Receive as a local worker does (``LOCAL_MAX_WAIT_S`` at a time) for ``seconds``."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        queue.receive(wait_s=LOCAL_MAX_WAIT_S)
+
+
 def _idle(db_path: Path, bell: bool, seconds: float) -> None:
-    waiters = [threading.Thread(target=_queue(db_path, "idle", bell).receive,
-                                kwargs={"wait_s": seconds}) for _ in range(3)]
+    waiters = [threading.Thread(target=_wait_idle, args=(_queue(db_path, "idle", bell), seconds))
+               for _ in range(3)]
     for waiter in waiters:
         waiter.start()
     for waiter in waiters:
@@ -103,7 +113,7 @@ def main() -> None:
     print(f"  polling  : {poll_ms:6.2f} ms / {poll_p95:6.2f} ms  (reference)")
     print(f"  doorbell : {bell_ms:6.2f} ms / {bell_p95:6.2f} ms")
     print(f"  ratio doorbell/polling (median): {bell_ms / poll_ms:.3f}")
-    print(f"idle, 3 waiting receives for {args.idle_seconds:g} s (share of one core):")
+    print(f"idle, 3 consumers for {args.idle_seconds:g} s (share of one core):")
     print(f"  polling  : {idle[False] * 100:6.2f} %  (reference)")
     print(f"  doorbell : {idle[True] * 100:6.2f} %")
     print(f"  ratio doorbell/polling: {idle[True] / idle[False]:.3f}")

@@ -2,10 +2,11 @@
 
 A message row is visible when ``visible_at <= now``. Receiving sets a new
 ``receipt`` and pushes ``visible_at`` out by the visibility timeout; only the
-current receipt can extend, release or delete. A waiting receive looks for a
-visible row with a cheap read (WAL readers never block writers) every few
-milliseconds and takes the write lock only when one is there, so a message is
-picked up within ~20 ms without the waiting workers contending for writes.
+current receipt can extend, release or delete. Without a doorbell, a waiting
+receive looks for a visible row with a cheap read (WAL readers never block
+writers) every few milliseconds and takes the write lock only when one is
+there, so a message is picked up within ~20 ms without the waiting workers
+contending for writes.
 A visible row that was already received ``max_receives`` times moves to the
 dead-letter side (``dead = 1``).
 
