@@ -87,20 +87,18 @@ class SqliteQueue:
             messages = self._lease(max_messages, visibility_s)
             if messages:
                 return messages
-            while True:
+            while True:  # until a row is visible: only then take the write lock
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return []
-                if ear is not None:
-                    until = self._until_visible()
-                    if until <= 0:
-                        break
-                    ear.wait(min(remaining, until))
-                    continue
-                time.sleep(min(pause, remaining))
-                pause = min(pause * 2, _POLL_MAX_S)
-                if self._any_visible():
+                until = self._until_visible()
+                if until <= 0:
                     break
+                if ear is not None:
+                    ear.wait(min(remaining, until))
+                else:
+                    time.sleep(min(pause, remaining, until))
+                    pause = min(pause * 2, _POLL_MAX_S)
 
     def _until_visible(self) -> float:
         """Seconds until this queue's next message becomes visible (0: one is
@@ -111,11 +109,6 @@ class SqliteQueue:
         if first is None:
             return WAKE_INTERVAL_S
         return min(max(0.0, first - self._clock()), WAKE_INTERVAL_S)
-
-    def _any_visible(self) -> bool:
-        return bool(self._db.read(
-            "SELECT 1 FROM queue_messages WHERE queue = ? AND dead = 0 AND visible_at <= ?"
-            " LIMIT 1", (self.name, self._clock())))
 
     def _lease(self, max_messages: int, visibility_s: float) -> builtins.list[Message]:
         t = self._clock()
