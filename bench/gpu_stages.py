@@ -1,0 +1,270 @@
+"""Where a GPU conversion's time goes: each stage alone, then the whole, same run.
+
+For issue 17's GPU goal (1080p half-SBS with the DA-V2-small architecture at
+>= 0.8x the frames per second of a plain x264 transcode of the same clip, same
+settings, same machine). One process measures, on one clip:
+
+- ``transcode``: the plain transcode (decode -> libx264, same crf and preset,
+  frame threads on both sides, video only) through PyAV, in a child process
+  (process start included, as an ffmpeg CLI run would). PyAV's libx264 is the
+  library the engine encodes with; the device machine has no ffmpeg binary.
+- ``decode``: the engine's ``FrameReader`` alone, as a GPU half-SBS conversion
+  sets it up (eyes at the eye size, RGB at the model's input size).
+- ``encode``: the engine's ``StereoEncoder`` alone on decoded frames of the
+  output size.
+- ``model B=n``: the depth model's ``estimate`` alone on n frames a call.
+- ``depth stage``: the estimator as a conversion wraps it (flow stabilisation)
+  plus normalisation, on a batch as the decoder hands it.
+- ``render``: ``StereoRenderer.render`` alone (upload, plan, warp, pack, download).
+- ``convert``: ``convert_file`` end to end, with its per-stage busy seconds.
+
+Frames per second of each, and ratios to ``transcode``. Needs a CUDA device
+for the figures that matter; runs anywhere (``--device cpu --depth tiny`` is a
+quick check of the script itself)::
+
+    python3 bench/gpu_stages.py --clip clip1080.mp4 --depth depth-anything-v2-small
+
+Prints one JSON object (and writes it to ``--out`` when given).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+TRANSCODE = """
+import sys, time, av
+from fractions import Fraction
+src, dst, crf, preset = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+with av.open(src) as inp, av.open(dst, "w", format="mp4") as out:
+    vin = inp.streams.video[0]
+    vin.thread_type = "AUTO"
+    rate = vin.average_rate or Fraction(30)
+    vout = out.add_stream("libx264", rate=rate, options={"crf": crf, "preset": preset})
+    vout.width, vout.height, vout.pix_fmt = vin.width, vin.height, "yuv420p"
+    vout.time_base = vin.time_base
+    vout.codec_context.time_base = vin.time_base
+    vout.codec_context.thread_type = "AUTO"
+    n = 0
+    for frame in inp.decode(vin):
+        if frame.format.name != "yuv420p":
+            frame = frame.reformat(format="yuv420p")
+        for packet in vout.encode(frame):
+            out.mux(packet)
+        n += 1
+    for packet in vout.encode(None):
+        out.mux(packet)
+print(n)
+"""
+
+
+def timed(fn, *, repeat: int = 2):
+    """Median wall seconds of ``fn()`` over ``repeat`` runs (after one warm-up)."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def sync(device: str) -> None:
+    if device.startswith("cuda"):
+        import torch
+
+        torch.cuda.synchronize()
+
+
+def main(argv=None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--clip", type=Path, required=True)
+    p.add_argument("--depth", default="depth-anything-v2-small")
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--mode", default="half-sbs")
+    p.add_argument("--crf", type=int, default=20)
+    p.add_argument("--preset", default="veryfast")
+    p.add_argument("--repeat", type=int, default=2)
+    p.add_argument("--batches", default="1,4,8,16", help="model batch sizes to time")
+    p.add_argument("--compile", action="store_true", help="also time torch.compile'd model")
+    p.add_argument("--convert-batches", default="0",
+                   help="frames a batch for the convert runs (0: the engine's default)")
+    p.add_argument("--skip", default="", help="comma-separated sections to leave out")
+    p.add_argument("--out", type=Path, default=None)
+    args = p.parse_args(argv)
+    skip = set(filter(None, args.skip.split(",")))
+
+    import torch
+    from shared_types.models import ConversionParams, OutputMode
+    from stereo_inference.convert import convert_file
+    from stereo_inference.decode import FrameReader
+    from stereo_inference.depth.architectures import random_depth_anything
+    from stereo_inference.depth.depth_anything import DepthAnythingDepth
+    from stereo_inference.depth.stabilized import FlowStabilized
+    from stereo_inference.depth_state import resume
+    from stereo_inference.encode import StereoEncoder, nvenc_available
+    from stereo_inference.formats import eye_size, output_size
+    from stereo_inference.synthesis import StereoRenderer
+    from stereo_inference.video_info import probe_video
+
+    dev = args.device
+    mode = OutputMode(args.mode)
+    info = probe_video(args.clip)
+    frames = info.frames or round(info.duration_s * info.fps)
+    w, h = info.width, info.height
+    ew, eh = eye_size(mode, w, h)
+    ow, oh = output_size(mode, w, h)
+    results: dict = {"clip": {"size": [w, h], "frames": frames, "fps": info.fps},
+                     "device": dev, "mode": mode.value, "depth": args.depth,
+                     "torch": torch.__version__, "cpus": os.cpu_count()}
+    if dev.startswith("cuda"):
+        results["gpu"] = torch.cuda.get_device_name()
+        results["nvenc"] = nvenc_available()
+    fps: dict[str, float] = {}
+
+    def record(name: str, seconds: float, n: int) -> None:
+        fps[name] = round(n / seconds, 1)
+        print(f"{name:28s} {n / seconds:8.1f} fps", flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="gpu-stages-") as tmp:
+        work = Path(tmp)
+        if "transcode" not in skip:
+            def transcode():
+                subprocess.run([sys.executable, "-c", TRANSCODE, str(args.clip),
+                                str(work / "plain.mp4"), str(args.crf), args.preset],
+                               check=True, capture_output=True)
+            record("transcode", timed(transcode, repeat=args.repeat), frames)
+
+        models = work / "models"
+        random_depth_anything(args.depth).save_pretrained(models / args.depth)
+        inner = DepthAnythingDepth.load(args.depth, models_dir=models, device=torch.device(dev))
+        dw, dh = inner.input_size(w, h)
+        results["depth_input"] = [dw, dh]
+
+        def reader(batch: int) -> FrameReader:
+            return FrameReader(args.clip, eye_size=(ew, eh), depth_size=(dw, dh),
+                               eye_format="yuv420p", batch_size=batch)
+
+        if "decode" not in skip:
+            for batch in (1, 8):
+                record(f"decode B={batch}", timed(lambda b=batch: sum(
+                    len(x.eyes) for x in reader(b)), repeat=args.repeat), frames)
+        sample = next(iter(reader(16)))  # 16 frames to feed the other stages
+
+        if "encode" not in skip:  # the source's own frames at the output size
+            packed = next(iter(FrameReader(args.clip, eye_size=(ow, oh), depth_size=(dw, dh),
+                                           eye_format="yuv420p", batch_size=16))).eyes
+            n = 96
+
+            def encode():
+                enc = StereoEncoder(work / "enc.mp4", size=(ow, oh), fps=info.fps,
+                                    time_base=Fraction(1, 15360), crf=args.crf,
+                                    preset=args.preset, packing="sbs")
+                for i in range(0, n, 16):
+                    enc.write(packed, "yuv420p", [(i + j) * 512 for j in range(16)], [512] * 16)
+                enc.close()
+            record("encode", timed(encode, repeat=args.repeat), n)
+
+        rgb = torch.from_numpy(sample.depth_rgb).to(dev).permute(0, 3, 1, 2).float().div_(255)
+        if "model" not in skip:
+            for batch in map(int, args.batches.split(",")):
+                x = rgb[:batch] if batch <= len(rgb) else rgb.repeat(
+                    (batch + len(rgb) - 1) // len(rgb), 1, 1, 1)[:batch]
+
+                def model(x=x):
+                    for _ in range(max(1, 32 // len(x))):
+                        inner.estimate(x)
+                    sync(dev)
+                record(f"model B={batch}", timed(model, repeat=args.repeat),
+                       max(1, 32 // len(x)) * len(x))
+            if args.compile and dev.startswith("cuda"):
+                start = time.perf_counter()
+                inner.model = torch.compile(inner.model)
+                x = rgb[:8]
+                inner.estimate(x)
+                sync(dev)
+                results["compile_s"] = round(time.perf_counter() - start, 1)
+
+                def compiled(x=x):
+                    for _ in range(4):
+                        inner.estimate(x)
+                    sync(dev)
+                record("model B=8 compiled", timed(compiled, repeat=args.repeat), 32)
+                inner.model = inner.model._orig_mod
+
+        params = ConversionParams(depth_model=args.depth, crf=args.crf, preset=args.preset)
+        if "depth" not in skip:
+            for batch in (1, 8):
+                def depth_stage(batch=batch):
+                    est = FlowStabilized(inner)
+                    renderer = StereoRenderer(mode, params, est, resume(est, None), dev,
+                                              eye_size=(ew, eh))
+                    for _ in range(2):
+                        for i in range(0, 16, batch):
+                            sample.depth = None
+                            sub = _sub(sample, i, batch)
+                            renderer.estimate(sub)
+                    sync(dev)
+                record(f"depth stage B={batch}", timed(depth_stage, repeat=args.repeat), 32)
+
+        if "render" not in skip:
+            est = FlowStabilized(inner)
+            renderer = StereoRenderer(mode, params, est, resume(est, None), dev,
+                                      eye_size=(ew, eh))
+            for batch in (1, 8):
+                subs = [_sub(sample, i, batch) for i in range(0, 16, batch)]
+                for sub in subs:
+                    renderer.estimate(sub)
+
+                def render(subs=subs):
+                    for _ in range(2):
+                        for sub in subs:
+                            renderer.render(sub)
+                    sync(dev)
+                record(f"render B={batch}", timed(render, repeat=args.repeat), 32)
+
+        if "convert" not in skip:
+            import stereo_inference.convert as engine
+
+            default_pixels = engine.BATCH_PIXELS
+            for batch in map(int, args.convert_batches.split(",")):
+                engine.BATCH_PIXELS = batch * w * h if batch else default_pixels
+                name = f"convert B={batch}" if batch else "convert"
+                stages = []
+
+                def convert(stages=stages):
+                    result = convert_file(args.clip, work / "out.mp4", mode=mode, params=params,
+                                          models_dir=models, device=dev)
+                    stages.append(result.stages)
+                record(name, timed(convert, repeat=args.repeat), frames)
+                results[f"{name} stages"] = stages[-1]
+            engine.BATCH_PIXELS = default_pixels
+    if "transcode" in fps:
+        results["vs_transcode"] = {k: round(v / fps["transcode"], 3) for k, v in fps.items()}
+    results["fps"] = fps
+    text = json.dumps(results, indent=1)
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    return results
+
+
+def _sub(batch, start: int, size: int):
+    from stereo_inference.decode import FrameBatch
+
+    end = start + size
+    return FrameBatch(depth_rgb=batch.depth_rgb[start:end], eyes=batch.eyes[start:end],
+                      pts=batch.pts[start:end], durations=batch.durations[start:end],
+                      time_base=batch.time_base)
+
+
+if __name__ == "__main__":
+    main()
