@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from shared_types.conversion import ConversionResult
 from shared_types.depth_models import needs_weights
 from shared_types.ffmpeg import ffmpeg_path
@@ -20,11 +21,13 @@ from stereo_inference.arrays import device_type
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import ensure_installed, load_estimator
 from stereo_inference.depth_state import resume, snapshot
+from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import eye_size, output_size, parse_mode
 from stereo_inference.mux import mux_output, nothing_to_keep
 from stereo_inference.runtime import (
+    batch_frames,
     compute_threads,
     partial_path,
     renderers,
@@ -40,7 +43,6 @@ from stereo_inference.video_info import VideoInfo, probe_video
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int | None], None]
-BATCH_PIXELS = 4_000_000  # frames decoded and depth-estimated together
 
 
 def convert_file(
@@ -96,7 +98,6 @@ def convert_file(
     mode = parse_mode(mode)
     container = Container(container) if container else container_of(output_path)
     info = probe_video(input_path)
-    ffmpeg = ffmpeg or ffmpeg_path()
     if threads is None and cores:
         threads = max(1, cores // 2)
     if depth_video is not None:
@@ -111,7 +112,8 @@ def convert_file(
 
         return convert_with_iw3(
             input_path, output_path, mode=mode, params=params, started=started,
-            ffmpeg=ffmpeg, container=container, low_vram=iw3_low_vram, timeout_s=timeout_s,
+            ffmpeg=ffmpeg or ffmpeg_path(), container=container, low_vram=iw3_low_vram,
+            timeout_s=timeout_s,
         )
     ensure_installed(params.depth_model, models_dir, auto_download=auto_download,
                      hub_endpoint=hub_endpoint)
@@ -156,7 +158,7 @@ class _Conversion:
     progress: Progress | None
     depth_state: dict | None
     models_dir: Path | None
-    ffmpeg: str
+    ffmpeg: str | None  # None: found when first needed (a video-only MP4 never needs it)
     timeout_s: float
     started: float  # perf_counter() when the call began
     container: Container = Container.MP4
@@ -184,24 +186,27 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     ew, eh = eye_size(mode, width, height)
     dynamic_range = dynamic_range_for(mode, params.dynamic_range)
     tone = sdr_tone_mapper(info.color, info.hdr, dynamic_range)
+    color = tone.output_color if tone else info.color
     renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
-                              bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range))
-    # The OpenCV path halves half-layout eyes itself while warping (no scaler pass).
-    decode_size = output_size(OutputMode.ANAGLYPH, width, height)
-    if not renderer.use_opencv:
-        decode_size = (ew, eh)
+                              bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range),
+                              color=color)
+    on_gpu = device_type(dev) == "cuda"
+    # Frames are decoded at full size: the OpenCV path halves half-layout eyes
+    # itself while warping, a GPU after the upload (no scaler pass either way).
+    # A GPU also makes the model's input from the uploaded frames.
     out_w, out_h = output_size(mode, width, height)
     clock = StageClock()
     reader = FrameReader(
         input_path,
-        eye_size=decode_size,
-        depth_size=estimator.input_size(width, height),
+        eye_size=(width, height),
+        depth_size=None if on_gpu else estimator.input_size(width, height),
         eye_format=renderer.eye_format,
-        batch_size=max(1, min(16, BATCH_PIXELS // (info.width * info.height))),
+        batch_size=batch_frames(dev, info.width * info.height),
         rotation=info.rotation,
         eye_filter=tone,
         threads=job.cores,
         clock=clock,
+        allocate=pinned_empty if on_gpu else np.empty,
     )
     partial = partial_path(output_path)
     video_only = partial.with_name(partial.stem + ".video.mp4")
@@ -214,7 +219,6 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         if first is None:
             raise InvalidInputError(f"{input_path.name} has no decodable video frames")
         sar = info.sample_aspect
-        color = tone.output_color if tone else info.color
         if sar and info.rotation % 180:
             sar = (sar[1], sar[0])
         encoder = StereoEncoder(
@@ -223,7 +227,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             sample_aspect=sar, packing=packing_of(mode),
             color=color,
             hdr=info.hdr if renderer.bit_depth > 8 else None,
-            use_nvenc=device_type(dev) == "cuda", threads=job.cores, faststart=direct,
+            use_nvenc=on_gpu, threads=job.cores, faststart=direct,
         )
         frames = run_stages(
             _chain(first, iter_batches),
@@ -237,7 +241,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         encoder = None
         with clock.stage("mux"):
             if not direct:
-                mux_output(job.ffmpeg, video_only, input_path, partial,
+                mux_output(job.ffmpeg or ffmpeg_path(), video_only, input_path, partial,
                            container=job.container, packing=packing_of(mode),
                            timeout_s=job.timeout_s)
             elif packing_of(mode):
@@ -268,7 +272,7 @@ def _with_subtitles(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, 
         return renderer.render
     from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues, text_levels
 
-    cues = read_text_cues(job.ffmpeg, job.input_path, job.timeout_s)
+    cues = read_text_cues(job.ffmpeg or ffmpeg_path(), job.input_path, job.timeout_s)
     if not cues:
         log.info("no text subtitles in %s to burn in", job.input_path.name)
         return renderer.render

@@ -35,17 +35,21 @@ class EyeFilter(Protocol):
 
 @dataclass
 class FrameBatch:
-    depth_rgb: np.ndarray  # (B,h,w,3) uint8 at the estimator's size
+    depth_rgb: np.ndarray | None  # (B,h,w,3) uint8 at the estimator's size; None on a GPU
     eyes: np.ndarray  # (B,H*3/2,W) uint8 yuv420p, or (B,H,W,3) rgb24
     pts: list[int | None] = field(default_factory=list)
     durations: list[int | None] = field(default_factory=list)
     time_base: Fraction | None = None
     depth: object = None  # normalised depth (B,1,h,w), once the depth stage has run
+    on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
 
 
 class FrameReader:
     """Iterate ``FrameBatch``es of the first video stream of ``path``.
 
+    ``depth_size`` None leaves ``depth_rgb`` out (a GPU makes it from the eyes:
+    ``device_frames``). ``allocate(shape, dtype)`` gives the arrays eyes are
+    copied into (default ``np.empty``; page-locked memory for a GPU).
     Raises InvalidInputError (from the iterator) when the stream cannot be decoded.
     """
 
@@ -54,7 +58,7 @@ class FrameReader:
         path: Path,
         *,
         eye_size: tuple[int, int],
-        depth_size: tuple[int, int],
+        depth_size: tuple[int, int] | None,
         eye_format: str,
         batch_size: int,
         prefetch: int = 2,
@@ -62,8 +66,10 @@ class FrameReader:
         eye_filter: EyeFilter | None = None,
         threads: int | None = None,
         clock: StageClock | None = None,
+        allocate=np.empty,
     ) -> None:
         self.path = Path(path)
+        self.allocate = allocate
         self.clock = clock or StageClock()  # decoding's busy time is "decode"
         # the display rotation (counter-clockwise degrees) is applied to the
         # frames, so the packed output is upright and needs no display matrix
@@ -124,9 +130,12 @@ class FrameReader:
             self._put(exc)
 
     def _decode(self, container, stream) -> None:
-        (ew, eh), (dw, dh) = self.eye_size, self.depth_size
+        ew, eh = self.eye_size
         if self.turns % 2:  # decode in the coded orientation, then turn
-            (ew, eh), (dw, dh) = (eh, ew), (dh, dw)
+            (ew, eh) = (eh, ew)
+        depth_size = self.depth_size
+        if depth_size and self.turns % 2:
+            depth_size = depth_size[::-1]
         depth, eyes, pts, durations = [], [], [], []
         # planes copied straight into the batch when the frame needs no conversion
         direct = self.eye_filter is None and not self.turns
@@ -140,9 +149,10 @@ class FrameReader:
                 slot = None
                 if direct and planes.fits(frame, self.decode_format, (ew, eh)):
                     if batch is None:
-                        batch = planes.batch_array(self.decode_format, (ew, eh), self.batch_size)
+                        batch = planes.batch_array(self.decode_format, (ew, eh), self.batch_size,
+                                                   self.allocate)
                     slot = batch[len(eyes)]
-                small, eye = self._convert(frame, (ew, eh), (dw, dh), slot)
+                small, eye = self._convert(frame, (ew, eh), depth_size, slot)
             if self._stop.is_set():
                 return
             depth.append(small)
@@ -159,11 +169,11 @@ class FrameReader:
     def _convert(self, frame, eye_size, depth_size, slot: np.ndarray | None):
         """(depth input, eye) of ``frame``; the eye's planes copied into ``slot``
         (a batch array's row) when given, else converted by PyAV."""
-        (ew, eh), (dw, dh) = eye_size, depth_size
-        # The depth input is small and gets blurred or patch-embedded: the
-        # cheapest scaler is enough (the default one cost ~1 ms a 720p frame).
-        small = frame.to_ndarray(width=dw, height=dh, format="rgb24",
-                                 interpolation="FAST_BILINEAR")
+        ew, eh = eye_size
+        small = None
+        if depth_size:  # small and blurred or patch-embedded: the cheapest scaler will do
+            small = frame.to_ndarray(width=depth_size[0], height=depth_size[1], format="rgb24",
+                                     interpolation="FAST_BILINEAR")  # (the default: +1 ms/720p)
         if slot is not None:
             planes.read_into(frame, slot)
             eye = slot
@@ -172,8 +182,9 @@ class FrameReader:
         if self.eye_filter is not None:
             eye = self.eye_filter(eye)
         if self.turns:
-            small, eye = rotate(small, "rgb24", self.turns), rotate(eye, self.eye_format,
-                                                                    self.turns)
+            eye = rotate(eye, self.eye_format, self.turns)
+            if small is not None:
+                small = rotate(small, "rgb24", self.turns)
         return small, eye
 
     @staticmethod
@@ -182,7 +193,7 @@ class FrameReader:
         eye of this batch is in it (no stacking copy)."""
         whole = batch is not None and all(e.base is batch for e in eyes)
         return FrameBatch(
-            depth_rgb=np.stack(depth),
+            depth_rgb=np.stack(depth) if depth[0] is not None else None,
             eyes=batch[: len(eyes)] if whole else np.stack(eyes),
             pts=pts,
             durations=durations,

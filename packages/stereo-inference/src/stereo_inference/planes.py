@@ -26,10 +26,11 @@ def fits(frame: av.VideoFrame, fmt: str, size: tuple[int, int]) -> bool:
             and w % 2 == 0 and h % 2 == 0)
 
 
-def batch_array(fmt: str, size: tuple[int, int], frames: int) -> np.ndarray:
-    """An empty (frames, H*3/2, W) array for ``read_into``, of ``fmt``'s sample type."""
+def batch_array(fmt: str, size: tuple[int, int], frames: int, allocate=np.empty) -> np.ndarray:
+    """An empty (frames, H*3/2, W) array for ``read_into``, of ``fmt``'s sample
+    type, from ``allocate(shape, dtype)``."""
     w, h = size
-    return np.empty((frames, h * 3 // 2, w), FORMATS[fmt])
+    return allocate((frames, h * 3 // 2, w), FORMATS[fmt])
 
 
 def read_into(frame: av.VideoFrame, out: np.ndarray) -> None:

@@ -25,6 +25,7 @@ from stereo_inference.arrays import (
 )
 from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator, estimate_in_batches
+from stereo_inference.device_frames import depth_input, to_eye_size, upload
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import pack
 from stereo_inference.remap import packed_map, remap_rows, shrink, widened_map
@@ -44,12 +45,14 @@ class StereoRenderer:
         device,
         eye_size: tuple[int, int] | None = None,
         bit_depth: int = 8,
+        color: tuple[int, int, int, int] | None = None,
     ) -> None:
         self.mode, self.params = mode, params
         # 10-bit (HDR) sources keep 10-bit planes; anaglyph mixes colours in 8 bits
         self.bit_depth = 10 if bit_depth > 8 and mode is not OutputMode.ANAGLYPH else 8
         self.eye_size = eye_size  # (w, h) of one eye; None: the decoded size
         self.estimator, self.normalizer, self.device = estimator, normalizer, device
+        self.color = color  # the frames' (primaries, transfer, matrix, range), FFmpeg numbers
         # OpenCV resamples faster on a CPU; tensors on a GPU (and in tests, on both).
         self.use_opencv = device_type(device) == "cpu"
 
@@ -62,6 +65,8 @@ class StereoRenderer:
 
         Its own stage: a conversion runs it in a thread ahead of ``render``
         (``stages.run_stages``), strictly in frame order (the depth is stateful).
+        On a GPU, a batch decoded without ``depth_rgb`` is uploaded here and the
+        model's input made from its planes (``device_frames``).
         """
         if self.use_opencv:
             batch.depth = self._depth(rgb_frames(batch.depth_rgb))
@@ -69,7 +74,14 @@ class StereoRenderer:
         import torch
 
         with torch.inference_mode():  # thread-local: entered in the depth stage's thread
-            batch.depth = self._depth(rgb_frames(batch.depth_rgb, self.device))
+            if batch.depth_rgb is not None:
+                rgb = rgb_frames(batch.depth_rgb, self.device)
+            else:
+                batch.on_device = upload(batch.eyes, self.device)
+                rows, w = batch.eyes.shape[1:3]
+                size = self.estimator.input_size(w, rows * 2 // 3)
+                rgb = depth_input(batch.on_device, size, self.color, self.bit_depth)
+            batch.depth = self._depth(rgb)
         return batch.depth
 
     def render(self, batch: FrameBatch) -> np.ndarray:
@@ -81,8 +93,11 @@ class StereoRenderer:
         import torch
 
         with torch.inference_mode():
-            eyes = batch.eyes.view(np.int16) if batch.eyes.dtype == np.uint16 else batch.eyes
-            eyes = torch.from_numpy(eyes).to(self.device)  # (10-bit values fit int16)
+            eyes = batch.on_device if batch.on_device is not None else upload(
+                batch.eyes, self.device)
+            batch.on_device = None  # not kept while the batch waits for the encoder
+            if self.eye_size:  # the half layouts' squeeze, from full-size frames
+                eyes = to_eye_size(eyes, self.eye_size)
             if self.mode is OutputMode.ANAGLYPH:
                 return self._anaglyph(eyes, depth)
             return self._packed_yuv(eyes, depth)
