@@ -15,14 +15,22 @@ learned model on a CPU costs seconds a frame); the frames in between take the
 last result moved along the flow. The model still sees every frame where the
 flow cannot carry the depth: a shot's first frame, a cut, and a frame where
 much of the picture is new (mean flow consistency under ``KEEP_CONSISTENCY``).
+
+Torch tensors (a GPU model's frames) stay on their device: only the small grey
+frames go down (one transfer a batch) and the small flows up, for DIS, which
+runs on the CPU either way; the per-pixel work (resizing the flow, warping,
+fitting, blending) is done by torch twins of the numpy helpers, beside them.
 """
 
 from __future__ import annotations
 
+import functools
+import sys
+
 import cv2
 import numpy as np
 
-from stereo_inference.arrays import is_tensor, to_numpy
+from stereo_inference.arrays import as_float, is_tensor, to_numpy
 from stereo_inference.depth.parallax import FlowField, warp_back
 from stereo_inference.packed import pack, unpack
 
@@ -42,34 +50,42 @@ class FlowStabilized:
         self.device = getattr(inner, "device", "cpu")
         self._flow = FlowField()
         self._prev: np.ndarray | None = None  # last grey frame (uint8, FLOW_WIDTH wide)
-        self._held: np.ndarray | None = None  # last result (h,w) float32
+        self._held = None  # last result (h,w) float32: numpy, or a tensor on the input's device
         self._since = 0  # frames since the model last ran
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         return self.inner.input_size(width, height)
 
     def estimate(self, rgb):
-        frames = to_numpy(rgb).astype(np.float32, copy=False)
-        motions = self._motions([_small_gray(f) for f in frames])
+        tensor = is_tensor(rgb)
+        if tensor:
+            grays = _small_grays(rgb)
+        else:
+            grays = [_small_gray(f) for f in to_numpy(rgb).astype(np.float32, copy=False)]
+        motions = self._motions(grays)
         keys = self._keyframes(motions)
         maps = iter(())
         if keys:  # (the first frame always is one)
-            raw = self.inner.estimate(rgb[keys] if len(keys) < len(frames) else rgb)
-            maps = iter(to_numpy(raw)[:, 0].astype(np.float32))
+            raw = self.inner.estimate(rgb[keys] if len(keys) < len(grays) else rgb)
+            if tensor:  # the model's maps stay where the input is
+                maps = iter(_in_kind(raw, rgb).detach()[:, 0].float())
+            else:
+                maps = iter(to_numpy(raw)[:, 0].astype(np.float32))
+        if tensor:  # answered in the input's kind, keyframes or not
+            motions = _uploaded(motions, rgb.device)
+        self._held = _in_kind(self._held, rgb)  # as restore() or the last input left it
         chosen = set(keys)
-        out = np.stack([self._step(next(maps) if i in chosen else None, motion)
-                        for i, motion in enumerate(motions)])[:, None]
-        if is_tensor(rgb):  # answered in the input's kind, keyframes or not
-            import torch
-
-            return torch.from_numpy(out).to(rgb.device)
-        return out
+        out = [self._step(next(maps) if i in chosen else None, motion)
+               for i, motion in enumerate(motions)]
+        if tensor:
+            return sys.modules["torch"].stack(out)[:, None]
+        return np.stack(out)[:, None]
 
     def state(self) -> dict | None:
         """The last grey frame and result (JSON), for the next segment; None before any."""
         if self._prev is None or self._held is None:
             return None
-        return {"gray": pack(self._prev), "held": pack(self._held.astype(np.float16)),
+        return {"gray": pack(self._prev), "held": pack(to_numpy(self._held).astype(np.float16)),
                 "since": self._since}
 
     def restore(self, state: dict) -> None:
@@ -109,25 +125,61 @@ class FlowStabilized:
         self._since = since
         return keys
 
-    def _step(self, depth: np.ndarray | None, motion) -> np.ndarray:
-        """The next result from the model's map ``depth`` (None between keyframes)."""
+    def _step(self, depth, motion):
+        """The next result from the model's map ``depth`` (None between keyframes);
+        numpy arrays or tensors (``depth``, ``motion`` and the held map alike)."""
         if motion is None or self._held is None or (
                 depth is not None and self._held.shape != depth.shape):
             self._held = depth
             return depth
-        dh, dw = self._held.shape
-        flow, consistency = motion
-        scale = np.array([dw / flow.shape[1], dh / flow.shape[0]], np.float32)
-        flow = cv2.resize(flow, (dw, dh), interpolation=cv2.INTER_LINEAR) * scale
-        consistency = cv2.resize(consistency, (dw, dh), interpolation=cv2.INTER_LINEAR)
+        flow, consistency = _resized(*motion, self._held.shape)
         held = warp_back(self._held, flow)
         if depth is None:  # between keyframes: the depth moves with the picture
             self._held = held
             return held
         fitted = _fit_affine(depth, held, consistency)
         weight = BLEND + (1 - BLEND) * (1 - consistency) ** 2
-        self._held = (held + weight * (fitted - held)).astype(np.float32)
+        self._held = as_float(held + weight * (fitted - held))
         return self._held
+
+
+def _resized(flow, consistency, size: tuple[int, int]):
+    """The small ``flow`` (in pixels of the map of ``size`` (h, w)) and
+    ``consistency``, resized bilinear (half-pixel centres) to ``size``."""
+    dh, dw = size
+    sx, sy = dw / flow.shape[1], dh / flow.shape[0]
+    if is_tensor(flow):
+        from torch.nn import functional
+
+        both = sys.modules["torch"].cat([flow.permute(2, 0, 1), consistency[None]])[None]
+        both = functional.interpolate(both, size=(dh, dw), mode="bilinear", align_corners=False)
+        both[0, 0] *= sx
+        both[0, 1] *= sy
+        return both[0, :2].permute(1, 2, 0), both[0, 2]
+    scale = np.array([sx, sy], np.float32)
+    flow = cv2.resize(flow, (dw, dh), interpolation=cv2.INTER_LINEAR) * scale
+    return flow, cv2.resize(consistency, (dw, dh), interpolation=cv2.INTER_LINEAR)
+
+
+def _in_kind(x, like):
+    """``x`` (None, an array or a tensor) as numpy, or as a tensor on ``like``'s device."""
+    if x is None or not is_tensor(like):
+        return None if x is None else to_numpy(x)
+    return sys.modules["torch"].as_tensor(x, device=like.device)
+
+
+def _uploaded(motions: list, device) -> list:
+    """The (flow, consistency) pairs of a batch as tensors on ``device`` (one transfer)."""
+    moving = [np.dstack(m) for m in motions if m is not None]
+    if not moving:
+        return motions
+    packed = iter(sys.modules["torch"].from_numpy(np.stack(moving)).to(device))
+    return [None if m is None else _split(next(packed)) for m in motions]
+
+
+def _split(packed):
+    """(flow, consistency) of a (h,w,3) pair packed by ``_uploaded``."""
+    return packed[..., :2], packed[..., 2]
 
 
 def _small_gray(rgb: np.ndarray) -> np.ndarray:
@@ -139,9 +191,39 @@ def _small_gray(rgb: np.ndarray) -> np.ndarray:
     return np.clip(small * 255 + 0.5, 0, 255).astype(np.uint8)
 
 
+def _small_grays(rgb) -> list[np.ndarray]:
+    """``_small_gray`` of every frame of a (B,3,h,w) tensor, computed on its device
+    (INTER_AREA as two products with the box-overlap weights), one download."""
+    h, w = rgb.shape[2:]
+    fw = min(FLOW_WIDTH, w)
+    fh = max(8, round(h * fw / w))
+    if fh > h:  # a tiny frame grows: OpenCV's INTER_AREA is no box average then
+        return [_small_gray(f) for f in to_numpy(rgb).astype(np.float32, copy=False)]
+    rgb = rgb.detach().float()
+    gray = rgb[:, 0] * float(_LUMA[0]) + rgb[:, 1] * float(_LUMA[1]) + rgb[:, 2] * float(_LUMA[2])
+    small = _area_weights(h, fh, rgb.device) @ gray @ _area_weights(w, fw, rgb.device).T
+    return list(small.mul_(255).add_(0.5).clamp_(0, 255).to(sys.modules["torch"].uint8).cpu()
+                .numpy())
+
+
+@functools.lru_cache(maxsize=8)
+def _area_weights(size: int, small: int, device):
+    """(small, size) tensor: row i averages the source pixels [i, i+1) * size/small
+    covers, each weighted by its overlap (OpenCV's INTER_AREA when shrinking)."""
+    import torch
+
+    edges = np.arange(small + 1) * (size / small)
+    pixels = np.arange(size)
+    overlap = (np.minimum(edges[1:, None], pixels + 1) - np.maximum(edges[:-1, None], pixels))
+    weights = np.clip(overlap, 0, None) / (size / small)
+    return torch.from_numpy(weights.astype(np.float32)).to(device)
+
+
 def _fit_affine(new: np.ndarray, held: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """``a*new + b`` closest to ``held`` (weighted least squares): the model's
     per-frame scale and offset taken out, so only what changed shape remains."""
+    if is_tensor(new):
+        return _fit_affine_tensor(new, held, weight)
     w = weight.ravel()[::4]
     x, y = new.ravel()[::4], held.ravel()[::4]
     sw = float(w.sum())
@@ -156,3 +238,15 @@ def _fit_affine(new: np.ndarray, held: np.ndarray, weight: np.ndarray) -> np.nda
         return new
     return a * (new - mx) + my
 
+
+def _fit_affine_tensor(new, held, weight):
+    """``_fit_affine`` for tensors, with the same guards but no host sync: each
+    guard picks ``new`` through ``where``."""
+    w = weight.reshape(-1)[::4]
+    x, y = new.reshape(-1)[::4], held.reshape(-1)[::4]
+    sw = w.sum()
+    mx, my = (w * x).sum() / sw.clamp_min(1e-3), (w * y).sum() / sw.clamp_min(1e-3)
+    var = (w * (x - mx) ** 2).sum()
+    a = (w * (x - mx) * (y - my)).sum() / var.clamp_min(1e-12)
+    fits = (sw >= 1e-3) & (var >= 1e-12) & (a > 0)
+    return sys.modules["torch"].where(fits, a * (new - mx) + my, new)
