@@ -98,10 +98,13 @@ def main(argv=None) -> dict:
     p.add_argument("--convert-batches", default="0",
                    help="frames a batch for the convert runs (0: the engine's default)")
     p.add_argument("--skip", default="", help="comma-separated sections to leave out")
+    p.add_argument("--ffmpeg", default=None,
+                   help="ffmpeg for the engine (a video-only clip needs none)")
     p.add_argument("--out", type=Path, default=None)
     args = p.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
 
+    import numpy as np
     import torch
     from shared_types.models import ConversionParams, OutputMode
     from stereo_inference.convert import convert_file
@@ -149,15 +152,20 @@ def main(argv=None) -> dict:
         dw, dh = inner.input_size(w, h)
         results["depth_input"] = [dw, dh]
 
-        def reader(batch: int) -> FrameReader:
-            return FrameReader(args.clip, eye_size=(ew, eh), depth_size=(dw, dh),
-                               eye_format="yuv420p", batch_size=batch)
+        def reader(batch: int) -> FrameReader:  # as a GPU conversion reads
+            from stereo_inference.device_frames import pinned_empty
+
+            on_gpu = dev.startswith("cuda")
+            return FrameReader(args.clip, eye_size=(w, h), depth_size=None,
+                               eye_format="yuv420p", batch_size=batch,
+                               allocate=pinned_empty if on_gpu else np.empty)
 
         if "decode" not in skip:
             for batch in (1, 8):
                 record(f"decode B={batch}", timed(lambda b=batch: sum(
                     len(x.eyes) for x in reader(b)), repeat=args.repeat), frames)
-        sample = next(iter(reader(16)))  # 16 frames to feed the other stages
+        if not {"model", "depth", "render"} <= skip:
+            sample = next(iter(reader(16)))  # 16 frames to feed the other stages
 
         if "encode" not in skip:  # the source's own frames at the output size
             packed = next(iter(FrameReader(args.clip, eye_size=(ow, oh), depth_size=(dw, dh),
@@ -173,8 +181,10 @@ def main(argv=None) -> dict:
                 enc.close()
             record("encode", timed(encode, repeat=args.repeat), n)
 
-        rgb = torch.from_numpy(sample.depth_rgb).to(dev).permute(0, 3, 1, 2).float().div_(255)
         if "model" not in skip:
+            from stereo_inference.device_frames import depth_input, upload
+
+            rgb = depth_input(upload(sample.eyes, dev), (dw, dh), info.color)
             for batch in map(int, args.batches.split(",")):
                 x = rgb[:batch] if batch <= len(rgb) else rgb.repeat(
                     (batch + len(rgb) - 1) // len(rgb), 1, 1, 1)[:batch]
@@ -186,6 +196,15 @@ def main(argv=None) -> dict:
                 record(f"model B={batch}", timed(model, repeat=args.repeat),
                        max(1, 32 // len(x)) * len(x))
             if args.compile and dev.startswith("cuda"):
+                inner.model = inner.model.to(memory_format=torch.channels_last)
+                x = rgb[:8]
+
+                def channels_last(x=x):
+                    for _ in range(4):
+                        inner.estimate(x)
+                    sync(dev)
+                record("model B=8 channels_last", timed(channels_last, repeat=args.repeat), 32)
+                inner.model = inner.model.to(memory_format=torch.contiguous_format)
                 start = time.perf_counter()
                 inner.model = torch.compile(inner.model)
                 x = rgb[:8]
@@ -206,7 +225,8 @@ def main(argv=None) -> dict:
                 def depth_stage(batch=batch):
                     est = FlowStabilized(inner)
                     renderer = StereoRenderer(mode, params, est, resume(est, None), dev,
-                                              eye_size=(ew, eh))
+                                              eye_size=(ew, eh), color=info.color)
+                    renderer.use_opencv = False  # the device path, on a CPU too
                     for _ in range(2):
                         for i in range(0, 16, batch):
                             sample.depth = None
@@ -218,7 +238,8 @@ def main(argv=None) -> dict:
         if "render" not in skip:
             est = FlowStabilized(inner)
             renderer = StereoRenderer(mode, params, est, resume(est, None), dev,
-                                      eye_size=(ew, eh))
+                                      eye_size=(ew, eh), color=info.color)
+            renderer.use_opencv = False
             for batch in (1, 8):
                 subs = [_sub(sample, i, batch) for i in range(0, 16, batch)]
                 for sub in subs:
@@ -232,21 +253,21 @@ def main(argv=None) -> dict:
                 record(f"render B={batch}", timed(render, repeat=args.repeat), 32)
 
         if "convert" not in skip:
-            import stereo_inference.convert as engine
+            import stereo_inference.runtime as engine
 
-            default_pixels = engine.BATCH_PIXELS
+            default_pixels = engine.GPU_BATCH_PIXELS
             for batch in map(int, args.convert_batches.split(",")):
-                engine.BATCH_PIXELS = batch * w * h if batch else default_pixels
+                engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
                 name = f"convert B={batch}" if batch else "convert"
                 stages = []
 
                 def convert(stages=stages):
                     result = convert_file(args.clip, work / "out.mp4", mode=mode, params=params,
-                                          models_dir=models, device=dev)
+                                          models_dir=models, device=dev, ffmpeg=args.ffmpeg)
                     stages.append(result.stages)
                 record(name, timed(convert, repeat=args.repeat), frames)
                 results[f"{name} stages"] = stages[-1]
-            engine.BATCH_PIXELS = default_pixels
+            engine.GPU_BATCH_PIXELS = default_pixels
     if "transcode" in fps:
         results["vs_transcode"] = {k: round(v / fps["transcode"], 3) for k, v in fps.items()}
     results["fps"] = fps
@@ -261,7 +282,7 @@ def _sub(batch, start: int, size: int):
     from stereo_inference.decode import FrameBatch
 
     end = start + size
-    return FrameBatch(depth_rgb=batch.depth_rgb[start:end], eyes=batch.eyes[start:end],
+    return FrameBatch(depth_rgb=None, eyes=batch.eyes[start:end],
                       pts=batch.pts[start:end], durations=batch.durations[start:end],
                       time_base=batch.time_base)
 

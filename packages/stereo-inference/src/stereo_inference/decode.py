@@ -191,7 +191,8 @@ class FrameReader:
     def _batch(depth, eyes, batch, pts, durations, stream) -> FrameBatch:
         """``batch``: the array the eyes were read into, used as it is when every
         eye of this batch is in it (no stacking copy)."""
-        whole = batch is not None and all(e.base is batch for e in eyes)
+        # (by address: an allocator's array, a view of torch's, is no array's .base)
+        whole = batch is not None and all(np.may_share_memory(e, batch) for e in eyes)
         return FrameBatch(
             depth_rgb=np.stack(depth) if depth[0] is not None else None,
             eyes=batch[: len(eyes)] if whole else np.stack(eyes),

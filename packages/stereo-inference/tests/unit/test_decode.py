@@ -39,3 +39,31 @@ def test_an_undecodable_file_raises_invalid_input_from_the_iterator(tmp_path):
     bad.write_bytes(b"\x00" * 4096)
     with pytest.raises(InvalidInputError):
         read_all(bad)
+
+
+def test_full_size_planes_land_in_the_allocators_arrays_with_no_depth_input(tmp_path):
+    """A GPU conversion's reading: no RGB for the model (made on the device),
+    eyes copied straight into the arrays ``allocate`` gives (page-locked memory,
+    arrays viewing torch's) and handed over as they are, not copied again."""
+    torch = pytest.importorskip("torch")
+    clip = make_video(tmp_path / "c.mp4", seconds=1.0, size=(64, 48), fps=12, audio=False)
+    given = []
+
+    def allocate(shape, dtype):
+        given.append(torch.empty(shape, dtype=torch.uint8).numpy().view(dtype))
+        return given[-1]
+
+    got = read_all(clip, eye_size=(64, 48), depth_size=None, eye_format="yuv420p",
+                   allocate=allocate)
+    assert [len(b.pts) for b in got] == [5, 5, 2]
+    assert all(b.depth_rgb is None for b in got)
+    assert len(given) == 3
+    for batch, array in zip(got, given, strict=True):
+        assert batch.eyes.shape[1:] == (72, 64)
+        assert np.shares_memory(batch.eyes, array)  # the batch is the allocated array
+    # the planes are the decoder's: the same as PyAV's own conversion
+    import av
+
+    with av.open(str(clip)) as container:
+        first = next(container.decode(video=0)).to_ndarray(format="yuv420p")
+    assert np.array_equal(got[0].eyes[0], first)
