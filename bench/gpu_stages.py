@@ -97,6 +97,8 @@ def main(argv=None) -> dict:
     p.add_argument("--compile", action="store_true", help="also time torch.compile'd model")
     p.add_argument("--convert-batches", default="0",
                    help="frames a batch for the convert runs (0: the engine's default)")
+    p.add_argument("--streams-ab", action="store_true",
+                   help="also convert on one CUDA stream, and compare the two outputs")
     p.add_argument("--skip", default="", help="comma-separated sections to leave out")
     p.add_argument("--ffmpeg", default=None,
                    help="ffmpeg for the engine (a video-only clip needs none)")
@@ -255,19 +257,36 @@ def main(argv=None) -> dict:
         if "convert" not in skip:
             import stereo_inference.runtime as engine
 
-            default_pixels = engine.GPU_BATCH_PIXELS
-            for batch in map(int, args.convert_batches.split(",")):
-                engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
-                name = f"convert B={batch}" if batch else "convert"
+            try:
+                from stereo_inference import cuda_streams
+            except ImportError:  # an engine from before the streams
+                cuda_streams = None
+            default_pixels = getattr(engine, "GPU_BATCH_PIXELS", None)  # (older engines: none)
+            variants = [(f"convert B={b}" if b else "convert", b, True)
+                        for b in map(int, args.convert_batches.split(","))]
+            if args.streams_ab and cuda_streams is not None:
+                variants.append(("convert one stream", 0, False))
+            for name, batch, streams in variants:
+                if default_pixels:
+                    engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
+                if cuda_streams is not None:
+                    cuda_streams.ENABLED = streams
                 stages = []
+                out = work / f"{name.replace(' ', '_')}.mp4"
 
-                def convert(stages=stages):
-                    result = convert_file(args.clip, work / "out.mp4", mode=mode, params=params,
+                def convert(stages=stages, out=out):
+                    result = convert_file(args.clip, out, mode=mode, params=params,
                                           models_dir=models, device=dev, ffmpeg=args.ffmpeg)
                     stages.append(result.stages)
                 record(name, timed(convert, repeat=args.repeat), frames)
                 results[f"{name} stages"] = stages[-1]
-            engine.GPU_BATCH_PIXELS = default_pixels
+            if default_pixels:
+                engine.GPU_BATCH_PIXELS = default_pixels
+            if cuda_streams is not None:
+                cuda_streams.ENABLED = True
+            if args.streams_ab and cuda_streams is not None:  # the same picture either way
+                results["streams_vs_one_stream"] = _difference(
+                    work / "convert.mp4", work / "convert_one_stream.mp4")
     if "transcode" in fps:
         results["vs_transcode"] = {k: round(v / fps["transcode"], 3) for k, v in fps.items()}
     results["fps"] = fps
@@ -276,6 +295,20 @@ def main(argv=None) -> dict:
     if args.out:
         args.out.write_text(text)
     return results
+
+
+def _difference(a: Path, b: Path) -> dict:
+    """Mean and largest absolute difference of two videos' decoded samples, and
+    the frames compared (a race between streams would show as garbage)."""
+    import av
+    import numpy as np
+
+    with av.open(str(a)) as ca, av.open(str(b)) as cb:
+        pairs = zip(ca.decode(video=0), cb.decode(video=0), strict=False)
+        diffs = [np.abs(fa.to_ndarray(format="yuv420p").astype(np.int16)
+                        - fb.to_ndarray(format="yuv420p").astype(np.int16)) for fa, fb in pairs]
+    return {"frames": len(diffs), "mean_abs": round(float(np.mean([d.mean() for d in diffs])), 4),
+            "max_abs": int(max(d.max() for d in diffs))}
 
 
 def _sub(batch, start: int, size: int):

@@ -42,6 +42,7 @@ class FrameBatch:
     time_base: Fraction | None = None
     depth: object = None  # normalised depth (B,1,h,w), once the depth stage has run
     on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
+    ready: object = None  # the CUDA event the render waits for (``cuda_streams``)
 
 
 class FrameReader:

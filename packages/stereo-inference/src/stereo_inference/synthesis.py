@@ -23,6 +23,7 @@ from stereo_inference.arrays import (
     rgb_frames,
     to_numpy,
 )
+from stereo_inference.cuda_streams import StageStreams
 from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.device_frames import depth_input, to_eye_size, upload
@@ -55,6 +56,7 @@ class StereoRenderer:
         self.color = color  # the frames' (primaries, transfer, matrix, range), FFmpeg numbers
         # OpenCV resamples faster on a CPU; tensors on a GPU (and in tests, on both).
         self.use_opencv = device_type(device) == "cpu"
+        self.streams = StageStreams(device)
 
     @property
     def eye_format(self) -> str:
@@ -73,7 +75,8 @@ class StereoRenderer:
             return batch.depth
         import torch
 
-        with torch.inference_mode():  # thread-local: entered in the depth stage's thread
+        # (both thread-local: entered in the depth stage's thread)
+        with torch.inference_mode(), self.streams.for_depth():
             if batch.depth_rgb is not None:
                 rgb = rgb_frames(batch.depth_rgb, self.device)
             else:
@@ -82,6 +85,7 @@ class StereoRenderer:
                 size = self.estimator.input_size(w, rows * 2 // 3)
                 rgb = depth_input(batch.on_device, size, self.color, self.bit_depth)
             batch.depth = self._depth(rgb)
+            self.streams.handed_over(batch)
         return batch.depth
 
     def render(self, batch: FrameBatch) -> np.ndarray:
@@ -92,7 +96,7 @@ class StereoRenderer:
             return self._render_cpu(batch.eyes, depth)
         import torch
 
-        with torch.inference_mode():
+        with torch.inference_mode(), self.streams.for_render(batch):
             eyes = batch.on_device if batch.on_device is not None else upload(
                 batch.eyes, self.device)
             batch.on_device = None  # not kept while the batch waits for the encoder
