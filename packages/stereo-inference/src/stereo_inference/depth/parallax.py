@@ -88,25 +88,32 @@ def warp_back(values, flow):
     """``values`` (h,w) of the previous frame moved onto the current frame's
     pixels along ``flow`` (h,w,2); tensors stay on their device."""
     if is_tensor(values):
-        return _warp_back_tensor(values, flow)
+        return sample_at(values, sampling_grid(flow))
     where = _geometry(*values.shape[:2]).grid + flow
     return cv2.remap(values, where, None, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def _warp_back_tensor(values, flow):
-    """``warp_back`` for tensors: ``grid_sample``, bilinear, border clamped
-    (``cv2.BORDER_REPLICATE``); pixel x's centre is at (2x+1)/w - 1 with
-    align_corners=False. Differs from ``cv2.remap`` by its 1/32 px fixed point."""
+def sampling_grid(flow):
+    """``grid_sample``'s grid for a backward ``flow`` tensor (...,h,w,2) (a batch
+    of flows too): pixel x's centre is at (2x+1)/w - 1 with align_corners=False."""
     import torch
-    from torch.nn import functional
 
-    h, w = values.shape
-    xs = torch.arange(w, device=values.device, dtype=torch.float32).mul_(2 / w).add_(1 / w - 1)
-    ys = torch.arange(h, device=values.device, dtype=torch.float32).mul_(2 / h).add_(1 / h - 1)
-    scale = torch.tensor([2 / w, 2 / h], device=values.device, dtype=torch.float32)
+    h, w = flow.shape[-3:-1]
+    xs = torch.arange(w, device=flow.device, dtype=torch.float32).mul_(2 / w).add_(1 / w - 1)
+    ys = torch.arange(h, device=flow.device, dtype=torch.float32).mul_(2 / h).add_(1 / h - 1)
+    scale = torch.tensor([2 / w, 2 / h], device=flow.device, dtype=torch.float32)
     grid = flow.float() * scale
     grid[..., 0] += xs
     grid[..., 1] += ys[:, None]
+    return grid
+
+
+def sample_at(values, grid):
+    """``warp_back`` for tensors, at a ``sampling_grid`` (h,w,2): bilinear,
+    border clamped (``cv2.BORDER_REPLICATE``). Differs from ``cv2.remap`` by
+    the latter's 1/32 px fixed point."""
+    from torch.nn import functional
+
     return functional.grid_sample(values.float()[None, None], grid[None], mode="bilinear",
                                   padding_mode="border", align_corners=False)[0, 0]
 

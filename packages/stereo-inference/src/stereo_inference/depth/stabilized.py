@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from stereo_inference.arrays import as_float, is_tensor, to_numpy
-from stereo_inference.depth.parallax import FlowField, warp_back
+from stereo_inference.depth.parallax import FlowField, sample_at, sampling_grid, warp_back
 from stereo_inference.packed import pack, unpack
 
 FLOW_WIDTH = 128
@@ -62,18 +62,23 @@ class FlowStabilized:
             grays = _small_grays(rgb)
         else:
             grays = [_small_gray(f) for f in to_numpy(rgb).astype(np.float32, copy=False)]
+        # at stride 1 every frame is a keyframe: the model is asked first, so a
+        # GPU computes it while the CPU computes the flow
+        early = self.inner.estimate(rgb) if self.stride == 1 else None
         motions = self._motions(grays)
         keys = self._keyframes(motions)
         maps = iter(())
         if keys:  # (the first frame always is one)
-            raw = self.inner.estimate(rgb[keys] if len(keys) < len(grays) else rgb)
+            raw = early if early is not None and len(keys) == len(grays) else (
+                self.inner.estimate(rgb[keys] if len(keys) < len(grays) else rgb))
             if tensor:  # the model's maps stay where the input is
                 maps = iter(_in_kind(raw, rgb).detach()[:, 0].float())
             else:
                 maps = iter(to_numpy(raw)[:, 0].astype(np.float32))
-        if tensor:  # answered in the input's kind, keyframes or not
-            motions = _uploaded(motions, rgb.device)
         self._held = _in_kind(self._held, rgb)  # as restore() or the last input left it
+        if tensor:  # answered in the input's kind, keyframes or not
+            size = tuple(rgb.shape[-2:]) if self._held is None else tuple(self._held.shape)
+            motions = _uploaded(motions, rgb.device, size)
         chosen = set(keys)
         out = [self._step(next(maps) if i in chosen else None, motion)
                for i, motion in enumerate(motions)]
@@ -127,35 +132,62 @@ class FlowStabilized:
 
     def _step(self, depth, motion):
         """The next result from the model's map ``depth`` (None between keyframes);
-        numpy arrays or tensors (``depth``, ``motion`` and the held map alike)."""
+        numpy arrays or tensors (``depth``, ``motion`` and the held map alike).
+        ``motion`` is (flow, consistency) at the flow's size, or a tensor batch's
+        ``_Moved`` (prepared at the map's size by ``_uploaded``)."""
         if motion is None or self._held is None or (
                 depth is not None and self._held.shape != depth.shape):
             self._held = depth
             return depth
-        flow, consistency = _resized(*motion, self._held.shape)
-        held = warp_back(self._held, flow)
+        if isinstance(motion, _Moved) and motion.consistency.shape == self._held.shape:
+            held = sample_at(self._held, motion.grid)
+            consistency, weight = motion.consistency, motion.weight
+        else:  # (a held map of another size, restored from a state, gets its own)
+            small = motion.small if isinstance(motion, _Moved) else motion
+            flow, consistency = _resized(*small, self._held.shape)
+            held = warp_back(self._held, flow)
+            weight = _blend_weight(consistency)
         if depth is None:  # between keyframes: the depth moves with the picture
             self._held = held
             return held
         fitted = _fit_affine(depth, held, consistency)
-        weight = BLEND + (1 - BLEND) * (1 - consistency) ** 2
         self._held = as_float(held + weight * (fitted - held))
         return self._held
 
 
+class _Moved:
+    """A tensor frame's motion at the depth map's size: where to sample the
+    previous map (``grid``), the flow's ``consistency``, the new map's blend
+    ``weight``, and the flow at its own size (``small``)."""
+
+    __slots__ = ("small", "grid", "consistency", "weight")
+
+    def __init__(self, small, grid, consistency, weight) -> None:
+        self.small, self.grid, self.consistency, self.weight = small, grid, consistency, weight
+
+
+def _blend_weight(consistency):
+    """The new map's share: BLEND where the flow holds, all of it where it fails."""
+    return BLEND + (1 - BLEND) * (1 - consistency) ** 2
+
+
 def _resized(flow, consistency, size: tuple[int, int]):
     """The small ``flow`` (in pixels of the map of ``size`` (h, w)) and
-    ``consistency``, resized bilinear (half-pixel centres) to ``size``."""
+    ``consistency``, resized bilinear (half-pixel centres) to ``size``; a tensor
+    ``flow`` may be a batch (M,h,w,2) with ``consistency`` (M,h,w)."""
     dh, dw = size
-    sx, sy = dw / flow.shape[1], dh / flow.shape[0]
+    sx, sy = dw / flow.shape[-2], dh / flow.shape[-3]
     if is_tensor(flow):
+        if flow.ndim == 3:
+            flow, consistency = _resized(flow[None], consistency[None], size)
+            return flow[0], consistency[0]
         from torch.nn import functional
 
-        both = sys.modules["torch"].cat([flow.permute(2, 0, 1), consistency[None]])[None]
+        both = sys.modules["torch"].cat([flow.permute(0, 3, 1, 2), consistency[:, None]], 1)
         both = functional.interpolate(both, size=(dh, dw), mode="bilinear", align_corners=False)
-        both[0, 0] *= sx
-        both[0, 1] *= sy
-        return both[0, :2].permute(1, 2, 0), both[0, 2]
+        both[:, 0] *= sx
+        both[:, 1] *= sy
+        return both[:, :2].permute(0, 2, 3, 1), both[:, 2]
     scale = np.array([sx, sy], np.float32)
     flow = cv2.resize(flow, (dw, dh), interpolation=cv2.INTER_LINEAR) * scale
     return flow, cv2.resize(consistency, (dw, dh), interpolation=cv2.INTER_LINEAR)
@@ -168,18 +200,26 @@ def _in_kind(x, like):
     return sys.modules["torch"].as_tensor(x, device=like.device)
 
 
-def _uploaded(motions: list, device) -> list:
-    """The (flow, consistency) pairs of a batch as tensors on ``device`` (one transfer)."""
+def _uploaded(motions: list, device, size: tuple[int, int]) -> list:
+    """The (flow, consistency) pairs of a batch as ``_Moved`` on ``device``, at
+    the map ``size`` (h, w): one transfer, and each step batched (a frame's
+    share of the per-frame work used to be ~90 small kernels)."""
     moving = [np.dstack(m) for m in motions if m is not None]
     if not moving:
         return motions
-    packed = iter(sys.modules["torch"].from_numpy(np.stack(moving)).to(device))
-    return [None if m is None else _split(next(packed)) for m in motions]
-
-
-def _split(packed):
-    """(flow, consistency) of a (h,w,3) pair packed by ``_uploaded``."""
-    return packed[..., :2], packed[..., 2]
+    packed = sys.modules["torch"].from_numpy(np.stack(moving)).to(device)
+    small_flow, small_consistency = packed[..., :2], packed[..., 2]
+    flow, consistency = _resized(small_flow, small_consistency, size)
+    grid, weight = sampling_grid(flow), _blend_weight(consistency)
+    out, i = [], 0
+    for motion in motions:
+        if motion is None:
+            out.append(None)
+            continue
+        out.append(_Moved((small_flow[i], small_consistency[i]), grid[i], consistency[i],
+                          weight[i]))
+        i += 1
+    return out
 
 
 def _small_gray(rgb: np.ndarray) -> np.ndarray:
