@@ -97,10 +97,6 @@ def main(argv=None) -> dict:
     p.add_argument("--compile", action="store_true", help="also time torch.compile'd model")
     p.add_argument("--convert-batches", default="0",
                    help="frames a batch for the convert runs (0: the engine's default)")
-    p.add_argument("--switch-intervals", default="",
-                   help="also convert with these GIL switch intervals (ms, comma-separated)")
-    p.add_argument("--cores", default="",
-                   help="also convert with these decoder/encoder thread counts")
     p.add_argument("--streams-ab", action="store_true",
                    help="also convert on one CUDA stream, and compare the two outputs")
     p.add_argument("--skip", default="", help="comma-separated sections to leave out")
@@ -266,37 +262,26 @@ def main(argv=None) -> dict:
             except ImportError:  # an engine from before the streams
                 cuda_streams = None
             default_pixels = getattr(engine, "GPU_BATCH_PIXELS", None)  # (older engines: none)
-            default_switch = getattr(engine, "GPU_SWITCH_INTERVAL_S", None)
-            # (name, frames a batch, two streams, switch interval, cores)
-            variants = [(f"convert B={b}" if b else "convert", b, True, default_switch, None)
+            variants = [(f"convert B={b}" if b else "convert", b, True)
                         for b in map(int, args.convert_batches.split(","))]
             if args.streams_ab and cuda_streams is not None:
-                variants.append(("convert one stream", 0, False, default_switch, None))
-            variants += [(f"convert switch={ms}ms", 0, True, float(ms) / 1000, None)
-                         for ms in filter(None, args.switch_intervals.split(","))]
-            variants += [(f"convert cores={n}", 0, True, default_switch, int(n))
-                         for n in filter(None, args.cores.split(","))]
-            for name, batch, streams, switch, cores in variants:
+                variants.append(("convert one stream", 0, False))
+            for name, batch, streams in variants:
                 if default_pixels:
                     engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
-                if default_switch:
-                    engine.GPU_SWITCH_INTERVAL_S = switch
                 if cuda_streams is not None:
                     cuda_streams.ENABLED = streams
                 stages = []
                 out = work / f"{name.replace(' ', '_')}.mp4"
 
-                def convert(stages=stages, out=out, cores=cores):
+                def convert(stages=stages, out=out):
                     result = convert_file(args.clip, out, mode=mode, params=params,
-                                          models_dir=models, device=dev, ffmpeg=args.ffmpeg,
-                                          cores=cores)
+                                          models_dir=models, device=dev, ffmpeg=args.ffmpeg)
                     stages.append(result.stages)
                 record(name, timed(convert, repeat=args.repeat), frames)
                 results[f"{name} stages"] = stages[-1]
             if default_pixels:
                 engine.GPU_BATCH_PIXELS = default_pixels
-            if default_switch:
-                engine.GPU_SWITCH_INTERVAL_S = default_switch
             if cuda_streams is not None:
                 cuda_streams.ENABLED = True
             if args.streams_ab and cuda_streams is not None:  # the same picture either way

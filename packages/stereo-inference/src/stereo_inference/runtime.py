@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -98,35 +97,12 @@ def renderers(device, cores: int | None) -> int:
     return max(1, min(MAX_RENDERERS, max(cores or 0, os.cpu_count() or 1)))
 
 
-# On a GPU the stage threads (decode, depth, render, encode) call into torch,
-# FFmpeg and x264 thousands of times a batch, each call giving the GIL up and
-# taking it back; with Python's 5 ms switch interval a thread that wants it
-# back can wait a whole interval while another runs Python (the convoy effect).
-GPU_SWITCH_INTERVAL_S: float | None = 0.0005
-
-
-@contextmanager
-def switch_interval(seconds: float | None) -> Iterator[None]:
-    """Run with ``sys.setswitchinterval(seconds)`` (None: as it is), then restore it."""
-    if seconds is None:
-        yield
-        return
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(seconds)
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(previous)
-
-
 @contextmanager
 def compute_threads(device, threads: int | None, *, torch_too: bool = True) -> Iterator[None]:
     """Run with ``threads`` OpenCV (and, with ``torch_too``, torch) CPU threads
-    (default ``cpu_threads()``), then restore them (they are process-wide).
-    On a GPU, run with ``GPU_SWITCH_INTERVAL_S`` as Python's switch interval."""
+    (default ``cpu_threads()``), then restore them (they are process-wide)."""
     if device_type(device) != "cpu":
-        with switch_interval(GPU_SWITCH_INTERVAL_S):
-            yield
+        yield
         return
     import cv2
 

@@ -86,16 +86,3 @@ def test_a_cpu_renders_one_batch_per_core_up_to_a_cap_and_a_gpu_one(monkeypatch)
     monkeypatch.setattr(runtime.os, "cpu_count", lambda: None)
     assert runtime.renderers("cpu", None) == 1
     assert runtime.renderers("cuda", 16) == runtime.renderers("cuda:1", None) == 1
-
-
-def test_a_gpu_conversion_runs_with_a_short_switch_interval_then_restores_it():
-    import sys
-
-    from stereo_inference import runtime
-
-    before = sys.getswitchinterval()
-    with runtime.compute_threads("cuda", None):
-        assert sys.getswitchinterval() == runtime.GPU_SWITCH_INTERVAL_S
-    assert sys.getswitchinterval() == before
-    with runtime.compute_threads("cpu", 1, torch_too=False):
-        assert sys.getswitchinterval() == before  # a CPU conversion leaves it alone
