@@ -97,6 +97,8 @@ def main(argv=None) -> dict:
     p.add_argument("--compile", action="store_true", help="also time torch.compile'd model")
     p.add_argument("--convert-batches", default="0",
                    help="frames a batch for the convert runs (0: the engine's default)")
+    p.add_argument("--cores", default="",
+                   help="also convert with these decoder/encoder thread counts (comma-separated)")
     p.add_argument("--streams-ab", action="store_true",
                    help="also convert on one CUDA stream, and compare the two outputs")
     p.add_argument("--skip", default="", help="comma-separated sections to leave out")
@@ -262,11 +264,14 @@ def main(argv=None) -> dict:
             except ImportError:  # an engine from before the streams
                 cuda_streams = None
             default_pixels = getattr(engine, "GPU_BATCH_PIXELS", None)  # (older engines: none)
-            variants = [(f"convert B={b}" if b else "convert", b, True)
+            # (name, frames a batch, two streams, decoder and encoder threads)
+            variants = [(f"convert B={b}" if b else "convert", b, True, None)
                         for b in map(int, args.convert_batches.split(","))]
             if args.streams_ab and cuda_streams is not None:
-                variants.append(("convert one stream", 0, False))
-            for name, batch, streams in variants:
+                variants.append(("convert one stream", 0, False, None))
+            variants += [(f"convert cores={n}", 0, True, int(n))
+                         for n in filter(None, args.cores.split(","))]
+            for name, batch, streams, cores in variants:
                 if default_pixels:
                     engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
                 if cuda_streams is not None:
@@ -274,9 +279,10 @@ def main(argv=None) -> dict:
                 stages = []
                 out = work / f"{name.replace(' ', '_')}.mp4"
 
-                def convert(stages=stages, out=out):
+                def convert(stages=stages, out=out, cores=cores):
                     result = convert_file(args.clip, out, mode=mode, params=params,
-                                          models_dir=models, device=dev, ffmpeg=args.ffmpeg)
+                                          models_dir=models, device=dev, ffmpeg=args.ffmpeg,
+                                          cores=cores)
                     stages.append(result.stages)
                 record(name, timed(convert, repeat=args.repeat), frames)
                 results[f"{name} stages"] = stages[-1]
