@@ -195,3 +195,22 @@ def test_rendering_several_batches_at_once_gives_the_same_video(clip, tmp_path, 
     assert len(outputs[0]) == len(outputs[1]) == 24
     for one, several in zip(*outputs, strict=True):
         np.testing.assert_array_equal(one, several)
+
+
+def test_without_ffmpeg_a_video_only_source_still_converts_and_one_with_audio_says_why(
+        vfr_clip, clip, tmp_path, monkeypatch):
+    """The engine looks ffmpeg up only for the final mux (a GPU machine may have
+    no ffmpeg binary: a video-only segment needs none)."""
+    from shared_types.errors import FfmpegNotFoundError
+
+    import stereo_inference.convert as convert
+
+    def missing():
+        raise FfmpegNotFoundError("ffmpeg not found")
+
+    monkeypatch.setattr(convert, "ffmpeg_path", missing)
+    result = convert_file(vfr_clip, tmp_path / "video_only.mp4", mode="half-sbs")
+    assert result.frames == read_video(vfr_clip)["frames"]
+    with pytest.raises(FfmpegNotFoundError):
+        convert_file(clip, tmp_path / "with_audio.mp4", mode="half-sbs")
+    assert not list(tmp_path.glob(".*partial*"))  # nothing half-written is left
