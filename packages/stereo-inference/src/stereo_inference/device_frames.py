@@ -9,7 +9,7 @@ The depth stage uploads the batch and derives both things from those planes:
 
 - ``depth_input``: RGB at the depth model's size, with the source's YUV matrix
   and range (area-averaged: better than the CPU path's fast bilinear);
-- ``to_eye_size``: the planes area-averaged to the eye size (the half
+- ``eye_planes``: the planes area-averaged to the eye size (the half
   layouts' 2:1 squeeze), as the CPU path's ``remap.shrink`` does.
 
 Frames are (B, H*3/2, W) arrays as everywhere in the engine (``planes``):
@@ -51,19 +51,18 @@ def split_planes(yuv):
     return yuv[:, :h].unsqueeze(1), yuv[:, h:].reshape(b, 2, h // 2, w // 2)
 
 
-def to_eye_size(yuv, size: tuple[int, int]):
-    """Frames ``yuv`` area-averaged to ``size`` (w, h), as float (B, h*3/2, w);
-    unchanged (not even converted) when they are that size already."""
+def eye_planes(yuv, size: tuple[int, int] | None = None):
+    """(luma (B,1,h,w), chroma (B,2,h/2,w/2)) of frames ``yuv`` area-averaged to
+    ``size`` (w, h), as float; views of ``yuv`` as it is (not even converted)
+    when ``size`` is None or its own."""
     from torch.nn import functional as F  # noqa: N812
 
-    w, h = size
-    b, rows, sw = yuv.shape
-    if (rows * 2 // 3, sw) == (h, w):
-        return yuv
     luma, chroma = split_planes(yuv)
-    luma = F.interpolate(luma.float(), size=(h, w), mode="area")
-    chroma = F.interpolate(chroma.float(), size=(h // 2, w // 2), mode="area")
-    return _join(luma, chroma)
+    if size is None or tuple(luma.shape[2:]) == (size[1], size[0]):
+        return luma, chroma
+    w, h = size
+    return (F.interpolate(luma.float(), size=(h, w), mode="area"),
+            F.interpolate(chroma.float(), size=(h // 2, w // 2), mode="area"))
 
 
 def depth_input(yuv, size: tuple[int, int], color: tuple | None, bit_depth: int = 8):
@@ -95,8 +94,8 @@ def depth_input(yuv, size: tuple[int, int], color: tuple | None, bit_depth: int 
     return torch.cat([r, g, b], dim=1).clamp_(0, 1)
 
 
-def _join(luma, chroma):
-    """Planes (B,1,H,W) and (B,2,H/2,W/2) back into frames (B, H*3/2, W)."""
+def join_planes(luma, chroma):
+    """Planes (B,1,H,W) and (B,2,H/2,W/2) as frames (B, H*3/2, W)."""
     import torch
 
     b, _, h, w = luma.shape

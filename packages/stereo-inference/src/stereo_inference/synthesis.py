@@ -26,7 +26,7 @@ from stereo_inference.arrays import (
 from stereo_inference.cuda_streams import StageStreams
 from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator, estimate_in_batches
-from stereo_inference.device_frames import depth_input, to_eye_size, upload
+from stereo_inference.device_frames import depth_input, eye_planes, join_planes, upload
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import pack
 from stereo_inference.remap import packed_map, remap_rows, shrink, widened_map
@@ -100,11 +100,11 @@ class StereoRenderer:
             eyes = batch.on_device if batch.on_device is not None else upload(
                 batch.eyes, self.device)
             batch.on_device = None  # not kept while the batch waits for the encoder
-            if self.eye_size:  # the half layouts' squeeze, from full-size frames
-                eyes = to_eye_size(eyes, self.eye_size)
+            # the half layouts' squeeze, from full-size frames
+            luma, chroma = eye_planes(eyes, self.eye_size)
             if self.mode is OutputMode.ANAGLYPH:
-                return self._anaglyph(eyes, depth)
-            return self._packed_yuv(eyes, depth)
+                return self._anaglyph(luma, chroma, depth)
+            return self._packed_yuv(luma, chroma, depth)
 
     def _depth(self, small):
         """Normalised depth (B,1,h,w) of frames ``small``, in their kind (numpy or tensor)."""
@@ -164,31 +164,23 @@ class StereoRenderer:
                     warped_uv, out[i], self.params.anaglyph_method)
         return out
 
-    def _anaglyph(self, yuv, depth) -> np.ndarray:
+    def _anaglyph(self, luma, chroma, depth) -> np.ndarray:
         import torch
         from torch.nn import functional as F  # noqa: N812
 
-        b, rows, w = yuv.shape
-        h = rows * 2 // 3
-        plan = self._plan(depth, h, w)
-        luma = _sample_eyes(yuv[:, :h].unsqueeze(1), plan, 1)
-        uv = _sample_eyes(yuv[:, h:].reshape(b, 2, h // 2, w // 2), plan, 2)
+        plan = self._plan(depth, *luma.shape[2:])
+        luma = _sample_eyes(luma, plan, 1)
+        uv = _sample_eyes(chroma, plan, 2)
         # the eyes' luma at chroma size: the warped luma averaged 2x2 (as on a CPU)
         small = (torch.cat([F.avg_pool2d(y, 2), c], dim=1) for y, c in zip(luma, uv, strict=True))
         return _to_uint8(mix_tensor(*luma, *small, self.params.anaglyph_method))
 
-    def _packed_yuv(self, yuv, depth) -> np.ndarray:
+    def _packed_yuv(self, luma, chroma, depth) -> np.ndarray:
         import torch
 
-        b, rows, w = yuv.shape
-        h = rows * 2 // 3
-        luma = yuv[:, :h].unsqueeze(1)
-        chroma = yuv[:, h:].reshape(b, 2, h // 2, w // 2)
-        plan = self._plan(depth, h, w)
-        y = pack(self.mode, *_sample_eyes(luma, plan, 1))
-        uv = pack(self.mode, *_sample_eyes(chroma, plan, 2))
-        ob, _, oh, ow = y.shape
-        out = torch.cat([y.reshape(ob, oh, ow), uv.reshape(ob, oh // 2, ow)], dim=1)
+        plan = self._plan(depth, *luma.shape[2:])
+        out = join_planes(pack(self.mode, *_sample_eyes(luma, plan, 1)),
+                          pack(self.mode, *_sample_eyes(chroma, plan, 2)))
         if self.bit_depth > 8:
             return out.add_(0.5).clamp_(0, 1023).to(torch.int16).cpu().numpy().view(np.uint16)
         return _to_uint8(out)

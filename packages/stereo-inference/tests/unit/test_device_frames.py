@@ -6,7 +6,13 @@ import pytest
 import torch
 
 from stereo_inference import planes
-from stereo_inference.device_frames import depth_input, split_planes, to_eye_size, upload
+from stereo_inference.device_frames import (
+    depth_input,
+    eye_planes,
+    join_planes,
+    split_planes,
+    upload,
+)
 from stereo_inference.remap import shrink
 
 BT709_LIMITED = (1, 1, 1, 1)
@@ -68,10 +74,10 @@ def test_depth_input_is_at_the_models_size():
 
 
 @pytest.mark.parametrize("size", [(48, 64), (48, 32)])  # half width, half height
-def test_to_eye_size_averages_like_the_cpu_paths_shrink(size):
+def test_eye_planes_average_like_the_cpu_paths_shrink(size):
     w, h = size
     frames = np.random.default_rng(1).integers(0, 256, (2, 96, 96), dtype=np.uint8)
-    got = to_eye_size(upload(frames, "cpu"), size).numpy()
+    got = join_planes(*eye_planes(upload(frames, "cpu"), size)).numpy()
     assert got.shape == (2, h * 3 // 2, w)
     for i in range(2):
         luma, chroma = (p.numpy() for p in split_planes(torch.from_numpy(frames[i:i + 1])))
@@ -81,6 +87,10 @@ def test_to_eye_size_averages_like_the_cpu_paths_shrink(size):
         assert np.abs(got[i, h:h + h // 4].reshape(h // 2, w // 2) - want_u).max() <= 0.5
 
 
-def test_to_eye_size_leaves_frames_of_that_size_alone():
+def test_eye_planes_of_frames_of_that_size_are_views_of_them():
     frames = upload(np.zeros((1, 96, 64), np.uint8), "cpu")
-    assert to_eye_size(frames, (64, 64)) is frames
+    for size in ((64, 64), None):
+        luma, chroma = eye_planes(frames, size)
+        assert luma.dtype == chroma.dtype == torch.uint8  # not even converted
+        assert luma.data_ptr() == frames.data_ptr()
+        assert join_planes(luma, chroma).equal(frames)
