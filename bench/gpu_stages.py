@@ -101,6 +101,8 @@ def main(argv=None) -> dict:
                    help="also convert with these decoder/encoder thread counts (comma-separated)")
     p.add_argument("--streams-ab", action="store_true",
                    help="also convert on one CUDA stream, and compare the two outputs")
+    p.add_argument("--graphs-ab", action="store_true",
+                   help="also convert without CUDA graphs, and compare the outputs")
     p.add_argument("--skip", default="", help="comma-separated sections to leave out")
     p.add_argument("--ffmpeg", default=None,
                    help="ffmpeg for the engine (a video-only clip needs none)")
@@ -121,6 +123,11 @@ def main(argv=None) -> dict:
     from stereo_inference.formats import eye_size, output_size
     from stereo_inference.synthesis import StereoRenderer
     from stereo_inference.video_info import probe_video
+
+    try:
+        from stereo_inference import cuda_graphs
+    except ImportError:  # an engine from before the graphs
+        cuda_graphs = None
 
     dev = args.device
     mode = OutputMode(args.mode)
@@ -199,7 +206,13 @@ def main(argv=None) -> dict:
                     sync(dev)
                 record(f"model B={batch}", timed(model, repeat=args.repeat),
                        max(1, 32 // len(x)) * len(x))
+                if args.graphs_ab and cuda_graphs is not None and batch == 8:
+                    cuda_graphs.ENABLED = False
+                    record("model B=8 no graphs", timed(model, repeat=args.repeat), 32)
+                    cuda_graphs.ENABLED = True
             if args.compile and dev.startswith("cuda"):
+                if cuda_graphs is not None:  # (a graph would replay the uncompiled model)
+                    cuda_graphs.ENABLED = False
                 inner.model = inner.model.to(memory_format=torch.channels_last)
                 x = rgb[:8]
 
@@ -222,6 +235,8 @@ def main(argv=None) -> dict:
                     sync(dev)
                 record("model B=8 compiled", timed(compiled, repeat=args.repeat), 32)
                 inner.model = inner.model._orig_mod
+                if cuda_graphs is not None:
+                    cuda_graphs.ENABLED = True
 
         params = ConversionParams(depth_model=args.depth, crf=args.crf, preset=args.preset)
         if "depth" not in skip:
@@ -264,14 +279,18 @@ def main(argv=None) -> dict:
             except ImportError:  # an engine from before the streams
                 cuda_streams = None
             default_pixels = getattr(engine, "GPU_BATCH_PIXELS", None)  # (older engines: none)
-            # (name, frames a batch, two streams, decoder and encoder threads)
-            variants = [(f"convert B={b}" if b else "convert", b, True, None)
+            # (name, frames a batch, two streams, decoder and encoder threads, graphs)
+            variants = [(f"convert B={b}" if b else "convert", b, True, None, True)
                         for b in map(int, args.convert_batches.split(","))]
             if args.streams_ab and cuda_streams is not None:
-                variants.append(("convert one stream", 0, False, None))
-            variants += [(f"convert cores={n}", 0, True, int(n))
+                variants.append(("convert one stream", 0, False, None, True))
+            if args.graphs_ab and cuda_graphs is not None:
+                variants.append(("convert no graphs", 0, True, None, False))
+            variants += [(f"convert cores={n}", 0, True, int(n), True)
                          for n in filter(None, args.cores.split(","))]
-            for name, batch, streams, cores in variants:
+            for name, batch, streams, cores, graphs in variants:
+                if cuda_graphs is not None:
+                    cuda_graphs.ENABLED = graphs
                 if default_pixels:
                     engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
                 if cuda_streams is not None:
@@ -290,9 +309,19 @@ def main(argv=None) -> dict:
                 engine.GPU_BATCH_PIXELS = default_pixels
             if cuda_streams is not None:
                 cuda_streams.ENABLED = True
+            if cuda_graphs is not None:
+                cuda_graphs.ENABLED = True
             if args.streams_ab and cuda_streams is not None:  # the same picture either way
                 results["streams_vs_one_stream"] = _difference(
                     work / "convert.mp4", work / "convert_one_stream.mp4")
+            if cuda_graphs is not None:  # signatures replayed from graphs
+                from stereo_inference.depth import stabilized
+
+                results["graphs_recorded"] = {"model": inner._forward.recorded,
+                                              "stabiliser": stabilized._KEYFRAMES.recorded}
+            if args.graphs_ab and cuda_graphs is not None:
+                results["graphs_vs_none"] = _difference(
+                    work / "convert.mp4", work / "convert_no_graphs.mp4")
     if "transcode" in fps:
         results["vs_transcode"] = {k: round(v / fps["transcode"], 3) for k, v in fps.items()}
     results["fps"] = fps

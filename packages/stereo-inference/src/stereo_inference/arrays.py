@@ -92,11 +92,13 @@ def scatter_max(flat, index, values) -> None:
         np.maximum.at(flat, index, values)
 
 
-def row_quantiles(rows, q: float) -> list[float]:
-    """The ``q`` quantile (linear interpolation) of each row of (B, N) ``rows``."""
+def row_quantiles(rows, qs: tuple[float, ...]) -> list[list[float]]:
+    """Per quantile in ``qs``, that quantile (linear interpolation) of each row
+    of (B, N) ``rows``; one host transfer for them all."""
     if is_tensor(rows):
-        return sys.modules["torch"].quantile(rows, q, dim=1).tolist()
-    return np.quantile(rows, q, axis=1).tolist()
+        torch = sys.modules["torch"]
+        return torch.quantile(rows, torch.tensor(qs, device=rows.device), dim=1).tolist()
+    return np.quantile(rows, qs, axis=1).tolist()
 
 
 def resize_bilinear(x, size: tuple[int, int]):

@@ -63,9 +63,10 @@ class TemporalNormalizer:
         """Depth (B,1,h,w) in 0..1 (1 = nearest) for raw ``depth`` of frames ``rgb``
         (B,3,h,w) in 0..1; numpy arrays or tensors (the result is ``depth``'s kind)."""
         thumbs = _thumbnails(rgb)
-        flat = as_float(depth.reshape(depth.shape[0], -1)[:, ::5])  # plenty for percentiles
-        lows, highs = row_quantiles(flat, 0.02), row_quantiles(flat, 0.98)
-        out = []
+        depth = as_float(depth)
+        flat = depth.reshape(depth.shape[0], -1)[:, ::5]  # plenty for percentiles
+        lows, highs = row_quantiles(flat, (0.02, 0.98))
+        bounds, cuts = [], []  # per frame: (lo, range), and whether a shot starts there
         for i in range(depth.shape[0]):
             change = None if self.thumb is None else float(
                 np.abs(thumbs[i : i + 1] - self.thumb).mean())
@@ -75,15 +76,24 @@ class TemporalNormalizer:
             self.change = None if is_cut else change if self.change is None else (
                 0.7 * self.change + 0.3 * change)
             self.thumb = thumbs[i : i + 1]
-            if is_cut:
-                self.cuts += self.prev is not None
-                self.prev = None
             if is_cut or self.lo is None:
                 self.lo, self.hi = lows[i], highs[i]
             else:
                 self.lo = self._follow(self.lo, lows[i], lows[i] < self.lo)
                 self.hi = self._follow(self.hi, highs[i], highs[i] > self.hi)
-            n = ((as_float(depth[i : i + 1]) - self.lo) / max(self.hi - self.lo, 1e-6)).clip(0, 1)
+            bounds.append((self.lo, max(self.hi - self.lo, 1e-6)))
+            cuts.append(is_cut)
+        # the whole batch rescaled at once (on a GPU: a few kernels, not a few a frame)
+        lo, span = np.array(bounds, np.float32).T.reshape(2, -1, 1, 1, 1)
+        if is_tensor(depth):
+            lo, span = depth.new_tensor(lo), depth.new_tensor(span)
+        scaled = ((depth - lo) / span).clip(0, 1)
+        out = []
+        for i, is_cut in enumerate(cuts):
+            if is_cut:
+                self.cuts += self.prev is not None
+                self.prev = None
+            n = scaled[i : i + 1]
             if self.prev is not None and self.prev.shape == n.shape:
                 if is_tensor(n) and not is_tensor(self.prev):  # restored from a state
                     self.prev = n.new_tensor(self.prev)

@@ -123,3 +123,20 @@ def test_its_memory_crosses_between_numpy_and_tensors(stride, first_kind, then_k
     # float16 step near 1 is 1e-3 (measured max 1.2e-3 of the range, mean 1e-7)
     assert diff.max() < 4e-3 and diff.mean() < MEAN_REL, (diff.max(), diff.mean())
     assert calls == reference_calls  # keyframes at the same frames
+
+
+def test_a_batch_of_moving_keyframes_takes_one_call_with_the_per_frame_result(monkeypatch):
+    """Stride 1 without a cut: the whole batch's recurrence in one (graphable)
+    call, equal to the frame-by-frame steps."""
+    from stereo_inference.depth import stabilized
+
+    frames = torch.from_numpy(_frames(cut=99))
+    calls = []
+    graphed = stabilized._KEYFRAMES
+    monkeypatch.setattr(stabilized, "_KEYFRAMES", lambda *a: calls.append(a) or graphed(*a))
+    _, batched = _run(frames)
+    assert len(calls) == 1  # the second batch (the first has no frame before it)
+    monkeypatch.setattr(FlowStabilized, "_all_held", lambda *a: False)
+    _, stepped = _run(frames)
+    assert len(calls) == 1
+    assert torch.equal(torch.cat(batched), torch.cat(stepped))

@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from stereo_inference.arrays import as_float, is_tensor, to_numpy
+from stereo_inference.cuda_graphs import Graphed
 from stereo_inference.depth.parallax import FlowField, sample_at, sampling_grid, warp_back
 from stereo_inference.packed import pack, unpack
 
@@ -67,24 +68,38 @@ class FlowStabilized:
         early = self.inner.estimate(rgb) if self.stride == 1 else None
         motions = self._motions(grays)
         keys = self._keyframes(motions)
-        maps = iter(())
+        raw = None
         if keys:  # (the first frame always is one)
             raw = early if early is not None and len(keys) == len(grays) else (
                 self.inner.estimate(rgb[keys] if len(keys) < len(grays) else rgb))
             if tensor:  # the model's maps stay where the input is
-                maps = iter(_in_kind(raw, rgb).detach()[:, 0].float())
+                raw = _in_kind(raw, rgb).detach()[:, 0].float()
             else:
-                maps = iter(to_numpy(raw)[:, 0].astype(np.float32))
+                raw = to_numpy(raw)[:, 0].astype(np.float32)
+        maps = iter(() if raw is None else raw)
         self._held = _in_kind(self._held, rgb)  # as restore() or the last input left it
         if tensor:  # answered in the input's kind, keyframes or not
             size = tuple(rgb.shape[-2:]) if self._held is None else tuple(self._held.shape)
-            motions = _uploaded(motions, rgb.device, size)
+            motions, moved = _uploaded(motions, rgb.device, size)
+            if len(keys) == len(motions) and self._all_held(moved, raw):
+                # every frame a keyframe moved from the one before (stride 1,
+                # no cut): one graph for the whole batch's recurrence
+                out = _KEYFRAMES(raw, *moved, self._held)
+                self._held = out[-1]
+                return out[:, None]
         chosen = set(keys)
         out = [self._step(next(maps) if i in chosen else None, motion)
                for i, motion in enumerate(motions)]
         if tensor:
             return sys.modules["torch"].stack(out)[:, None]
         return np.stack(out)[:, None]
+
+    def _all_held(self, moved, raw) -> bool:
+        """Whether ``moved`` (a batch's motions at the map's size, or None) covers
+        every frame and fits the held map and the model's maps ``raw`` (B,h,w)."""
+        return (moved is not None and self._held is not None
+                and moved[1].shape[0] == raw.shape[0]
+                and tuple(moved[1].shape[1:]) == tuple(self._held.shape) == tuple(raw.shape[1:]))
 
     def state(self) -> dict | None:
         """The last grey frame and result (JSON), for the next segment; None before any."""
@@ -200,13 +215,14 @@ def _in_kind(x, like):
     return sys.modules["torch"].as_tensor(x, device=like.device)
 
 
-def _uploaded(motions: list, device, size: tuple[int, int]) -> list:
+def _uploaded(motions: list, device, size: tuple[int, int]) -> tuple[list, tuple | None]:
     """The (flow, consistency) pairs of a batch as ``_Moved`` on ``device``, at
     the map ``size`` (h, w): one transfer, and each step batched (a frame's
-    share of the per-frame work used to be ~90 small kernels)."""
+    share of the per-frame work used to be ~90 small kernels). Also the moving
+    frames' (grid, consistency, weight) as batches, or None when none moves."""
     moving = [np.dstack(m) for m in motions if m is not None]
     if not moving:
-        return motions
+        return motions, None
     packed = sys.modules["torch"].from_numpy(np.stack(moving)).to(device)
     small_flow, small_consistency = packed[..., :2], packed[..., 2]
     flow, consistency = _resized(small_flow, small_consistency, size)
@@ -219,7 +235,23 @@ def _uploaded(motions: list, device, size: tuple[int, int]) -> list:
         out.append(_Moved((small_flow[i], small_consistency[i]), grid[i], consistency[i],
                           weight[i]))
         i += 1
-    return out
+    return out, (grid, consistency, weight)
+
+
+def _keyframes_run(maps, grid, consistency, weight, held):
+    """``FlowStabilized._step`` over a batch where every frame is a keyframe
+    moved from the one before: the results (B,h,w), the last one the new held
+    map. Tensors only, with no branching on values (``cuda_graphs``)."""
+    out = []
+    for i in range(maps.shape[0]):
+        moved = sample_at(held, grid[i])
+        fitted = _fit_affine_tensor(maps[i], moved, consistency[i])
+        held = moved + weight[i] * (fitted - moved)
+        out.append(held)
+    return sys.modules["torch"].stack(out)
+
+
+_KEYFRAMES = Graphed(_keyframes_run, "flow stabiliser")
 
 
 def _small_gray(rgb: np.ndarray) -> np.ndarray:
