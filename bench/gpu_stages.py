@@ -103,6 +103,12 @@ def main(argv=None) -> dict:
                    help="also convert on one CUDA stream, and compare the two outputs")
     p.add_argument("--graphs-ab", action="store_true",
                    help="also convert without CUDA graphs, and compare the outputs")
+    p.add_argument("--switch-ms", default="",
+                   help="also convert with these GIL switch intervals (ms, comma-separated)")
+    p.add_argument("--no-x264", action="store_true",
+                   help="also convert with frames made but not encoded (the pipeline's pace)")
+    p.add_argument("--encode-frames", type=int, default=96,
+                   help="frames the encoder alone is timed on")
     p.add_argument("--skip", default="", help="comma-separated sections to leave out")
     p.add_argument("--ffmpeg", default=None,
                    help="ffmpeg for the engine (a video-only clip needs none)")
@@ -181,7 +187,7 @@ def main(argv=None) -> dict:
         if "encode" not in skip:  # the source's own frames at the output size
             packed = next(iter(FrameReader(args.clip, eye_size=(ow, oh), depth_size=(dw, dh),
                                            eye_format="yuv420p", batch_size=16))).eyes
-            n = 96
+            n = args.encode_frames
 
             def encode():
                 enc = StereoEncoder(work / "enc.mp4", size=(ow, oh), fps=info.fps,
@@ -288,9 +294,18 @@ def main(argv=None) -> dict:
                 variants.append(("convert no graphs", 0, True, None, False))
             variants += [(f"convert cores={n}", 0, True, int(n), True)
                          for n in filter(None, args.cores.split(","))]
+            variants += [(f"convert switch={ms}ms", 0, True, None, True)
+                         for ms in filter(None, args.switch_ms.split(","))]
+            if args.no_x264:
+                variants.append(("convert no x264", 0, True, None, True))
+            switch, write = sys.getswitchinterval(), StereoEncoder.write
             for name, batch, streams, cores, graphs in variants:
                 if cuda_graphs is not None:
                     cuda_graphs.ENABLED = graphs
+                sys.setswitchinterval(float(name.split("=")[1][:-2]) / 1000
+                                      if "switch=" in name else switch)
+                StereoEncoder.write = _made_not_encoded(write) if name.endswith(
+                    "no x264") else write
                 if default_pixels:
                     engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
                 if cuda_streams is not None:
@@ -344,6 +359,20 @@ def _difference(a: Path, b: Path) -> dict:
                         - fb.to_ndarray(format="yuv420p").astype(np.int16)) for fa, fb in pairs]
     return {"frames": len(diffs), "mean_abs": round(float(np.mean([d.mean() for d in diffs])), 4),
             "max_abs": int(max(d.max() for d in diffs))}
+
+
+def _made_not_encoded(write):
+    """``StereoEncoder.write`` that encodes the first frame only (a file must
+    come out) and makes every other frame without encoding it."""
+    from stereo_inference import planes
+
+    def made(encoder, frames, fmt, pts, durations) -> None:
+        if not encoder.frames:
+            write(encoder, frames[:1], fmt, pts[:1], durations[:1])
+        for array in frames[1 if encoder.frames == 1 else 0:]:
+            planes.to_frame(array, fmt)
+            encoder.frames += 1
+    return made
 
 
 def _sub(batch, start: int, size: int):
