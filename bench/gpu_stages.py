@@ -66,9 +66,10 @@ print(n)
 """
 
 
-def timed(fn, *, repeat: int = 2):
+def timed(fn, *, repeat: int = 2, warm_up: bool = True):
     """Median wall seconds of ``fn()`` over ``repeat`` runs (after one warm-up)."""
-    fn()
+    if warm_up:
+        fn()
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
@@ -109,6 +110,9 @@ def main(argv=None) -> dict:
                    help="also convert with frames made but not encoded (the pipeline's pace)")
     p.add_argument("--encode-frames", type=int, default=96,
                    help="frames the encoder alone is timed on")
+    p.add_argument("--pairs", type=int, default=0,
+                   help="then time the transcode and the default conversion one after "
+                        "the other this many times: the median of the pairs' ratios")
     p.add_argument("--skip", default="", help="comma-separated sections to leave out")
     p.add_argument("--ffmpeg", default=None,
                    help="ffmpeg for the engine (a video-only clip needs none)")
@@ -156,11 +160,11 @@ def main(argv=None) -> dict:
 
     with tempfile.TemporaryDirectory(prefix="gpu-stages-") as tmp:
         work = Path(tmp)
+        def transcode():
+            subprocess.run([sys.executable, "-c", TRANSCODE, str(args.clip),
+                            str(work / "plain.mp4"), str(args.crf), args.preset],
+                           check=True, capture_output=True)
         if "transcode" not in skip:
-            def transcode():
-                subprocess.run([sys.executable, "-c", TRANSCODE, str(args.clip),
-                                str(work / "plain.mp4"), str(args.crf), args.preset],
-                               check=True, capture_output=True)
             record("transcode", timed(transcode, repeat=args.repeat), frames)
 
         models = work / "models"
@@ -326,6 +330,17 @@ def main(argv=None) -> dict:
                 cuda_streams.ENABLED = True
             if cuda_graphs is not None:
                 cuda_graphs.ENABLED = True
+            if args.pairs:  # each ratio from two runs seconds apart: the machine's drift cancels
+                ratios = []
+                for _ in range(args.pairs):
+                    plain = timed(transcode, repeat=1, warm_up=False)
+                    ours = timed(lambda: convert_file(
+                        args.clip, work / "pair.mp4", mode=mode, params=params,
+                        models_dir=models, device=dev, ffmpeg=args.ffmpeg),
+                                 repeat=1, warm_up=False)
+                    ratios.append(round(plain / ours, 3))
+                results["pairs"] = {"ratios": ratios, "median": round(statistics.median(ratios), 3)}
+                print("pairs", results["pairs"], flush=True)
             if args.streams_ab and cuda_streams is not None:  # the same picture either way
                 results["streams_vs_one_stream"] = _difference(
                     work / "convert.mp4", work / "convert_one_stream.mp4")
