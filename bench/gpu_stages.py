@@ -326,6 +326,8 @@ def main(argv=None) -> dict:
                 results[f"{name} stages"] = stages[-1]
             if default_pixels:
                 engine.GPU_BATCH_PIXELS = default_pixels
+            sys.setswitchinterval(switch)
+            StereoEncoder.write = write
             if cuda_streams is not None:
                 cuda_streams.ENABLED = True
             if cuda_graphs is not None:
