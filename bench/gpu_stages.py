@@ -110,6 +110,8 @@ def main(argv=None) -> dict:
                    help="also convert with frames made but not encoded (the pipeline's pace)")
     p.add_argument("--encode-frames", type=int, default=96,
                    help="frames the encoder alone is timed on")
+    p.add_argument("--waits-ab", action="store_true",
+                   help="also convert with the host spinning while it waits for the GPU")
     p.add_argument("--pairs", type=int, default=0,
                    help="then time the transcode and the default conversion one after "
                         "the other this many times: the median of the pairs' ratios")
@@ -123,6 +125,7 @@ def main(argv=None) -> dict:
     import numpy as np
     import torch
     from shared_types.models import ConversionParams, OutputMode
+    from stereo_inference import arrays
     from stereo_inference.convert import convert_file
     from stereo_inference.decode import FrameReader
     from stereo_inference.depth.architectures import random_depth_anything
@@ -302,6 +305,8 @@ def main(argv=None) -> dict:
                          for ms in filter(None, args.switch_ms.split(","))]
             if args.no_x264:
                 variants.append(("convert no x264", 0, True, None, True))
+            if args.waits_ab:
+                variants.append(("convert spinning waits", 0, True, None, True))
             switch, write = sys.getswitchinterval(), StereoEncoder.write
             for name, batch, streams, cores, graphs in variants:
                 if cuda_graphs is not None:
@@ -310,6 +315,7 @@ def main(argv=None) -> dict:
                                       if "switch=" in name else switch)
                 StereoEncoder.write = _made_not_encoded(write) if name.endswith(
                     "no x264") else write
+                arrays.SLEEPING_WAITS = not name.endswith("spinning waits")
                 if default_pixels:
                     engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
                 if cuda_streams is not None:
@@ -328,6 +334,7 @@ def main(argv=None) -> dict:
                 engine.GPU_BATCH_PIXELS = default_pixels
             sys.setswitchinterval(switch)
             StereoEncoder.write = write
+            arrays.SLEEPING_WAITS = True
             if cuda_streams is not None:
                 cuda_streams.ENABLED = True
             if cuda_graphs is not None:

@@ -56,9 +56,25 @@ def cast(x, like):
     return x.to(like.dtype) if is_tensor(x) else x.astype(like.dtype, copy=False)
 
 
+SLEEPING_WAITS = True  # off: the host waits for a GPU as CUDA does by default
+
+
+def settle(x):
+    """``x``, once the work queued before now on its CUDA stream is done, waited
+    for asleep (a blocking event): a plain copy to the host spins a core for as
+    long as the GPU is busy, a core the encoder's threads would use. Anything
+    else is returned at once."""
+    if SLEEPING_WAITS and is_tensor(x) and x.is_cuda:
+        torch = sys.modules["torch"]
+        done = torch.cuda.Event(blocking=True)
+        done.record(torch.cuda.current_stream(x.device))
+        done.synchronize()
+    return x
+
+
 def to_numpy(x) -> np.ndarray:
-    """``x`` as a numpy array (a tensor is copied to host memory)."""
-    return x.detach().cpu().numpy() if is_tensor(x) else np.asarray(x)
+    """``x`` as a numpy array (a tensor is copied to host memory, see ``settle``)."""
+    return settle(x).detach().cpu().numpy() if is_tensor(x) else np.asarray(x)
 
 
 def arange(n: int, like, *, integer: bool = False):
@@ -97,7 +113,7 @@ def row_quantiles(rows, qs: tuple[float, ...]) -> list[list[float]]:
     of (B, N) ``rows``; one host transfer for them all."""
     if is_tensor(rows):
         torch = sys.modules["torch"]
-        return torch.quantile(rows, torch.tensor(qs, device=rows.device), dim=1).tolist()
+        return settle(torch.quantile(rows, torch.tensor(qs, device=rows.device), dim=1)).tolist()
     return np.quantile(rows, qs, axis=1).tolist()
 
 

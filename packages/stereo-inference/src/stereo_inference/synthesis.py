@@ -182,7 +182,7 @@ class StereoRenderer:
         out = join_planes(pack(self.mode, *_sample_eyes(luma, plan, 1)),
                           pack(self.mode, *_sample_eyes(chroma, plan, 2)))
         if self.bit_depth > 8:
-            return out.add_(0.5).clamp_(0, 1023).to(torch.int16).cpu().numpy().view(np.uint16)
+            return to_numpy(out.add_(0.5).clamp_(0, 1023).to(torch.int16)).view(np.uint16)
         return _to_uint8(out)
 
     def _plan(self, depth, h: int, w: int):
@@ -224,4 +224,4 @@ def _sample_eyes(image, plan, subsample: int):
 def _to_uint8(x) -> np.ndarray:
     import torch
 
-    return x.add_(0.5).clamp_(0, 255).to(torch.uint8).cpu().numpy()
+    return to_numpy(x.add_(0.5).clamp_(0, 255).to(torch.uint8))

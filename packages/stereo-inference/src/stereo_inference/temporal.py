@@ -130,7 +130,7 @@ def _thumbnails(rgb) -> np.ndarray:
         from torch.nn import functional
 
         grey = rgb.float().mean(1, keepdim=True)
-        return functional.interpolate(grey, size=THUMB, mode="area").cpu().numpy()
+        return to_numpy(functional.interpolate(grey, size=THUMB, mode="area"))
     grey = rgb.mean(1, dtype=np.float32)
     return np.stack([cv2.resize(g, THUMB[::-1], interpolation=cv2.INTER_AREA)
                      for g in grey])[:, None]

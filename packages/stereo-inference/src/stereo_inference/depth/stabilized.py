@@ -30,7 +30,7 @@ import sys
 import cv2
 import numpy as np
 
-from stereo_inference.arrays import as_float, is_tensor, to_numpy
+from stereo_inference.arrays import as_float, device_type, is_tensor, to_numpy
 from stereo_inference.cuda_graphs import Graphed
 from stereo_inference.depth.parallax import FlowField, sample_at, sampling_grid, warp_back
 from stereo_inference.packed import pack, unpack
@@ -223,7 +223,10 @@ def _uploaded(motions: list, device, size: tuple[int, int]) -> tuple[list, tuple
     moving = [np.dstack(m) for m in motions if m is not None]
     if not moving:
         return motions, None
-    packed = sys.modules["torch"].from_numpy(np.stack(moving)).to(device)
+    packed = sys.modules["torch"].from_numpy(np.stack(moving))
+    if device_type(device) == "cuda":  # queued behind the model, not waited for
+        packed = packed.pin_memory()
+    packed = packed.to(device, non_blocking=True)
     small_flow, small_consistency = packed[..., :2], packed[..., 2]
     flow, consistency = _resized(small_flow, small_consistency, size)
     grid, weight = sampling_grid(flow), _blend_weight(consistency)
@@ -274,8 +277,7 @@ def _small_grays(rgb) -> list[np.ndarray]:
     rgb = rgb.detach().float()
     gray = rgb[:, 0] * float(_LUMA[0]) + rgb[:, 1] * float(_LUMA[1]) + rgb[:, 2] * float(_LUMA[2])
     small = _area_weights(h, fh, rgb.device) @ gray @ _area_weights(w, fw, rgb.device).T
-    return list(small.mul_(255).add_(0.5).clamp_(0, 255).to(sys.modules["torch"].uint8).cpu()
-                .numpy())
+    return list(to_numpy(small.mul_(255).add_(0.5).clamp_(0, 255).to(sys.modules["torch"].uint8)))
 
 
 @functools.lru_cache(maxsize=8)
