@@ -112,6 +112,8 @@ def main(argv=None) -> dict:
                    help="frames the encoder alone is timed on")
     p.add_argument("--waits-ab", action="store_true",
                    help="also convert with the host spinning while it waits for the GPU")
+    p.add_argument("--decoder-threads", default="",
+                   help="also convert with the decoder on these many threads (comma-separated)")
     p.add_argument("--pairs", type=int, default=0,
                    help="then time the transcode and the default conversion one after "
                         "the other this many times: the median of the pairs' ratios")
@@ -307,6 +309,11 @@ def main(argv=None) -> dict:
                 variants.append(("convert no x264", 0, True, None, True))
             if args.waits_ab:
                 variants.append(("convert spinning waits", 0, True, None, True))
+            variants += [(f"convert decoder threads={n}", 0, True, None, True)
+                         for n in filter(None, args.decoder_threads.split(","))]
+            import stereo_inference.convert as converting
+
+            reader_class = converting.FrameReader
             switch, write = sys.getswitchinterval(), StereoEncoder.write
             for name, batch, streams, cores, graphs in variants:
                 if cuda_graphs is not None:
@@ -316,6 +323,8 @@ def main(argv=None) -> dict:
                 StereoEncoder.write = _made_not_encoded(write) if name.endswith(
                     "no x264") else write
                 arrays.SLEEPING_WAITS = not name.endswith("spinning waits")
+                converting.FrameReader = _with_threads(reader_class, int(name.split("=")[1])) if (
+                    "decoder threads=" in name) else reader_class
                 if default_pixels:
                     engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
                 if cuda_streams is not None:
@@ -335,6 +344,7 @@ def main(argv=None) -> dict:
             sys.setswitchinterval(switch)
             StereoEncoder.write = write
             arrays.SLEEPING_WAITS = True
+            converting.FrameReader = reader_class
             if cuda_streams is not None:
                 cuda_streams.ENABLED = True
             if cuda_graphs is not None:
@@ -383,6 +393,15 @@ def _difference(a: Path, b: Path) -> dict:
                         - fb.to_ndarray(format="yuv420p").astype(np.int16)) for fa, fb in pairs]
     return {"frames": len(diffs), "mean_abs": round(float(np.mean([d.mean() for d in diffs])), 4),
             "max_abs": int(max(d.max() for d in diffs))}
+
+
+def _with_threads(reader_class, threads: int):
+    """``reader_class`` whose decoder gets ``threads`` threads, whatever it is asked."""
+    class Reader(reader_class):
+        def __init__(self, *args, **kwargs) -> None:
+            kwargs["threads"] = threads
+            super().__init__(*args, **kwargs)
+    return Reader
 
 
 def _made_not_encoded(write):
