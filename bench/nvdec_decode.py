@@ -74,9 +74,12 @@ def nvdec(path: Path, *, on_device: bool):
             for frame in container.decode(stream):
                 if on_device:
                     import torch
+                    from torch.utils.dlpack import from_dlpack
 
-                    y = torch.from_dlpack(frame.planes[0])
-                    uv = torch.from_dlpack(frame.planes[1])
+                    # (PyAV hands no stream over: the capsule, after a sync)
+                    torch.cuda.synchronize()
+                    y = from_dlpack(frame.planes[0].__dlpack__(stream=None))
+                    uv = from_dlpack(frame.planes[1].__dlpack__(stream=None))
                     if batch is None:
                         detail = {"format": frame.format.name, "y": [str(y.device), list(y.shape)],
                                   "uv": list(uv.shape)}
