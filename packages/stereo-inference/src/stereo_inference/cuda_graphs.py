@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from stereo_inference.arrays import is_tensor
@@ -33,7 +34,9 @@ from stereo_inference.arrays import is_tensor
 log = logging.getLogger(__name__)
 
 ENABLED = True
-MAX_GRAPHS = 4  # signatures recorded per function (a batch size and a tail, typically)
+# Signatures kept recorded per function (a batch size and a tail, typically;
+# a long-lived worker meets other frame sizes: the least recently used goes).
+MAX_GRAPHS = 4
 
 
 class Graphed:
@@ -42,7 +45,7 @@ class Graphed:
 
     def __init__(self, fn: Callable, name: str) -> None:
         self.fn, self.name = fn, name
-        self._graphs: dict[tuple, tuple] = {}  # signature -> (inputs, output, graph)
+        self._graphs: OrderedDict[tuple, tuple] = OrderedDict()  # -> (inputs, output, graph)
         self._seen: set[tuple] = set()  # run eagerly once
         self._eager: set[tuple] = set()  # could not be captured
         self._pool = None  # one memory pool for all of this function's graphs
@@ -55,9 +58,12 @@ class Graphed:
         key = tuple((tuple(a.shape), a.dtype, a.device) for a in args)
         with self._lock:
             entry = self._graphs.get(key)
-            if entry is None and key in self._seen and key not in self._eager and len(
-                    self._graphs) < MAX_GRAPHS:
+            if entry is not None:
+                self._graphs.move_to_end(key)
+            elif key in self._seen and key not in self._eager:
                 entry = self._capture(key, args)
+            elif len(self._seen) > 16 * MAX_GRAPHS:  # (sizes met once, long ago)
+                self._seen.clear()
             self._seen.add(key)
             if entry is not None:
                 return self._replay(entry, args)
@@ -84,6 +90,10 @@ class Graphed:
 
     def _capture(self, key: tuple, args) -> tuple | None:
         torch = sys.modules["torch"]
+        if len(self._graphs) >= MAX_GRAPHS:
+            if self._done is not None:  # no replay of the one let go may still run
+                self._done.synchronize()
+            self._graphs.popitem(last=False)
         inputs = [a.clone() for a in args]
         graph = torch.cuda.CUDAGraph()
         if self._pool is None:
