@@ -19,6 +19,7 @@ import logging
 import tempfile
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -216,15 +217,22 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
                       alive: JobKeepAlive) -> int:
     """Keep the side streams, cut the segments and upload them in the order
     ``segment_order.publish_order`` gives for ``deps.segment_lanes``; returns
-    their count. Raises ConditionFailedError once the job moved on."""
+    their count. Raises ConditionFailedError once the job moved on.
+
+    The side streams are copied out beside the split (two stream copies of
+    the same file, each its own ffmpeg), not before it: the first segment is
+    published that much sooner. They are still uploaded before any segment."""
     backend, job_id = deps.backend, job.job_id
-    side = keep_side_streams(deps.runner, source, work / "streams.mkv", on_tick=alive.tick)
+    with ThreadPoolExecutor(1, thread_name_prefix=f"side-{job_id}") as aside:
+        kept = aside.submit(keep_side_streams, deps.runner, source, work / "streams.mkv",
+                            on_tick=alive.tick)
+        segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
+                                     job_id=job_id, limits=deps.limits, on_tick=alive.tick)
+        side = kept.result()  # (its error, if any, is raised here)
     alive.touch()
     if side is not None:  # before the segments: reassembly may start after the last one
         backend.input_storage.put_file(keys.streams_key(job_id), side,
                                        content_type="video/x-matroska")
-    segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
-                                 job_id=job_id, limits=deps.limits, on_tick=alive.tick)
     if job.params.subtitles_3d:
         add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
                              on_tick=alive.tick)
