@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -294,61 +295,54 @@ def main(argv=None) -> dict:
             except ImportError:  # an engine from before the streams
                 cuda_streams = None
             default_pixels = getattr(engine, "GPU_BATCH_PIXELS", None)  # (older engines: none)
-            # (name, frames a batch, two streams, decoder and encoder threads, graphs)
-            variants = [(f"convert B={b}" if b else "convert", b, True, None, True)
+            variants = [Variant(f"convert B={b}" if b else "convert", batch=b)
                         for b in map(int, args.convert_batches.split(","))]
             if args.streams_ab and cuda_streams is not None:
-                variants.append(("convert one stream", 0, False, None, True))
+                variants.append(Variant("convert one stream", streams=False))
             if args.graphs_ab and cuda_graphs is not None:
-                variants.append(("convert no graphs", 0, True, None, False))
-            variants += [(f"convert cores={n}", 0, True, int(n), True)
+                variants.append(Variant("convert no graphs", graphs=False))
+            variants += [Variant(f"convert cores={n}", cores=int(n))
                          for n in filter(None, args.cores.split(","))]
-            variants += [(f"convert switch={ms}ms", 0, True, None, True)
+            variants += [Variant(f"convert switch={ms}ms", switch_ms=float(ms))
                          for ms in filter(None, args.switch_ms.split(","))]
             if args.no_x264:
-                variants.append(("convert no x264", 0, True, None, True))
+                variants.append(Variant("convert no x264", encode=False))
             if args.waits_ab:
-                variants.append(("convert spinning waits", 0, True, None, True))
-            variants += [(f"convert decoder threads={n}", 0, True, None, True)
+                variants.append(Variant("convert spinning waits", sleeping_waits=False))
+            variants += [Variant(f"convert decoder threads={n}", decoder_threads=int(n))
                          for n in filter(None, args.decoder_threads.split(","))]
             import stereo_inference.convert as converting
 
             reader_class = converting.FrameReader
             switch, write = sys.getswitchinterval(), StereoEncoder.write
-            for name, batch, streams, cores, graphs in variants:
-                if cuda_graphs is not None:
-                    cuda_graphs.ENABLED = graphs
-                sys.setswitchinterval(float(name.split("=")[1][:-2]) / 1000
-                                      if "switch=" in name else switch)
-                StereoEncoder.write = _made_not_encoded(write) if name.endswith(
-                    "no x264") else write
-                arrays.SLEEPING_WAITS = not name.endswith("spinning waits")
-                converting.FrameReader = _with_threads(reader_class, int(name.split("=")[1])) if (
-                    "decoder threads=" in name) else reader_class
-                if default_pixels:
-                    engine.GPU_BATCH_PIXELS = batch * w * h if batch else default_pixels
-                if cuda_streams is not None:
-                    cuda_streams.ENABLED = streams
-                stages = []
-                out = work / f"{name.replace(' ', '_')}.mp4"
 
-                def convert(stages=stages, out=out, cores=cores):
+            def apply(v: Variant) -> None:
+                """The engine's switches as ``v`` sets them (the defaults: as shipped)."""
+                if cuda_graphs is not None:
+                    cuda_graphs.ENABLED = v.graphs
+                if cuda_streams is not None:
+                    cuda_streams.ENABLED = v.streams
+                if default_pixels:
+                    engine.GPU_BATCH_PIXELS = v.batch * w * h if v.batch else default_pixels
+                sys.setswitchinterval(v.switch_ms / 1000 if v.switch_ms else switch)
+                StereoEncoder.write = write if v.encode else _made_not_encoded(write)
+                arrays.SLEEPING_WAITS = v.sleeping_waits
+                converting.FrameReader = reader_class if v.decoder_threads is None else (
+                    _with_threads(reader_class, v.decoder_threads))
+
+            for v in variants:
+                apply(v)
+                stages = []
+                out = work / f"{v.name.replace(' ', '_')}.mp4"
+
+                def convert(stages=stages, out=out, cores=v.cores):
                     result = convert_file(args.clip, out, mode=mode, params=params,
                                           models_dir=models, device=dev, ffmpeg=args.ffmpeg,
                                           cores=cores)
                     stages.append(result.stages)
-                record(name, timed(convert, repeat=args.repeat), frames)
-                results[f"{name} stages"] = stages[-1]
-            if default_pixels:
-                engine.GPU_BATCH_PIXELS = default_pixels
-            sys.setswitchinterval(switch)
-            StereoEncoder.write = write
-            arrays.SLEEPING_WAITS = True
-            converting.FrameReader = reader_class
-            if cuda_streams is not None:
-                cuda_streams.ENABLED = True
-            if cuda_graphs is not None:
-                cuda_graphs.ENABLED = True
+                record(v.name, timed(convert, repeat=args.repeat), frames)
+                results[f"{v.name} stages"] = stages[-1]
+            apply(Variant("as shipped"))
             if args.pairs:  # each ratio from two runs seconds apart: the machine's drift cancels
                 ratios = []
                 for _ in range(args.pairs):
@@ -393,6 +387,21 @@ def _difference(a: Path, b: Path) -> dict:
                         - fb.to_ndarray(format="yuv420p").astype(np.int16)) for fa, fb in pairs]
     return {"frames": len(diffs), "mean_abs": round(float(np.mean([d.mean() for d in diffs])), 4),
             "max_abs": int(max(d.max() for d in diffs))}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One conversion to time: its name and what it changes from the engine as shipped."""
+
+    name: str
+    batch: int = 0  # frames a batch (0: the engine's default)
+    streams: bool = True  # depth and render on their own CUDA streams
+    cores: int | None = None  # decoder and encoder threads (None: the engine's default)
+    graphs: bool = True  # CUDA graphs
+    switch_ms: float | None = None  # GIL switch interval (None: Python's)
+    encode: bool = True  # False: frames made, not encoded
+    sleeping_waits: bool = True  # False: the host spins while it waits for the GPU
+    decoder_threads: int | None = None  # the decoder alone (None: as ``cores`` says)
 
 
 def _with_threads(reader_class, threads: int):
