@@ -165,8 +165,7 @@ class FlowStabilized:
         if depth is None:  # between keyframes: the depth moves with the picture
             self._held = held
             return held
-        fitted = _fit_affine(depth, held, consistency)
-        self._held = as_float(held + weight * (fitted - held))
+        self._held = _blended(depth, held, consistency, weight)
         return self._held
 
 
@@ -184,6 +183,13 @@ class _Moved:
 def _blend_weight(consistency):
     """The new map's share: BLEND where the flow holds, all of it where it fails."""
     return BLEND + (1 - BLEND) * (1 - consistency) ** 2
+
+
+def _blended(depth, held, consistency, weight):
+    """The model's map ``depth`` fitted to the moved previous result ``held``
+    and blended into it with ``weight`` (float32, numpy or tensors)."""
+    fitted = _fit_affine(depth, held, consistency)
+    return as_float(held + weight * (fitted - held))
 
 
 def _resized(flow, consistency, size: tuple[int, int]):
@@ -247,9 +253,7 @@ def _keyframes_run(maps, grid, consistency, weight, held):
     map. Tensors only, with no branching on values (``cuda_graphs``)."""
     out = []
     for i in range(maps.shape[0]):
-        moved = sample_at(held, grid[i])
-        fitted = _fit_affine_tensor(maps[i], moved, consistency[i])
-        held = moved + weight[i] * (fitted - moved)
+        held = _blended(maps[i], sample_at(held, grid[i]), consistency[i], weight[i])
         out.append(held)
     return sys.modules["torch"].stack(out)
 
