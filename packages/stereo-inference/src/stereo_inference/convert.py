@@ -165,6 +165,10 @@ class _Conversion:
     cores: int | None = None  # decoder and encoder threads (None: FFmpeg's automatic count)
     depth_stride: int = 1  # a learned model runs on every n-th frame
 
+    def ffmpeg_binary(self) -> str:
+        """The ffmpeg to run: the one given, else found now (FfmpegNotFoundError)."""
+        return self.ffmpeg or ffmpeg_path()
+
 
 def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     """The frame pipeline; ``estimator``, when given, replaces the params' depth
@@ -241,7 +245,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         encoder = None
         with clock.stage("mux"):
             if not direct:
-                mux_output(job.ffmpeg or ffmpeg_path(), video_only, input_path, partial,
+                mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
                            container=job.container, packing=packing_of(mode),
                            timeout_s=job.timeout_s)
             elif packing_of(mode):
@@ -272,7 +276,7 @@ def _with_subtitles(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, 
         return renderer.render
     from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues, text_levels
 
-    cues = read_text_cues(job.ffmpeg or ffmpeg_path(), job.input_path, job.timeout_s)
+    cues = read_text_cues(job.ffmpeg_binary(), job.input_path, job.timeout_s)
     if not cues:
         log.info("no text subtitles in %s to burn in", job.input_path.name)
         return renderer.render
