@@ -9,9 +9,10 @@ downloaded beside the segment and passed as the engine's ``context_path``
 the engine's returned depth state is passed on directly (the sequential ideal,
 and no re-decoding of the previous segment's tail).
 
-The engine's import is started in a background thread when the backend
-is built, so it overlaps the worker's start-up and the chunking of the first
-job instead of delaying its first segment.
+The engine's import, and the default depth model's one-time costs (OpenCV's
+colour tables for the weight-free one), are paid in a background thread when
+the backend is built, so they overlap the worker's start-up and the chunking
+of the first job instead of delaying its first segment.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from shared_types.conversion import ConvertFile, FrameProgress
+from shared_types.depth_models import best_installed
 from shared_types.errors import NotFoundError
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
@@ -79,12 +81,16 @@ class LocalInferenceBackend:
         self._lock = threading.Lock()
 
     def warm_up(self) -> threading.Thread:
-        """Import the engine in a background thread (a failure surfaces on first use)."""
+        """Import the engine, and pay the default depth model's one-time costs, in a
+        background thread (a failure surfaces on first use)."""
         def load() -> None:
             try:
                 engine_convert_file()
             except ConfigurationError:
-                pass
+                return
+            from stereo_inference.depth import prepare
+
+            prepare(best_installed(self._models_dir))  # what a job asks for by default
         thread = threading.Thread(target=load, name="engine-import", daemon=True)
         thread.start()
         return thread

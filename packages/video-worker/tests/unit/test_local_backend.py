@@ -137,12 +137,17 @@ def test_no_state_is_carried_when_seamless_is_off(tmp_path):
     assert engine.calls[1]["context"] is None
 
 
-def test_warm_up_imports_the_engine_in_the_background(tmp_path):
+def test_warm_up_imports_the_engine_and_builds_the_default_depths_tables_in_the_background(
+        tmp_path, monkeypatch):
     import sys
 
+    from stereo_inference.depth import regions
+
+    monkeypatch.setattr(regions, "_tables_built", False)
     backend, _, _ = make(FakeEngine(), tmp_path)
     backend.warm_up().join(timeout=600)
     assert "stereo_inference" in sys.modules
+    assert regions._tables_built  # no models installed in tmp_path: the heuristic is the default
 
 
 def test_the_core_budget_reaches_every_conversion(tmp_path):

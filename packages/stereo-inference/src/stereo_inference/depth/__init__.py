@@ -49,6 +49,18 @@ def estimate_in_batches(estimator: DepthEstimator, rgb):
                    for i in range(0, rgb.shape[0], step)])
 
 
+def prepare(model: DepthModel | str) -> None:
+    """Pay ``model``'s one-time costs in this process now -- its modules and, for
+    the weight-free default, OpenCV's colour tables -- so that a worker's first
+    conversion does not (a learned model's weights still load on first use).
+    Blocks; call it from a background thread."""
+    if DepthModel(model) is DepthModel.HEURISTIC:
+        from stereo_inference.depth import heuristic  # noqa: F401 (its imports)
+        from stereo_inference.depth.regions import build_tables
+
+        build_tables()
+
+
 def load_estimator(
     model: DepthModel | str, *, models_dir: Path | None, device, stride: int = 1
 ) -> DepthEstimator:

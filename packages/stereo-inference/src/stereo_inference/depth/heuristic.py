@@ -29,6 +29,7 @@ from stereo_inference.arrays import is_tensor
 from stereo_inference.depth.contact import contact_depth
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
+from stereo_inference.depth.regions import build_tables_soon
 
 WIDTH = 128
 _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
@@ -59,6 +60,7 @@ class HeuristicDepth:
         self._age = 0  # frames accumulated since the shot started
         self._static: np.ndarray | None = None  # the last static cue, on that frame
         self.static_cues = 0  # how many frames got a fresh static cue (for tests)
+        build_tables_soon()  # while the decoder opens, not on the first frame
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         w = min(WIDTH, width)
