@@ -12,7 +12,6 @@ from shared_types.backend_loader import load_backend
 from shared_types.ports import Backend
 
 from video_worker.errors import ConfigurationError
-from video_worker.http_backend import HttpInferenceBackend
 from video_worker.inference_backend import InferenceBackend
 from video_worker.local_backend import LocalInferenceBackend
 from video_worker.settings import VideoWorkerSettings
@@ -40,6 +39,8 @@ def build_inference(
         if not settings.inference_http_url:
             raise ConfigurationError(
                 "STEREO_SPOT_INFERENCE_HTTP_URL must be set for the http inference backend")
+        from video_worker.http_backend import HttpInferenceBackend  # httpx: ~0.1 s to import
+
         return HttpInferenceBackend(
             settings.inference_http_url, backend.input_storage, backend.output_storage,
             timeout_s=settings.inference_http_timeout_s, seamless=settings.seamless_segments,
