@@ -11,8 +11,9 @@ from shared_types.backend_loader import load_backend
 from shared_types.eta_history import learn_machine_rates
 from shared_types.models import Container, ConversionParams, OutputMode
 
+from local_stack.media_host import HostedMediaWorker
 from local_stack.progress_view import JobProgressView
-from local_stack.services import worker_specs
+from local_stack.services import video_worker_specs
 from local_stack.settings import StackSettings
 from local_stack.submission import JobSnapshot, fetch_result, submit_job, wait_for_job
 from local_stack.supervisor import Supervisor
@@ -32,8 +33,9 @@ class ConvertRequest:
 def run_convert(settings: StackSettings, request: ConvertRequest, console: Console) -> JobSnapshot:
     """Convert ``request.source`` to ``request.output`` and return the final snapshot.
 
-    Starts a media-worker and ``settings.workers`` video-workers on the
-    settings' backend, submits the job, shows progress, downloads the result
+    Starts ``settings.workers`` video-worker processes and the media worker
+    (as threads of this process: ``media_host``) on the settings' backend,
+    submits the job, shows progress, downloads the result
     and stops the workers. Raises FileNotFoundError for a missing input,
     ConversionFailedError with the pipeline's reason when the job fails, and
     StackTimeoutError after ``settings.job_timeout_s``.
@@ -41,7 +43,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     if not request.source.is_file():
         raise FileNotFoundError(f"input file not found: {request.source}")
     supervisor = Supervisor(
-        worker_specs(settings),
+        video_worker_specs(settings),
         backoff_base_s=settings.restart_backoff_s,
         backoff_max_s=settings.restart_backoff_max_s,
         drain_timeout_s=settings.drain_timeout_s,
@@ -49,7 +51,9 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         on_event=lambda line: log.info("%s", line),
     )
     supervisor.start()  # first: the workers' start-up overlaps this process's own
+    media = HostedMediaWorker(settings)  # chunking and reassembly: threads of this process
     try:
+        media.start()
         backend = load_backend(settings)
         rates = learn_machine_rates(backend)  # this data folder's history
         job = submit_job(backend, request.source, mode=request.mode, params=request.params,
@@ -64,5 +68,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
                                 on_snapshot=view.update, tick=supervisor.poll, rates=rates)
         fetch_result(backend, snap, request.output)  # before the workers' drain
     finally:
+        media.stop(0)  # asks it to drain; the video-workers drain meanwhile
         supervisor.stop()
+        media.stop(settings.drain_timeout_s)
     return snap

@@ -12,6 +12,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from media_worker.settings import MediaWorkerSettings
+
 from local_stack.errors import ServiceMissingError
 from local_stack.parallelism import conversion_cores
 from local_stack.settings import StackSettings
@@ -77,21 +79,40 @@ def _env_value(value: object) -> str:
     return json.dumps(value)
 
 
-def worker_specs(settings: StackSettings, cpu_count: int | None = None) -> list[ChildSpec]:
-    """``settings.media_workers`` media-workers plus ``settings.workers`` video-workers,
-    each video-worker's conversions given its share of the ``cpu_count`` cores."""
+def media_worker_specs(settings: StackSettings) -> list[ChildSpec]:
+    """``settings.media_workers`` media-workers, publishing one contiguous run of
+    segments per video-worker (media_worker.segment_order)."""
     env = service_env(settings)
     prefix = settings.model_config.get("env_prefix", "")
-    # one contiguous run of segments per video-worker (media_worker.segment_order)
     media_env = {**env, f"{prefix}SEGMENT_LANES": str(settings.workers)}
-    specs = [ChildSpec(f"media-worker-{i + 1}", service_argv("media-worker"), media_env)
-             for i in range(settings.media_workers)]
+    return [ChildSpec(f"media-worker-{i + 1}", service_argv("media-worker"), media_env)
+            for i in range(settings.media_workers)]
+
+
+def video_worker_specs(settings: StackSettings, cpu_count: int | None = None) -> list[ChildSpec]:
+    """``settings.workers`` video-workers, each one's conversions given its share
+    of the ``cpu_count`` cores."""
+    env = service_env(settings)
+    prefix = settings.model_config.get("env_prefix", "")
     video = service_argv("video-worker")  # seamless unless STEREO_SPOT_SEAMLESS_SEGMENTS=false
     cores = conversion_cores(cpu_count or os.cpu_count() or 1, settings.workers)
     video_env = {**env, f"{prefix}CONVERSION_CORES": str(cores)}
-    specs += [ChildSpec(f"video-worker-{i + 1}", video, video_env)
-              for i in range(settings.workers)]
-    return specs
+    return [ChildSpec(f"video-worker-{i + 1}", video, video_env)
+            for i in range(settings.workers)]
+
+
+def worker_specs(settings: StackSettings, cpu_count: int | None = None) -> list[ChildSpec]:
+    """The media-workers, then the video-workers."""
+    return [*media_worker_specs(settings), *video_worker_specs(settings, cpu_count)]
+
+
+def media_worker_settings(settings: StackSettings) -> MediaWorkerSettings:
+    """What a media-worker of ``media_worker_specs`` reads from its environment,
+    for one run as threads of this process (``local_stack.media_host``)."""
+    values = {name: value for name, value in settings.model_dump().items()
+              if name in MediaWorkerSettings.model_fields and name not in CLI_ONLY_FIELDS
+              and value is not None}
+    return MediaWorkerSettings(**values, segment_lanes=settings.workers)
 
 
 def stack_specs(settings: StackSettings) -> list[ChildSpec]:

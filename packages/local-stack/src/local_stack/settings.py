@@ -24,7 +24,9 @@ class StackSettings(BackendSettings):
                                             "cores, local_stack.parallelism)")
     seamless_segments: bool = Field(
         True, description="seed each segment's depth normalisation from the previous one")
-    media_workers: int = Field(1, ge=1, le=16, description="media-worker processes")
+    media_workers: int = Field(1, ge=1, le=16,
+                               description="media-worker processes of `serve` (`convert` "
+                                           "runs one as threads of its own process)")
     segment_seconds: float = Field(10.0, gt=0, le=3600)
     visibility_s: float = Field(60.0, gt=0, description="queue lease of a worker message")
     lease_s: float = Field(60.0, gt=0, description="reassembly lease")

@@ -128,3 +128,24 @@ def test_the_media_worker_publishes_one_segment_run_per_video_worker(tmp_path, m
             if name.startswith("STEREO_SPOT_"):
                 monkeypatch.setenv(name, value)
         assert MediaWorkerSettings().segment_lanes == workers
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_a_media_worker_hosted_in_the_cli_reads_what_a_child_would(tmp_path, monkeypatch, workers):
+    """``stereo-spot convert`` runs the media worker as threads of its own process
+    (``local_stack.media_host``): the same settings as a media-worker child, down
+    to a variable only the media worker knows."""
+    from media_worker.settings import MediaWorkerSettings
+
+    from local_stack.services import media_worker_settings, media_worker_specs
+
+    monkeypatch.setenv("STEREO_SPOT_MAX_FPS", "61")  # read by the media worker only
+    settings = StackSettings(data_dir=tmp_path, workers=workers, segment_seconds=7,
+                             visibility_s=33, lease_s=22)
+    hosted = media_worker_settings(settings)
+    for name, value in media_worker_specs(settings)[0].env.items():
+        if name.startswith("STEREO_SPOT_"):
+            monkeypatch.setenv(name, value)
+    child = MediaWorkerSettings()
+    assert hosted.model_dump() == child.model_dump()
+    assert (hosted.segment_lanes, hosted.segment_seconds, hosted.max_fps) == (workers, 7, 61)

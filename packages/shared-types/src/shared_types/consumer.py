@@ -218,10 +218,12 @@ class Consumer(Generic[C]):
                         exc_info=True)
 
 
-def run_consumers(consumers: list[Consumer], *, install_signals: bool = True) -> None:
+def run_consumers(consumers: list[Consumer], *, install_signals: bool = True,
+                  daemon: bool = False) -> None:
     """Run consumers in threads until SIGTERM/SIGINT; drain, then return.
 
-    All consumers share the first consumer's stop event.
+    All consumers share the first consumer's stop event. ``daemon`` threads do
+    not hold up their process's exit (a host that gives up on a drain).
     """
     if not consumers:
         return
@@ -235,7 +237,8 @@ def run_consumers(consumers: list[Consumer], *, install_signals: bool = True) ->
 
         signal.signal(signal.SIGTERM, _drain)
         signal.signal(signal.SIGINT, _drain)
-    threads = [threading.Thread(target=c.run, name=f"consumer-{c.queue.name}") for c in consumers]
+    threads = [threading.Thread(target=c.run, name=f"consumer-{c.queue.name}", daemon=daemon)
+               for c in consumers]
     for t in threads:
         t.start()
     while any(t.is_alive() for t in threads):
