@@ -12,7 +12,10 @@ download, drain) against the engine on the same clip in the same run:
   before timing (the engine's bare conversion time).
 
 Runs are interleaved round by round, so machine noise hits every variant
-alike. Ratios are of medians. ``--baseline TREE`` adds ``base_N_workers``
+alike. For the stack, ``edges_s`` also says where its fixed cost sits, from
+the video-workers' logs: ``start`` from the CLI's start to the first
+segment's inference, ``end`` from the last segment's completion to the CLI's
+exit (medians; less noisy than whole runs, whose conversions dominate). Ratios are of medians. ``--baseline TREE`` adds ``base_N_workers``
 variants: the same stack with another checkout's ``packages/*/src`` first on
 ``PYTHONPATH`` (e.g. ``git worktree add /tmp/base main``), for a same-run A/B
 of a change.
@@ -24,6 +27,7 @@ Usage: .venv/bin/python bench/pipeline_overhead.py [--seconds 16] [--width 1280 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import resource
@@ -56,6 +60,21 @@ def run_child(argv: list[str], pythonpath: str | None = None) -> tuple[float, fl
     return wall, usage.ru_utime + usage.ru_stime
 
 
+def _log_times(lines: list[str], marker: str) -> list[float]:
+    """Epoch seconds of the log lines (``logging``'s default asctime) holding ``marker``."""
+    return [datetime.datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+            for line in lines if marker in line]
+
+
+def stack_edges(logs: Path, started: float, ended: float) -> tuple[float, float]:
+    """(CLI start -> first segment's inference, last completion -> CLI exit), seconds."""
+    lines = [line for log in logs.glob("video-worker-*.log")
+             for line in log.read_text().splitlines()]
+    first = min(_log_times(lines, "inference attempt"))
+    last = max(_log_times(lines, "completion recorded"))
+    return first - started, ended - last
+
+
 def engine_in_process(clip: Path, out: Path, mode: str) -> tuple[float, float]:
     from stereo_inference import convert_file
 
@@ -84,6 +103,7 @@ def main() -> None:
 
     workers = [int(n) for n in a.workers.split(",")]
     runs: dict[str, list[tuple[float, float]]] = {}
+    edges: dict[str, list[tuple[float, float]]] = {}
     with tempfile.TemporaryDirectory(prefix="overhead-") as tmp:
         tmp = Path(tmp)
         clip = make_video(tmp / "clip.mp4", seconds=a.seconds, size=(a.width, a.height))
@@ -100,12 +120,16 @@ def main() -> None:
                     result = run_child([str(BIN / "stereo-inference"), "convert", str(clip),
                                         str(out), "--mode", a.mode, "--no-progress"])
                 else:
+                    data = tmp / f"data-{name}-{i}"
+                    started = time.time()
                     result = run_child([
                         str(BIN / "stereo-spot"), "convert", str(clip), "-o", str(out),
                         "--mode", a.mode, "--workers", str(n),
                         "--segment-seconds", str(a.segment_seconds),
-                        "--data-dir", str(tmp / f"data-{name}-{i}")],
+                        "--data-dir", str(data)],
                         base_path if name.startswith("base_") else None)
+                    edges.setdefault(name, []).append(
+                        stack_edges(data / "logs", started, time.time()))
                 runs.setdefault(name, []).append(result)
         frames = {name: video_facts(tmp / f"{name}0.mp4").frames for name in runs}
     wall = {k: statistics.median(r[0] for r in v) for k, v in runs.items()}
@@ -116,6 +140,9 @@ def main() -> None:
         "load_average": [round(v, 1) for v in os.getloadavg()],
         "runs_s": {k: [round(r[0], 2) for r in v] for k, v in runs.items()},
         "cpu_s": {k: round(v, 2) for k, v in cpu.items()},
+        "edges_s": {k: {"start": round(statistics.median(e[0] for e in v), 3),
+                        "end": round(statistics.median(e[1] for e in v), 3)}
+                    for k, v in edges.items()},
         "frames": frames,
     }
     for n in workers:
