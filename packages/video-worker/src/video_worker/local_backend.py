@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 
@@ -84,13 +85,18 @@ class LocalInferenceBackend:
         """Import the engine, and pay the default depth model's one-time costs, in a
         background thread (a failure surfaces on first use)."""
         def load() -> None:
+            started = time.perf_counter()
             try:
                 engine_convert_file()
             except ConfigurationError:
                 return
+            imported = time.perf_counter()
             from stereo_inference.depth import prepare
 
-            prepare(best_installed(self._models_dir))  # what a job asks for by default
+            depth = best_installed(self._models_dir)  # what a job asks for by default
+            prepare(depth)
+            log.info("engine ready: imported in %.2f s, %s prepared in %.2f s", imported - started,
+                     depth.value, time.perf_counter() - imported)
         thread = threading.Thread(target=load, name="engine-import", daemon=True)
         thread.start()
         return thread
