@@ -1,7 +1,9 @@
 """Ports on SQLite + the filesystem: the embedded default backend.
 
-``build_backend(settings)`` wires every port; ``storage_app(settings)`` is the
-ASGI app web-ui mounts at ``/storage`` to serve presigned URLs.
+``build_backend(settings)`` wires every port; ``storage_app.storage_app(settings)``
+is the ASGI app web-ui mounts at ``/storage`` to serve presigned URLs (a module
+of its own, not imported here: starlette is ~0.1 s of every worker's start-up,
+and only web-ui serves it).
 """
 
 from local_adapters.backend import build_backend, make_signer
@@ -19,7 +21,6 @@ from local_adapters.reassembly import SqliteReassemblyLock
 from local_adapters.segments import SqliteSegmentCompletionStore, SqliteSegmentStatusStore
 from local_adapters.signing import UrlSigner, load_or_create_secret
 from local_adapters.storage import FilesystemStorage, validate_key
-from local_adapters.storage_app import storage_app
 
 __all__ = [
     "Database",
@@ -39,6 +40,5 @@ __all__ = [
     "build_backend",
     "load_or_create_secret",
     "make_signer",
-    "storage_app",
     "validate_key",
 ]

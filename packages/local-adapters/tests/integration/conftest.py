@@ -4,8 +4,9 @@ import pytest
 from shared_types.settings import BackendSettings
 from starlette.testclient import TestClient
 
-from local_adapters import build_backend, storage_app
+from local_adapters import build_backend
 from local_adapters.db import Database
+from local_adapters.storage_app import storage_app
 
 
 @pytest.fixture

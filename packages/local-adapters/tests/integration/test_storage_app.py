@@ -4,7 +4,8 @@ import pytest
 from shared_types.events import parse_s3_event_body
 from starlette.testclient import TestClient
 
-from local_adapters import build_backend, storage_app
+from local_adapters import build_backend
+from local_adapters.storage_app import storage_app
 
 from .conftest import path_of
 

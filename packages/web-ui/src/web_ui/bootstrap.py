@@ -21,6 +21,6 @@ def build_storage_app(settings: WebSettings, backend: Backend) -> ASGIApp | None
     backend is local but its storages are not folder storages."""
     if settings.backend != "local" or not settings.serve_storage:
         return None
-    import local_adapters
+    from local_adapters.storage_app import storage_app
 
-    return local_adapters.storage_app(settings, backend=backend)
+    return storage_app(settings, backend=backend)
