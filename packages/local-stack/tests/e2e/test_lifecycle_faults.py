@@ -209,5 +209,7 @@ def test_retry_with_the_queue_locked_is_picked_up_by_the_janitor(local_run, clip
 
 @contextmanager
 def running_app(local_adapters, run):
-    with TestClient(local_adapters.storage_app(run.settings, backend=run.backend)) as client:
+    from local_adapters.storage_app import storage_app
+
+    with TestClient(storage_app(run.settings, backend=run.backend)) as client:
         yield client
