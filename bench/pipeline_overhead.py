@@ -43,6 +43,7 @@ from shared_types.models import ConversionParams, OutputMode
 from shared_types.testing.media import make_video
 
 BIN = Path(sys.executable).parent
+BASE_CLI = "import sys; from local_stack.cli import main; sys.exit(main())"
 
 
 def run_child(argv: list[str], pythonpath: str | None = None) -> tuple[float, float]:
@@ -122,8 +123,12 @@ def main() -> None:
                 else:
                     data = tmp / f"data-{name}-{i}"
                     started = time.time()
+                    # a baseline tree runs its own CLI (this venv's console script
+                    # may enter through a module that tree does not have)
+                    program = ([sys.executable, "-c", BASE_CLI] if name.startswith("base_")
+                               else [str(BIN / "stereo-spot")])
                     result = run_child([
-                        str(BIN / "stereo-spot"), "convert", str(clip), "-o", str(out),
+                        *program, "convert", str(clip), "-o", str(out),
                         "--mode", a.mode, "--workers", str(n),
                         "--segment-seconds", str(a.segment_seconds),
                         "--data-dir", str(data)],

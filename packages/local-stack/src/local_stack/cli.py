@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -88,7 +89,8 @@ def _settings(args: argparse.Namespace) -> StackSettings:
     return StackSettings.model_validate(settings.model_dump())
 
 
-def _convert(args: argparse.Namespace, settings: StackSettings, console: Console) -> int:
+def _convert(args: argparse.Namespace, settings: StackSettings, console: Console,
+             waiting_worker: subprocess.Popen | None) -> int:
     from local_stack.convert import ConvertRequest, run_convert
 
     depth = args.depth or best_installed(settings.models_dir)
@@ -100,23 +102,24 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
     container = args.container or container_of(args.output)
     request = ConvertRequest(args.input, args.output, args.mode, params, container)
     if args.data_dir is not None:
-        snap = run_convert(settings, request, console)
+        snap = run_convert(settings, request, console, waiting_worker=waiting_worker)
     else:
         with tempfile.TemporaryDirectory(prefix="stereo-spot-") as tmp:
             snap = run_convert(settings.model_copy(update={"data_dir": Path(tmp)}),
-                               request, console)
+                               request, console, waiting_worker=waiting_worker)
     console.print(f"wrote {args.output} ({snap.segments_total} segment(s))", soft_wrap=True)
     return 0
 
 
-def _run(args: argparse.Namespace, console: Console) -> int:
+def _run(args: argparse.Namespace, console: Console,
+         waiting_worker: subprocess.Popen | None = None) -> int:
     settings = _settings(args)
     if args.command == "serve":
         from local_stack.serve import run_serve
 
         return run_serve(settings, console)
     if args.command == "convert":
-        return _convert(args, settings, console)
+        return _convert(args, settings, console, waiting_worker)
     if args.command == "models":
         return run_models_command(args, settings.models_dir, endpoint=settings.hub_endpoint)
 
@@ -138,14 +141,17 @@ def _run(args: argparse.Namespace, console: Console) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``stereo-spot`` console script; returns the exit code."""
+def main(argv: list[str] | None = None, *,
+         waiting_worker: subprocess.Popen | None = None) -> int:
+    """The ``stereo-spot`` command (``local_stack.launch`` runs it); returns the exit
+    code. ``waiting_worker``: a video-worker already started for ``convert``,
+    waiting for its environment (``local_stack.launch``)."""
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     console = Console(stderr=False)
     try:
-        code = _run(args, console)
+        code = _run(args, console, waiting_worker)
         if argv is None and args.command == "convert":
             # the output is written and the workers have exited: nothing to tear down
             exit_now(code)

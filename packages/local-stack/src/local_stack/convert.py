@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +31,8 @@ class ConvertRequest:
     container: Container = Container.MP4
 
 
-def run_convert(settings: StackSettings, request: ConvertRequest, console: Console) -> JobSnapshot:
+def run_convert(settings: StackSettings, request: ConvertRequest, console: Console, *,
+                waiting_worker: subprocess.Popen | None = None) -> JobSnapshot:
     """Convert ``request.source`` to ``request.output`` and return the final snapshot.
 
     Starts ``settings.workers`` video-worker processes and the media worker
@@ -38,19 +40,23 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     submits the job, shows progress, downloads the result
     and stops the workers. Raises FileNotFoundError for a missing input,
     ConversionFailedError with the pipeline's reason when the job fails, and
-    StackTimeoutError after ``settings.job_timeout_s``.
+    StackTimeoutError after ``settings.job_timeout_s``. ``waiting_worker``, a
+    video-worker started before the settings were read (``local_stack.launch``),
+    becomes the first video-worker.
     """
     if not request.source.is_file():
         raise FileNotFoundError(f"input file not found: {request.source}")
+    specs = video_worker_specs(settings)
     supervisor = Supervisor(
-        video_worker_specs(settings),
+        specs,
         backoff_base_s=settings.restart_backoff_s,
         backoff_max_s=settings.restart_backoff_max_s,
         drain_timeout_s=settings.drain_timeout_s,
         log_dir=Path(settings.data_dir) / "logs",
         on_event=lambda line: log.info("%s", line),
     )
-    supervisor.start()  # first: the workers' start-up overlaps this process's own
+    # first: the workers' start-up overlaps this process's own
+    supervisor.start({specs[0].name: waiting_worker} if waiting_worker else None)
     media = HostedMediaWorker(settings)  # chunking and reassembly: threads of this process
     try:
         media.start()

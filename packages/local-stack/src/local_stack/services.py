@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import sys
 from pathlib import Path
 
 from media_worker.settings import MediaWorkerSettings
 
-from local_stack.errors import ServiceMissingError
 from local_stack.parallelism import conversion_cores
+from local_stack.programs import service_argv
 from local_stack.settings import StackSettings
 from local_stack.supervisor import ChildSpec
 
@@ -24,36 +22,6 @@ CLI_ONLY_FIELDS = frozenset({
     "workers", "media_workers", "poll_s", "busy_poll_s", "job_timeout_s", "restart_backoff_s",
     "restart_backoff_max_s", "drain_timeout_s",
 })
-
-# console script -> module whose main() it runs (the fallback when the script is missing)
-_ENTRY_POINTS = {
-    "web-ui": "web_ui.main",
-    "media-worker": "media_worker.main",
-    "video-worker": "video_worker.main",
-}
-
-
-def service_argv(script: str, *args: str) -> list[str]:
-    """argv that runs a service's console script from this interpreter's environment.
-
-    Raises ServiceMissingError when neither the script nor its module is installed.
-    """
-    found = shutil.which(script, path=str(Path(sys.executable).parent))
-    if found:
-        return [found, *args]
-    module = _ENTRY_POINTS.get(script)
-    if module is None:
-        raise ServiceMissingError(f"unknown service {script!r}")
-    try:
-        __import__(module)
-    except ImportError as exc:
-        raise ServiceMissingError(
-            f"the {script} service is not installed ({exc}); "
-            "run `npx nx run stereo-spot:install-deps`"
-        ) from exc
-    code = f"import sys; sys.argv[0] = {script!r}; from {module} import main; sys.exit(main())"
-    return [sys.executable, "-c", code, *args]
-
 
 def service_env(settings: StackSettings) -> dict[str, str]:
     """The STEREO_SPOT_* environment every child gets: each field of ``settings``

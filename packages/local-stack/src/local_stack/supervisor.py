@@ -3,7 +3,11 @@
 Each child runs in its own session (so a terminal's Ctrl-C reaches only the
 supervisor, which forwards it once) and is asked by the kernel to terminate if
 the supervisor itself dies (Linux ``PR_SET_PDEATHSIG``), so no worker outlives
-a killed ``stereo-spot``.
+a killed ``stereo-spot``. A child may also be started before its environment
+is known (``start_waiting``) and handed it when the supervisor starts
+(``shared_types.handoff``); a restart spawns it the ordinary way.
+
+Light on purpose: ``local_stack.launch`` uses it before pydantic is imported.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from shared_types.handoff import write_handoff
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +58,16 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
             pass
 
 
+def start_waiting(argv: Sequence[str]) -> subprocess.Popen:
+    """Start a child that waits for its environment on stdin (``shared_types.handoff``),
+    in its own session and dying with this process like a supervised one; pass
+    it to ``Supervisor.start``. Until then its output goes where this
+    process's does. Raises OSError if the program cannot be executed."""
+    return subprocess.Popen(list(argv), env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                            stdin=subprocess.PIPE, start_new_session=True,
+                            preexec_fn=_die_with_parent)
+
+
 def backoff_delay(crashes: int, base_s: float, max_s: float) -> float:
     """Delay before restarting a child that crashed ``crashes`` times in a row."""
     return min(max_s, base_s * 2 ** max(0, crashes - 1))
@@ -82,18 +98,46 @@ class Supervisor:
         self._lock = threading.Lock()
         self._stopping = False
 
-    def start(self) -> None:
-        """Start every child. Raises OSError if a program cannot be executed."""
+    def start(self, waiting: Mapping[str, subprocess.Popen] | None = None) -> None:
+        """Start every child; one named in ``waiting`` (``start_waiting``) is handed
+        its environment instead, unless it has already exited. Raises OSError if
+        a program cannot be executed."""
         with self._lock:
             for child in self._children:
-                self._spawn(child)
+                proc = (waiting or {}).get(child.spec.name)
+                if proc is None or not self._hand_over(child, proc):
+                    self._spawn(child)
+
+    def _log_path(self, child: _Child) -> Path | None:
+        if self._log_dir is None:
+            return None
+        self._log_dir.mkdir(parents=True, exist_ok=True)
+        return self._log_dir / f"{child.spec.name}.log"
+
+    def _hand_over(self, child: _Child, proc: subprocess.Popen) -> bool:
+        """Give a waiting child its environment and log file; False if it is gone."""
+        if proc.stdin is None:
+            return False
+        if proc.poll() is not None:
+            proc.stdin.close()
+            return False
+        try:
+            write_handoff(proc.stdin, {**self._base_env, **child.spec.env},
+                          self._log_path(child))
+        except OSError:  # it exited meanwhile (broken pipe)
+            return False
+        child.proc = proc
+        child.started_at = time.monotonic()
+        child.restart_at = None
+        self._on_event(f"handed {child.spec.name} its environment (pid {proc.pid})")
+        return True
 
     def _spawn(self, child: _Child) -> None:
         env = {**self._base_env, **child.spec.env}
         out = None
-        if self._log_dir is not None:  # children's logs go to a file, not the terminal
-            self._log_dir.mkdir(parents=True, exist_ok=True)
-            out = open(self._log_dir / f"{child.spec.name}.log", "ab")  # noqa: SIM115
+        log_path = self._log_path(child)
+        if log_path is not None:  # children's logs go to a file, not the terminal
+            out = open(log_path, "ab")  # noqa: SIM115
         try:
             child.proc = subprocess.Popen(
                 list(child.spec.argv), env=env, stdin=subprocess.DEVNULL,

@@ -105,3 +105,55 @@ def test_children_die_when_the_supervisor_is_killed(tmp_path: Path):
                            or "Z" in Path(f"/proc/{child_pid}/stat").read_text().split()[2])
     finally:
         proc.kill()
+
+
+# A child as local_stack.launch starts one: it waits for its environment on stdin.
+_WAITING = ("import os, sys, time\n"
+            "from shared_types.handoff import receive_handoff\n"
+            "if not receive_handoff():\n"
+            "    raise SystemExit(0)\n"
+            "print('X=' + os.environ['X'], 'handed', flush=True)\n"
+            "while True: time.sleep(0.05)\n")
+_ORDINARY = "import os, time\nprint('X=' + os.environ['X'], 'spawned', flush=True)\n" \
+            "while True: time.sleep(0.05)\n"
+
+
+def test_a_waiting_child_is_handed_its_environment_and_log_instead_of_a_second_start(
+        tmp_path: Path):
+    from local_stack.supervisor import start_waiting
+
+    waiting = start_waiting([PY, "-c", _WAITING])
+    sup = Supervisor([ChildSpec("worker", [PY, "-c", _ORDINARY], {"X": "7"})],
+                     log_dir=tmp_path, drain_timeout_s=5)
+    sup.start({"worker": waiting})
+    log = tmp_path / "worker.log"
+    try:
+        assert _wait_until(lambda: log.exists() and "X=7 handed" in log.read_text())
+        assert sup.pids() == {"worker": waiting.pid}
+    finally:
+        sup.stop()
+    assert waiting.poll() is not None
+
+
+def test_a_waiting_child_that_is_gone_is_started_the_ordinary_way(tmp_path: Path):
+    from local_stack.supervisor import start_waiting
+
+    gone = start_waiting([PY, "-c", "raise SystemExit(0)"])
+    gone.wait(timeout=20)
+    sup = Supervisor([ChildSpec("worker", [PY, "-c", _ORDINARY], {"X": "8"})],
+                     log_dir=tmp_path, drain_timeout_s=5)
+    sup.start({"worker": gone})
+    log = tmp_path / "worker.log"
+    try:
+        assert _wait_until(lambda: log.exists() and "X=8 spawned" in log.read_text())
+        assert sup.pids()["worker"] != gone.pid
+    finally:
+        sup.stop()
+
+
+def test_a_waiting_child_whose_command_ended_first_exits_on_the_end_of_its_input():
+    from local_stack.supervisor import start_waiting
+
+    waiting = start_waiting([PY, "-c", _WAITING])
+    waiting.stdin.close()  # what this process's exit does
+    assert waiting.wait(timeout=20) == 0

@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from local_stack import cli
 
 
@@ -39,3 +41,15 @@ def test_convert_takes_sdr_and_3d_subtitles_options():
     assert (args.dynamic_range, args.subtitles_3d) == ("sdr", True)
     args = cli._parser().parse_args(["convert", "in.mp4", "-o", "o.mp4"])
     assert (args.dynamic_range, args.subtitles_3d) == ("keep", False)
+
+
+@pytest.mark.parametrize(("argv", "command"), [
+    (["convert", "in.mp4", "-o", "o.mp4"], "convert"),
+    (["-v", "convert", "in.mp4"], "convert"),
+    (["--verbose", "jobs"], "jobs"),
+    ([], None),
+])
+def test_the_launcher_finds_the_subcommand_behind_the_global_options(argv, command):
+    from local_stack.launch import _command
+
+    assert _command(argv) == command

@@ -2,6 +2,10 @@
 
 ``video-worker``          run both consumers and the periodic janitor until SIGTERM;
 ``video-worker janitor``  run one janitor pass, print its report as JSON, exit.
+
+``--config-from-stdin`` (``shared_types.handoff``): started by ``stereo-spot
+convert`` before its environment was known, the worker imports the engine
+(what a local worker waits for), then reads its environment from stdin.
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ from pathlib import Path
 
 from shared_types.errors import AdapterMissingError
 from shared_types.fast_exit import exit_now
+from shared_types.handoff import HANDOFF_FLAG, receive_handoff
 from shared_types.temp_sweep import sweep_stale_temp
 
 from video_worker.bootstrap import build_worker
 from video_worker.errors import ConfigurationError
+from video_worker.local_backend import engine_convert_file
 from video_worker.settings import VideoWorkerSettings
 
 
@@ -29,9 +35,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("command", nargs="?", choices=["run", "janitor"], default="run",
                         help="run the worker (default) or one janitor pass")
     parser.add_argument("--log-level", default="INFO")
+    parser.add_argument(HANDOFF_FLAG, dest="handoff", action="store_true",
+                        help="import the engine, then wait for the environment on stdin")
     args = parser.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s %(threadName)s %(message)s")
+    if args.handoff:
+        try:
+            engine_convert_file()  # only the local backend's worker is started this way
+        except ConfigurationError:
+            pass  # reported on first use, as for any worker
+        if not receive_handoff():
+            return 0  # the command that started it ended first: not needed
     try:
         settings = VideoWorkerSettings()
         worker = build_worker(settings)
