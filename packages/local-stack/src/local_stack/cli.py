@@ -11,6 +11,7 @@ import logging
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -90,7 +91,7 @@ def _settings(args: argparse.Namespace) -> StackSettings:
 
 
 def _convert(args: argparse.Namespace, settings: StackSettings, console: Console,
-             waiting_worker: subprocess.Popen | None) -> int:
+             waiting_workers: Sequence[subprocess.Popen]) -> int:
     from local_stack.convert import ConvertRequest, run_convert
 
     depth = args.depth or best_installed(settings.models_dir)
@@ -102,24 +103,24 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
     container = args.container or container_of(args.output)
     request = ConvertRequest(args.input, args.output, args.mode, params, container)
     if args.data_dir is not None:
-        snap = run_convert(settings, request, console, waiting_worker=waiting_worker)
+        snap = run_convert(settings, request, console, waiting_workers=waiting_workers)
     else:
         with tempfile.TemporaryDirectory(prefix="stereo-spot-") as tmp:
             snap = run_convert(settings.model_copy(update={"data_dir": Path(tmp)}),
-                               request, console, waiting_worker=waiting_worker)
+                               request, console, waiting_workers=waiting_workers)
     console.print(f"wrote {args.output} ({snap.segments_total} segment(s))", soft_wrap=True)
     return 0
 
 
 def _run(args: argparse.Namespace, console: Console,
-         waiting_worker: subprocess.Popen | None = None) -> int:
+         waiting_workers: Sequence[subprocess.Popen] = ()) -> int:
     settings = _settings(args)
     if args.command == "serve":
         from local_stack.serve import run_serve
 
         return run_serve(settings, console)
     if args.command == "convert":
-        return _convert(args, settings, console, waiting_worker)
+        return _convert(args, settings, console, waiting_workers)
     if args.command == "models":
         return run_models_command(args, settings.models_dir, endpoint=settings.hub_endpoint)
 
@@ -142,16 +143,16 @@ def _run(args: argparse.Namespace, console: Console,
 
 
 def main(argv: list[str] | None = None, *,
-         waiting_worker: subprocess.Popen | None = None) -> int:
+         waiting_workers: Sequence[subprocess.Popen] = ()) -> int:
     """The ``stereo-spot`` command (``local_stack.launch`` runs it); returns the exit
-    code. ``waiting_worker``: a video-worker already started for ``convert``,
-    waiting for its environment (``local_stack.launch``)."""
+    code. ``waiting_workers``: video-workers already started for ``convert``,
+    waiting for their environment (``local_stack.launch``)."""
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     console = Console(stderr=False)
     try:
-        code = _run(args, console, waiting_worker)
+        code = _run(args, console, waiting_workers)
         if argv is None and args.command == "convert":
             # the output is written and the workers have exited: nothing to tear down
             exit_now(code)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,7 +33,7 @@ class ConvertRequest:
 
 
 def run_convert(settings: StackSettings, request: ConvertRequest, console: Console, *,
-                waiting_worker: subprocess.Popen | None = None) -> JobSnapshot:
+                waiting_workers: Sequence[subprocess.Popen] = ()) -> JobSnapshot:
     """Convert ``request.source`` to ``request.output`` and return the final snapshot.
 
     Starts ``settings.workers`` video-worker processes and the media worker
@@ -40,9 +41,9 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     submits the job, shows progress, downloads the result
     and stops the workers. Raises FileNotFoundError for a missing input,
     ConversionFailedError with the pipeline's reason when the job fails, and
-    StackTimeoutError after ``settings.job_timeout_s``. ``waiting_worker``, a
-    video-worker started before the settings were read (``local_stack.launch``),
-    becomes the first video-worker.
+    StackTimeoutError after ``settings.job_timeout_s``. ``waiting_workers``,
+    video-workers started before the settings were read (``local_stack.launch``),
+    become the first ones (one too many is told it is not needed).
     """
     if not request.source.is_file():
         raise FileNotFoundError(f"input file not found: {request.source}")
@@ -55,8 +56,10 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         log_dir=Path(settings.data_dir) / "logs",
         on_event=lambda line: log.info("%s", line),
     )
+    for surplus in waiting_workers[len(specs):]:
+        surplus.stdin.close()  # the end of its input: it exits
     # first: the workers' start-up overlaps this process's own
-    supervisor.start({specs[0].name: waiting_worker} if waiting_worker else None)
+    supervisor.start(dict(zip((spec.name for spec in specs), waiting_workers, strict=False)))
     media = HostedMediaWorker(settings)  # chunking and reassembly: threads of this process
     try:
         media.start()

@@ -1,30 +1,54 @@
-"""The ``stereo-spot`` console script: a ``convert`` starts its first video-worker first.
+"""The ``stereo-spot`` console script: a ``convert`` starts its video-workers first.
 
 Everything the CLI does needs its settings, and reading them takes pydantic
 and the models (~0.5 s of imports). Before any of that, a ``convert`` starts
-one video-worker that waits for its environment (``shared_types.handoff``):
-its own imports and the engine's run on another core meanwhile, and
-``run_convert`` hands it the environment when it starts the workers. If the
-command ends before that, the worker reads the end of its input and exits.
+its video-workers waiting for their environment (``shared_types.handoff``):
+their own imports and the engine's run on other cores meanwhile, and
+``run_convert`` hands each its environment when it starts the workers. If the
+command ends before that, a waiting worker reads the end of its input and exits.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 from shared_types.handoff import HANDOFF_FLAG
 
 from local_stack.errors import ServiceMissingError
+from local_stack.parallelism import default_workers
 from local_stack.programs import service_argv
 from local_stack.supervisor import start_waiting
 
+MAX_EARLY_WORKERS = 64  # StackSettings.workers' own bound
 
-def _early_video_worker() -> subprocess.Popen | None:
+
+def _video_workers(argv: list[str]) -> int:
+    """How many video-workers this ``convert`` will run, read the way its settings
+    will be (``--workers``, else ``STEREO_SPOT_WORKERS``, else one per two cores).
+    A guess made before they are read: a worker too many gets no environment and
+    exits, one too few is started the ordinary way."""
+    value = os.environ.get("STEREO_SPOT_WORKERS")
+    for i, arg in enumerate(argv):
+        if arg == "--workers" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--workers="):
+            value = arg.split("=", 1)[1]
+    if value is None:
+        return default_workers(os.cpu_count() or 1)
     try:
-        return start_waiting(service_argv("video-worker", HANDOFF_FLAG))
+        return max(1, min(int(value), MAX_EARLY_WORKERS))
+    except ValueError:
+        return 1  # the settings will refuse it with a clear message
+
+
+def _early_video_workers(count: int) -> list[subprocess.Popen]:
+    try:
+        argv = service_argv("video-worker", HANDOFF_FLAG)
+        return [start_waiting(argv) for _ in range(count)]
     except (OSError, ServiceMissingError):
-        return None  # started the ordinary way later, which reports what is wrong
+        return []  # started the ordinary way later, which reports what is wrong
 
 
 def _command(argv: list[str]) -> str | None:
@@ -34,7 +58,9 @@ def _command(argv: list[str]) -> str | None:
 
 def main() -> int:
     """Entry point of the ``stereo-spot`` console script."""
-    waiting = _early_video_worker() if _command(sys.argv[1:]) == "convert" else None
+    argv = sys.argv[1:]
+    waiting = (_early_video_workers(_video_workers(argv)) if _command(argv) == "convert"
+               else [])
     from local_stack.cli import main as cli_main
 
-    return cli_main(waiting_worker=waiting)
+    return cli_main(waiting_workers=waiting)

@@ -53,3 +53,26 @@ def test_the_launcher_finds_the_subcommand_behind_the_global_options(argv, comma
     from local_stack.launch import _command
 
     assert _command(argv) == command
+
+
+@pytest.mark.parametrize(("argv", "env", "cpus", "workers"), [
+    (["convert", "a.mp4", "--workers", "3"], None, 2, 3),
+    (["convert", "a.mp4", "--workers=2"], "5", 2, 2),  # the option wins over the variable
+    (["convert", "a.mp4"], "4", 2, 4),
+    (["convert", "a.mp4"], None, 8, 4),  # one per two cores
+    (["convert", "a.mp4", "--workers", "many"], None, 2, 1),  # the settings will refuse it
+])
+def test_the_launcher_starts_as_many_video_workers_as_the_settings_will_ask_for(
+        argv, env, cpus, workers, monkeypatch):
+    from local_stack import launch
+
+    if env is None:
+        monkeypatch.delenv("STEREO_SPOT_WORKERS", raising=False)
+    else:
+        monkeypatch.setenv("STEREO_SPOT_WORKERS", env)
+    monkeypatch.setattr("os.cpu_count", lambda: cpus)
+    assert launch._video_workers(argv) == workers
+    if "many" not in argv:  # and the settings agree
+        monkeypatch.setenv("STEREO_SPOT_DATA_DIR", ".")
+        args = cli._parser().parse_args([*argv, "-o", "o.mp4"])
+        assert cli._settings(args).workers == workers
