@@ -118,21 +118,27 @@ _ORDINARY = "import os, time\nprint('X=' + os.environ['X'], 'spawned', flush=Tru
             "while True: time.sleep(0.05)\n"
 
 
+def _started_with(tmp_path: Path, waiting, x: str) -> tuple[str, int]:
+    """Start one supervised child ``worker`` (X=``x``), ``waiting`` its early start;
+    returns the first line it logged and its pid, then stops it."""
+    sup = Supervisor([ChildSpec("worker", [PY, "-c", _ORDINARY], {"X": x})],
+                     log_dir=tmp_path, drain_timeout_s=5)
+    sup.start({"worker": waiting})
+    log = tmp_path / "worker.log"
+    try:
+        assert _wait_until(lambda: log.exists() and log.read_text().endswith("\n"))
+        return log.read_text().splitlines()[0], sup.pids()["worker"]
+    finally:
+        sup.stop()
+
+
 def test_a_waiting_child_is_handed_its_environment_and_log_instead_of_a_second_start(
         tmp_path: Path):
     from local_stack.supervisor import start_waiting
 
     waiting = start_waiting([PY, "-c", _WAITING])
-    sup = Supervisor([ChildSpec("worker", [PY, "-c", _ORDINARY], {"X": "7"})],
-                     log_dir=tmp_path, drain_timeout_s=5)
-    sup.start({"worker": waiting})
-    log = tmp_path / "worker.log"
-    try:
-        assert _wait_until(lambda: log.exists() and "X=7 handed" in log.read_text())
-        assert sup.pids() == {"worker": waiting.pid}
-    finally:
-        sup.stop()
-    assert waiting.poll() is not None
+    assert _started_with(tmp_path, waiting, "7") == ("X=7 handed", waiting.pid)
+    assert waiting.poll() is not None  # and stopped with the others
 
 
 def test_a_waiting_child_that_is_gone_is_started_the_ordinary_way(tmp_path: Path):
@@ -140,15 +146,9 @@ def test_a_waiting_child_that_is_gone_is_started_the_ordinary_way(tmp_path: Path
 
     gone = start_waiting([PY, "-c", "raise SystemExit(0)"])
     gone.wait(timeout=20)
-    sup = Supervisor([ChildSpec("worker", [PY, "-c", _ORDINARY], {"X": "8"})],
-                     log_dir=tmp_path, drain_timeout_s=5)
-    sup.start({"worker": gone})
-    log = tmp_path / "worker.log"
-    try:
-        assert _wait_until(lambda: log.exists() and "X=8 spawned" in log.read_text())
-        assert sup.pids()["worker"] != gone.pid
-    finally:
-        sup.stop()
+    line, pid = _started_with(tmp_path, gone, "8")
+    assert line == "X=8 spawned"
+    assert pid != gone.pid
 
 
 def test_a_waiting_child_whose_command_ended_first_exits_on_the_end_of_its_input():
