@@ -76,3 +76,11 @@ def test_the_launcher_starts_as_many_video_workers_as_the_settings_will_ask_for(
         monkeypatch.setenv("STEREO_SPOT_DATA_DIR", ".")
         args = cli._parser().parse_args([*argv, "-o", "o.mp4"])
         assert cli._settings(args).workers == workers
+
+
+@pytest.mark.parametrize(("workers", "cpus", "early"), [(1, 2, 1), (2, 2, 1), (2, 4, 2),
+                                                        (8, 4, 3), (1, 1, 1)])
+def test_as_many_start_early_as_there_are_cores_beside_the_clis_own(workers, cpus, early):
+    from local_stack.launch import _early_count
+
+    assert _early_count(workers, cpus) == early
