@@ -47,8 +47,9 @@ def _video_workers(argv: list[str]) -> int:
 def _early_count(workers: int, cpu_count: int) -> int:
     """How many of ``workers`` to start early: one per core beside this process's
     own imports, at least one. More would import on the same cores as the first
-    and delay it (measured on 2 cores: the first segment began 0.3 s later with
-    two early workers than with one); the rest start the ordinary way."""
+    and delay it (measured on 2 cores, 2 workers: the first segment began
+    0.2-0.3 s later with both early than with one); the rest start the
+    ordinary way."""
     return max(1, min(workers, cpu_count - 1))
 
 
