@@ -1,4 +1,4 @@
-"""Join converted segments with the concat demuxer and ``-c copy``.
+"""Read converted segments one after the other: the concat demuxer over our own list.
 
 The list file is written by us and names only files inside our own temporary
 folder, which is why ``-safe 0`` is acceptable here; a user-supplied list or
@@ -7,10 +7,10 @@ playlist is never read.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from media_worker.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner, file_input
+from media_worker.ffmpeg_runner import VIDEO_DEMUXERS, file_input
 
 
 def _quoted(path: Path) -> str:
@@ -34,14 +34,10 @@ def write_concat_list(segments: Sequence[Path], list_path: Path) -> Path:
     return list_path
 
 
-def concat_segments(runner: FfmpegRunner, segments: Sequence[Path], dest: Path, *,
-                    on_tick: Callable[[], None] | None = None) -> Path:
-    """Concatenate ``segments`` in order into ``dest`` (mp4, +faststart).
-    Raises ValueError for a bad list and Ffmpeg*Error when ffmpeg fails."""
-    list_path = write_concat_list(segments, dest.parent / "concat.txt")
-    runner.run([
-        "-safe", "0",
-        *file_input(list_path, demuxer="concat", format_whitelist=f"concat,{VIDEO_DEMUXERS}"),
-        "-map", "0:v:0", "-map", "0:a?", "-c", "copy", "-movflags", "+faststart", str(dest),
-    ], on_tick=on_tick, what="concatenate segments")
-    return dest
+def concat_input(segments: Sequence[Path], list_path: Path) -> list[str]:
+    """ffmpeg input arguments that read ``segments`` as one video, in order (the
+    final mux copies from it: no joined intermediate file). Raises ValueError
+    for a bad list (``write_concat_list``)."""
+    list_path = write_concat_list(segments, list_path)
+    return ["-safe", "0",
+            *file_input(list_path, demuxer="concat", format_whitelist=f"concat,{VIDEO_DEMUXERS}")]

@@ -29,7 +29,6 @@ from shared_types.models import (
 from shared_types.runs import run_completions
 from shared_types.segment_retention import release_segments
 
-from media_worker.concat import concat_segments
 from media_worker.deps import MediaDeps, worker_identity
 from media_worker.errors import (
     FinalMissingError,
@@ -102,9 +101,8 @@ def handle_reassembly(job_id: str, deps: MediaDeps) -> bool:
             backend.output_storage.get_file(c.output_key, path)
             paths.append(path)
             tick()
-        joined = concat_segments(deps.runner, paths, work / "joined.mp4", on_tick=tick)
         side = _side_streams(deps, job_id, work / "streams.mkv")
-        out = mux_final(deps.runner, joined, side, work / f"final.{job.container.value}",
+        out = mux_final(deps.runner, paths, side, work / f"final.{job.container.value}",
                         container=job.container, mode=job.mode, on_tick=tick)
         keeper.check()  # a stale holder stops here, before writing
         backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container])

@@ -12,7 +12,7 @@ signalling players read (MKV StereoMode, MP4 ``st3d``).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from shared_types.models import Container, OutputMode, packing_of
@@ -25,6 +25,7 @@ from shared_types.stream_mux import (
     video_labels,
 )
 
+from media_worker.concat import concat_input
 from media_worker.errors import UnusableVideoError
 from media_worker.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner
 
@@ -61,14 +62,18 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, dest: Path, *,
     return dest
 
 
-def mux_final(runner: FfmpegRunner, video: Path, side: Path | None, dest: Path, *,
-              container: Container, mode: OutputMode,
+def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None, dest: Path,
+              *, container: Container, mode: OutputMode,
               on_tick: Callable[[], None] | None = None) -> Path:
-    """Write ``dest``: the joined ``video`` plus everything kept in ``side`` (when
-    there is one), marked as 3D for SBS/TB. Raises Ffmpeg*Error or Mp4BoxError."""
+    """Write ``dest`` in one ffmpeg pass: the converted ``segments`` joined in
+    order, plus everything kept in ``side`` (when there is one), marked as 3D
+    for SBS/TB. Raises ValueError for segments outside ``dest``'s folder,
+    Ffmpeg*Error or Mp4BoxError."""
     streams, tags = streams_of(side) if side is not None else ([], {})
-    args, dropped = mux_command(video, side or video, dest, container=container,
-                                streams=streams, packing=packing_of(mode), video_tags=tags)
+    joined = concat_input(segments, dest.parent / "concat.txt")
+    args, dropped = mux_command(segments[0], side or segments[0], dest, container=container,
+                                streams=streams, packing=packing_of(mode), video_tags=tags,
+                                video_input=joined)
     if dropped:
         log.warning("%s cannot hold %s; they are left out", container.value, ", ".join(dropped))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")

@@ -76,6 +76,7 @@ def test_all_segments_are_joined_in_order_and_the_job_completed(mem_backend, new
 
     final = mem_backend.output_storage.get_bytes(keys.final_key(job_id))
     assert final == b"<seg0><seg1><seg2>"
+    assert runner.calls == 1  # joined and muxed in one pass: no intermediate copy
     job = mem_backend.jobs.get(job_id)
     assert job.status == JobStatus.COMPLETED
     assert job.final_key == keys.final_key(job_id)

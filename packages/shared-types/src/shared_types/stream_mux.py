@@ -12,6 +12,7 @@ lists; callers run them with their own timeouts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,15 +119,18 @@ def _subtitle_codec(stream: SourceStream, container: Container) -> str | None:
 
 def mux_command(video: Path, source: Path, output: Path, *, container: Container,
                 streams: list[SourceStream], packing: str | None,
-                video_tags: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
+                video_tags: dict[str, str] | None = None,
+                video_input: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
     "tb" or None) sets MKV's StereoMode; ``video_tags`` (language, title) label
-    the video stream. Returns (args, names of dropped streams)."""
+    the video stream. ``video_input``: input arguments that read the video
+    instead of the file ``video`` (segments joined by the concat demuxer).
+    Returns (args, names of dropped streams)."""
     keep, dropped = stream_args(streams, container)
-    args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
-            "-protocol_whitelist", "file", "-i", str(video),
+    video_args = video_input or ["-protocol_whitelist", "file", "-i", str(video)]
+    args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *video_args,
             "-protocol_whitelist", "file", "-i", str(source),
             "-map", "0:v:0", "-c:v", "copy", *keep,
             "-map_metadata", "1", "-map_chapters", "1"]

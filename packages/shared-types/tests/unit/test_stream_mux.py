@@ -59,6 +59,15 @@ def test_the_mux_maps_chapters_tags_and_only_input_files():
     assert not any(a.startswith("stereo_mode") for a in mp4)  # st3d is added afterwards
 
 
+def test_the_video_can_come_from_input_arguments_such_as_a_concat_list():
+    joined = ["-safe", "0", "-protocol_whitelist", "file", "-f", "concat", "-i", "list.txt"]
+    args, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mp4"), container=Container.MP4,
+                          streams=FILM, packing=None, video_input=joined)
+    assert args[args.index("-safe"):args.index("-safe") + len(joined)] == joined
+    assert "v.mp4" not in args
+    assert args[args.index("-map") + 1] == "0:v:0"  # the video: the first input
+
+
 def test_the_side_streams_need_something_to_keep():
     with pytest.raises(ValueError, match="no audio"):
         side_streams_command(Path("a"), Path("b"), [SourceStream("video", "h264")])
