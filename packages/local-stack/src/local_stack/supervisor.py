@@ -61,10 +61,14 @@ def _die_with_parent() -> None:  # runs in the child between fork and exec
 def start_waiting(argv: Sequence[str]) -> subprocess.Popen:
     """Start a child that waits for its environment on stdin (``shared_types.handoff``),
     in its own session and dying with this process like a supervised one; pass
-    it to ``Supervisor.start``. Until then its output goes where this
-    process's does. Raises OSError if the program cannot be executed."""
+    it to ``Supervisor.start``. What it prints before it is handed its log file
+    is dropped (not mixed into this process's terminal): a child that fails
+    that early has exited, so the supervisor starts it the ordinary way, and
+    it fails again into its log. Raises OSError if the program cannot be
+    executed."""
     return subprocess.Popen(list(argv), env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                            stdin=subprocess.PIPE, start_new_session=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True,
                             preexec_fn=_die_with_parent)
 
 
