@@ -97,7 +97,10 @@ class LocalInferenceBackend:
             prepare(depth)
             log.info("engine ready: imported in %.2f s, %s prepared in %.2f s", imported - started,
                      depth.value, time.perf_counter() - imported)
-        thread = threading.Thread(target=load, name="engine-import", daemon=True)
+        # not a daemon thread: an interpreter that exits while OpenCV is inside
+        # ``prepare`` aborts (std::terminate); a plain exit waits for it instead
+        # (~0.5 s at most; a drained worker ends with ``fast_exit`` anyway)
+        thread = threading.Thread(target=load, name="engine-import")
         thread.start()
         return thread
 

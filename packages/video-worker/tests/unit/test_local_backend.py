@@ -162,3 +162,29 @@ def test_the_depth_stride_reaches_every_conversion(tmp_path):
     backend, _, _ = make(engine, tmp_path, depth_stride=3)
     backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
     assert engine.calls[0]["depth_stride"] == 3
+
+
+def test_a_process_that_ends_while_the_warm_up_builds_opencv_tables_exits_cleanly(tmp_path):
+    """An interpreter that exits while a daemon thread is inside OpenCV's table
+    build aborts (std::terminate, SIGABRT: seen from ``video-worker janitor``);
+    the warm-up is not a daemon, so the exit waits for it instead."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from shared_types.testing.memory import MemoryStorage\n"
+        "from video_worker.local_backend import LocalInferenceBackend\n"
+        "LocalInferenceBackend(MemoryStorage('i'), MemoryStorage('o'),\n"
+        f"                      models_dir=Path({str(tmp_path)!r})).warm_up()\n"
+        "deadline = time.monotonic() + 120\n"
+        "def regions():\n"
+        "    return sys.modules.get('stereo_inference.depth.regions')\n"
+        "while not hasattr(regions(), '_tables_lock') and time.monotonic() < deadline:\n"
+        "    time.sleep(0.001)\n"
+        "while not (regions()._tables_lock.locked() or regions()._tables_built):\n"
+        "    time.sleep(0.0005)\n")  # then end: inside the build, or just after it
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=180)
+        assert done.returncode == 0, done.stderr.decode()[-2000:]

@@ -44,9 +44,11 @@ def build_tables() -> None:
 
 def build_tables_soon() -> None:
     """``build_tables`` in a background thread (OpenCV releases the GIL), unless
-    built: it overlaps whatever the caller does before its first ``segment``."""
+    built: it overlaps whatever the caller does before its first ``segment``.
+    Not a daemon thread: an interpreter that exits while OpenCV is inside the
+    build aborts (``std::terminate``), so an exit waits for it (~0.2 s at most)."""
     if not _tables_built:
-        threading.Thread(target=build_tables, name="lab-tables", daemon=True).start()
+        threading.Thread(target=build_tables, name="lab-tables").start()
 
 
 def segment(rgb: np.ndarray, *, step: int | None = None, k: float | None = None) -> np.ndarray:
