@@ -11,6 +11,7 @@ import json
 import logging
 import math
 import re
+import threading
 import time
 from typing import Any
 
@@ -109,13 +110,16 @@ class SqsQueue:
         return resp.get("Messages", [])
 
     def receive(self, *, max_messages: int = 1, wait_s: float = 0,
-                visibility_s: float = 30) -> list[Message]:
+                visibility_s: float = 30, stop: threading.Event | None = None
+                ) -> list[Message]:
         """Lease up to ``max_messages`` (batches of 10), long polling up to
-        ``wait_s``. SQS moves messages past the max receive count to the DLQ."""
+        ``wait_s``; a set ``stop`` ends it between polls (one SQS long poll
+        cannot be cut short). SQS moves messages past the max receive count to
+        the DLQ."""
         deadline = time.monotonic() + wait_s
         visibility = _seconds(visibility_s, MAX_VISIBILITY_S)
         out: list[Message] = []
-        while len(out) < max_messages:
+        while len(out) < max_messages and not (stop is not None and stop.is_set()):
             remaining = deadline - time.monotonic()
             wait = _seconds(remaining, MAX_WAIT_S) if not out and remaining > 0 else 0
             batch = self._receive_once(self.url, min(MAX_BATCH, max_messages - len(out)),

@@ -38,3 +38,9 @@ def test_a_stale_receipt_never_deletes_the_new_lease(queue, lease_s):
 @pytest.mark.xfail(strict=True, reason=SQS_ACCEPTS_STALE_RECEIPTS)
 def test_extend_with_a_stale_receipt_raises_lease_lost(queue, lease_s):
     contract.test_extend_with_a_stale_receipt_raises_lease_lost(queue, lease_s)
+
+
+@pytest.mark.skip(reason="one SQS long poll is server-side and cannot be cut short; the "
+                         "adapter checks stop between polls (test_a_set_stop_means_no_long_poll)")
+def test_stop_ends_a_waiting_long_poll():
+    pass

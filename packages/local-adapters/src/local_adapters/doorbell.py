@@ -39,6 +39,18 @@ class Ear:
 
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
+        self._path = sock.getsockname()
+
+    def wake(self) -> None:
+        """Ring this ear alone (its own waiter is told to stop); never raises."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sender:
+            sender.setblocking(False)
+            try:
+                sender.sendto(b"", self._path)
+            except BlockingIOError:  # rings are pending already: it wakes anyway
+                pass
+            except OSError as exc:  # closed meanwhile: its wait is over
+                log.debug("waking %s failed: %s", self._path, exc)
 
     def wait(self, timeout_s: float) -> bool:
         """Sleep until a ring or ``timeout_s``; True when rung. Drains rings already queued."""

@@ -12,19 +12,24 @@ dead-letter side (``dead = 1``).
 
 With a ``Doorbell`` (the backend wires one) a waiting receive polls nothing:
 it sleeps until a sender rings, or until the next message it knows of becomes
-visible (a delayed message, a lease running out), at most ``WAKE_INTERVAL_S``.
+visible (a delayed message, a lease running out), at most ``WAKE_INTERVAL_S``,
+or until its ``stop`` is set (a draining consumer: a ``StopEvent`` rings the
+waiter's own socket; another event is checked every ``STOP_CHECK_S``, without
+touching the database).
 """
 
 from __future__ import annotations
 
 import builtins
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
 
 from shared_types.errors import LeaseLostError
 from shared_types.models import Message, QueueStats, now
+from shared_types.stop_event import StopEvent
 
 from local_adapters.db import Database
 from local_adapters.doorbell import Doorbell, Ear
@@ -36,6 +41,9 @@ _POLL_MIN_S = 0.005
 _POLL_MAX_S = 0.02
 # A waiter with a doorbell re-reads at least this often (a ring lost, another host).
 WAKE_INTERVAL_S = 1.0
+# How soon a waiting receive notices its ``stop`` (a drain): a socket timeout and
+# an event check, no database read.
+STOP_CHECK_S = 0.02
 
 
 class SqliteQueue:
@@ -67,9 +75,10 @@ class SqliteQueue:
         self._ring()  # a delayed one too: waiters learn when to look
         return message_id
 
-    def receive(self, *, max_messages: int = 1, wait_s: float = 0,
-                visibility_s: float = 30) -> builtins.list[Message]:
-        """Lease up to ``max_messages`` for ``visibility_s``; wait up to ``wait_s``.
+    def receive(self, *, max_messages: int = 1, wait_s: float = 0, visibility_s: float = 30,
+                stop: threading.Event | None = None) -> builtins.list[Message]:
+        """Lease up to ``max_messages`` for ``visibility_s``; wait up to ``wait_s``,
+        or until ``stop`` is set (within ``STOP_CHECK_S``).
 
         Raises DatabaseBusyError when SQLite stays locked.
         """
@@ -77,11 +86,11 @@ class SqliteQueue:
         if wait_s > 0 and self._doorbell is not None:
             # listening before the first look: a message sent after it rings
             with self._doorbell.listen(self.name) as ear:
-                return self._receive(max_messages, visibility_s, deadline, ear)
-        return self._receive(max_messages, visibility_s, deadline, None)
+                return self._receive(max_messages, visibility_s, deadline, ear, stop)
+        return self._receive(max_messages, visibility_s, deadline, None, stop)
 
     def _receive(self, max_messages: int, visibility_s: float, deadline: float,
-                 ear: Ear | None) -> builtins.list[Message]:
+                 ear: Ear | None, stop: threading.Event | None) -> builtins.list[Message]:
         pause = _POLL_MIN_S
         while True:
             messages = self._lease(max_messages, visibility_s)
@@ -89,13 +98,13 @@ class SqliteQueue:
                 return messages
             while True:  # until a row is visible: only then take the write lock
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if remaining <= 0 or (stop is not None and stop.is_set()):
                     return []
                 until = self._until_visible()
                 if until <= 0:
                     break
                 if ear is not None:
-                    ear.wait(min(remaining, until))
+                    _listen(ear, min(remaining, until), stop)
                 else:
                     time.sleep(min(pause, remaining, until))
                     pause = min(pause * 2, _POLL_MAX_S)
@@ -211,3 +220,21 @@ class SqliteQueue:
         """Remove every message of this queue and its DLQ (tests and admin)."""
         with self._db.write() as conn:
             conn.execute("DELETE FROM queue_messages WHERE queue = ?", (self.name,))
+
+
+def _listen(ear: Ear, timeout_s: float, stop: threading.Event | None) -> None:
+    """Wait for a ring for up to ``timeout_s``, or until ``stop`` is set: a
+    ``StopEvent`` rings the ear itself; another event is checked every
+    ``STOP_CHECK_S``."""
+    if stop is None:
+        ear.wait(timeout_s)
+        return
+    if isinstance(stop, StopEvent):
+        with stop.waking(ear.wake):
+            ear.wait(timeout_s)
+        return
+    end = time.monotonic() + timeout_s
+    while not stop.is_set():
+        left = end - time.monotonic()
+        if left <= 0 or ear.wait(min(left, STOP_CHECK_S)):
+            return

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from shared_types.stop_event import StopEvent
 
 from local_adapters import queue as queue_module
 from local_adapters.db import Database
@@ -34,12 +35,13 @@ def queue_of(db: Database, doorbell: Doorbell | None) -> SqliteQueue:
 class Waiter(threading.Thread):
     """One ``receive`` in a thread, like a worker waiting on its queue."""
 
-    def __init__(self, queue: SqliteQueue, wait_s: float = LONG_WAIT_S) -> None:
+    def __init__(self, queue: SqliteQueue, wait_s: float = LONG_WAIT_S,
+                 stop: threading.Event | None = None) -> None:
         super().__init__(daemon=True)
-        self.queue, self.wait_s, self.got = queue, wait_s, None
+        self.queue, self.wait_s, self.stop, self.got = queue, wait_s, stop, None
 
     def run(self) -> None:
-        self.got = self.queue.receive(wait_s=self.wait_s, visibility_s=30)
+        self.got = self.queue.receive(wait_s=self.wait_s, visibility_s=30, stop=self.stop)
 
     def result(self) -> list:
         self.join(LONG_WAIT_S + 30)
@@ -103,6 +105,21 @@ def test_without_the_ring_the_same_waiter_sleeps_through_its_wait(db, doorbell, 
     queue_of(db, Doorbell(tmp_path / "elsewhere")).send("unheard")
     assert waiter.result() == []
     assert queue_of(db, None).stats().visible == 1
+
+
+@pytest.mark.parametrize("event", [StopEvent, threading.Event])
+def test_a_drain_ends_a_wait_that_nothing_rings(db, doorbell, sleepers, event):
+    """A consumer told to stop is not held for its long poll (nor for the safety
+    interval, an hour here): its receive returns, empty, soon after ``stop``
+    (a ``StopEvent`` rings the waiter's socket; a plain event is looked at)."""
+    stop = event()
+    waiter = Waiter(queue_of(db, doorbell), stop=stop)
+    waiter.start()
+    sleepers.reached(1)
+    started = time.monotonic()
+    stop.set()
+    assert waiter.result() == []
+    assert time.monotonic() - started < LONG_WAIT_S / 2  # stopped, not timed out
 
 
 def test_every_waiter_of_the_queue_is_rung_and_each_send_feeds_one(db, doorbell, sleepers):

@@ -14,12 +14,6 @@ from shared_types.ports import Backend
 from shared_types.settings import BackendSettings
 
 ADAPTER_PACKAGES = {"local": "local_adapters", "aws": "aws_adapters"}
-# An embedded queue is polled, not pushed to: a short wait lets a local worker
-# notice a stop (drain) within a tenth of a second (the CLI waits for that drain
-# after every conversion, issue 17); a waiting receive still picks a message up
-# within ~20 ms and polls the same way however long it waits, so the shorter wait
-# costs nothing. SQS long polling is free, so AWS keeps the full wait.
-LOCAL_MAX_WAIT_S = 0.1
 
 
 def load_backend(settings: BackendSettings) -> Backend:
@@ -40,7 +34,9 @@ def load_backend(settings: BackendSettings) -> Backend:
 
 
 def receive_wait_s(settings: BackendSettings) -> float:
-    """How long a worker's receive waits for a message on this backend."""
-    if settings.backend == "aws":
-        return settings.sqs_wait_s
-    return min(settings.sqs_wait_s, LOCAL_MAX_WAIT_S)
+    """How long a worker's receive waits for a message: the same long poll on
+    every backend. A waiting local receive sleeps until its queue's doorbell
+    rings (or a delayed message comes due) and ends as soon as its consumer
+    drains (``Queue.receive``'s ``stop``), so a long wait costs it nothing;
+    short waits made every idle consumer lease-poll SQLite ten times a second."""
+    return settings.sqs_wait_s

@@ -43,6 +43,7 @@ from shared_types.errors import (
 )
 from shared_types.models import Message
 from shared_types.ports import Queue
+from shared_types.stop_event import StopEvent
 
 log = logging.getLogger(__name__)
 
@@ -119,7 +120,7 @@ class Consumer(Generic[C]):
     route: Route[C]
     config: ConsumerConfig = field(default_factory=ConsumerConfig)
     fail_job: FailJob | None = None
-    stop: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event = field(default_factory=StopEvent)
     leases_lost: int = 0
 
     def run(self) -> None:
@@ -130,6 +131,7 @@ class Consumer(Generic[C]):
                     max_messages=self.config.max_messages,
                     wait_s=self.config.wait_s,
                     visibility_s=self.config.visibility_s,
+                    stop=self.stop,  # a drain ends the wait (where the backend can)
                 )
             except Exception:
                 log.exception("queue=%s receive failed; retrying", self.queue.name)

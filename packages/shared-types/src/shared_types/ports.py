@@ -8,6 +8,7 @@ Every method may raise TransientStoreError when the backend is unreachable.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,10 +168,14 @@ class Queue(Protocol):
         """Enqueue a message; returns its message id."""
 
     def receive(
-        self, *, max_messages: int = 1, wait_s: float = 0, visibility_s: float = 30
+        self, *, max_messages: int = 1, wait_s: float = 0, visibility_s: float = 30,
+        stop: threading.Event | None = None,
     ) -> list[Message]:
         """Lease up to ``max_messages``; each stays invisible to others for
-        ``visibility_s``. Waits up to ``wait_s`` for one (long polling).
+        ``visibility_s``. Waits up to ``wait_s`` for one (long polling), or
+        until ``stop`` is set, where the backend can end its wait early (a
+        draining consumer need not sit out a long wait; SQS's own long poll
+        cannot be cut short, so it only stops between polls).
         A message received more than the queue's max receive count moves to its
         dead-letter queue instead of being returned."""
 

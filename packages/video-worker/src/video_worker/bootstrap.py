@@ -10,6 +10,7 @@ import threading
 
 from shared_types.backend_loader import load_backend
 from shared_types.ports import Backend
+from shared_types.stop_event import StopEvent
 
 from video_worker.errors import ConfigurationError
 from video_worker.inference_backend import InferenceBackend
@@ -63,7 +64,7 @@ def build_worker(
     """A VideoWorker wired for ``settings``. Raises ConfigurationError, and
     AdapterMissingError when the backend's adapter package is not installed."""
     backend = backend if backend is not None else load_backend(settings)
-    stop = threading.Event()
+    stop = StopEvent()  # a drain wakes the consumers' waits at once
     if inference is None:
         inference = build_inference(settings, backend, stop)
     return VideoWorker(backend=backend, inference=inference, settings=settings, stop=stop)

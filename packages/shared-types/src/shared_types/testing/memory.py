@@ -267,13 +267,13 @@ class MemoryQueue:
         return mid
 
     def receive(self, *, max_messages: int = 1, wait_s: float = 0,
-                visibility_s: float = 30) -> list[Message]:
+                visibility_s: float = 30, stop: threading.Event | None = None) -> list[Message]:
         deadline = time.monotonic() + wait_s
         with self._cond:
             while True:
                 out = self._lease(max_messages, visibility_s)
                 remaining = deadline - time.monotonic()
-                if out or remaining <= 0:
+                if out or remaining <= 0 or (stop is not None and stop.is_set()):
                     return out
                 self._cond.wait(timeout=min(remaining, 0.05))
 

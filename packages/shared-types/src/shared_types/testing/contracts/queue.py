@@ -162,6 +162,37 @@ def test_long_poll_returns_a_message_sent_while_waiting(queue, lease_s):
     assert [m.body for m in got] == ["late"]
 
 
+# Far longer than any of these tests may take: a receive that sat it out fails them.
+UNSTOPPED_WAIT_S = 60
+
+
+def _receive_in_thread(queue, stop: threading.Event) -> tuple[threading.Thread, list]:
+    got: list = []
+    thread = threading.Thread(target=lambda: got.append(
+        queue.receive(wait_s=UNSTOPPED_WAIT_S, visibility_s=30, stop=stop)), daemon=True)
+    thread.start()
+    return thread, got
+
+
+def test_a_set_stop_means_no_long_poll(queue):
+    stop = threading.Event()
+    stop.set()
+    thread, got = _receive_in_thread(queue, stop)
+    thread.join(UNSTOPPED_WAIT_S / 2)
+    assert not thread.is_alive(), "a receive whose stop is set must not wait"
+    assert got == [[]]
+
+
+def test_stop_ends_a_waiting_long_poll(queue):
+    """A draining consumer's receive ends when its stop is set, not when its wait does."""
+    stop = threading.Event()
+    thread, got = _receive_in_thread(queue, stop)
+    threading.Timer(0.3, stop.set).start()
+    thread.join(UNSTOPPED_WAIT_S / 2)
+    assert not thread.is_alive(), "setting stop must end a waiting receive"
+    assert got == [[]]
+
+
 def test_a_delayed_message_is_not_visible_at_once(queue):
     queue.send("later", delay_s=2)
     assert queue.receive(wait_s=0) == []
