@@ -11,7 +11,7 @@ from pathlib import Path
 from rich.console import Console
 from shared_types.backend_loader import load_backend
 from shared_types.eta_history import learn_machine_rates
-from shared_types.models import Container, ConversionParams, OutputMode
+from shared_types.models import Container, ConversionParams, JobStatus, OutputMode
 
 from local_stack.media_host import HostedMediaWorker
 from local_stack.progress_view import JobProgressView
@@ -71,10 +71,17 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
                       soft_wrap=True)
         # the frame total comes from the media-worker's probe (no PyAV in this process)
         with JobProgressView(console) as view:
+            def on_snapshot(snap: JobSnapshot) -> None:
+                view.update(snap)
+                if snap.status is JobStatus.REASSEMBLING:
+                    # the video-workers' part is over (the media worker took the
+                    # reassembly): their drain overlaps it instead of following it
+                    supervisor.begin_stop()
+
             snap = wait_for_job(backend, job.job_id, poll_s=settings.poll_s,
                                 busy_poll_s=settings.busy_poll_s,
                                 timeout_s=settings.job_timeout_s,
-                                on_snapshot=view.update, tick=supervisor.poll, rates=rates)
+                                on_snapshot=on_snapshot, tick=supervisor.poll, rates=rates)
         fetch_result(backend, snap, request.output)  # before the workers' drain
     finally:
         media.stop(0)  # asks it to drain; the video-workers drain meanwhile

@@ -101,6 +101,7 @@ class Supervisor:
         self._on_event = on_event or (lambda line: log.info("%s", line))
         self._lock = threading.Lock()
         self._stopping = False
+        self._asked: set[int] = set()  # pids already sent the stop signal
 
     def start(self, waiting: Mapping[str, subprocess.Popen] | None = None) -> None:
         """Start every child; one named in ``waiting`` (``start_waiting``) is handed
@@ -184,14 +185,24 @@ class Supervisor:
             self.poll()
         return self.stop()
 
-    def stop(self, sig: int = signal.SIGTERM) -> bool:
-        """Send ``sig`` to every child, wait up to the drain timeout, then SIGKILL
-        the stragglers. Returns True when every child exited within the grace."""
+    def begin_stop(self, sig: int = signal.SIGTERM) -> list[subprocess.Popen]:
+        """Send ``sig`` to every live child not yet asked, without waiting (their
+        drain then overlaps the caller's own work); no child is restarted after
+        this. Returns the children still running."""
         with self._lock:
             self._stopping = True
             live = [c.proc for c in self._children if c.proc and c.proc.poll() is None]
-        for proc in live:
+            asked = [p for p in live if p.pid not in self._asked]
+            self._asked.update(p.pid for p in asked)
+        for proc in asked:
             _signal(proc, sig)
+        return live
+
+    def stop(self, sig: int = signal.SIGTERM) -> bool:
+        """Send ``sig`` to every child (not asked by ``begin_stop`` yet), wait up to
+        the drain timeout, then SIGKILL the stragglers. Returns True when every
+        child exited within the grace."""
+        live = self.begin_stop(sig)
         deadline = time.monotonic() + self._drain_timeout_s
         clean = True
         for proc in live:

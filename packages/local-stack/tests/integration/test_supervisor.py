@@ -61,6 +61,32 @@ def test_stop_forwards_sigterm_and_waits_for_the_child_to_drain(tmp_path: Path):
     assert sup.pids() == {}
 
 
+def test_begin_stop_signals_once_without_waiting_and_stop_then_waits(tmp_path: Path):
+    """``convert`` asks its video-workers to drain while reassembly runs: the
+    signal goes out at once, the wait comes later, and nothing is restarted."""
+    terms, go = tmp_path / "terms", tmp_path / "go"
+    on_term = (  # a drain that lasts until the test lets it end
+        "def drain(*_):\n"
+        f"    with open({str(terms)!r}, 'a') as f: f.write('term\\n')\n"
+        f"    while not pathlib.Path({str(go)!r}).exists(): time.sleep(0.02)\n"
+        "    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, drain)\n"
+    )
+    program = _program_signalling_ready(tmp_path, on_term)
+    sup = Supervisor([ChildSpec("worker", [PY, "-c", program])], drain_timeout_s=30)
+    sup.start()
+    assert _wait_until(lambda: (tmp_path / "ready").exists())
+    [still_running] = sup.begin_stop()
+    assert _wait_until(terms.exists)
+    assert still_running.poll() is None  # begin_stop did not wait for the drain
+    go.write_text("1")
+    assert _wait_until(lambda: still_running.poll() is not None)
+    sup.poll()  # an exit after begin_stop is not a crash to restart
+    assert sup.stop() is True
+    assert terms.read_text() == "term\n"  # stop did not signal it a second time
+    assert sup.pids() == {} and sup.restarts() == {"worker": 0}
+
+
 def test_a_child_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path):
     program = _program_signalling_ready(tmp_path,
                                         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n")
