@@ -93,6 +93,21 @@ def test_a_source_with_odd_sides_converts_to_the_next_even_size(tmp_path, mode, 
     assert converted["size"] == size == (result.width, result.height)
 
 
+@pytest.mark.timeout(120)  # the weight-free depth once looped for ever on it
+def test_a_source_of_a_few_pixels_converts_every_frame(tmp_path):
+    tiny = tmp_path / "tiny.mp4"
+    subprocess.run(
+        [ffmpeg_path(), "-loglevel", "error", "-f", "lavfi", "-i",
+         "testsrc2=size=2x2:rate=12:duration=1", "-c:v", "libx264", "-preset", "ultrafast",
+         "-pix_fmt", "yuv444p", str(tiny)], check=True, timeout=60,
+    )
+    out = tmp_path / "tiny_out.mp4"
+    result = convert_file(tiny, out, mode="sbs")
+    converted = read_video(out)
+    assert converted["frames"] == result.frames == 12
+    assert converted["size"] == (4, 2)
+
+
 def test_audio_the_container_cannot_hold_is_reencoded_to_aac(tmp_path, clip):
     source = tmp_path / "mulaw.mov"  # mp4 cannot hold mu-law audio
     subprocess.run(
