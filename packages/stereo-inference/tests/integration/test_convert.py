@@ -108,6 +108,21 @@ def test_a_source_of_a_few_pixels_converts_every_frame(tmp_path):
     assert converted["size"] == (4, 2)
 
 
+def test_a_video_that_begins_after_its_audio_still_begins_there(clip, tmp_path):
+    late = tmp_path / "late.mp4"  # the picture 0.5 s after the sound, as in some captures
+    subprocess.run(
+        [ffmpeg_path(), "-loglevel", "error", "-itsoffset", "0.5", "-i", str(clip), "-i",
+         str(clip), "-map", "0:v", "-map", "1:a", "-c", "copy", str(late)],
+        check=True, timeout=60,
+    )
+    out = tmp_path / "late_out.mp4"
+    convert_file(late, out, mode="half-sbs")
+    with av.open(str(out)) as c:
+        starts = {s.type: float(s.start_time * s.time_base) for s in c.streams}
+    assert starts["video"] - starts["audio"] == pytest.approx(0.5, abs=1 / 24)
+    assert read_video(out)["frames"] == 24
+
+
 def test_audio_the_container_cannot_hold_is_reencoded_to_aac(tmp_path, clip):
     source = tmp_path / "mulaw.mov"  # mp4 cannot hold mu-law audio
     subprocess.run(
