@@ -52,6 +52,7 @@ class SourceInfo:
     # frames shown before a later keyframe but coded after it (open GOPs, e.g.
     # x265's default): a ``-c copy`` cut at that keyframe loses them
     has_leading_frames: bool = False
+    video_codec: str = ""  # FFmpeg's name of the video codec (h264, prores, ...)
 
 
 def _reject(reason: str) -> UnusableVideoError:
@@ -90,6 +91,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
         frames, end_s, gap, leading = _scan_packets(container, stream, limits, path)
         has_audio = bool(container.streams.audio)
         container_name = container.format.name
+        codec = stream.codec_context.name
     if frames == 0 or end_s <= 0:
         raise _reject(f"{NOT_A_VIDEO} (it has no video frames; its duration is zero).")
     if duration is not None and end_s + max(1.0, 0.05 * duration) < duration:
@@ -101,7 +103,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
     _check_work(frames, end_s, width, height, limits)
     return SourceInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
-                     container=container_name, has_leading_frames=leading)
+                     container=container_name, has_leading_frames=leading, video_codec=codec)
 
 
 @dataclass(frozen=True)

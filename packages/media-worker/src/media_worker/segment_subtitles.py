@@ -34,7 +34,7 @@ def read_source_cues(runner: FfmpegRunner, source: Path, work: Path, *,
                      on_tick: Callable[[], None] | None = None) -> list[TextCue]:
     """The cues of the first text subtitle track of ``source`` (none: empty).
     Raises UnusableVideoError (unreadable source) or Ffmpeg*Error."""
-    streams, _ = streams_of(source)
+    streams = streams_of(source).streams
     subtitles = [s for s in streams if s.kind == "subtitle"]
     index = next((k for k, s in enumerate(subtitles) if s.codec in TEXT_SUBTITLES), None)
     if index is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.models import Container, OutputMode, packing_of
@@ -20,9 +21,11 @@ from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import (
     SourceStream,
     describe_stream,
+    kept_video_start_s,
     mux_command,
     side_streams_command,
     video_labels,
+    video_start_s,
 )
 
 from media_worker.concat import concat_input
@@ -33,8 +36,19 @@ log = logging.getLogger(__name__)
 CONTENT_TYPES = {Container.MP4: "video/mp4", Container.MKV: "video/x-matroska"}
 
 
-def streams_of(path: Path) -> tuple[list[SourceStream], dict[str, str]]:
-    """The non-video streams of ``path`` and its video's language/title.
+@dataclass(frozen=True)
+class FileStreams:
+    """What a mux needs to know of a source, or of a side-streams file."""
+
+    streams: list[SourceStream]  # the non-video ones
+    video_tags: dict[str, str]  # the video's language/title
+    # where the source's video begins after its other streams: measured on a
+    # source, read back from the note of a side-streams file
+    video_start_s: float = 0.0
+
+
+def streams_of(path: Path) -> FileStreams:
+    """The non-video streams of ``path``, its video's language/title and start.
     Raises UnusableVideoError when it cannot be opened."""
     import av  # vendor import stays in this module
 
@@ -44,18 +58,22 @@ def streams_of(path: Path) -> tuple[list[SourceStream], dict[str, str]]:
                        if s.type in ("audio", "subtitle", "attachment")]
             video = describe_stream(container.streams.video[0]) if container.streams.video \
                 else None
+            start = (video_start_s(container) if video is not None
+                     else kept_video_start_s(dict(container.metadata)))
     except (av.error.FFmpegError, OSError) as exc:
         raise UnusableVideoError("The file is not a video we can read.") from exc
-    return streams, video_labels(video)
+    return FileStreams(streams, video_labels(video), start)
 
 
 def keep_side_streams(runner: FfmpegRunner, source: Path, dest: Path, *,
                       on_tick: Callable[[], None] | None = None) -> Path | None:
     """Copy every non-video stream, chapter and tag of ``source`` into the MKV
-    ``dest``; None when the source has nothing but video. Raises Ffmpeg*Error."""
-    streams, _ = streams_of(source)
+    ``dest``, noting where the source's video began (segments start at 0);
+    None when the source has nothing but video. Raises Ffmpeg*Error."""
+    found = streams_of(source)
     try:
-        args = side_streams_command(source, dest, streams)
+        args = side_streams_command(source, dest, found.streams,
+                                    video_start_s=found.video_start_s)
     except ValueError:
         return None
     runner.run(args, on_tick=on_tick, what="keep audio and subtitles aside")
@@ -69,11 +87,12 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None,
     order, plus everything kept in ``side`` (when there is one), marked as 3D
     for SBS/TB. Raises ValueError for segments outside ``dest``'s folder,
     Ffmpeg*Error or Mp4BoxError."""
-    streams, tags = streams_of(side) if side is not None else ([], {})
+    kept = streams_of(side) if side is not None else FileStreams([], {})
     joined = concat_input(segments, dest.parent / "concat.txt")
     args, dropped = mux_command(segments[0], side or segments[0], dest, container=container,
-                                streams=streams, packing=packing_of(mode), video_tags=tags,
-                                video_input=joined)
+                                streams=kept.streams, packing=packing_of(mode),
+                                video_tags=kept.video_tags, video_input=joined,
+                                video_start_s=kept.video_start_s)
     if dropped:
         log.warning("%s cannot hold %s; they are left out", container.value, ", ".join(dropped))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")

@@ -1,8 +1,9 @@
 """Split a probed source into keyframe-aligned segments with ``-c copy``.
 
-The segment muxer can only cut at keyframes, so a source whose keyframes are
-further apart than twice the target is first re-encoded once with regular
-keyframes (and the log says so).
+The segment muxer can only cut at keyframes, and an MP4 segment holds only
+some codecs, so a source whose keyframes are further apart than twice the
+target, or whose codec an MP4 cannot carry (ProRes, DNxHD, VP8, WMV, ...), is
+first re-encoded once with regular keyframes (and the log says why).
 """
 
 from __future__ import annotations
@@ -24,12 +25,30 @@ SEGMENT_PATTERN = "%05d.mp4"
 SEGMENT_LIST = "segments.csv"  # the segment muxer's list: name, start, end
 # With ffmpeg 9 the cut lands one GOP late unless the segment time has some slack.
 SEGMENT_TIME_DELTA = "0.05"
+# Video codecs an MP4 segment holds when copied (tried with the pinned ffmpeg:
+# ProRes, DNxHD, VP8 and WMV are refused with "Could not find tag for codec").
+MP4_SEGMENT_CODECS = frozenset({"h264", "hevc", "av1", "vp9", "mpeg4", "mpeg2video",
+                                "mpeg1video", "mjpeg"})
+
+
+def reencode_reason(info: SourceInfo, segment_seconds: float) -> str | None:
+    """Why the source must be re-encoded once before it is cut near
+    ``segment_seconds``, or None: an MP4 segment cannot hold its codec, its
+    keyframes are too sparse, or cutting at them would lose frames (open GOPs:
+    leading frames)."""
+    if info.video_codec and info.video_codec not in MP4_SEGMENT_CODECS:
+        return f"{info.video_codec} video, which an MP4 segment cannot hold"
+    if info.has_leading_frames:
+        return "open GOPs (a cut would lose their leading frames)"
+    if info.max_keyframe_gap_s > 2 * segment_seconds:
+        return (f"keyframes up to {info.max_keyframe_gap_s:.1f} s apart exceed 2x the "
+                f"{segment_seconds:.1f} s target")
+    return None
 
 
 def needs_keyframes(info: SourceInfo, segment_seconds: float) -> bool:
-    """True when the source's keyframes are too sparse to cut near ``segment_seconds``,
-    or when cutting at them would lose frames (open GOPs: leading frames)."""
-    return info.max_keyframe_gap_s > 2 * segment_seconds or info.has_leading_frames
+    """True when the source must be re-encoded before splitting (:func:`reencode_reason`)."""
+    return reencode_reason(info, segment_seconds) is not None
 
 
 def keyframe_interval(segment_seconds: float) -> float:
@@ -98,10 +117,8 @@ def prepare_and_split(runner: FfmpegRunner, source: Path, info: SourceInfo, work
                       on_tick: Callable[[], None] | None = None) -> list[Path]:
     """Re-encode when keyframes are too sparse (keeping 10-bit and HDR), then
     split. Returns segment paths."""
-    if needs_keyframes(info, segment_seconds):
-        why = ("open GOPs (a cut would lose their leading frames)" if info.has_leading_frames
-               else f"keyframes up to {info.max_keyframe_gap_s:.1f} s apart exceed 2x the "
-                    f"{segment_seconds:.1f} s target")
+    why = reencode_reason(info, segment_seconds)
+    if why is not None:
         log.info("job_id=%s %s: re-encoding once with a keyframe every %.1f s before "
                  "splitting", job_id, why, keyframe_interval(segment_seconds))
         color, hdr = probe_colour(source, limits)

@@ -55,12 +55,32 @@ def make_odd_video(path: Path, *, seconds: float = 4.0) -> Path:
     return path
 
 
+def make_foreign_codec_video(path: Path, codec: list[str], audio: str, *,
+                             seconds: float = 4.0) -> Path:
+    """A video in a codec an MP4 segment cannot hold (``path``'s suffix picks the
+    container: .mov for ProRes, .webm for VP8), with ``audio`` (a codec)."""
+    subprocess.run([
+        ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+        "-f", "lavfi", "-i", f"testsrc2=size=160x96:rate=25:duration={seconds}",
+        "-f", "lavfi", "-i", f"sine=frequency=300:sample_rate=48000:duration={seconds}",
+        *codec, "-g", "25", "-c:a", audio, "-shortest", str(path)],
+        check=True, timeout=60)
+    return path
+
+
 SOURCES = {
     "audio": lambda p: make_video(p, seconds=5, audio=True),
     "sparse-keyframes": lambda p: make_video(p, seconds=6, gop=150),
     "odd-dimensions": lambda p: make_odd_video(p, seconds=4),
     "variable-frame-rate": lambda p: make_video(p, seconds=5, vfr=True),
+    "prores-in-mov": lambda p: make_foreign_codec_video(
+        p.with_suffix(".mov"), ["-c:v", "prores_ks", "-profile:v", "0"], "pcm_s16le"),
+    "vp8-in-webm": lambda p: make_foreign_codec_video(
+        p.with_suffix(".webm"), ["-c:v", "libvpx", "-deadline", "realtime", "-b:v", "300k"],
+        "libopus"),
 }
+# sources re-encoded once before splitting (media_worker.splitting.reencode_reason)
+REENCODED = {"sparse-keyframes", "prores-in-mov", "vp8-in-webm"}
 
 
 @pytest.fixture(params=sorted(SOURCES))

@@ -4,10 +4,12 @@ durations survive within one frame, for awkward sources too."""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
 
 import pytest
 from shared_types import keys
 from shared_types.errors import ConditionFailedError
+from shared_types.ffmpeg import ffmpeg_path
 from shared_types.job_failure import fail_job
 from shared_types.models import JobStatus, JobUpdate, S3EventRecord
 from shared_types.runs import STALE_RUN_WRITES
@@ -16,7 +18,7 @@ from shared_types.testing.media import make_video
 from media_worker.chunking import handle_source_uploaded
 from media_worker.deps import MediaDeps
 
-from .conftest import measure
+from .conftest import REENCODED, measure
 
 
 def run_pipeline(backend, worker, convert_segments, job_id):
@@ -54,7 +56,36 @@ def test_split_and_concat_keep_every_frame_and_the_av_timeline(
     assert after.video_s == pytest.approx(before.video_s, abs=one_frame)
     assert after.audio_s == pytest.approx(before.audio_s, abs=one_frame)
     reencoded = "re-encoding once" in caplog.text
-    assert reencoded == (kind == "sparse-keyframes")
+    assert reencoded == (kind in REENCODED)
+
+
+def _starts(path) -> dict[str, float]:
+    import av
+
+    with av.open(str(path)) as container:
+        return {s.type: float(s.start_time * s.time_base) for s in container.streams
+                if s.type in ("video", "audio")}
+
+
+def test_a_video_that_begins_after_its_audio_still_begins_there(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
+    video = make_video(tmp_path / "video.mp4", seconds=3, audio=False)
+    source = tmp_path / "late-video.mp4"  # the audio starts at 0, the picture at 1 s
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-itsoffset", "1",
+                    "-i", str(video), "-f", "lavfi", "-i", "sine=frequency=300:duration=4",
+                    "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", str(source)],
+                   check=True, timeout=60)
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, source)
+
+    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
+
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    before, after = _starts(source), _starts(final)
+    assert before["video"] - before["audio"] == pytest.approx(1.0, abs=0.01)
+    assert after["video"] - after["audio"] == pytest.approx(1.0, abs=1 / 24)
+    assert measure(final).frames == measure(source).frames
 
 
 def test_a_replayed_chunking_takes_a_new_run_with_the_same_segments(

@@ -23,6 +23,10 @@ TEXT_SUBTITLES = frozenset({"subrip", "srt", "ass", "ssa", "mov_text", "webvtt",
 MP4_AUDIO = frozenset({"aac", "mp3", "ac3", "eac3", "opus", "flac", "alac"})
 MKV_STEREO_MODE = {"sbs": "left_right", "tb": "top_bottom"}
 MUXERS = {Container.MP4: "mp4", Container.MKV: "matroska"}
+# The global tag of a side-streams file that says where the source's video began
+# (its segments, cut with reset timestamps, no longer know): see side_streams_command.
+VIDEO_START_TAG = "STEREO_SPOT_VIDEO_START"
+_START_EPSILON_S = 0.0005  # below this the video starts with the file
 AAC_BITRATE_PER_CHANNEL = 96_000
 
 
@@ -46,6 +50,33 @@ def describe_stream(stream) -> SourceStream:
         channels=(getattr(cc, "channels", 0) or 0) if stream.type == "audio" else 0,
         language=meta.get("language"), title=meta.get("title") or meta.get("name"),
     )
+
+
+def video_start_s(container) -> float:
+    """Seconds the first video stream of an open PyAV ``container`` starts after the
+    file itself (a video that begins later than its audio, by a start offset or an
+    edit list); 0 when it does not, or when that is unknown. ffmpeg starts every
+    input at 0, so a mux that takes the video from another file must put it back
+    there (``mux_command``'s ``video_start_s``), or audio and picture drift apart."""
+    videos = container.streams.video
+    if not videos or container.start_time is None:
+        return 0.0
+    stream = videos[0]
+    if stream.start_time is None or stream.time_base is None:
+        return 0.0
+    return max(0.0, float(stream.start_time * stream.time_base) - container.start_time / 1e6)
+
+
+def kept_video_start_s(tags: dict[str, str]) -> float:
+    """Where the source's video began, as a side-streams file's global ``tags``
+    say (``side_streams_command``); 0 when they do not say."""
+    for key, value in tags.items():
+        if key.upper() == VIDEO_START_TAG:
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                return 0.0
+    return 0.0
 
 
 def video_labels(video: SourceStream | None) -> dict[str, str]:
@@ -120,20 +151,25 @@ def _subtitle_codec(stream: SourceStream, container: Container) -> str | None:
 def mux_command(video: Path, source: Path, output: Path, *, container: Container,
                 streams: list[SourceStream], packing: str | None,
                 video_tags: dict[str, str] | None = None,
-                video_input: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+                video_input: Sequence[str] | None = None,
+                video_start_s: float = 0.0) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
     "tb" or None) sets MKV's StereoMode; ``video_tags`` (language, title) label
     the video stream. ``video_input``: input arguments that read the video
     instead of the file ``video`` (segments joined by the concat demuxer).
-    Returns (args, names of dropped streams)."""
+    ``video_start_s``: where the video begins on the source's timeline, after
+    its other streams (:func:`video_start_s`). Returns (args, names of dropped streams)."""
     keep, dropped = stream_args(streams, container)
-    video_args = video_input or ["-protocol_whitelist", "file", "-i", str(video)]
+    video_args = list(video_input or ["-protocol_whitelist", "file", "-i", str(video)])
+    if video_start_s > _START_EPSILON_S:
+        video_args = ["-itsoffset", f"{video_start_s:.6f}", *video_args]
     args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *video_args,
             "-protocol_whitelist", "file", "-i", str(source),
             "-map", "0:v:0", "-c:v", "copy", *keep,
-            "-map_metadata", "1", "-map_chapters", "1"]
+            "-map_metadata", "1", "-map_chapters", "1",
+            "-metadata", f"{VIDEO_START_TAG}="]  # (a side file's note, not the user's tag)
     for key, value in (video_tags or {}).items():
         args += ["-metadata:s:v:0", f"{key}={value}"]
     if container is Container.MKV and packing in MKV_STEREO_MODE:
@@ -144,14 +180,18 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     return args, dropped
 
 
-def side_streams_command(source: Path, output: Path, streams: list[SourceStream]) -> list[str]:
+def side_streams_command(source: Path, output: Path, streams: list[SourceStream], *,
+                         video_start_s: float = 0.0) -> list[str]:
     """ffmpeg arguments that keep every non-video stream of ``source`` (audio,
     subtitles, attachments), its chapters and tags in an MKV at ``output``,
-    copied (``mov_text``, which MKV cannot hold, becomes SubRip). Raises
-    ValueError when ``streams`` has nothing to keep."""
+    copied (``mov_text``, which MKV cannot hold, becomes SubRip), noting where
+    the source's video began (``video_start_s``, read back by
+    :func:`kept_video_start_s`). Raises ValueError when ``streams`` has nothing to keep."""
     keep, _ = stream_args(streams, Container.MKV, input_index=0)
     if not keep:
         raise ValueError("the source has no audio, subtitle or attachment stream to keep")
+    note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]
+            if video_start_s > _START_EPSILON_S else [])
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
             "-protocol_whitelist", "file", "-i", str(source), *keep,
-            "-map_metadata", "0", "-map_chapters", "0", "-f", "matroska", str(output)]
+            "-map_metadata", "0", "-map_chapters", "0", *note, "-f", "matroska", str(output)]

@@ -4,8 +4,10 @@ import pytest
 
 from shared_types.models import Container
 from shared_types.stream_mux import (
+    VIDEO_START_TAG,
     SourceStream,
     container_of,
+    kept_video_start_s,
     mux_command,
     side_streams_command,
     stream_args,
@@ -74,6 +76,31 @@ def test_the_side_streams_need_something_to_keep():
     args = side_streams_command(Path("a"), Path("b"), FILM[:1])
     assert "-map_chapters" in args
     assert args[args.index("-map") + 1] == "0:a:0"
+
+
+def test_a_video_that_began_after_the_audio_is_put_back_where_it_began():
+    joined = ["-safe", "0", "-f", "concat", "-i", "list.txt"]
+    args, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mp4"), container=Container.MP4,
+                          streams=FILM, packing=None, video_input=joined, video_start_s=1.5)
+    at = args.index("-itsoffset")
+    assert args[at + 1] == "1.500000"
+    assert args[at + 2:at + 2 + len(joined)] == joined  # an option of the video input
+    assert args.index("list.txt") < args.index("s.mkv")
+    assert args[args.index("-metadata") + 1] == f"{VIDEO_START_TAG}="  # the note is not kept
+    plain, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mp4"),
+                           container=Container.MP4, streams=FILM, packing=None)
+    assert "-itsoffset" not in plain
+
+
+def test_the_side_streams_note_where_the_video_began_and_it_reads_back():
+    args = side_streams_command(Path("a"), Path("b"), FILM[:1], video_start_s=0.25)
+    tag = args[args.index("-metadata") + 1]
+    assert tag == f"{VIDEO_START_TAG}=0.250000"
+    key, value = tag.split("=")
+    assert kept_video_start_s({key.lower(): value}) == 0.25  # MKV tags come back in any case
+    assert "-metadata" not in side_streams_command(Path("a"), Path("b"), FILM[:1])
+    assert kept_video_start_s({}) == 0.0
+    assert kept_video_start_s({VIDEO_START_TAG: "junk"}) == 0.0
 
 
 def test_the_container_comes_from_the_suffix():

@@ -24,7 +24,7 @@ from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import InvalidInputError
-from stereo_inference.formats import eye_size, output_size, parse_mode
+from stereo_inference.formats import decoded_size, eye_size, output_size, parse_mode
 from stereo_inference.mux import mux_output, nothing_to_keep
 from stereo_inference.runtime import (
     batch_frames,
@@ -202,7 +202,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     clock = StageClock()
     reader = FrameReader(
         input_path,
-        eye_size=(width, height),
+        eye_size=decoded_size(width, height),
         depth_size=None if on_gpu else estimator.input_size(width, height),
         eye_format=renderer.eye_format,
         batch_size=batch_frames(dev, info.width * info.height),

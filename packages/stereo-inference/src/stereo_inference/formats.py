@@ -27,6 +27,13 @@ def _even(v: float) -> int:
     return max(2, math.ceil(v / 2) * 2)
 
 
+def decoded_size(width: int, height: int) -> tuple[int, int]:
+    """(width, height) a ``width`` x ``height`` source's frames are decoded at: its
+    own size, an odd side rounded up to even (a 4:4:4 or VP9 source may be
+    853x479; 4:2:0 planes of an odd size cannot be read or written)."""
+    return _even(width), _even(height)
+
+
 def eye_size(mode: OutputMode, width: int, height: int) -> tuple[int, int]:
     """(width, height) one eye is rendered at for a source of ``width`` x ``height``
     (even, so each eye's chroma planes are whole; see ``output_size``)."""

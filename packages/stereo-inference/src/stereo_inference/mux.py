@@ -14,7 +14,13 @@ from pathlib import Path
 import av
 from shared_types.models import Container
 from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import SourceStream, describe_stream, mux_command, video_labels
+from shared_types.stream_mux import (
+    SourceStream,
+    describe_stream,
+    mux_command,
+    video_labels,
+    video_start_s,
+)
 
 from stereo_inference.errors import EngineTransientError, InvalidInputError
 
@@ -23,15 +29,17 @@ log = logging.getLogger(__name__)
 _WRITER_TAGS = frozenset({"major_brand", "minor_version", "compatible_brands", "encoder"})
 
 
-def source_streams(path: Path) -> tuple[list[SourceStream], dict[str, str]]:
-    """The non-video streams of ``path`` and its video stream's language/title.
-    Raises InvalidInputError when it cannot be opened."""
+def source_streams(path: Path) -> tuple[list[SourceStream], dict[str, str], float]:
+    """The non-video streams of ``path``, its video stream's language/title, and
+    where its video begins after its other streams (s). Raises InvalidInputError
+    when it cannot be opened."""
     try:
         with av.open(str(path)) as container:
             streams = [describe_stream(s) for s in container.streams
                        if s.type in ("audio", "subtitle", "attachment")]
             videos = container.streams.video
-            return streams, video_labels(describe_stream(videos[0]) if videos else None)
+            return (streams, video_labels(describe_stream(videos[0]) if videos else None),
+                    video_start_s(container))
     except av.FFmpegError as exc:
         raise InvalidInputError(f"cannot read the streams of {Path(path).name}: {exc}") from exc
 
@@ -60,9 +68,9 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
     """Write ``output`` from ``video`` (copied) and the other streams of ``source``;
     ``packing`` ("sbs"/"tb"/None) adds MKV StereoMode or MP4 st3d. Returns what
     could not be kept (logged). Raises EngineTransientError when ffmpeg fails."""
-    streams, tags = source_streams(source)
+    streams, tags, start = source_streams(source)
     args, dropped = mux_command(video, source, output, container=container, streams=streams,
-                                packing=packing, video_tags=tags)
+                                packing=packing, video_tags=tags, video_start_s=start)
     if dropped:
         log.warning("%s cannot hold %s of %s; use mkv to keep them", container.value,
                     ", ".join(dropped), Path(source).name)

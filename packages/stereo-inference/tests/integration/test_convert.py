@@ -74,6 +74,55 @@ def test_a_rotated_phone_video_comes_out_upright_and_side_by_side(clip, tmp_path
     assert upright < 12 < np.abs(left - expected[::-1, ::-1]).mean()
 
 
+@pytest.mark.parametrize(("mode", "size"), [
+    (OutputMode.SBS, (324, 98)), (OutputMode.HALF_SBS, (162, 98)),
+    (OutputMode.HALF_TB, (162, 98)), (OutputMode.ANAGLYPH, (162, 98)),
+])
+def test_a_source_with_odd_sides_converts_to_the_next_even_size(tmp_path, mode, size):
+    """4:4:4 H.264 (or VP9, MPEG-4) may be 161x97; the 4:2:0 output rounds up."""
+    odd = tmp_path / "odd.mp4"
+    subprocess.run(
+        [ffmpeg_path(), "-loglevel", "error", "-f", "lavfi", "-i",
+         "testsrc2=size=162x98:rate=12:duration=1", "-vf", "scale=161:97", "-c:v", "libx264",
+         "-preset", "ultrafast", "-pix_fmt", "yuv444p", str(odd)], check=True, timeout=60,
+    )
+    out = tmp_path / "odd_out.mp4"
+    result = convert_file(odd, out, mode=mode)
+    converted = read_video(out)
+    assert converted["frames"] == result.frames == 12
+    assert converted["size"] == size == (result.width, result.height)
+
+
+@pytest.mark.timeout(120)  # the weight-free depth once looped for ever on it
+def test_a_source_of_a_few_pixels_converts_every_frame(tmp_path):
+    tiny = tmp_path / "tiny.mp4"
+    subprocess.run(
+        [ffmpeg_path(), "-loglevel", "error", "-f", "lavfi", "-i",
+         "testsrc2=size=2x2:rate=12:duration=1", "-c:v", "libx264", "-preset", "ultrafast",
+         "-pix_fmt", "yuv444p", str(tiny)], check=True, timeout=60,
+    )
+    out = tmp_path / "tiny_out.mp4"
+    result = convert_file(tiny, out, mode="sbs")
+    converted = read_video(out)
+    assert converted["frames"] == result.frames == 12
+    assert converted["size"] == (4, 2)
+
+
+def test_a_video_that_begins_after_its_audio_still_begins_there(clip, tmp_path):
+    late = tmp_path / "late.mp4"  # the picture 0.5 s after the sound, as in some captures
+    subprocess.run(
+        [ffmpeg_path(), "-loglevel", "error", "-itsoffset", "0.5", "-i", str(clip), "-i",
+         str(clip), "-map", "0:v", "-map", "1:a", "-c", "copy", str(late)],
+        check=True, timeout=60,
+    )
+    out = tmp_path / "late_out.mp4"
+    convert_file(late, out, mode="half-sbs")
+    with av.open(str(out)) as c:
+        starts = {s.type: float(s.start_time * s.time_base) for s in c.streams}
+    assert starts["video"] - starts["audio"] == pytest.approx(0.5, abs=1 / 24)
+    assert read_video(out)["frames"] == 24
+
+
 def test_audio_the_container_cannot_hold_is_reencoded_to_aac(tmp_path, clip):
     source = tmp_path / "mulaw.mov"  # mp4 cannot hold mu-law audio
     subprocess.run(

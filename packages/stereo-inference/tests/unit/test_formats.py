@@ -4,6 +4,7 @@ from shared_types.models import OutputMode
 
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.formats import (
+    decoded_size,
     eye_size,
     output_size,
     pack,
@@ -48,6 +49,13 @@ def test_output_keeps_the_source_geometry_exactly(source, mode, output, eye):
     # the rendered eyes pack to the output size, or within one pixel a side of it
     assert abs(pw - output[0]) <= 2
     assert abs(ph - output[1]) <= 2
+
+
+@pytest.mark.parametrize(("source", "decoded"), [
+    ((854, 480), (854, 480)), ((853, 479), (854, 480)), ((1, 1), (2, 2)),
+])
+def test_frames_are_decoded_at_the_source_size_rounded_up_to_even(source, decoded):
+    assert decoded_size(*source) == decoded
 
 
 def test_pack_places_left_first():

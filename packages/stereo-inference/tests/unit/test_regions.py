@@ -5,6 +5,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pytest
 
 from stereo_inference.depth import regions
 
@@ -49,3 +50,12 @@ def test_regions_found_while_another_thread_builds_the_tables_match_a_serial_run
     assert regions._tables_built
     for want, got in zip(expected, found, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.timeout(60)  # the bug was a loop that never ended
+@pytest.mark.parametrize("shape", [(8, 2), (2, 8), (1, 1), (8, 5)])
+def test_a_frame_smaller_than_a_superpixel_cell_is_one_region(shape):
+    rgb = np.random.default_rng(0).random((*shape, 3), dtype=np.float32)
+    labels = regions.segment(rgb)
+    assert labels.shape == shape
+    assert labels.min() == 0 and labels.max() == 0

@@ -27,6 +27,9 @@ from stereo_inference.arrays import is_tensor
 ROUNDS = 2  # a third round moved no figure of the quality bench
 RIDGE = 1.0  # relative to the normal matrix's mean diagonal
 _EPS = 0.05  # regularises the projection near the focus of expansion
+# DIS refuses frames smaller than about its patches (12 px); a tiny source's
+# frames are stretched to this many pixels a side for the flow, then back.
+MIN_FLOW_SIDE = 16
 
 
 @dataclass(frozen=True)
@@ -50,11 +53,22 @@ class FlowField:
         """(flow, consistency): flow (h,w,2) takes each pixel of ``cur`` (uint8 grey)
         to where it was in ``prev``; consistency (h,w) 0..1 is 1 where the
         previous frame, moved by the flow, matches the current one."""
-        flow = self._dis.calc(cur, prev, None)
+        flow = self._calc(cur, prev)
         moved = warp_back(prev.astype(np.float32), flow)
         error = np.abs(moved - cur.astype(np.float32))
         error = cv2.blur(error, (3, 3))
         return flow, np.clip(1.0 - error / 24.0, 0, 1).astype(np.float32)
+
+
+    def _calc(self, cur: np.ndarray, prev: np.ndarray) -> np.ndarray:
+        h, w = cur.shape
+        if min(h, w) >= MIN_FLOW_SIDE:
+            return self._dis.calc(cur, prev, None)
+        big = (max(w, MIN_FLOW_SIDE), max(h, MIN_FLOW_SIDE))
+        flow = self._dis.calc(cv2.resize(cur, big, interpolation=cv2.INTER_LINEAR),
+                              cv2.resize(prev, big, interpolation=cv2.INTER_LINEAR), None)
+        flow = cv2.resize(flow, (w, h), interpolation=cv2.INTER_AREA)
+        return flow * np.array([w / big[0], h / big[1]], np.float32)
 
 
 def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:

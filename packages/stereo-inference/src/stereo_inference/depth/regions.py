@@ -66,12 +66,15 @@ def segment(rgb: np.ndarray, *, step: int | None = None, k: float | None = None)
 def _superpixels(image: np.ndarray, step: int) -> tuple[np.ndarray, int]:
     h, w = image.shape[:2]
     markers = np.zeros((h, w), np.int32)
-    ys, xs = np.arange(step // 2, h, step), np.arange(step // 2, w, step)
+    # at least one seed a side: a frame a few pixels wide (a tiny source) is one cell
+    ys, xs = np.arange(min(step // 2, h // 2), h, step), np.arange(min(step // 2, w // 2), w, step)
     n = ys.size * xs.size
     markers[np.ix_(ys, xs)] = np.arange(1, n + 1, dtype=np.int32).reshape(ys.size, xs.size)
     cv2.watershed(image, markers)
     # The watershed marks the lines between basins (and the border) with -1:
     # each such pixel joins a neighbouring basin.
+    if (markers < 1).all():  # every seed lay on the border (1-2 pixels a side): one cell
+        markers[:] = 1  # (the other seeds got no pixels, which merging allows)
     unset = markers < 1
     while unset.any():
         grown = cv2.dilate(np.where(unset, 0, markers).astype(np.float32), np.ones((3, 3)))
