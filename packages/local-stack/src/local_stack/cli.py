@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import subprocess
 import sys
 import tempfile
@@ -151,6 +152,12 @@ def main(argv: list[str] | None = None, *,
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     console = Console(stderr=False)
+    if argv is None and args.command == "convert":
+        # a kill or a closed terminal ends the command the way Ctrl-C does: its job
+        # is cancelled, its workers drain and its temporary folder is removed
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), signal.default_int_handler)
     try:
         code = _run(args, console, waiting_workers)
         if argv is None and args.command == "convert":

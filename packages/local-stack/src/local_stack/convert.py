@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 from shared_types.backend_loader import load_backend
+from shared_types.cancel import cancel_job
 from shared_types.eta_history import learn_machine_rates
 from shared_types.models import Container, ConversionParams, JobStatus, OutputMode
 
@@ -61,6 +62,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     # first: the workers' start-up overlaps this process's own
     supervisor.start(dict(zip((spec.name for spec in specs), waiting_workers, strict=False)))
     media = HostedMediaWorker(settings)  # chunking and reassembly: threads of this process
+    backend, job = None, None
     try:
         media.start()
         backend = load_backend(settings)
@@ -83,8 +85,25 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
                                 timeout_s=settings.job_timeout_s,
                                 on_snapshot=on_snapshot, tick=supervisor.poll, rates=rates)
         fetch_result(backend, snap, request.output)  # before the workers' drain
+    except BaseException:  # Ctrl-C or SIGTERM (KeyboardInterrupt), a timeout, a bug
+        if job is not None:
+            _abandon(backend, job.job_id)  # the workers stop at their next heartbeat
+        raise
     finally:
         media.stop(0)  # asks it to drain; the video-workers drain meanwhile
         supervisor.stop()
         media.stop(settings.drain_timeout_s)
     return snap
+
+
+def _abandon(backend, job_id: str) -> None:
+    """Cancel the job this command gives up on, so that it does not stay in
+    progress with no worker left to finish it (a kept ``--data-dir`` outlives
+    the command). Never raises: the reason the command stops matters more."""
+    try:
+        job = backend.jobs.get(job_id)
+        if job is not None and not job.status.is_final:
+            cancel_job(backend, job)
+            log.info("job_id=%s cancelled: the command stopped before it ended", job_id)
+    except Exception:  # noqa: BLE001 (a store error or a race with its end)
+        log.warning("job_id=%s could not be cancelled", job_id, exc_info=True)

@@ -1,10 +1,20 @@
 """``stereo-spot convert`` end to end: real worker processes, ffmpeg, SQLite, heuristic depth."""
 
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
+from local_adapters import build_backend
+from shared_types.models import JobStatus
+from shared_types.testing.media import make_video
 
+from local_stack.settings import StackSettings
 from local_stack.testing.media import video_facts
+
+VENV_BIN = Path(sys.executable).parent
 
 W, H, FRAMES = 160, 96, 12 * 24
 
@@ -45,3 +55,65 @@ def test_convert_of_a_file_that_is_not_a_video_fails_with_one_line(
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("stereo-spot: conversion failed during chunking")
     assert not (tmp_path / "o.mp4").exists()
+
+
+def _live_video_workers(marker: str) -> list[int]:
+    """Pids of running video-workers started with ``marker`` in their environment."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline, environ = (entry / "cmdline").read_bytes(), (entry / "environ").read_bytes()
+        except OSError:  # gone meanwhile, or not ours
+            continue
+        if b"video-worker" in cmdline and marker.encode() in environ:
+            pids.append(int(entry.name))
+    return pids
+
+
+def _wait_for(predicate, timeout_s: float = 120.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("kept_data", [True, False], ids=["data-dir", "temporary"])
+def test_a_convert_killed_mid_job_cancels_it_and_leaves_no_worker_or_files(
+    kept_data, tmp_path: Path, stack_env
+):
+    """SIGTERM (``kill``, a closed terminal's SIGHUP alike) ends ``convert`` the
+    way Ctrl-C does: its job is cancelled, not left in progress with nobody to
+    finish it, its workers are gone and its temporary folder is removed."""
+    clip = make_video(tmp_path / "long.mp4", seconds=20, size=(640, 360), fps=24)
+    tmp, data, out = tmp_path / "tmp", tmp_path / "data", tmp_path / "out.mp4"
+    tmp.mkdir()
+    env = {**stack_env(data), "TMPDIR": str(tmp)}
+    args = [str(VENV_BIN / "stereo-spot"), "convert", str(clip), "-o", str(out),
+            "--workers", "1", "--segment-seconds", "4"]
+    proc = subprocess.Popen([*args, *(["--data-dir", str(data)] if kept_data else [])],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        def converting() -> bool:
+            return any("inference attempt" in log.read_text()
+                       for log in tmp_path.glob("**/logs/video-worker-*.log"))
+
+        assert _wait_for(converting), "no segment conversion ever started"
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr
+    assert not out.exists()
+    assert _live_video_workers(str(tmp)) == []
+    if kept_data:
+        backend = build_backend(StackSettings(_env_file=None, data_dir=data))
+        [job] = backend.jobs.list_by_status(JobStatus.CANCELLED).items
+        assert backend.jobs.list_in_progress() == []
+    else:
+        assert list(tmp.glob("stereo-spot-*")) == []
