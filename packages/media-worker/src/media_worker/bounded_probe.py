@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
+from shared_types.stream_mux import describe_stream, video_labels
 
 from media_worker.errors import SourceUnreachableError, UnusableVideoError
 from media_worker.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
@@ -53,6 +54,8 @@ class SourceInfo:
     # x265's default): a ``-c copy`` cut at that keyframe loses them
     has_leading_frames: bool = False
     video_codec: str = ""  # FFmpeg's name of the video codec (h264, prores, ...)
+    # the video stream's language and title (``stream_mux.video_labels``), as pairs
+    video_labels: tuple[tuple[str, str], ...] = ()
 
 
 def _reject(reason: str) -> UnusableVideoError:
@@ -92,6 +95,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
         has_audio = bool(container.streams.audio)
         container_name = container.format.name
         codec = stream.codec_context.name
+        labels = tuple(video_labels(describe_stream(stream)).items())
     if frames == 0 or end_s <= 0:
         raise _reject(f"{NOT_A_VIDEO} (it has no video frames; its duration is zero).")
     if duration is not None and end_s + max(1.0, 0.05 * duration) < duration:
@@ -103,7 +107,8 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
     _check_work(frames, end_s, width, height, limits)
     return SourceInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
-                     container=container_name, has_leading_frames=leading, video_codec=codec)
+                     container=container_name, has_leading_frames=leading, video_codec=codec,
+                     video_labels=labels)
 
 
 @dataclass(frozen=True)

@@ -88,10 +88,11 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None,
     for SBS/TB. Raises ValueError for segments outside ``dest``'s folder,
     Ffmpeg*Error or Mp4BoxError."""
     kept = streams_of(side) if side is not None else FileStreams([], {})
+    labels = _carried_labels(segments[0])
     joined = concat_input(segments, dest.parent / "concat.txt")
     args, dropped = mux_command(segments[0], side or segments[0], dest, container=container,
                                 streams=kept.streams, packing=packing_of(mode),
-                                video_tags=kept.video_tags, video_input=joined,
+                                video_tags=labels, video_input=joined,
                                 video_start_s=kept.video_start_s)
     if dropped:
         log.warning("%s cannot hold %s; they are left out", container.value, ", ".join(dropped))
@@ -99,3 +100,13 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None,
     if container is Container.MP4 and packing_of(mode):
         add_st3d(dest, packing_of(mode))
     return dest
+
+
+def _carried_labels(segment: Path) -> dict[str, str]:
+    """The source video's language and title, which travelled with the picture
+    in every converted segment (the side file has no video stream); none when
+    the segment cannot be read here (the mux then says what is wrong with it)."""
+    try:
+        return streams_of(segment).video_tags
+    except UnusableVideoError:
+        return {}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from shared_types.hdr import Color, HdrInfo, x265_cli_args
@@ -81,18 +81,22 @@ def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
 
 
 def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_seconds: float,
-                   *, on_tick: Callable[[], None] | None = None) -> list[Path]:
+                   *, labels: Sequence[tuple[str, str]] = (),
+                   on_tick: Callable[[], None] | None = None) -> list[Path]:
     """Cut the video of ``source`` into ``out_dir/00000.mp4, 00001.mp4, ...`` of
     about ``segment_seconds`` each, in order, listed with their start times in
     ``out_dir/segments.csv`` (every other stream is kept aside whole:
-    ``media_worker.side_streams``). Raises Ffmpeg*Error, or FfmpegFailedError
-    when ffmpeg produced no segment."""
+    ``media_worker.side_streams``), each labelled with ``labels`` (the source
+    video's language and title: an MP4 source's title, read back as "name",
+    would not be copied). Raises Ffmpeg*Error, or FfmpegFailedError when
+    ffmpeg produced no segment."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in [*out_dir.glob("*.mp4"), *out_dir.glob(SEGMENT_LIST)]:
         stale.unlink()
+    label_args = [arg for key, value in labels for arg in ("-metadata:s:v:0", f"{key}={value}")]
     runner.run([
         *file_input(source),
-        "-map", "0:v:0", "-c", "copy",
+        "-map", "0:v:0", "-c", "copy", *label_args,
         "-f", "segment", "-segment_time", f"{segment_seconds:g}",
         "-segment_time_delta", SEGMENT_TIME_DELTA, "-reset_timestamps", "1",
         "-segment_list", str(out_dir / SEGMENT_LIST), "-segment_list_type", "csv",
@@ -125,4 +129,5 @@ def prepare_and_split(runner: FfmpegRunner, source: Path, info: SourceInfo, work
         source = reencode_with_keyframes(runner, source, work / "keyframed.mp4",
                                          segment_seconds, color=color, hdr=hdr,
                                          on_tick=on_tick)
-    return split_segments(runner, source, work / "segments", segment_seconds, on_tick=on_tick)
+    return split_segments(runner, source, work / "segments", segment_seconds,
+                          labels=info.video_labels, on_tick=on_tick)

@@ -172,6 +172,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
             "-metadata", f"{VIDEO_START_TAG}="]  # (a side file's note, not the user's tag)
     for key, value in (video_tags or {}).items():
         args += ["-metadata:s:v:0", f"{key}={value}"]
+    if video_tags and "title" in video_tags:  # an MP4 input's spelling of it, not a second tag
+        args += ["-metadata:s:v:0", "name="]
     if container is Container.MKV and packing in MKV_STEREO_MODE:
         args += ["-metadata:s:v:0", f"stereo_mode={MKV_STEREO_MODE[packing]}"]
     if container is Container.MP4:

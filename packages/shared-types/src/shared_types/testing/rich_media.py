@@ -20,6 +20,9 @@ MASTER_DISPLAY = "G(8500,39850)B(6550,2300)R(35400,14600)WP(15635,16450)L(100000
 MAX_CLL = "1000,400"
 
 
+# the video stream's own labels (a multi-camera or dubbed release names its picture)
+VIDEO_LANGUAGE, VIDEO_TITLE = "jpn", "Main camera"
+
 @dataclass(frozen=True)
 class AudioTrack:
     language: str  # ISO 639-2, as MP4 and MKV store it
@@ -125,7 +128,8 @@ def make_rich_video(
         meta.write_text(_ffmetadata(metadata, chapters), encoding="utf-8")
         args += ["-f", "ffmetadata", "-i", str(meta)]
         meta_input = inputs
-        args += ["-map", "0:v:0"]
+        args += ["-map", "0:v:0", "-metadata:s:v:0", f"language={VIDEO_LANGUAGE}",
+                 "-metadata:s:v:0", f"title={VIDEO_TITLE}"]
         for i, track in enumerate(audio):
             args += ["-map", f"{i + 1}:a:0", f"-metadata:s:a:{i}", f"language={track.language}",
                      f"-metadata:s:a:{i}", f"title={track.title}"]
