@@ -3,13 +3,13 @@
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from local_adapters import build_backend
 from shared_types.models import JobStatus
 from shared_types.testing.media import make_video
+from shared_types.testing.waiting import wait_until
 
 from local_stack.settings import StackSettings
 from local_stack.testing.media import video_facts
@@ -72,15 +72,6 @@ def _live_video_workers(marker: str) -> list[int]:
     return pids
 
 
-def _wait_for(predicate, timeout_s: float = 120.0) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
-
-
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux's /proc")
 @pytest.mark.parametrize("kept_data", [True, False], ids=["data-dir", "temporary"])
 def test_a_convert_killed_mid_job_cancels_it_and_leaves_no_worker_or_files(
@@ -102,7 +93,7 @@ def test_a_convert_killed_mid_job_cancels_it_and_leaves_no_worker_or_files(
             return any("inference attempt" in log.read_text()
                        for log in tmp_path.glob("**/logs/video-worker-*.log"))
 
-        assert _wait_for(converting), "no segment conversion ever started"
+        assert wait_until(converting, timeout_s=120), "no segment conversion ever started"
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=120)
     finally:

@@ -3,21 +3,13 @@
 import signal
 import sys
 import threading
-import time
 from pathlib import Path
+
+from shared_types.testing.waiting import wait_until
 
 from local_stack.supervisor import ChildSpec, Supervisor, backoff_delay
 
 PY = sys.executable
-
-
-def _wait_until(predicate, timeout_s=20.0):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _program_signalling_ready(tmp_path: Path, setup: str) -> str:
@@ -32,7 +24,7 @@ def test_a_crashing_child_is_restarted_with_growing_backoff():
                      backoff_base_s=0.05, backoff_max_s=0.2, drain_timeout_s=2)
     sup.start()
     try:
-        assert _wait_until(lambda: (sup.poll(), sup.restarts()["crasher"] >= 3)[1])
+        assert wait_until(lambda: (sup.poll(), sup.restarts()["crasher"] >= 3)[1])
     finally:
         sup.stop()
 
@@ -41,19 +33,22 @@ def test_backoff_doubles_up_to_its_cap():
     assert [backoff_delay(n, 0.5, 3.0) for n in (1, 2, 3, 4, 5)] == [0.5, 1.0, 2.0, 3.0, 3.0]
 
 
+def _draining_child(tmp_path: Path, drain: str, drain_timeout_s: float) -> Supervisor:
+    """A started supervisor of one ready child that runs ``drain`` (lines of
+    Python, indented by four) on SIGTERM, then exits 0."""
+    on_term = "def drain(*_):\n" + drain + "    sys.exit(0)\n" \
+        "signal.signal(signal.SIGTERM, drain)\n"
+    program = _program_signalling_ready(tmp_path, on_term)
+    sup = Supervisor([ChildSpec("worker", [PY, "-c", program])], drain_timeout_s=drain_timeout_s)
+    sup.start()
+    assert wait_until(lambda: (tmp_path / "ready").exists())
+    return sup
+
+
 def test_stop_forwards_sigterm_and_waits_for_the_child_to_drain(tmp_path: Path):
     marker = tmp_path / "drained"
-    on_term = (
-        "def drain(*_):\n"
-        "    time.sleep(0.3)\n"
-        f"    pathlib.Path({str(marker)!r}).write_text('ok')\n"
-        "    sys.exit(0)\n"
-        "signal.signal(signal.SIGTERM, drain)\n"
-    )
-    program = _program_signalling_ready(tmp_path, on_term)
-    sup = Supervisor([ChildSpec("worker", [PY, "-c", program])], drain_timeout_s=10)
-    sup.start()
-    assert _wait_until(lambda: (tmp_path / "ready").exists())
+    sup = _draining_child(tmp_path, "    time.sleep(0.3)\n"
+                          f"    pathlib.Path({str(marker)!r}).write_text('ok')\n", 10)
     stop = threading.Event()
     stop.set()
     assert sup.run(stop) is True
@@ -65,22 +60,15 @@ def test_begin_stop_signals_once_without_waiting_and_stop_then_waits(tmp_path: P
     """``convert`` asks its video-workers to drain while reassembly runs: the
     signal goes out at once, the wait comes later, and nothing is restarted."""
     terms, go = tmp_path / "terms", tmp_path / "go"
-    on_term = (  # a drain that lasts until the test lets it end
-        "def drain(*_):\n"
-        f"    with open({str(terms)!r}, 'a') as f: f.write('term\\n')\n"
-        f"    while not pathlib.Path({str(go)!r}).exists(): time.sleep(0.02)\n"
-        "    sys.exit(0)\n"
-        "signal.signal(signal.SIGTERM, drain)\n"
-    )
-    program = _program_signalling_ready(tmp_path, on_term)
-    sup = Supervisor([ChildSpec("worker", [PY, "-c", program])], drain_timeout_s=30)
-    sup.start()
-    assert _wait_until(lambda: (tmp_path / "ready").exists())
+    sup = _draining_child(tmp_path,  # a drain that lasts until the test lets it end
+                          f"    with open({str(terms)!r}, 'a') as f: f.write('term\\n')\n"
+                          f"    while not pathlib.Path({str(go)!r}).exists(): time.sleep(0.02)\n",
+                          30)
     [still_running] = sup.begin_stop()
-    assert _wait_until(terms.exists)
+    assert wait_until(terms.exists)
     assert still_running.poll() is None  # begin_stop did not wait for the drain
     go.write_text("1")
-    assert _wait_until(lambda: still_running.poll() is not None)
+    assert wait_until(lambda: still_running.poll() is not None)
     sup.poll()  # an exit after begin_stop is not a crash to restart
     assert sup.stop() is True
     assert terms.read_text() == "term\n"  # stop did not signal it a second time
@@ -92,7 +80,7 @@ def test_a_child_that_ignores_sigterm_is_killed_after_the_grace(tmp_path: Path):
                                         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n")
     sup = Supervisor([ChildSpec("stubborn", [PY, "-c", program])], drain_timeout_s=0.5)
     sup.start()
-    assert _wait_until(lambda: (tmp_path / "ready").exists())
+    assert wait_until(lambda: (tmp_path / "ready").exists())
     assert sup.stop() is False
     assert sup.pids() == {}
 
@@ -103,7 +91,7 @@ def test_children_get_their_environment_and_logs_go_to_the_log_dir(tmp_path: Pat
                      log_dir=tmp_path / "logs", backoff_base_s=60)
     sup.start()
     log = tmp_path / "logs" / "env.log"
-    assert _wait_until(lambda: log.exists() and "value=42" in log.read_text())
+    assert wait_until(lambda: log.exists() and "value=42" in log.read_text())
     sup.stop()
 
 
@@ -123,11 +111,11 @@ def test_children_die_when_the_supervisor_is_killed(tmp_path: Path):
 
     proc = subprocess.Popen([PY, "-c", parent])
     try:
-        assert _wait_until(lambda: pidfile.exists() and pidfile.read_text())
+        assert wait_until(lambda: pidfile.exists() and pidfile.read_text())
         child_pid = int(pidfile.read_text())
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-        assert _wait_until(lambda: not Path(f"/proc/{child_pid}").exists()
+        assert wait_until(lambda: not Path(f"/proc/{child_pid}").exists()
                            or "Z" in Path(f"/proc/{child_pid}/stat").read_text().split()[2])
     finally:
         proc.kill()
@@ -152,7 +140,7 @@ def _started_with(tmp_path: Path, waiting, x: str) -> tuple[str, int]:
     sup.start({"worker": waiting})
     log = tmp_path / "worker.log"
     try:
-        assert _wait_until(lambda: log.exists() and log.read_text().endswith("\n"))
+        assert wait_until(lambda: log.exists() and log.read_text().endswith("\n"))
         return log.read_text().splitlines()[0], sup.pids()["worker"]
     finally:
         sup.stop()
