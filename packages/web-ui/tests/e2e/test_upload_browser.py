@@ -249,3 +249,18 @@ def test_a_small_file_goes_up_in_one_form_post(counted, browser, tmp_path):
     job = only_job(backend)
     assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
     assert posts == [204] and counter.puts == []
+
+
+def test_a_file_with_a_name_longer_than_a_title_becomes_a_job_named_after_it(
+        server, browser, tmp_path):
+    base, backend = server
+    stem = "Summer-holiday-by-the-lake-" * 9  # 243 characters: over the 200 of a title
+    source = tmp_path / f"{stem}.mp4"
+    source.write_bytes(os.urandom(MIN_PART_BYTES // 2))
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(base + "/")
+    page.set_input_files("#source-file", str(source))
+    page.wait_for_url("**/jobs/*", timeout=60_000)
+    job = only_job(backend)
+    assert job.title == stem[:200]
+    assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()

@@ -187,11 +187,10 @@
       note.querySelector("span").textContent = waiting.map(function (w) { return w.name; }).join(", ");
     }
 
-    function createJob(file) {
+    // A job left without a title is named after its file by the server when
+    // the upload starts (uploads.title_from_file_name, which fits any name).
+    function createJob() {
       var data = new FormData(form);
-      if (!String(data.get("title") || "").trim()) {
-        data.set("title", file.name.replace(/\.[^.]*$/, ""));
-      }
       return fetch(form.action, { method: "POST", body: data, credentials: "same-origin" })
         .then(function (r) {
           var m = /\/jobs\/([0-9a-f-]{36})$/.exec(new URL(r.url).pathname);
@@ -207,7 +206,7 @@
       zone.classList.add("busy");
       text("upload-name", file.name);
       var old = window.StereoUpload.saved(file);
-      var job = old ? Promise.resolve(old.jobId) : createJob(file);
+      var job = old ? Promise.resolve(old.jobId) : createJob();
       job.then(function (jobId) {
         var link = document.getElementById("upload-job-link");
         link.href = "/jobs/" + jobId;
