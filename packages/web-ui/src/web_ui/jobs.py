@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 import uuid
 
 from pydantic import BaseModel
@@ -14,7 +15,9 @@ from shared_types.ports import Backend
 
 from web_ui.errors import BadRequestError, JobStateError, PageNotFoundError
 
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+# Letters and digits of any script stay (the storage sends the name as UTF-8
+# ``filename*``); path, quote, control and symbol characters do not.
+_UNSAFE_NAME = re.compile(r"[^\w.-]+")
 MAX_NAME_STEM = 80
 MAX_CURSOR_LENGTH = 512
 
@@ -56,7 +59,8 @@ def create_job(backend: Backend, request: CreateJobRequest) -> Job:
 def download_name(job: Job) -> str:
     """A safe file name that carries the layout tag VR players detect,
     e.g. ``holiday_LRF_Full_SBS.mp4``."""
-    stem = _UNSAFE_NAME.sub("_", job.title or "").strip("._-")[:MAX_NAME_STEM]
+    title = unicodedata.normalize("NFC", job.title or "")  # é, not e + U+0301
+    stem = _UNSAFE_NAME.sub("_", title).strip("._-")[:MAX_NAME_STEM]
     stem = stem or f"stereo-spot-{job.job_id[:8]}"
     return f"{stem}_{LAYOUT_TAGS[job.mode]}.{job.container.value}"
 
