@@ -1,0 +1,57 @@
+"""The pages without a mouse and on a narrow phone screen, in a real Chromium."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from shared_types.keys import source_key
+from shared_types.models import (
+    MIN_PART_BYTES,
+)
+
+from .conftest import VIEWPORT
+from .test_upload_browser import only_job
+
+ACTIVE_ID = "() => document.activeElement && document.activeElement.id"
+
+
+def tab_to(page, element_id: str, *, max_tabs: int = 40) -> None:
+    """Press Tab until the element with ``element_id`` has the focus."""
+    for _ in range(max_tabs):
+        page.keyboard.press("Tab")
+        if page.evaluate(ACTIVE_ID) == element_id:
+            return
+    raise AssertionError(f"#{element_id} is never reached with the Tab key")
+
+
+def first_chooser(page, choosers: list, timeout_s: float = 30):
+    """The first file chooser the page opened (``choosers`` fills from the
+    page's ``filechooser`` events)."""
+    deadline = time.monotonic() + timeout_s
+    while not choosers:
+        assert time.monotonic() < deadline, "the file chooser never opened"
+        page.wait_for_timeout(20)  # lets Playwright deliver the page's events
+    return choosers[0]
+
+
+def test_a_keyboard_user_picks_a_video_in_the_drop_zone(server, browser, tmp_path):
+    base, backend = server
+    source = tmp_path / "walk.mp4"
+    source.write_bytes(os.urandom(MIN_PART_BYTES // 2))
+    page = browser.new_page(viewport=VIEWPORT)
+    # Listening from the start turns on the interception of file choosers
+    # before any opens (expect_file_chooser turns it on too late, at times).
+    choosers = []
+    page.on("filechooser", lambda chooser: choosers.append(chooser))
+    page.goto(base + "/")
+    tab_to(page, "source-file")
+    assert page.eval_on_selector(
+        "#drop-zone .pick", "e => getComputedStyle(e).outlineStyle") != "none", \
+        "the focused file picker shows the focus"
+    page.keyboard.press("Enter")
+    first_chooser(page, choosers).set_files(str(source))
+    page.wait_for_url("**/jobs/*", timeout=60_000)
+    job = only_job(backend)
+    assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
+
