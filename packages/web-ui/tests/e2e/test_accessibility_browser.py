@@ -5,14 +5,22 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
 from shared_types.keys import source_key
 from shared_types.models import (
     MIN_PART_BYTES,
+    Job,
+    JobStatus,
+    JobUpdate,
+    OutputMode,
+    new_job_id,
+    now,
 )
 
 from .conftest import VIEWPORT
 from .test_upload_browser import only_job
 
+PHONE = {"width": 360, "height": 740}
 ACTIVE_ID = "() => document.activeElement && document.activeElement.id"
 
 
@@ -55,3 +63,23 @@ def test_a_keyboard_user_picks_a_video_in_the_drop_zone(server, browser, tmp_pat
     job = only_job(backend)
     assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
 
+
+def add_finished_jobs(backend, count: int) -> None:
+    for i in range(count):
+        job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS, title=f"Beach day {i}")
+        backend.jobs.create(job)
+        backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED, completed_at=now()))
+
+
+@pytest.mark.parametrize("path", ["/", "/jobs"])
+def test_on_a_phone_the_job_lists_fit_the_screen(server, browser, path):
+    base, backend = server
+    add_finished_jobs(backend, 3)
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.goto(base + path)
+    assert page.locator("table.jobs tbody tr").count() == 3
+    page_width, screen_width = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert page_width <= screen_width, "the page scrolls sideways"
+    context.close()
