@@ -83,3 +83,22 @@ def test_on_a_phone_the_job_lists_fit_the_screen(server, browser, path):
         "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert page_width <= screen_width, "the page scrolls sideways"
     context.close()
+
+
+UNNAMED = """() => [...document.querySelectorAll('input, select, textarea, progress, button')]
+  .filter(e => e.type !== 'hidden')
+  .filter(e => !((e.labels && e.labels.length) || e.getAttribute('aria-label')
+                 || e.getAttribute('aria-labelledby') || e.textContent.trim()))
+  .map(e => e.outerHTML.slice(0, 80))"""
+
+
+def test_every_control_and_progress_bar_has_a_name(server, browser):
+    base, backend = server
+    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS, title="Converting")
+    backend.jobs.create(job)
+    backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
+                                              total_segments=2))
+    page = browser.new_page(viewport=VIEWPORT)
+    for path in ("/", f"/jobs/{job.job_id}"):
+        page.goto(base + path)
+        assert page.evaluate(UNNAMED) == [], path
