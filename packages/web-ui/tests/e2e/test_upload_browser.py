@@ -264,3 +264,22 @@ def test_a_file_with_a_name_longer_than_a_title_becomes_a_job_named_after_it(
     job = only_job(backend)
     assert job.title == stem[:200]
     assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
+
+
+def test_cancelling_a_dropped_files_upload_cancels_the_job_it_created(
+        counted, browser, tmp_path):
+    base, backend, counter = counted
+    source = tmp_path / "wrong film.mp4"
+    source.write_bytes(os.urandom(5 * MIN_PART_BYTES + 4321))  # 6 parts
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(base + "/")
+    page.set_input_files("#source-file", str(source))
+    wait_until(counter.stored_parts, "a first part stored")
+    page.click("#upload-cancel")
+    page.wait_for_function(
+        "() => /job was cancelled/.test(document.getElementById('upload-message').textContent)")
+    assert not page.is_visible("#upload-cancel")
+    job = backend.jobs.list_by_status(JobStatus.CANCELLED, limit=10).items
+    assert [j.title for j in job] == ["wrong film"]
+    assert backend.jobs.list_in_progress(limit=10) == []
+    assert not backend.input_storage.exists(source_key(job[0].job_id))

@@ -104,7 +104,9 @@
 
   // Upload `file` into job `jobId`, drawing progress, speed and time left into
   // the #upload-* elements of the page. Resolves when the source is stored.
-  function uploadWithUi(file, jobId, singleBytes) {
+  // With `jobGoesWithIt` (the job was made for this file, by a drop), Cancel
+  // cancels the job too, so it does not wait for an upload that never comes.
+  function uploadWithUi(file, jobId, singleBytes, jobGoesWithIt) {
     askNotificationPermission();
     var bar = document.getElementById("upload-progress");
     var cancel = document.getElementById("upload-cancel");
@@ -122,7 +124,16 @@
     if (cancel) {
       cancel.hidden = false;
       cancel.onclick = function () {
-        upload.cancel().then(function () { text("upload-message", "Upload cancelled."); });
+        cancel.hidden = true;
+        upload.cancel().then(function () {
+          if (!jobGoesWithIt) { text("upload-message", "Upload cancelled."); return null; }
+          return window.StereoUpload.api("POST", "/api/jobs/" + jobId + "/cancel", {}).then(
+            function () { text("upload-message", "Upload cancelled; its job was cancelled too."); },
+            function (err) {
+              text("upload-message", "Upload cancelled, but its job could not be cancelled (" +
+                err.message + "); cancel it from its job page.");
+            });
+        });
       };
     }
     return upload.run().then(function () {
@@ -211,7 +222,7 @@
         var link = document.getElementById("upload-job-link");
         link.href = "/jobs/" + jobId;
         link.hidden = false;
-        return uploadWithUi(file, jobId, Number(zone.dataset.singleBytes || 0)).then(function () {
+        return uploadWithUi(file, jobId, Number(zone.dataset.singleBytes || 0), true).then(function () {
           window.location.href = "/jobs/" + jobId;
         });
       }).catch(function (err) {
