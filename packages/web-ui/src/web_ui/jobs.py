@@ -9,6 +9,7 @@ import uuid
 from pydantic import BaseModel
 from shared_types.dtos import CreateJobRequest, PresignedPlaybackResponse
 from shared_types.errors import PermanentError
+from shared_types.job_updates import job_sort_time
 from shared_types.keys import final_key, poster_key
 from shared_types.models import LAYOUT_TAGS, Job, JobStatus, new_job_id
 from shared_types.ports import Backend
@@ -100,6 +101,12 @@ class JobListing(BaseModel):
     @property
     def jobs(self) -> list[Job]:
         return self.in_progress + self.failed + self.completed
+
+    def recent(self, limit: int) -> list[Job]:
+        """At most ``limit`` jobs: those in progress, then those that ended, newest
+        first whether they failed or not (old failures never hide a new result)."""
+        ended = sorted(self.failed + self.completed, key=job_sort_time, reverse=True)
+        return (self.in_progress + ended)[:limit]
 
 
 def _stopped(backend: Backend, limit: int) -> list[Job]:
