@@ -216,8 +216,11 @@
       if (problem) { text("upload-message", problem); panel.classList.add("failed"); return; }
       zone.classList.add("busy");
       text("upload-name", file.name);
-      var old = window.StereoUpload.saved(file);
-      var job = old ? Promise.resolve(old.jobId) : createJob();
+      // An interrupted upload of this file resumes into its job; one another
+      // tab is sending belongs to that tab: this drop makes its own job.
+      var job = window.StereoUpload.resumable(file).then(function (old) {
+        return old ? old.jobId : createJob();
+      });
       job.then(function (jobId) {
         var link = document.getElementById("upload-job-link");
         link.href = "/jobs/" + jobId;
