@@ -8,6 +8,7 @@ loading the engine. Weights of ``name`` live in ``<models_dir>/<name>``
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +68,16 @@ def installed_bytes(name: str, models_dir: Path | None) -> int:
 def needs_weights(model: DepthModel | str) -> bool:
     """Whether ``model`` loads weights from the models folder (heuristic and iw3 do not)."""
     return str(model) in CATALOG
+
+
+IW3_MISSING = ("depth model 'iw3' needs nagadomi/nunif's iw3 package, which is installed "
+               "only in the GPU image (packages/stereo-inference/Dockerfile); choose another "
+               "depth model")
+
+
+def iw3_installed() -> bool:
+    """True when nagadomi/nunif's ``iw3`` package can be imported by this interpreter."""
+    return importlib.util.find_spec("iw3") is not None
 
 
 def best_installed(models_dir: Path | None) -> DepthModel:

@@ -22,6 +22,11 @@ from shared_types.models import SegmentHeartbeat
 
 STALE_S = 30.0
 WINDOW_S = 30.0
+# Workers beat every few seconds (video-worker: 2 s), so the page counts what a
+# live segment made since its last beat, but never more than this long: a
+# worker silent for longer is late or dead (killed, stalled), and counting on
+# would show its segment finishing, then fall back when its beat goes stale.
+EXTRAPOLATE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,14 @@ def window_fps(beats: Sequence[SegmentHeartbeat], *, now: float,
         if overlap > 0:
             frames += b.frames_done * overlap / duration
     return frames / span if frames > 0 else None
+
+
+def frames_since_beat(beat: SegmentHeartbeat, fps: float, *, now: float,
+                      frames_left: float) -> float:
+    """Frames a live segment likely made since its last beat at ``fps``: at most
+    ``EXTRAPOLATE_S`` worth, and never more than it had left."""
+    silent_s = min(max(0.0, now - beat.last_heartbeat), EXTRAPOLATE_S)
+    return min(fps * silent_s, max(0.0, frames_left))
 
 
 def frames_done_by(beats: Sequence[SegmentHeartbeat], done: Collection[int],
@@ -83,9 +96,10 @@ def tally_frames(beats: Sequence[SegmentHeartbeat], done: Collection[int],
     live = [b for b in beats if b.segment_index not in done and now - b.last_heartbeat <= stale_s]
     fps = window_fps(beats, now=now, window_s=window_s)
     # Beats are seconds apart: count the frames live segments made since their last one.
-    since_beats = sum(min(b.fps * (now - b.last_heartbeat),
-                          max(0, (b.frames_total or b.frames_done) - b.frames_done))
-                      for b in live if b.fps)
+    since_beats = sum(
+        frames_since_beat(b, b.fps, now=now,
+                          frames_left=(b.frames_total or b.frames_done) - b.frames_done)
+        for b in live if b.fps)
     eta = None
     if fps and frames_total is not None:
         eta = max(0.0, frames_total - frames_done - since_beats) / fps

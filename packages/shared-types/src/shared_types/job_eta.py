@@ -23,7 +23,12 @@ from dataclasses import dataclass
 from statistics import median
 
 from shared_types.eta_history import MachineRates, worker_gaps
-from shared_types.frame_progress import STALE_S, frames_done_by
+from shared_types.frame_progress import (
+    EXTRAPOLATE_S,
+    STALE_S,
+    frames_done_by,
+    frames_since_beat,
+)
 from shared_types.models import Job, JobStatus, SegmentCompletion, SegmentHeartbeat
 
 CONFIDENCE_S = 10.0  # worker seconds measured on this job that weigh as much as the history
@@ -137,9 +142,10 @@ def _work_percent(m: _Stages, status: JobStatus, beats: Sequence[SegmentHeartbea
                    + m.overhead * m.segments / m.workers)
         weights = (m.lead, convert, m.tail)
     # Beats are seconds apart: count what live segments made since their last one.
-    since_beats = sum(min(m.fps * (now - b.last_heartbeat),
-                          max(0.0, (b.frames_total or m.per_segment) - b.frames_done))
-                      for b in m.live) if m.fps else 0.0
+    since_beats = sum(
+        frames_since_beat(b, m.fps, now=now,
+                          frames_left=(b.frames_total or m.per_segment) - b.frames_done)
+        for b in m.live) if m.fps else 0.0
     frames = min(m.total, frames_done_by(beats, done, m.per_segment) + since_beats)
     lead_part = 1.0 if beats else min(0.95, (now - m.started) / m.lead) if m.lead > 0 else 0.5
     parts = (lead_part, frames / m.total, 0.0)
@@ -154,7 +160,7 @@ def _time_left(m: _Stages, fps: float, beats: Sequence[SegmentHeartbeat],
                done: Collection[int], now: float) -> float:
     """Seconds until the last segment is converted at ``fps`` per worker, plus the tail."""
     free_at = [now + max(0.0, ((b.frames_total or m.per_segment) - b.frames_done) / fps
-                         - (now - b.last_heartbeat)) for b in m.live]
+                         - min(now - b.last_heartbeat, EXTRAPOLATE_S)) for b in m.live]
     first_free = now if beats else max(now, m.started + m.lead)
     free_at += [first_free] * max(0, m.workers - len(free_at))
     in_live = sum(b.frames_total or m.per_segment for b in m.live)

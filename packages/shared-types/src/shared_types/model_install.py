@@ -18,6 +18,7 @@ from pathlib import Path
 
 from shared_types.depth_models import CATALOG, model_folder
 from shared_types.errors import ModelDownloadError, ModelUnavailableError
+from shared_types.models import DepthModel
 
 REQUIRED = ("config.json", "model.safetensors")
 OPTIONAL = ("preprocessor_config.json",)
@@ -113,15 +114,26 @@ def _progress_class(filename: str, progress: Progress | None):
 
 
 def check_model_available(name: str, models_dir: Path | None, *, auto_download: bool,
-                          endpoint: str | None = None, timeout_s: float = 3.0) -> None:
+                          endpoint: str | None = None, timeout_s: float = 3.0,
+                          engine_here: bool = True) -> None:
     """Refuse a job at creation when its depth model cannot run here.
 
     Fine when ``name`` needs no weights, is installed, or may be downloaded on
-    first use (``auto_download``) from a hub that answers now. Raises
-    ModelUnavailableError with the exact command that installs it otherwise.
+    first use (``auto_download``) from a hub that answers now; ``iw3`` when its
+    package is importable, or when the engine runs elsewhere (``engine_here``
+    false: the GPU image, which has it). Raises ModelUnavailableError with the
+    exact command that installs it otherwise.
     """
-    from shared_types.depth_models import is_installed, missing_model_message, needs_weights
+    from shared_types.depth_models import (
+        IW3_MISSING,
+        is_installed,
+        iw3_installed,
+        missing_model_message,
+        needs_weights,
+    )
 
+    if str(name) == DepthModel.IW3 and engine_here and not iw3_installed():
+        raise ModelUnavailableError(IW3_MISSING)
     if not needs_weights(name) or is_installed(name, models_dir):
         return
     if auto_download and models_dir is not None and hub_reachable(name, endpoint, timeout_s):

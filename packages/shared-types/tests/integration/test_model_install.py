@@ -4,7 +4,7 @@ import pytest
 
 from shared_types.depth_models import CATALOG, best_installed, is_installed
 from shared_types.errors import ModelDownloadError, ModelUnavailableError
-from shared_types.model_install import download_model, remove_model
+from shared_types.model_install import check_model_available, download_model, remove_model
 from shared_types.testing.hub import FakeHub, serve_hub
 
 NAME = "depth-anything-v2-small"
@@ -63,3 +63,17 @@ def test_unknown_names_and_removal(tmp_path):
     assert remove_model(NAME, tmp_path)
     assert not is_installed(NAME, tmp_path)
     assert not remove_model(NAME, tmp_path)
+
+
+def test_iw3_is_refused_where_the_engine_runs_without_its_package(tmp_path):
+    with pytest.raises(ModelUnavailableError, match="GPU image"):
+        check_model_available("iw3", tmp_path, auto_download=True)
+
+
+def test_iw3_is_accepted_where_its_package_imports_or_the_engine_runs_elsewhere(
+        tmp_path, monkeypatch):
+    check_model_available("iw3", tmp_path, auto_download=False, engine_here=False)
+    (tmp_path / "iw3").mkdir()
+    (tmp_path / "iw3" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    check_model_available("iw3", tmp_path, auto_download=False)

@@ -1,6 +1,6 @@
 """Frame progress from heartbeats: frames, fps (live workers add up), ETA."""
 
-from shared_types.frame_progress import tally_frames
+from shared_types.frame_progress import EXTRAPOLATE_S, tally_frames
 from shared_types.models import SegmentHeartbeat
 
 NOW = 10_000.0
@@ -44,3 +44,11 @@ def test_no_speed_means_no_eta():
     t = tally_frames([beat(0, 0, elapsed=0.5)], set(), 2, now=NOW)
     assert t.fps is None
     assert t.eta_seconds is None
+
+
+def test_a_worker_silent_for_many_beats_is_not_counted_as_converting_on():
+    # 20 of 180 frames in 10 s, then silence (killed): 25 s later its beat is
+    # not stale yet, but only EXTRAPOLATE_S of frames count as made since.
+    t = tally_frames([beat(0, 20, total=180, elapsed=10, age=25)], set(), 1, now=NOW)
+    fps = 10 / 30  # its last 5 s of work fall in the 30 s window
+    assert t.eta_seconds == round((160 - 2.0 * EXTRAPOLATE_S) / fps)

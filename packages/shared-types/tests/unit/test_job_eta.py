@@ -184,3 +184,15 @@ def test_no_estimate_before_the_probe_or_after_the_end():
     assert estimate_job(unprobed, beats, done, completions, truth.history(), now=1.0) is None
     final = job.model_copy(update={"status": JobStatus.COMPLETED})
     assert estimate_job(final, beats, done, completions, truth.history(), now=1.0) is None
+
+
+def test_a_worker_that_went_silent_is_not_shown_finishing_its_segment():
+    # Killed after 20 of 180 frames: its last beat stays live for STALE_S, but
+    # the percent must not run on to ~95 % (then fall back once it is stale).
+    truth = TrueJob((180,), workers=1, fps=10.0, lead=2.0, tail=1.0, overhead=0.0)
+    killed_at = truth.lead + 2.0
+    job, beats, done, completions = truth.state_at(killed_at)
+    rates = truth.history()
+    silent = estimate_job(job, beats, done, completions, rates, now=killed_at + 25.0)
+    assert silent.percent < 50.0
+    assert silent.eta_seconds > truth.duration - killed_at - 10.0

@@ -9,7 +9,6 @@ of the source, in the job's container, marked 3D, exactly like the engine's.
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import os
 import subprocess
@@ -18,6 +17,7 @@ import time
 from pathlib import Path
 
 from shared_types.conversion import ConversionResult
+from shared_types.depth_models import IW3_MISSING, iw3_installed
 from shared_types.models import Container, ConversionParams, OutputMode, packing_of
 
 from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
@@ -37,7 +37,7 @@ _MODE_FLAGS = {
 
 def is_available() -> bool:
     """True when the ``iw3`` package can be imported by this interpreter."""
-    return importlib.util.find_spec("iw3") is not None
+    return iw3_installed()
 
 
 def iw3_command(
@@ -83,10 +83,7 @@ def convert_with_iw3(
     when it or the mux fails or it produces no output.
     """
     if not is_available():
-        raise ModelNotInstalledError(
-            "depth model 'iw3' needs nagadomi/nunif's iw3 package, which is installed only "
-            "in the GPU image (packages/stereo-inference/Dockerfile); choose another --depth"
-        )
+        raise ModelNotInstalledError(IW3_MISSING)
     partial = partial_path(Path(output_path))
     video = partial.with_name(partial.stem + ".iw3.mp4")
     try:

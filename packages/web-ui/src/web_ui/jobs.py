@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 import uuid
 
 from pydantic import BaseModel
 from shared_types.dtos import CreateJobRequest, PresignedPlaybackResponse
 from shared_types.errors import PermanentError
+from shared_types.job_updates import job_sort_time
 from shared_types.keys import final_key, poster_key
 from shared_types.models import LAYOUT_TAGS, Job, JobStatus, new_job_id
 from shared_types.ports import Backend
 
 from web_ui.errors import BadRequestError, JobStateError, PageNotFoundError
 
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+# Letters and digits of any script stay (the storage sends the name as UTF-8
+# ``filename*``); path, quote, control and symbol characters do not.
+_UNSAFE_NAME = re.compile(r"[^\w.-]+")
 MAX_NAME_STEM = 80
 MAX_CURSOR_LENGTH = 512
 
@@ -56,7 +60,8 @@ def create_job(backend: Backend, request: CreateJobRequest) -> Job:
 def download_name(job: Job) -> str:
     """A safe file name that carries the layout tag VR players detect,
     e.g. ``holiday_LRF_Full_SBS.mp4``."""
-    stem = _UNSAFE_NAME.sub("_", job.title or "").strip("._-")[:MAX_NAME_STEM]
+    title = unicodedata.normalize("NFC", job.title or "")  # é, not e + U+0301
+    stem = _UNSAFE_NAME.sub("_", title).strip("._-")[:MAX_NAME_STEM]
     stem = stem or f"stereo-spot-{job.job_id[:8]}"
     return f"{stem}_{LAYOUT_TAGS[job.mode]}.{job.container.value}"
 
@@ -96,6 +101,12 @@ class JobListing(BaseModel):
     @property
     def jobs(self) -> list[Job]:
         return self.in_progress + self.failed + self.completed
+
+    def recent(self, limit: int) -> list[Job]:
+        """At most ``limit`` jobs: those in progress, then those that ended, newest
+        first whether they failed or not (old failures never hide a new result)."""
+        ended = sorted(self.failed + self.completed, key=job_sort_time, reverse=True)
+        return (self.in_progress + ended)[:limit]
 
 
 def _stopped(backend: Backend, limit: int) -> list[Job]:

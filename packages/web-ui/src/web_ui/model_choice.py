@@ -4,13 +4,16 @@ The form offers installed models first with the default (the best installed)
 selected, then the others: marked "downloads on first use" when downloads are
 on, else "not installed". A job asking for a model that cannot run here is
 refused when it is created, before any upload, with the command that installs it.
+iw3 is offered only where it runs: on the local backend the engine converts
+in-process, in this environment, so its package must import here; on AWS the
+GPU image converts, and it has iw3.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared_types.depth_models import CATALOG, best_installed, is_installed
+from shared_types.depth_models import CATALOG, best_installed, is_installed, iw3_installed
 from shared_types.model_install import check_model_available
 from shared_types.models import ConversionParams, DepthModel
 
@@ -25,11 +28,18 @@ class ModelOption:
     is_installed: bool
 
 
+def _engine_here(settings: WebSettings) -> bool:
+    """Whether jobs are converted in this environment (the local stack's workers)."""
+    return settings.backend == "local"
+
+
 def model_options(settings: WebSettings) -> list[ModelOption]:
-    """Every frame model for the form's select: installed first, best first."""
+    """Every frame model that can run for the form's select: installed first, best first."""
     default = best_installed(settings.models_dir)
     names = [card.name for card in sorted(CATALOG.values(), key=lambda c: -c.quality)]
-    names += [DepthModel.HEURISTIC.value, DepthModel.IW3.value]
+    names.append(DepthModel.HEURISTIC.value)
+    if not _engine_here(settings) or iw3_installed():
+        names.append(DepthModel.IW3.value)
     options = []
     for name in names:
         installed = name not in CATALOG or is_installed(name, settings.models_dir)
@@ -52,5 +62,5 @@ def resolve_params(params: ConversionParams, settings: WebSettings) -> Conversio
         params = params.model_copy(update={"depth_model": best_installed(settings.models_dir)})
     check_model_available(params.depth_model, settings.models_dir,
                           auto_download=settings.model_auto_download,
-                          endpoint=settings.hub_endpoint)
+                          endpoint=settings.hub_endpoint, engine_here=_engine_here(settings))
     return params

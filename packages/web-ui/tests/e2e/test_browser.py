@@ -17,7 +17,7 @@ from shared_types.keys import source_key
 from shared_types.models import JobStatus
 from shared_types.testing.media import make_video
 
-from .conftest import ARTIFACTS, drive_pipeline
+from .conftest import ARTIFACTS, VIEWPORT, drive_pipeline
 
 BAR_STATE = """() => {
   const bar = document.getElementById('job-progress');
@@ -124,3 +124,13 @@ def test_a_person_converts_a_video_in_the_browser(server, browser, tmp_path):
         stop.set()
     if driver is not None:
         driver.join(timeout=10)
+
+
+def test_the_dashboard_loads_without_a_console_error(server, browser):
+    base, _ = server
+    page = browser.new_page(viewport=VIEWPORT)
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(base + "/", wait_until="networkidle")
+    assert errors == []

@@ -249,3 +249,62 @@ def test_a_small_file_goes_up_in_one_form_post(counted, browser, tmp_path):
     job = only_job(backend)
     assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
     assert posts == [204] and counter.puts == []
+
+
+def test_a_file_with_a_name_longer_than_a_title_becomes_a_job_named_after_it(
+        server, browser, tmp_path):
+    base, backend = server
+    stem = "Summer-holiday-by-the-lake-" * 9  # 243 characters: over the 200 of a title
+    source = tmp_path / f"{stem}.mp4"
+    source.write_bytes(os.urandom(MIN_PART_BYTES // 2))
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(base + "/")
+    page.set_input_files("#source-file", str(source))
+    page.wait_for_url("**/jobs/*", timeout=60_000)
+    job = only_job(backend)
+    assert job.title == stem[:200]
+    assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
+
+
+def test_cancelling_a_dropped_files_upload_cancels_the_job_it_created(
+        counted, browser, tmp_path):
+    base, backend, counter = counted
+    source = tmp_path / "wrong film.mp4"
+    source.write_bytes(os.urandom(5 * MIN_PART_BYTES + 4321))  # 6 parts
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(base + "/")
+    page.set_input_files("#source-file", str(source))
+    wait_until(counter.stored_parts, "a first part stored")
+    page.click("#upload-cancel")
+    page.wait_for_function(
+        "() => /job was cancelled/.test(document.getElementById('upload-message').textContent)")
+    assert not page.is_visible("#upload-cancel")
+    job = backend.jobs.list_by_status(JobStatus.CANCELLED, limit=10).items
+    assert [j.title for j in job] == ["wrong film"]
+    assert backend.jobs.list_in_progress(limit=10) == []
+    assert not backend.input_storage.exists(source_key(job[0].job_id))
+
+
+def test_the_same_file_dropped_in_two_tabs_makes_two_jobs(counted, browser, tmp_path):
+    # One video wanted twice, side by side and anaglyph: while the first tab
+    # still sends it, the second tab's drop is a job of its own, not a resume.
+    base, backend, counter = counted
+    source = tmp_path / "party.mp4"
+    source.write_bytes(os.urandom(5 * MIN_PART_BYTES + 777))  # 6 parts, 3 at a time
+    context = browser.new_context(viewport=VIEWPORT)  # tabs share localStorage
+    tabs = []
+    for mode in ("sbs", "anaglyph"):
+        tab = context.new_page()
+        tab.goto(base + "/")
+        tab.select_option("#mode", mode)
+        tab.set_input_files("#source-file", str(source))
+        wait_until(counter.stored_parts, "the first tab's first part stored")
+        tabs.append(tab)
+    for tab in tabs:
+        tab.wait_for_url("**/jobs/*", timeout=60_000)
+    jobs = {tab.url.rsplit("/", 1)[1] for tab in tabs}
+    assert len(jobs) == 2
+    assert sorted(backend.jobs.get(j).mode for j in jobs) == ["anaglyph", "sbs"]
+    for job_id in jobs:
+        assert backend.input_storage.get_bytes(source_key(job_id)) == source.read_bytes()
+    context.close()

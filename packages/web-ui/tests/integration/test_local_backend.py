@@ -6,7 +6,7 @@ from __future__ import annotations
 import html
 import json
 import re
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
@@ -126,6 +126,19 @@ def test_completed_job_streams_with_ranges_and_downloads_with_its_tag(client, ap
     download = client.get(path_of(urls["download_url"]))
     assert "Beach_day_Half_SBS.mp4" in download.headers["content-disposition"]
     assert download.headers["x-content-type-options"] == "nosniff"
+
+
+def test_a_download_keeps_a_title_in_any_language(client, app, video):
+    body = create(client, mode="half-sbs", title="日本の旅行 été")
+    backend = app.state.backend
+    backend.output_storage.put_file(final_key(body["job_id"]), video, content_type="video/mp4")
+    backend.jobs.update(body["job_id"], JobUpdate(
+        status=JobStatus.COMPLETED, final_key=final_key(body["job_id"]), completed_at=1.0))
+
+    urls = client.get(f"/api/jobs/{body['job_id']}/playback").json()
+    download = client.get(path_of(urls["download_url"]))
+    disposition = download.headers["content-disposition"]
+    assert "filename*=UTF-8''" + quote("日本の旅行_été_Half_SBS.mp4") in disposition
 
 
 def test_retry_and_delete_on_the_local_backend(client, app, video):

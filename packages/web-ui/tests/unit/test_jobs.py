@@ -91,3 +91,14 @@ def test_a_forged_cursor_is_a_bad_request(backend):
         jobs.list_jobs(backend, limit=2, cursor="not-a-cursor")
     with pytest.raises(BadRequestError):
         jobs.list_jobs(backend, limit=2, cursor="x" * 600)
+
+
+@pytest.mark.parametrize(("title", "stem"), [
+    ("Été à Paris", "Été_à_Paris"),
+    ("E\u0301te\u0301 a\u0300 Paris", "Été_à_Paris"),  # decomposed, as macOS names files
+    ("日本の旅行", "日本の旅行"),
+    ('Fête 🎉 "quoted" <b>', "Fête_quoted_b"),
+])
+def test_download_name_keeps_the_letters_of_any_language(backend, title, stem):
+    job = add_job(backend, mode=OutputMode.HALF_SBS, title=title)
+    assert jobs.download_name(job) == f"{stem}_Half_SBS.mp4"

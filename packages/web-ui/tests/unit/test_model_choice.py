@@ -79,7 +79,41 @@ def test_the_form_lists_installed_models_first_with_the_default_selected(tmp_pat
     start = page.index('name="depth_model"')
     select = page[start:page.index("</select>", start)]
     options = [o.split('"')[1] for o in select.split("<option value=")[1:]]
-    assert options[:3] == [SMALL, "heuristic", "iw3"]
+    assert options[:2] == [SMALL, "heuristic"]
     assert f'value="{SMALL}" selected' in select
     assert "(default)" in select
     assert f"{LARGE} (not installed)" in select
+
+
+def _offered(client) -> list[str]:
+    page = client.get("/").text
+    start = page.index('name="depth_model"')
+    select = page[start:page.index("</select>", start)]
+    return [o.split('"')[1] for o in select.split("<option value=")[1:]]
+
+
+def _post_iw3(client):
+    return client.post("/jobs", data={"mode": "sbs", "depth_model": "iw3",
+                                      "csrf_token": client.cookies[COOKIE_NAME]},
+                       follow_redirects=False)
+
+
+def test_iw3_is_neither_offered_nor_accepted_where_its_package_is_missing(tmp_path):
+    client, backend = _client(tmp_path)
+    assert "iw3" not in _offered(client)
+    r = _post_iw3(client)
+    assert r.status_code == 422
+    assert "installed only in the GPU image" in r.text
+    assert backend.jobs.list_in_progress() == []
+
+
+def test_iw3_is_offered_where_its_package_imports_or_on_aws(tmp_path, monkeypatch):
+    client, _ = _client(tmp_path, backend="aws")  # converted by the GPU image
+    assert "iw3" in _offered(client)
+    assert _post_iw3(client).status_code == 303
+    (tmp_path / "site" / "iw3").mkdir(parents=True)
+    (tmp_path / "site" / "iw3" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    client, _ = _client(tmp_path)
+    assert "iw3" in _offered(client)
+    assert _post_iw3(client).status_code == 303

@@ -1,5 +1,5 @@
 from shared_types.keys import final_key
-from shared_types.models import AnaglyphMethod, JobError, JobStatus, OutputMode
+from shared_types.models import AnaglyphMethod, JobError, JobStatus, OutputMode, now
 
 from .conftest import add_job
 
@@ -185,3 +185,15 @@ def test_the_form_asks_for_sdr_and_3d_subtitles(client, backend, token):
     assert (job.params.dynamic_range, job.params.subtitles_3d) == ("keep", False)
     r = client.post("/jobs", data={"mode": "sbs", "dynamic_range": "hdr12", "csrf_token": token})
     assert r.status_code == 400
+
+
+def test_dashboard_recent_jobs_show_a_new_result_among_many_older_failures(client, backend):
+    for i in range(12):
+        add_job(backend, status=JobStatus.CANCELLED, title=f"Dropped {i}")
+    add_job(backend, status=JobStatus.COMPLETED, completed_at=now() + 1, title="Just finished")
+    converting = add_job(backend, title="Converting")
+    page = client.get("/").text
+    assert page.count('<tr class="status-') == 10
+    assert converting.job_id in page
+    assert "Just finished" in page
+    assert page.index("Converting") < page.index("Just finished") < page.index("Dropped 11")

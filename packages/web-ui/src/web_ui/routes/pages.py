@@ -38,10 +38,10 @@ RECENT_JOBS = 10
 def dashboard(request: Request, backend: BackendDep, settings: SettingsDep,
               templates: TemplatesDep) -> Response:
     listing = job_service.list_jobs(backend, limit=RECENT_JOBS)
-    posters = job_service.poster_urls(backend, listing.jobs[:RECENT_JOBS],
-                                      expires_s=settings.playback_url_expires_s)
+    recent = listing.recent(RECENT_JOBS)
+    posters = job_service.poster_urls(backend, recent, expires_s=settings.playback_url_expires_s)
     return render(templates, request, "index.html",
-                  {"listing": listing, "posters": posters,
+                  {"listing": listing, "recent": recent, "posters": posters,
                    "max_upload_bytes": settings.max_upload_bytes,
                    "single_upload_bytes": settings.upload_part_bytes,
                    "webhooks_enabled": settings.webhook_secret is not None})

@@ -104,7 +104,9 @@
 
   // Upload `file` into job `jobId`, drawing progress, speed and time left into
   // the #upload-* elements of the page. Resolves when the source is stored.
-  function uploadWithUi(file, jobId, singleBytes) {
+  // With `jobGoesWithIt` (the job was made for this file, by a drop), Cancel
+  // cancels the job too, so it does not wait for an upload that never comes.
+  function uploadWithUi(file, jobId, singleBytes, jobGoesWithIt) {
     askNotificationPermission();
     var bar = document.getElementById("upload-progress");
     var cancel = document.getElementById("upload-cancel");
@@ -122,7 +124,16 @@
     if (cancel) {
       cancel.hidden = false;
       cancel.onclick = function () {
-        upload.cancel().then(function () { text("upload-message", "Upload cancelled."); });
+        cancel.hidden = true;
+        upload.cancel().then(function () {
+          if (!jobGoesWithIt) { text("upload-message", "Upload cancelled."); return null; }
+          return window.StereoUpload.api("POST", "/api/jobs/" + jobId + "/cancel", {}).then(
+            function () { text("upload-message", "Upload cancelled; its job was cancelled too."); },
+            function (err) {
+              text("upload-message", "Upload cancelled, but its job could not be cancelled (" +
+                err.message + "); cancel it from its job page.");
+            });
+        });
       };
     }
     return upload.run().then(function () {
@@ -187,11 +198,10 @@
       note.querySelector("span").textContent = waiting.map(function (w) { return w.name; }).join(", ");
     }
 
-    function createJob(file) {
+    // A job left without a title is named after its file by the server when
+    // the upload starts (uploads.title_from_file_name, which fits any name).
+    function createJob() {
       var data = new FormData(form);
-      if (!String(data.get("title") || "").trim()) {
-        data.set("title", file.name.replace(/\.[^.]*$/, ""));
-      }
       return fetch(form.action, { method: "POST", body: data, credentials: "same-origin" })
         .then(function (r) {
           var m = /\/jobs\/([0-9a-f-]{36})$/.exec(new URL(r.url).pathname);
@@ -206,13 +216,16 @@
       if (problem) { text("upload-message", problem); panel.classList.add("failed"); return; }
       zone.classList.add("busy");
       text("upload-name", file.name);
-      var old = window.StereoUpload.saved(file);
-      var job = old ? Promise.resolve(old.jobId) : createJob(file);
+      // An interrupted upload of this file resumes into its job; one another
+      // tab is sending belongs to that tab: this drop makes its own job.
+      var job = window.StereoUpload.resumable(file).then(function (old) {
+        return old ? old.jobId : createJob();
+      });
       job.then(function (jobId) {
         var link = document.getElementById("upload-job-link");
         link.href = "/jobs/" + jobId;
         link.hidden = false;
-        return uploadWithUi(file, jobId, Number(zone.dataset.singleBytes || 0)).then(function () {
+        return uploadWithUi(file, jobId, Number(zone.dataset.singleBytes || 0), true).then(function () {
           window.location.href = "/jobs/" + jobId;
         });
       }).catch(function (err) {

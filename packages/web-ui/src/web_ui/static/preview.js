@@ -55,6 +55,9 @@
       thumbs.forEach(function (img) { img.classList.toggle("chosen", img === nearest); });
     }
 
+    // A number as the server writes it (Python: 2.0, 0.25).
+    function decimal(x) { return Number.isInteger(x) ? x.toFixed(1) : String(x); }
+
     function follow(clipId) {
       button.disabled = true;
       (function poll() {
@@ -62,6 +65,10 @@
           if (clip.status === "completed") {
             return getJson("/api/jobs/" + clipId + "/playback").then(function (urls) {
               status.textContent = "Preview ready: " + clip.title + ".";
+              // What this clip was made with (the line the server renders on a reload).
+              document.getElementById("preview-meta").textContent = clip.title +
+                " · strength " + decimal(clip.params.divergence) +
+                " · screen plane " + decimal(clip.params.convergence);
               result.hidden = false;
               player.src = urls.url;
               button.disabled = false;

@@ -23,7 +23,35 @@ window.StereoUpload = (function () {
     catch (e) { return null; }
   }
 
-  function forget(file) { window.localStorage.removeItem(fingerprint(file)); }
+  // Forget the saved upload of `file` (only if it is job `jobId`'s, when given:
+  // another tab's upload of the same file may have saved itself since).
+  function forget(file, jobId) {
+    var old = saved(file);
+    if (!jobId || !old || old.jobId === jobId) { window.localStorage.removeItem(fingerprint(file)); }
+  }
+
+  function lockName(file, jobId) { return fingerprint(file) + "@" + jobId; }
+
+  // The saved upload of `file` that may be resumed here, or null: none, or one
+  // another tab is sending right now (it holds that upload's Web Lock while it
+  // runs), which is that tab's job, not this drop's. Resolves, never rejects.
+  function resumable(file) {
+    var old = saved(file);
+    if (!old || !(navigator.locks && navigator.locks.query)) { return Promise.resolve(old); }
+    return navigator.locks.query().then(function (state) {
+      var name = lockName(file, old.jobId);
+      var busy = state.held.some(function (lock) { return lock.name === name; });
+      return busy ? null : old;
+    }, function () { return old; });
+  }
+
+  // Run `work` (a function returning a promise) holding the Web Lock of the
+  // file's upload into `jobId`, where the browser has them (secure contexts),
+  // so other tabs see that upload is live.
+  function holdingLock(file, jobId, work) {
+    if (!(navigator.locks && navigator.locks.request)) { return work(); }
+    return navigator.locks.request(lockName(file, jobId), work);
+  }
 
   function pending() {
     var out = [];
@@ -206,6 +234,11 @@ window.StereoUpload = (function () {
 
   Upload.prototype.run = function () {
     var self = this;
+    return holdingLock(self.file, self.jobId, function () { return self.runHere(); });
+  };
+
+  Upload.prototype.runHere = function () {
+    var self = this;
     if (self.file.size <= self.singleBytes && !saved(self.file)) { return self.runForm(); }
     return self.open().then(function (have) {
       var count = self.plan.part_count, done = {};
@@ -241,7 +274,7 @@ window.StereoUpload = (function () {
       if (self.hooks.state) { self.hooks.state("Finishing the upload…"); }
       return api("POST", self.base + "/" + encodeURIComponent(self.plan.upload_id) + "/complete", {});
     }).then(function (res) {
-      forget(self.file);
+      forget(self.file, self.jobId);
       return res;
     });
   };
@@ -249,7 +282,7 @@ window.StereoUpload = (function () {
   Upload.prototype.cancel = function () {
     this.cancelled = true;
     this.xhrs.forEach(function (x) { x.abort(); });
-    forget(this.file);
+    forget(this.file, this.jobId);
     if (this.plan) {
       return api("DELETE", this.base + "/" + encodeURIComponent(this.plan.upload_id))
         .catch(function () { return null; });
@@ -257,5 +290,6 @@ window.StereoUpload = (function () {
     return Promise.resolve(null);
   };
 
-  return { Upload: Upload, saved: saved, pending: pending, forget: forget, api: api };
+  return { Upload: Upload, saved: saved, resumable: resumable, pending: pending, forget: forget,
+    api: api };
 })();
