@@ -43,7 +43,10 @@ from shared_types.models import ConversionParams, OutputMode
 from shared_types.testing.media import make_video
 
 BIN = Path(sys.executable).parent
-BASE_CLI = "import sys; from local_stack.cli import main; sys.exit(main())"
+# A baseline tree's own console-script entry: ``local_stack.launch`` where it has
+# one (it starts video-workers early), else the CLI itself (older trees).
+BASE_CLI = ("import sys\ntry:\n    from local_stack.launch import main\n"
+            "except ImportError:\n    from local_stack.cli import main\nsys.exit(main())")
 
 
 def run_child(argv: list[str], pythonpath: str | None = None) -> tuple[float, float]:
