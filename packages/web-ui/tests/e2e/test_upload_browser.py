@@ -154,15 +154,22 @@ def test_a_dropped_file_becomes_a_job_with_the_chosen_settings_and_uploads_at_on
         stop.set()
 
 
-def test_a_reload_mid_upload_resumes_without_sending_stored_parts_again(
-        counted, browser, tmp_path):
-    base, backend, counter = counted
-    source = tmp_path / "long film.mp4"
-    source.write_bytes(os.urandom(5 * MIN_PART_BYTES + 4321))  # 6 parts
+def _six_part_upload_begun(counted, browser, source):
+    """A page uploading ``source`` (six parts of random bytes), once its first part is stored."""
+    base, _, counter = counted
+    source.write_bytes(os.urandom(5 * MIN_PART_BYTES + 4321))
     page = browser.new_page(viewport=VIEWPORT)
     page.goto(base + "/")
     page.set_input_files("#source-file", str(source))
     wait_until(counter.stored_parts, "a first part stored")
+    return page
+
+
+def test_a_reload_mid_upload_resumes_without_sending_stored_parts_again(
+        counted, browser, tmp_path):
+    base, backend, counter = counted
+    source = tmp_path / "long film.mp4"
+    page = _six_part_upload_begun(counted, browser, source)
     page.reload()
     # A part the old page had sent may still be storing: once it has ended, what
     # is stored is what the resumed upload finds (else it sends that part again).
@@ -269,12 +276,7 @@ def test_a_file_with_a_name_longer_than_a_title_becomes_a_job_named_after_it(
 def test_cancelling_a_dropped_files_upload_cancels_the_job_it_created(
         counted, browser, tmp_path):
     base, backend, counter = counted
-    source = tmp_path / "wrong film.mp4"
-    source.write_bytes(os.urandom(5 * MIN_PART_BYTES + 4321))  # 6 parts
-    page = browser.new_page(viewport=VIEWPORT)
-    page.goto(base + "/")
-    page.set_input_files("#source-file", str(source))
-    wait_until(counter.stored_parts, "a first part stored")
+    page = _six_part_upload_begun(counted, browser, tmp_path / "wrong film.mp4")
     page.click("#upload-cancel")
     page.wait_for_function(
         "() => /job was cancelled/.test(document.getElementById('upload-message').textContent)")

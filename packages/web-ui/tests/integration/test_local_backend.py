@@ -107,12 +107,18 @@ def test_the_job_page_form_uploads_without_javascript_and_comes_back(client, app
     assert "form-action 'self' http://testserver;" in csp
 
 
-def test_completed_job_streams_with_ranges_and_downloads_with_its_tag(client, app, video):
-    body = create(client, mode="half-sbs", title="Beach day")
+def _completed(client, app, video, title: str) -> dict:
+    """A half-SBS job titled ``title`` whose final video is ``video``: its create body."""
+    body = create(client, mode="half-sbs", title=title)
     backend = app.state.backend
     backend.output_storage.put_file(final_key(body["job_id"]), video, content_type="video/mp4")
     backend.jobs.update(body["job_id"], JobUpdate(
         status=JobStatus.COMPLETED, final_key=final_key(body["job_id"]), completed_at=1.0))
+    return body
+
+
+def test_completed_job_streams_with_ranges_and_downloads_with_its_tag(client, app, video):
+    body = _completed(client, app, video, "Beach day")
 
     play = client.get(f"/jobs/{body['job_id']}/play", follow_redirects=False)
     assert play.status_code == 307
@@ -129,11 +135,7 @@ def test_completed_job_streams_with_ranges_and_downloads_with_its_tag(client, ap
 
 
 def test_a_download_keeps_a_title_in_any_language(client, app, video):
-    body = create(client, mode="half-sbs", title="日本の旅行 été")
-    backend = app.state.backend
-    backend.output_storage.put_file(final_key(body["job_id"]), video, content_type="video/mp4")
-    backend.jobs.update(body["job_id"], JobUpdate(
-        status=JobStatus.COMPLETED, final_key=final_key(body["job_id"]), completed_at=1.0))
+    body = _completed(client, app, video, "日本の旅行 été")
 
     urls = client.get(f"/api/jobs/{body['job_id']}/playback").json()
     download = client.get(path_of(urls["download_url"]))
