@@ -13,19 +13,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.models import Container, OutputMode, packing_of
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import (
-    SourceStream,
-    describe_stream,
-    kept_video_start_s,
+    FileStreams,
+    file_streams,
     mux_command,
     side_streams_command,
-    video_labels,
-    video_start_s,
 )
 
 from media_worker.concat import concat_input
@@ -36,17 +32,6 @@ log = logging.getLogger(__name__)
 CONTENT_TYPES = {Container.MP4: "video/mp4", Container.MKV: "video/x-matroska"}
 
 
-@dataclass(frozen=True)
-class FileStreams:
-    """What a mux needs to know of a source, or of a side-streams file."""
-
-    streams: list[SourceStream]  # the non-video ones
-    video_tags: dict[str, str]  # the video's language/title
-    # where the source's video begins after its other streams: measured on a
-    # source, read back from the note of a side-streams file
-    video_start_s: float = 0.0
-
-
 def streams_of(path: Path) -> FileStreams:
     """The non-video streams of ``path``, its video's language/title and start.
     Raises UnusableVideoError when it cannot be opened."""
@@ -54,15 +39,9 @@ def streams_of(path: Path) -> FileStreams:
 
     try:
         with av.open(str(path), options={"format_whitelist": VIDEO_DEMUXERS}) as container:
-            streams = [describe_stream(s) for s in container.streams
-                       if s.type in ("audio", "subtitle", "attachment")]
-            video = describe_stream(container.streams.video[0]) if container.streams.video \
-                else None
-            start = (video_start_s(container) if video is not None
-                     else kept_video_start_s(dict(container.metadata)))
+            return file_streams(container)
     except (av.error.FFmpegError, OSError) as exc:
         raise UnusableVideoError("The file is not a video we can read.") from exc
-    return FileStreams(streams, video_labels(video), start)
 
 
 def keep_side_streams(runner: FfmpegRunner, source: Path, dest: Path, *,

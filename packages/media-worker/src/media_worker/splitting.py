@@ -46,11 +46,6 @@ def reencode_reason(info: SourceInfo, segment_seconds: float) -> str | None:
     return None
 
 
-def needs_keyframes(info: SourceInfo, segment_seconds: float) -> bool:
-    """True when the source must be re-encoded before splitting (:func:`reencode_reason`)."""
-    return reencode_reason(info, segment_seconds) is not None
-
-
 def keyframe_interval(segment_seconds: float) -> float:
     """Keyframe spacing used when re-encoding: at most 2 s, several per segment."""
     return max(0.5, min(2.0, segment_seconds / 4))

@@ -7,7 +7,7 @@ from shared_types.testing.rich_media import make_rich_video
 
 from media_worker.bounded_probe import ProbeLimits, probe_video
 from media_worker.ffmpeg_runner import FfmpegRunner
-from media_worker.splitting import needs_keyframes, prepare_and_split
+from media_worker.splitting import prepare_and_split, reencode_reason
 
 LIMITS = ProbeLimits(max_bytes=10**9, max_duration_s=600, max_width=4096, max_height=4096)
 
@@ -17,7 +17,7 @@ def test_the_keyframed_reencode_keeps_10_bit_colour_and_mastering_metadata(tmp_p
     source = make_rich_video(tmp_path / "src.mkv", seconds=4.0, size=(160, 96), fps=12,
                              gop=48, hdr10=hdr10, audio=(), cues=(), chapters=())
     info = probe_video(source.path, LIMITS)
-    assert needs_keyframes(info, 1.0)  # one keyframe in 4 s: must re-encode for 1 s cuts
+    assert reencode_reason(info, 1.0)  # one keyframe in 4 s: must re-encode for 1 s cuts
     runner = FfmpegRunner(ffmpeg_path(), timeout_s=120)
     segments = prepare_and_split(runner, source.path, info, tmp_path, 1.0, job_id="job",
                                  limits=LIMITS)

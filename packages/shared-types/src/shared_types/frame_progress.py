@@ -57,12 +57,17 @@ def window_fps(beats: Sequence[SegmentHeartbeat], *, now: float,
     return frames / span if frames > 0 else None
 
 
+def counted_silence_s(beat: SegmentHeartbeat, *, now: float) -> float:
+    """Seconds since ``beat`` that a live segment is taken to have kept working:
+    at most ``EXTRAPOLATE_S``."""
+    return min(max(0.0, now - beat.last_heartbeat), EXTRAPOLATE_S)
+
+
 def frames_since_beat(beat: SegmentHeartbeat, fps: float, *, now: float,
                       frames_left: float) -> float:
     """Frames a live segment likely made since its last beat at ``fps``: at most
     ``EXTRAPOLATE_S`` worth, and never more than it had left."""
-    silent_s = min(max(0.0, now - beat.last_heartbeat), EXTRAPOLATE_S)
-    return min(fps * silent_s, max(0.0, frames_left))
+    return min(fps * counted_silence_s(beat, now=now), max(0.0, frames_left))
 
 
 def frames_done_by(beats: Sequence[SegmentHeartbeat], done: Collection[int],

@@ -24,8 +24,8 @@ from statistics import median
 
 from shared_types.eta_history import MachineRates, worker_gaps
 from shared_types.frame_progress import (
-    EXTRAPOLATE_S,
     STALE_S,
+    counted_silence_s,
     frames_done_by,
     frames_since_beat,
 )
@@ -160,7 +160,7 @@ def _time_left(m: _Stages, fps: float, beats: Sequence[SegmentHeartbeat],
                done: Collection[int], now: float) -> float:
     """Seconds until the last segment is converted at ``fps`` per worker, plus the tail."""
     free_at = [now + max(0.0, ((b.frames_total or m.per_segment) - b.frames_done) / fps
-                         - min(now - b.last_heartbeat, EXTRAPOLATE_S)) for b in m.live]
+                         - counted_silence_s(b, now=now)) for b in m.live]
     first_free = now if beats else max(now, m.started + m.lead)
     free_at += [first_free] * max(0, m.workers - len(free_at))
     in_live = sum(b.frames_total or m.per_segment for b in m.live)

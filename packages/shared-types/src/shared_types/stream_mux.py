@@ -79,6 +79,28 @@ def kept_video_start_s(tags: dict[str, str]) -> float:
     return 0.0
 
 
+@dataclass(frozen=True)
+class FileStreams:
+    """What a mux needs to know of a file: a source, a side-streams file or a segment."""
+
+    streams: list[SourceStream]  # the non-video ones
+    video_tags: dict[str, str]  # the video's language/title (:func:`video_labels`)
+    # where the source's video begins after its other streams: measured on a
+    # file with a video, read back from a side-streams file's note otherwise
+    video_start_s: float = 0.0
+
+
+def file_streams(container) -> FileStreams:
+    """The FileStreams of an open PyAV ``container`` (duck-typed)."""
+    streams = [describe_stream(s) for s in container.streams
+               if s.type in ("audio", "subtitle", "attachment")]
+    videos = container.streams.video
+    video = describe_stream(videos[0]) if videos else None
+    start = (video_start_s(container) if video is not None
+             else kept_video_start_s(dict(container.metadata)))
+    return FileStreams(streams, video_labels(video), start)
+
+
 def video_labels(video: SourceStream | None) -> dict[str, str]:
     """The language and title worth carrying over from the source's video stream."""
     if video is None:

@@ -35,11 +35,6 @@ _MODE_FLAGS = {
 }
 
 
-def is_available() -> bool:
-    """True when the ``iw3`` package can be imported by this interpreter."""
-    return iw3_installed()
-
-
 def iw3_command(
     input_path: Path, output_path: Path, *, mode: OutputMode, params: ConversionParams,
     low_vram: bool = False,
@@ -82,7 +77,7 @@ def convert_with_iw3(
     Raises ModelNotInstalledError when iw3 is not installed, EngineTransientError
     when it or the mux fails or it produces no output.
     """
-    if not is_available():
+    if not iw3_installed():
         raise ModelNotInstalledError(IW3_MISSING)
     partial = partial_path(Path(output_path))
     video = partial.with_name(partial.stem + ".iw3.mp4")

@@ -14,13 +14,7 @@ from pathlib import Path
 import av
 from shared_types.models import Container
 from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import (
-    SourceStream,
-    describe_stream,
-    mux_command,
-    video_labels,
-    video_start_s,
-)
+from shared_types.stream_mux import FileStreams, file_streams, mux_command
 
 from stereo_inference.errors import EngineTransientError, InvalidInputError
 
@@ -29,17 +23,13 @@ log = logging.getLogger(__name__)
 _WRITER_TAGS = frozenset({"major_brand", "minor_version", "compatible_brands", "encoder"})
 
 
-def source_streams(path: Path) -> tuple[list[SourceStream], dict[str, str], float]:
+def source_streams(path: Path) -> FileStreams:
     """The non-video streams of ``path``, its video stream's language/title, and
-    where its video begins after its other streams (s). Raises InvalidInputError
+    where its video begins after its other streams. Raises InvalidInputError
     when it cannot be opened."""
     try:
         with av.open(str(path)) as container:
-            streams = [describe_stream(s) for s in container.streams
-                       if s.type in ("audio", "subtitle", "attachment")]
-            videos = container.streams.video
-            return (streams, video_labels(describe_stream(videos[0]) if videos else None),
-                    video_start_s(container))
+            return file_streams(container)
     except av.FFmpegError as exc:
         raise InvalidInputError(f"cannot read the streams of {Path(path).name}: {exc}") from exc
 
@@ -51,14 +41,9 @@ def nothing_to_keep(path: Path) -> bool:
     Then the encoder's own MP4 is the output, and the mux pass is skipped."""
     try:
         with av.open(str(path)) as container:
-            if any(s.type in ("audio", "subtitle", "attachment") for s in container.streams):
-                return False
-            if any(k.lower() not in _WRITER_TAGS for k in container.metadata):
-                return False
-            if container.chapters():
-                return False
-            videos = container.streams.video
-            return not (videos and video_labels(describe_stream(videos[0])))
+            found = file_streams(container)
+            return not (found.streams or found.video_tags or container.chapters()
+                        or any(k.lower() not in _WRITER_TAGS for k in container.metadata))
     except av.FFmpegError:
         return False
 
@@ -68,9 +53,10 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
     """Write ``output`` from ``video`` (copied) and the other streams of ``source``;
     ``packing`` ("sbs"/"tb"/None) adds MKV StereoMode or MP4 st3d. Returns what
     could not be kept (logged). Raises EngineTransientError when ffmpeg fails."""
-    streams, tags, start = source_streams(source)
-    args, dropped = mux_command(video, source, output, container=container, streams=streams,
-                                packing=packing, video_tags=tags, video_start_s=start)
+    found = source_streams(source)
+    args, dropped = mux_command(video, source, output, container=container,
+                                streams=found.streams, packing=packing,
+                                video_tags=found.video_tags, video_start_s=found.video_start_s)
     if dropped:
         log.warning("%s cannot hold %s of %s; use mkv to keep them", container.value,
                     ", ".join(dropped), Path(source).name)

@@ -23,6 +23,7 @@ MAX_CLL = "1000,400"
 # the video stream's own labels (a multi-camera or dubbed release names its picture)
 VIDEO_LANGUAGE, VIDEO_TITLE = "jpn", "Main camera"
 
+
 @dataclass(frozen=True)
 class AudioTrack:
     language: str  # ISO 639-2, as MP4 and MKV store it

@@ -59,7 +59,6 @@ class FlowField:
         error = cv2.blur(error, (3, 3))
         return flow, np.clip(1.0 - error / 24.0, 0, 1).astype(np.float32)
 
-
     def _calc(self, cur: np.ndarray, prev: np.ndarray) -> np.ndarray:
         h, w = cur.shape
         if min(h, w) >= MIN_FLOW_SIDE:
