@@ -46,7 +46,7 @@ from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
 from media_worker.ffmpeg_runner import file_input
 from media_worker.poster import store_poster
-from media_worker.segment_order import publish_order
+from media_worker.segment_order import publish_order, segment_seconds
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
 from media_worker.source_file import source_file, source_input
@@ -215,7 +215,8 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
 
 def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps, run: int,
                       alive: JobKeepAlive) -> int:
-    """Keep the side streams, cut the segments and upload them in the order
+    """Keep the side streams, cut the segments (as long as
+    ``segment_order.segment_seconds`` says) and upload them in the order
     ``segment_order.publish_order`` gives for ``deps.segment_lanes``; returns
     their count. Raises ConditionFailedError once the job moved on.
 
@@ -226,7 +227,8 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     with ThreadPoolExecutor(1, thread_name_prefix=f"side-{job_id}") as aside:
         kept = aside.submit(keep_side_streams, deps.runner, source, work / "streams.mkv",
                             on_tick=alive.tick)
-        segments = prepare_and_split(deps.runner, source, video, work, deps.segment_seconds,
+        length = segment_seconds(video.duration_s, deps.segment_seconds, deps.segment_lanes)
+        segments = prepare_and_split(deps.runner, source, video, work, length,
                                      job_id=job_id, limits=deps.limits, on_tick=alive.tick)
         side = kept.result()  # (its error, if any, is raised here)
     alive.touch()

@@ -15,6 +15,7 @@ from shared_types.models import JobStatus, JobUpdate, S3EventRecord
 from shared_types.runs import STALE_RUN_WRITES
 from shared_types.testing.media import make_video
 
+from media_worker.bootstrap import build_worker
 from media_worker.chunking import handle_source_uploaded
 from media_worker.deps import MediaDeps
 
@@ -198,3 +199,22 @@ def test_a_chunker_whose_run_was_taken_over_stops_before_its_next_write_and_is_c
     after = local_backend.jobs.get(job.job_id)
     assert (after.status, after.run, after.total_segments) == (
         JobStatus.CHUNKING_IN_PROGRESS, 2, None)
+
+
+@pytest.mark.parametrize(("lanes", "expected"), [(1, 3), (2, 4), (3, 3)])
+def test_the_segment_count_fills_every_video_worker_lane(
+        local_backend, new_job, upload, convert_segments, settings, tmp_path, lanes, expected):
+    """5 s at 2 s segments is 3 segments; for two workers it is 4 (none idles at
+    the end) and the job still keeps every frame."""
+    source = make_video(tmp_path / "s.mp4", seconds=5)
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, source)
+    worker = build_worker(settings.model_copy(update={"segment_lanes": lanes}),
+                          backend=local_backend)
+
+    done = run_pipeline(local_backend, worker, convert_segments, job.job_id)
+
+    assert done.total_segments == expected
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    assert measure(final).frames == measure(source).frames

@@ -1,8 +1,10 @@
 """Segments published as contiguous runs per video-worker (seam warm-ups saved)."""
 
+import math
+
 import pytest
 
-from media_worker.segment_order import publish_order
+from media_worker.segment_order import MIN_SEGMENT_S, publish_order, segment_seconds
 
 
 @pytest.mark.parametrize(("count", "lanes", "expected"), [
@@ -29,3 +31,33 @@ def test_each_lane_is_contiguous_so_its_worker_keeps_the_depth_state():
 def test_a_negative_count_is_refused():
     with pytest.raises(ValueError, match="negative"):
         publish_order(-1, 2)
+
+
+@pytest.mark.parametrize(("duration", "target", "lanes", "expected"), [
+    (60.0, 4.0, 2, 3.75),  # 15 segments -> 16: both workers convert 8
+    (60.0, 4.0, 1, 4.0),  # one worker: the count needs no rounding
+    (16.0, 4.0, 2, 4.0),  # 4 already divides evenly
+    (25.0, 10.0, 2, 6.25),  # 3 -> 4
+    (25.0, 10.0, 3, 25.0 / 3),
+    (17.0, 10.0, 1, 8.5),  # 10 + 7 -> two equal halves
+    (5.0, 10.0, 2, 2.5),  # one segment -> one per worker
+    (1.5, 10.0, 2, 10.0),  # halves would be shorter than MIN_SEGMENT_S: one segment
+    (5.0, 10.0, 1, 10.0),  # one segment: cut at the target (nothing to cut)
+    (0.0, 4.0, 2, 4.0),  # duration unknown
+])
+def test_segment_seconds_fills_every_lane_without_exceeding_the_target(
+        duration, target, lanes, expected):
+    length = segment_seconds(duration, target, lanes)
+    assert length == pytest.approx(expected)
+    assert length <= target
+
+
+@pytest.mark.parametrize("lanes", [1, 2, 3, 4])
+@pytest.mark.parametrize("duration", [3.0, 9.9, 16.0, 41.7, 60.0, 601.0])
+def test_the_segment_count_is_a_multiple_of_the_lanes_when_segments_stay_long_enough(
+        duration, lanes):
+    length = segment_seconds(duration, 4.0, lanes)
+    count = math.ceil(duration / length - 1e-9)
+    if duration / lanes >= MIN_SEGMENT_S and count > 1:
+        assert count % lanes == 0
+    assert length <= 4.0
