@@ -48,7 +48,7 @@ def streams_of(path: Path) -> FileStreams:
 def keep_side_streams(runner: FfmpegRunner, source: Path, dest: Path, *,
                       on_tick: Callable[[], None] | None = None) -> Path | None:
     """Copy every non-video stream, chapter and tag of ``source`` into the MKV
-    ``dest``, noting where the source's video began (segments start at 0);
+    ``dest``, noting where the source's video began (the joined segments start at 0);
     None when the source has nothing but video. Raises Ffmpeg*Error."""
     found = streams_of(source)
     try:

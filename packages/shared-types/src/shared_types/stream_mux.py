@@ -24,7 +24,7 @@ MP4_AUDIO = frozenset({"aac", "mp3", "ac3", "eac3", "opus", "flac", "alac"})
 MKV_STEREO_MODE = {"sbs": "left_right", "tb": "top_bottom"}
 MUXERS = {Container.MP4: "mp4", Container.MKV: "matroska"}
 # The global tag of a side-streams file that says where the source's video began
-# (its segments, cut with reset timestamps, no longer know): see side_streams_command.
+# (its segments, joined by the concat demuxer from 0, no longer say): see side_streams_command.
 VIDEO_START_TAG = "STEREO_SPOT_VIDEO_START"
 _START_EPSILON_S = 0.0005  # below this the video starts with the file
 AAC_BITRATE_PER_CHANNEL = 96_000
