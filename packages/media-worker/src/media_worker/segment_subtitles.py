@@ -3,9 +3,10 @@
 Segments are cut video-only (``media_worker.splitting``), so an engine converting
 one would find no subtitles to burn. When a job asks for 3D subtitles, the
 chunker reads the source's first text subtitle track once and gives each
-segment a ``mov_text`` track with the cues that overlap it, cut to it and
-shifted to its own timeline (``shared_types.subtitle_cues.cues_in_window``): a
-cue spanning a cut is shown, cut, in both segments. The engine reads a
+segment a ``mov_text`` track with the cues that overlap it, cut to it, at their
+times on the source's timeline, which segments keep (every ffmpeg here runs
+with ``-copyts``; ``shared_types.subtitle_cues.cues_in_window``): a cue spanning
+a cut is shown, cut, in both segments. The engine reads a
 segment's cues exactly as it reads a whole file's, so every inference backend
 (in-process, HTTP, SageMaker) burns them with nothing added to its request.
 The final file's subtitle track still comes whole from ``streams.mkv``; the
@@ -40,7 +41,7 @@ def read_source_cues(runner: FfmpegRunner, source: Path, work: Path, *,
     if index is None:
         return []
     srt = work / "source-cues.srt"
-    runner.run([*file_input(source), "-map", f"0:s:{index}", "-f", "srt", str(srt)],
+    runner.run(["-copyts", *file_input(source), "-map", f"0:s:{index}", "-f", "srt", str(srt)],
                on_tick=on_tick, what="read the subtitles")
     return parse_srt(srt.read_text(encoding="utf-8", errors="replace"))
 
@@ -57,13 +58,14 @@ def give_segments_their_cues(runner: FfmpegRunner, segments: list[Path], starts:
     given = 0
     for i, segment in enumerate(segments):
         end = starts[i + 1] if i + 1 < len(starts) else None
-        window = cues_in_window(cues, starts[i], end)
+        window = cues_in_window(cues, starts[i], end, shift=False)
         if not window:
             continue
         srt = segment.with_suffix(".srt")
         srt.write_text(format_srt(window), encoding="utf-8")
         remuxed = segment.with_name(segment.stem + ".cues.mp4")
-        runner.run([*file_input(segment), *file_input(srt, demuxer="srt", format_whitelist="srt"),
+        runner.run(["-copyts", *file_input(segment),
+                    *file_input(srt, demuxer="srt", format_whitelist="srt"),
                     "-map", "0:v:0", "-map", "1:s:0", "-c:v", "copy", "-c:s", "mov_text",
                     "-movflags", "+faststart", str(remuxed)],
                    on_tick=on_tick, what="add the segment's subtitles")

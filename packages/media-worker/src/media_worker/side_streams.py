@@ -27,6 +27,7 @@ from shared_types.stream_mux import (
 from media_worker.concat import concat_input
 from media_worker.errors import UnusableVideoError
 from media_worker.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner
+from media_worker.segment_timeline import concat_durations_us, file_starts_us
 
 log = logging.getLogger(__name__)
 CONTENT_TYPES = {Container.MP4: "video/mp4", Container.MKV: "video/x-matroska"}
@@ -47,7 +48,7 @@ def streams_of(path: Path) -> FileStreams:
 def keep_side_streams(runner: FfmpegRunner, source: Path, dest: Path, *,
                       on_tick: Callable[[], None] | None = None) -> Path | None:
     """Copy every non-video stream, chapter and tag of ``source`` into the MKV
-    ``dest``, noting where the source's video began (segments start at 0);
+    ``dest``, noting where the source's video began (the joined segments start at 0);
     None when the source has nothing but video. Raises Ffmpeg*Error."""
     found = streams_of(source)
     try:
@@ -63,12 +64,14 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None,
               *, container: Container, mode: OutputMode,
               on_tick: Callable[[], None] | None = None) -> Path:
     """Write ``dest`` in one ffmpeg pass: the converted ``segments`` joined in
-    order, plus everything kept in ``side`` (when there is one), marked as 3D
-    for SBS/TB. Raises ValueError for segments outside ``dest``'s folder,
-    Ffmpeg*Error or Mp4BoxError."""
+    order, each frame at its source timestamp (``segment_timeline``), plus
+    everything kept in ``side`` (when there is one), marked as 3D for SBS/TB.
+    Raises ValueError for segments outside ``dest``'s folder, Ffmpeg*Error or
+    Mp4BoxError."""
     kept = streams_of(side) if side is not None else FileStreams([], {})
     labels = _carried_labels(segments[0])
-    joined = concat_input(segments, dest.parent / "concat.txt")
+    durations = concat_durations_us(file_starts_us(segments))
+    joined = concat_input(segments, dest.parent / "concat.txt", durations)
     args, dropped = mux_command(segments[0], side or segments[0], dest, container=container,
                                 streams=kept.streams, packing=packing_of(mode),
                                 video_tags=labels, video_input=joined,

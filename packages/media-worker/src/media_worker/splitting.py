@@ -1,5 +1,11 @@
 """Split a probed source into keyframe-aligned segments with ``-c copy``.
 
+Segments keep the source's timestamps (no ``-reset_timestamps``): each one
+says itself where it lies on the source's timeline, the engine carries every
+frame's timestamp through, and reassembly puts each converted segment back at
+its own start (``media_worker.segment_timeline``). A pause or a jump in the
+source's timestamps at a cut, which no segment's duration can hold, survives.
+
 The segment muxer can only cut at keyframes, and an MP4 segment holds only
 some codecs, so a source whose keyframes are further apart than twice the
 target, or whose codec an MP4 cannot carry (ProRes, DNxHD, VP8, WMV, ...), is
@@ -80,7 +86,8 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
                    on_tick: Callable[[], None] | None = None) -> list[Path]:
     """Cut the video of ``source`` into ``out_dir/00000.mp4, 00001.mp4, ...`` of
     about ``segment_seconds`` each, in order, listed with their start times in
-    ``out_dir/segments.csv`` (every other stream is kept aside whole:
+    ``out_dir/segments.csv``, each keeping the source's timestamps (every
+    other stream is kept aside whole:
     ``media_worker.side_streams``), each labelled with ``labels`` (the source
     video's language and title: an MP4 source's title, read back as "name",
     would not be copied). Raises Ffmpeg*Error, or FfmpegFailedError when
@@ -93,7 +100,7 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
         *file_input(source),
         "-map", "0:v:0", "-c", "copy", *label_args,
         "-f", "segment", "-segment_time", f"{segment_seconds:g}",
-        "-segment_time_delta", SEGMENT_TIME_DELTA, "-reset_timestamps", "1",
+        "-segment_time_delta", SEGMENT_TIME_DELTA,
         "-segment_list", str(out_dir / SEGMENT_LIST), "-segment_list_type", "csv",
         "-segment_format", "mp4", "-segment_format_options", "movflags=+faststart",
         str(out_dir / SEGMENT_PATTERN),

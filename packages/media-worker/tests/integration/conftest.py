@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.testing.media import make_video
+from shared_types.testing.timing import make_paused_video
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ SOURCES = {
     "sparse-keyframes": lambda p: make_video(p, seconds=6, gop=150),
     "odd-dimensions": lambda p: make_odd_video(p, seconds=4),
     "variable-frame-rate": lambda p: make_video(p, seconds=5, vfr=True),
+    "paused-timestamps": lambda p: make_paused_video(p),
     "prores-in-mov": lambda p: make_foreign_codec_video(
         p.with_suffix(".mov"), ["-c:v", "prores_ks", "-profile:v", "0"], "pcm_s16le"),
     "vp8-in-webm": lambda p: make_foreign_codec_video(

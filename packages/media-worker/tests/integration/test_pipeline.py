@@ -14,6 +14,7 @@ from shared_types.job_failure import fail_job
 from shared_types.models import JobStatus, JobUpdate, S3EventRecord
 from shared_types.runs import STALE_RUN_WRITES
 from shared_types.testing.media import make_video
+from shared_types.testing.timing import beep_time, flash_time, frame_times, make_paused_video
 
 from media_worker.bootstrap import build_worker
 from media_worker.chunking import handle_source_uploaded
@@ -33,6 +34,24 @@ def run_pipeline(backend, worker, convert_segments, job_id):
 
 def segment_listing(backend, job_id):
     return {o.key: o.size for o in backend.input_storage.list(keys.segment_prefix(job_id))}
+
+
+@pytest.mark.parametrize("fps", [24, "30000/1001"])
+def test_every_frame_keeps_its_source_time_across_cuts_pauses_included(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path, fps):
+    # the pause (1.5 s -> 3.5 s) falls between two 2 s segments' cuts
+    source = make_paused_video(tmp_path / "paused.mp4", seconds=7.0, fps=fps, flash_at=7.5)
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, source)
+
+    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
+
+    assert done.total_segments >= 4
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    assert frame_times(final) == pytest.approx(frame_times(source), abs=0.001)
+    assert flash_time(final) == pytest.approx(flash_time(source), abs=0.001)
+    assert beep_time(final) == pytest.approx(beep_time(source), abs=0.001)
 
 
 def test_split_and_concat_keep_every_frame_and_the_av_timeline(

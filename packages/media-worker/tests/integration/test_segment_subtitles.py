@@ -22,7 +22,8 @@ def split(tmp_path):
     return runner, source.path, segments
 
 
-def test_segments_get_their_cues_shifted_and_a_cue_across_a_cut_is_in_both(split, tmp_path):
+def test_segments_get_their_cues_at_source_times_and_a_cue_across_a_cut_is_in_both(
+        split, tmp_path):
     runner, source, segments = split
     starts = segment_starts(segments[0].parent)
     assert starts == [0.0, 4.0, 8.0]
@@ -32,8 +33,8 @@ def test_segments_get_their_cues_shifted_and_a_cue_across_a_cut_is_in_both(split
     facts = [media_facts(s) for s in segments]
     assert [[(round(a, 3), round(b, 3)) for a, b in f.cues] for f in facts] == [
         [(0.5, 1.5), (3.5, 4.0)],
-        [(0.0, 0.6)],
-        [(1.0, 1.5)],
+        [(4.0, 4.6)],
+        [(9.0, 9.5)],
     ]
     assert [s.codec for s in facts[0].of_kind("subtitle")] == ["mov_text"]
     assert [f.frames for f in facts] == frames_before  # the video is untouched

@@ -24,7 +24,7 @@ MP4_AUDIO = frozenset({"aac", "mp3", "ac3", "eac3", "opus", "flac", "alac"})
 MKV_STEREO_MODE = {"sbs": "left_right", "tb": "top_bottom"}
 MUXERS = {Container.MP4: "mp4", Container.MKV: "matroska"}
 # The global tag of a side-streams file that says where the source's video began
-# (its segments, cut with reset timestamps, no longer know): see side_streams_command.
+# (its segments, joined by the concat demuxer from 0, no longer say): see side_streams_command.
 VIDEO_START_TAG = "STEREO_SPOT_VIDEO_START"
 _START_EPSILON_S = 0.0005  # below this the video starts with the file
 AAC_BITRATE_PER_CHANNEL = 96_000
@@ -174,7 +174,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
                 streams: list[SourceStream], packing: str | None,
                 video_tags: dict[str, str] | None = None,
                 video_input: Sequence[str] | None = None,
-                video_start_s: float = 0.0) -> tuple[list[str], list[str]]:
+                video_start_s: float = 0.0,
+                copy_timestamps: bool = False) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
@@ -182,12 +183,17 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     the video stream. ``video_input``: input arguments that read the video
     instead of the file ``video`` (segments joined by the concat demuxer).
     ``video_start_s``: where the video begins on the source's timeline, after
-    its other streams (:func:`video_start_s`). Returns (args, names of dropped streams)."""
+    its other streams (:func:`video_start_s`). ``copy_timestamps``: ``video``
+    already carries the source's own timestamps (the engine's encode), so every
+    stream keeps its timestamps as they are (``-copyts``; ``video_start_s`` is
+    then not needed): a segment's output stays where the segment lies on the
+    source's timeline. Returns (args, names of dropped streams)."""
     keep, dropped = stream_args(streams, container)
     video_args = list(video_input or ["-protocol_whitelist", "file", "-i", str(video)])
-    if video_start_s > _START_EPSILON_S:
+    if video_start_s > _START_EPSILON_S and not copy_timestamps:
         video_args = ["-itsoffset", f"{video_start_s:.6f}", *video_args]
-    args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *video_args,
+    timing = ["-copyts"] if copy_timestamps else []
+    args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *timing, *video_args,
             "-protocol_whitelist", "file", "-i", str(source),
             "-map", "0:v:0", "-c:v", "copy", *keep,
             "-map_metadata", "1", "-map_chapters", "1",

@@ -1,8 +1,9 @@
 """Text subtitle cues: SubRip in and out, and the cues of one segment's window.
 
 The engine burns cues into the picture (``stereo_inference.subtitles3d``); in the
-segmented pipeline the chunker hands each segment the cues that overlap it,
-shifted to the segment's own timeline (``media_worker.segment_subtitles``).
+segmented pipeline the chunker hands each segment the cues that overlap it, at
+their times on the source's timeline, which segments keep
+(``media_worker.segment_subtitles``).
 """
 
 from __future__ import annotations
@@ -51,14 +52,17 @@ def format_srt(cues: list[TextCue]) -> str:
                    for i, c in enumerate(cues, 1))
 
 
-def cues_in_window(cues: list[TextCue], start_s: float, end_s: float | None) -> list[TextCue]:
+def cues_in_window(cues: list[TextCue], start_s: float, end_s: float | None, *,
+                   shift: bool = True) -> list[TextCue]:
     """The cues shown between ``start_s`` and ``end_s`` (None: to the end), cut to
-    that window and shifted so the window starts at 0. A cue that spans a window
-    edge appears, cut, in both windows."""
+    that window and, with ``shift``, shifted so the window starts at 0 (without
+    it they keep their times: a segment that keeps the source's timestamps). A
+    cue that spans a window edge appears, cut, in both windows."""
     out = []
+    offset = start_s if shift else 0.0
     for cue in cues:
         if cue.end_s <= start_s or (end_s is not None and cue.start_s >= end_s):
             continue
         stop = cue.end_s if end_s is None else min(cue.end_s, end_s)
-        out.append(TextCue(max(cue.start_s, start_s) - start_s, stop - start_s, cue.text))
+        out.append(TextCue(max(cue.start_s, start_s) - offset, stop - offset, cue.text))
     return out

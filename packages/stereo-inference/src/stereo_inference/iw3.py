@@ -85,7 +85,7 @@ def convert_with_iw3(
         _run_iw3(iw3_command(input_path, video, mode=mode, params=params, low_vram=low_vram),
                  video, timeout_s)
         mux_output(ffmpeg, video, input_path, partial, container=container,
-                   packing=packing_of(mode), timeout_s=timeout_s)
+                   packing=packing_of(mode), timeout_s=timeout_s, source_timestamps=False)
         os.replace(partial, output_path)
     except BaseException:
         partial.unlink(missing_ok=True)

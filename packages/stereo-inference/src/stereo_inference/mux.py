@@ -49,14 +49,20 @@ def nothing_to_keep(path: Path) -> bool:
 
 
 def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, container: Container,
-               packing: str | None, timeout_s: float) -> list[str]:
+               packing: str | None, timeout_s: float, source_timestamps: bool = True
+               ) -> list[str]:
     """Write ``output`` from ``video`` (copied) and the other streams of ``source``;
-    ``packing`` ("sbs"/"tb"/None) adds MKV StereoMode or MP4 st3d. Returns what
-    could not be kept (logged). Raises EngineTransientError when ffmpeg fails."""
+    ``packing`` ("sbs"/"tb"/None) adds MKV StereoMode or MP4 st3d. Every stream
+    keeps its timestamps when ``video``'s are the source's (``source_timestamps``,
+    the engine's own encode: a segment's output stays where the segment lies on
+    the source's timeline); else (iw3's video, which starts at 0) the video is
+    put where the source's began. Returns what could not be kept (logged).
+    Raises EngineTransientError when ffmpeg fails."""
     found = source_streams(source)
     args, dropped = mux_command(video, source, output, container=container,
                                 streams=found.streams, packing=packing,
-                                video_tags=found.video_tags, video_start_s=found.video_start_s)
+                                video_tags=found.video_tags, video_start_s=found.video_start_s,
+                                copy_timestamps=source_timestamps)
     if dropped:
         log.warning("%s cannot hold %s of %s; use mkv to keep them", container.value,
                     ", ".join(dropped), Path(source).name)

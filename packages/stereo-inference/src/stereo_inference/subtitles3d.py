@@ -59,9 +59,11 @@ def text_levels(bit_depth: int, transfer: int | None) -> TextLevels:
 
 
 def read_text_cues(ffmpeg: str, source: Path, timeout_s: float) -> list[TextCue]:
-    """The cues of the first text subtitle stream of ``source`` (none: empty).
-    Raises EngineTransientError when ffmpeg fails for another reason."""
-    args = [ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin",
+    """The cues of the first text subtitle stream of ``source`` (none: empty), at
+    their own times (``-copyts``: the times decoded frames carry, also in a
+    segment or a source that does not start at 0). Raises EngineTransientError
+    when ffmpeg fails for another reason."""
+    args = [ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-copyts",
             "-protocol_whitelist", "file", "-i", str(source), "-map", "0:s:0?", "-f", "srt",
             "pipe:1"]
     try:

@@ -1,0 +1,82 @@
+"""Test media whose timestamps pause, and what a player sees of their timing.
+
+``make_paused_video`` writes a clip whose picture stops for a while (a jump in
+its timestamps, as a camera that paused recording or an edit leaves) with a
+white flash and a beep at the same known moment after the pause.
+``frame_times``, ``flash_time`` and ``beep_time`` read any file back on the
+timeline a player shows: seconds since the file's start.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from shared_types.ffmpeg import ffmpeg_path
+
+FLASH_LUMA = 200  # mean luma above this is the flash (the rest of the picture is grey)
+BEEP_LEVEL = 0.3  # amplitude above this is the beep (the rest of the sound is silence)
+
+
+def make_paused_video(path: Path, *, seconds: float = 4.0, fps: int | str = 24,
+                      pause_at: float = 1.5, pause_s: float = 2.0, flash_at: float = 5.0,
+                      size: tuple[int, int] = (64, 48), gop: int = 12) -> Path:
+    """Write an H.264 + AAC mp4 of ``seconds`` of picture at ``fps`` whose
+    timestamps jump by ``pause_s`` at ``pause_at`` (so it plays ``seconds +
+    pause_s``), with one white frame and a 50 ms beep at ``flash_at`` (seconds
+    of the played timeline, after the pause). Returns ``path``."""
+    if not pause_at + pause_s <= flash_at < seconds + pause_s:
+        raise ValueError("the flash must come after the pause, before the end")
+    w, h = size
+    flash_src = flash_at - pause_s  # where the flash is before the jump is added
+    video = (f"color=c=0x606060:size={w}x{h}:rate={fps}:duration={seconds},"
+             f"drawbox=x=0:y=0:w={w}:h={h}:color=white:t=fill"
+             f":enable='gte(t,{flash_src})*lt(t,{flash_src}+0.9/FRAME_RATE)',"
+             f"setpts='PTS+gte(T,{pause_at})*{pause_s}/TB'")
+    video = video.replace("FRAME_RATE", "24" if fps == 24 else f"({fps})")
+    audio = (f"aevalsrc='0.8*sin(2*PI*1000*t)*gte(t,{flash_at})*lt(t,{flash_at}+0.05)'"
+             f":s=48000:d={seconds + pause_s}")
+    subprocess.run([
+        ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+        "-f", "lavfi", "-i", video, "-f", "lavfi", "-i", audio,
+        "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+        "-g", str(gop), "-keyint_min", str(gop), "-sc_threshold", "0",
+        "-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart", str(path)],
+        check=True, timeout=120)
+    return path
+
+
+def frame_times(path: Path) -> list[float]:
+    """Each decoded video frame's time, seconds since the file's start."""
+    import av
+
+    with av.open(str(path)) as container:
+        start = (container.start_time or 0) / 1e6
+        return [float(f.pts * f.time_base) - start for f in container.decode(video=0)]
+
+
+def flash_time(path: Path) -> float | None:
+    """When the first white frame is shown, seconds since the file's start."""
+    import av
+
+    with av.open(str(path)) as container:
+        start = (container.start_time or 0) / 1e6
+        for frame in container.decode(video=0):
+            if frame.to_ndarray(format="gray").mean() > FLASH_LUMA:
+                return float(frame.pts * frame.time_base) - start
+    return None
+
+
+def beep_time(path: Path) -> float | None:
+    """When the first audio sample of the beep plays, seconds since the file's start."""
+    import av
+    import numpy as np
+
+    with av.open(str(path)) as container:
+        start = (container.start_time or 0) / 1e6
+        for frame in container.decode(audio=0):
+            samples = np.abs(frame.to_ndarray()).max(axis=0)
+            loud = np.flatnonzero(samples > BEEP_LEVEL)
+            if loud.size:
+                return float(frame.pts * frame.time_base) + loud[0] / frame.sample_rate - start
+    return None

@@ -1,0 +1,53 @@
+"""The engine keeps every frame's source timestamp: pauses, VFR, and segments
+that start later on the source's timeline (as media-worker cuts them)."""
+
+import subprocess
+
+import pytest
+from shared_types.ffmpeg import ffmpeg_path
+from shared_types.testing.timing import beep_time, flash_time, frame_times, make_paused_video
+
+from stereo_inference import convert_file
+
+ONE_MS = 0.001
+
+
+@pytest.fixture(scope="module")
+def paused(tmp_path_factory):
+    """4 s of picture that pauses 2 s at 1.5 s; flash and beep at 5 s."""
+    return make_paused_video(tmp_path_factory.mktemp("paused") / "paused.mp4")
+
+
+def test_a_pause_in_the_timestamps_is_kept_and_the_audio_stays_in_sync(paused, tmp_path):
+    out = tmp_path / "out.mp4"
+    convert_file(paused, out, mode="half-sbs")
+    source, converted = frame_times(paused), frame_times(out)
+    assert converted == pytest.approx(source, abs=ONE_MS)
+    assert max(b - a for a, b in zip(source, source[1:], strict=False)) > 1.9  # the pause
+    assert flash_time(out) == pytest.approx(flash_time(paused), abs=ONE_MS)
+    assert beep_time(out) == pytest.approx(beep_time(paused), abs=ONE_MS)
+
+
+@pytest.mark.parametrize("labelled", [False, True])  # video only, or through the mux pass
+def test_a_segment_keeps_its_place_on_the_source_timeline(paused, tmp_path, labelled):
+    # cut as media-worker cuts (keyframe-aligned, -c copy), keeping the timestamps
+    folder = tmp_path / "segments"
+    folder.mkdir()
+    label = ["-metadata:s:v:0", "title=Camera"] if labelled else []
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(paused),
+                    "-map", "0:v:0", "-c", "copy", *label, "-f", "segment",
+                    "-segment_time", "2", "-segment_time_delta", "0.05",
+                    str(folder / "%05d.mp4")], check=True, timeout=60)
+    late = sorted(folder.glob("*.mp4"))[-1]
+    out = tmp_path / "late_out.mp4"
+    convert_file(late, out, mode="half-sbs")
+    assert start_s(late) > 3
+    assert start_s(out) == pytest.approx(start_s(late), abs=ONE_MS)
+    assert frame_times(out) == pytest.approx(frame_times(late), abs=ONE_MS)
+
+
+def start_s(path):
+    import av
+
+    with av.open(str(path)) as container:
+        return container.start_time / 1e6
