@@ -6,7 +6,7 @@ import pytest
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import make_rich_video
 
-SECONDS, FPS = 9.0, 12  # three 4 s segments; x265's open GOPs make chunking re-encode
+SECONDS, FPS = 9.0, 12  # four segments (<= 4 s, a multiple of 2 workers); x265's open GOPs make chunking re-encode
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +25,7 @@ def test_segmented_hdr_is_kept_or_tone_mapped_and_no_frame_is_lost(
                       "--dynamic-range", dynamic_range, "--workers", "2",
                       "--segment-seconds", "4"], stack_env(tmp_path / "data"))
     assert result.returncode == 0, result.stderr + result.stdout
-    assert "3 segment(s)" in result.stdout
+    assert "4 segment(s)" in result.stdout  # 9 s in <= 4 s parts, as many for each of 2 workers
     src, facts = media_facts(film.path), media_facts(out)
     assert facts.frames == src.frames
     assert len(facts.of_kind("audio")) == 2 and len(facts.cues) == len(film.cues)
