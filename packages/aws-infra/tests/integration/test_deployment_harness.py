@@ -234,7 +234,8 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         facts["tags_retried"] = _segment_tags(stack, job_id)
         facts["segment_retried_job"] = _wait_status(web, job_id, {"completed"}, services)
         facts["tags_recompleted"] = _segment_tags(stack, job_id)
-        # A job that fails for good (not a video; one POST form upload), Retry, then Delete.
+        # A job that fails for good (not a video; one POST form upload): Retry is
+        # refused with the reason (it would fail the same way), then Delete.
         bad_id = _form_upload(web, relay, b"not a video at all" * 100)
         facts["bad_job"] = _wait_status(web, bad_id, {"failed"}, services)
         facts["retry"] = _form_post(web, bad_id, "retry")
@@ -328,9 +329,11 @@ def test_segments_expire_only_once_their_job_ended_and_retry_keeps_them(e2e):
     assert e2e["tags_recompleted"] == expirable
 
 
-def test_a_failed_job_is_retried_from_the_web_ui(e2e):
-    assert e2e["bad_job"]["error"], e2e["bad_job"]
-    assert e2e["retry"].status_code in (303, 302, 200), e2e["retry"].text[:500]
+def test_a_job_that_failed_for_its_input_is_not_retried_from_the_web_ui(e2e):
+    assert e2e["bad_job"]["error"]["code"] == "invalid_media", e2e["bad_job"]
+    assert e2e["retry"].status_code == 409, e2e["retry"].text[:500]
+    assert "would fail the same way" in e2e["retry"].text
+    assert e2e["retried_job"]["status"] == "failed"
 
 
 def test_one_janitor_pass_runs_under_the_video_worker_role(e2e):

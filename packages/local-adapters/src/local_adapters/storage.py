@@ -31,6 +31,9 @@ DEFAULT_EXPIRE_AFTER_S = 86400.0  # segments of ended jobs are kept a day (as on
 # The form field carrying a POST policy's signature (S3's is x-amz-signature).
 SIGNATURE_FIELD = "x-stereo-signature"
 COPY_CHUNK = 1024 * 1024
+# A write retries placing its file this often when a concurrent delete pruned
+# its folder (each retry needs another delete to win the same tiny window).
+PLACE_ATTEMPTS = 5
 
 
 def validate_key(key: str) -> str:
@@ -112,19 +115,31 @@ class FilesystemStorage(MultipartUploads):
         dest = self.path_of(key)
         with open(tmp, "rb+") as fh:
             os.fsync(fh.fileno())
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if if_absent:
+        for attempt in range(PLACE_ATTEMPTS):
             try:
-                os.link(tmp, dest)
-            except FileExistsError:
-                raise ObjectExistsError(f"{self.bucket}/{key} already exists") from None
-            os.unlink(tmp)
-        else:
-            os.replace(tmp, dest)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                self._place(tmp, dest, if_absent=if_absent)
+                break
+            except FileNotFoundError:
+                # a delete pruned the (then empty) folder between our mkdir and our
+                # rename: make it again; a missing temp file is the caller's fault
+                if not tmp.exists() or attempt == PLACE_ATTEMPTS - 1:
+                    raise
         fsync_dir(dest.parent)
         info = self._info(key, dest)
         self.notifier.object_created(self.bucket, info)
         return info
+
+    def _place(self, tmp: Path, dest: Path, *, if_absent: bool) -> None:
+        if if_absent:
+            try:
+                os.link(tmp, dest)
+            except FileExistsError:
+                raise ObjectExistsError(f"{self.bucket}/{dest.relative_to(self.root)} "
+                                        "already exists") from None
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, dest)
 
     def _write_from(self, key: str, source) -> ObjectInfo:
         validate_key(key)
@@ -178,8 +193,29 @@ class FilesystemStorage(MultipartUploads):
         return self.path_of(key).is_file()
 
     def delete(self, key: str) -> None:
-        """Remove an object (no error if absent). Raises InvalidKeyError."""
-        self.path_of(key).unlink(missing_ok=True)
+        """Remove an object (no error if absent), and the folders it leaves empty.
+        Raises InvalidKeyError."""
+        path = self.path_of(key)
+        path.unlink(missing_ok=True)
+        self._prune(path.parent)
+
+    def _prune(self, folder: Path) -> None:
+        """Remove ``folder`` and its parents below the bucket root while they are
+        empty, with the expiry mark of each removed folder's prefix: a bucket has
+        no folders on S3, so a deleted job leaves none here either. ``rmdir``
+        refuses a folder that is not empty, so a concurrent write into it wins;
+        a writer whose folder went between its mkdir and its rename makes it
+        again (``adopt_file``)."""
+        while folder != self.root and self.root in folder.parents:
+            try:
+                folder.rmdir()
+            except FileNotFoundError:
+                pass  # pruned by a concurrent delete: its parent may be empty now
+            except OSError:
+                return  # not empty (another object, or a write under way)
+            else:
+                self.expiry.unmark(folder.relative_to(self.root).as_posix() + "/")
+            folder = folder.parent
 
     def list(self, prefix: str) -> Iterator[ObjectInfo]:
         """Objects whose key starts with ``prefix``, in key order."""
@@ -232,10 +268,12 @@ class FilesystemStorage(MultipartUploads):
         return url
 
     def mark_expirable(self, prefix: str) -> int:
-        """Mark ``prefix`` for the local lifecycle rule (local_adapters.expiry),
-        then sweep the prefixes whose mark is past the retention age."""
+        """Mark ``prefix`` for the local lifecycle rule (local_adapters.expiry)
+        unless it holds no object, then sweep the prefixes whose mark is past
+        the retention age."""
         count = sum(1 for _ in self.list(prefix))
-        self.expiry.mark(prefix)
+        if count:  # as on S3, where tagging no objects leaves nothing behind
+            self.expiry.mark(prefix)
         self.expiry.sweep(self)
         return count
 

@@ -77,3 +77,18 @@ def test_retry_resumes_a_failed_job_and_refuses_others():
         ops.retry(backend, "f")
     with pytest.raises(LocalStackError, match="no job with id nope"):
         ops.retry(backend, "nope")
+
+
+def test_retry_refuses_a_job_that_failed_for_its_input_and_says_why():
+    import pytest
+    from shared_types.models import JobError
+
+    from local_stack.errors import LocalStackError
+
+    backend = memory_backend()
+    backend.jobs.create(Job(job_id="f", mode=OutputMode.SBS))
+    backend.jobs.update("f", JobUpdate(status=JobStatus.FAILED, error=JobError(
+        code="invalid_media", message="not a video", stage="chunking")))
+    with pytest.raises(LocalStackError, match="would fail the same way"):
+        ops.retry(backend, "f")
+    assert backend.jobs.get("f").status == JobStatus.FAILED

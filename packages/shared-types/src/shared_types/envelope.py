@@ -5,13 +5,14 @@ Each block names its shape (``segment_output``, ``metrics``) and carries its
 own data, so a consumer routes on ``type`` and can ignore types it does not
 know (see seeds/block-envelope-ingest.md). The server writes with
 ``result_envelope``/``error_body``; clients read with
-``read_result_envelope``/``error_message``. Pydantic only: no engine imports.
+``read_result_envelope``/``read_failure``. Pydantic only: no engine imports.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
@@ -19,6 +20,14 @@ from typing import Any, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from shared_types.errors import MalformedResponseError
+from shared_types.failure import (
+    GENERIC_TRANSIENT,
+    INPUT_NOT_FOUND,
+    INVALID_MEDIA,
+    INVALID_REQUEST,
+    MODEL_UNAVAILABLE,
+    RemoteFailure,
+)
 from shared_types.models import ConversionParams, OutputMode
 
 log = logging.getLogger(__name__)
@@ -28,20 +37,30 @@ SUPPORTED_MAJOR = SCHEMA_VERSION.split(".")[0]
 
 
 class ErrorCode(StrEnum):
-    """``error.code`` of a failed invocation's body (and its HTTP status)."""
+    """``error.code`` of a failed invocation's body (and its HTTP status). The
+    codes a job can fail with are ``shared_types.failure``'s."""
 
-    INVALID_REQUEST = "invalid_request"  # 400: the request body does not validate
-    INVALID_INPUT = "invalid_input"  # 400: not a video, unusable parameters
-    INPUT_NOT_FOUND = "input_not_found"  # 404: the input object does not exist
-    MODEL_NOT_INSTALLED = "model_not_installed"  # 422
-    TRANSIENT = "transient"  # 503: retrying may succeed
+    INVALID_REQUEST = INVALID_REQUEST  # 400: the request or its params cannot be done
+    INVALID_MEDIA = INVALID_MEDIA  # 400: the segment is not a usable video
+    INPUT_NOT_FOUND = INPUT_NOT_FOUND  # 404: the input object does not exist
+    MODEL_UNAVAILABLE = MODEL_UNAVAILABLE  # 422: the depth model is missing or broken
+    TRANSIENT = GENERIC_TRANSIENT  # 503: retrying may succeed
     INTERNAL = "internal"  # 500: a bug or a crash; retried
 
 
-# The codes a retry cannot fix: a client fails the segment on them, over HTTP
-# (they are the 4xx answers) and over SageMaker async (read from the failure body).
-PERMANENT_ERROR_CODES = frozenset({ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_INPUT,
-                                   ErrorCode.INPUT_NOT_FOUND, ErrorCode.MODEL_NOT_INSTALLED})
+# Bodies without ``permanent`` (servers from before it) are classified by code;
+# ``invalid_input`` and ``model_not_installed`` are those servers' names.
+_PERMANENT_WITHOUT_FLAG = frozenset({
+    ErrorCode.INVALID_REQUEST, ErrorCode.INVALID_MEDIA, ErrorCode.INPUT_NOT_FOUND,
+    ErrorCode.MODEL_UNAVAILABLE, "invalid_input", "model_not_installed"})
+_OLD_NAMES = {"invalid_input": INVALID_MEDIA, "model_not_installed": MODEL_UNAVAILABLE}
+# a permanent failure that names no reason: not the input's fault as far as we know
+REJECTED = "inference_rejected"
+# HTTP statuses of the 4xx range that a retry may get past.
+RETRYABLE_4XX = frozenset({408, 425, 429})
+# SageMaker async may wrap the container's answer: 'Received client error (400)
+# from primary with message "{...}"'.
+_WRAPPED_STATUS = re.compile(r"error \((\d{3})\)")
 
 
 class InvocationRequest(BaseModel):
@@ -103,9 +122,10 @@ def result_envelope(output: SegmentOutputData, metrics: MetricsData) -> dict:
     return envelope.model_dump(mode="json", by_alias=True)
 
 
-def error_body(code: ErrorCode | str, message: str) -> dict:
-    """The JSON body of a failed invocation."""
-    return {"error": {"code": str(code), "message": message}}
+def error_body(code: ErrorCode | str, message: str, *, permanent: bool) -> dict:
+    """The JSON body of a failed invocation: the reason's code, its words, and
+    whether a retry of the same request can succeed (``shared_types.failure``)."""
+    return {"error": {"code": str(code), "message": message, "permanent": permanent}}
 
 
 @dataclass(frozen=True)
@@ -150,32 +170,61 @@ def read_result_envelope(body: bytes | str | dict[str, Any]) -> ResultBlocks:
     return ResultBlocks(segment=segment, metrics=metrics)
 
 
-def error_message(body: bytes | str, *, fallback: str) -> str:
-    """The human-readable reason in an error body, or ``fallback`` (never raises)."""
-    try:
-        doc = _load(body)
-    except MalformedResponseError:
-        text = body.decode(errors="replace") if isinstance(body, bytes) else body
-        return text.strip()[:500] or fallback
+def read_failure(body: bytes | str, *, status: int | None = None,
+                 fallback: str = "the inference failed") -> RemoteFailure:
+    """The failure a failed invocation reports (never raises).
+
+    ``permanent`` comes from the body's flag; a body without one (an older
+    server, a proxy's page) is classified by its code, then by the HTTP
+    ``status`` (a 4xx other than 408/425/429 is permanent), else transient. A
+    body that SageMaker wrapped in its own text is unwrapped first.
+    """
+    doc = _error_doc(body)
     err = doc.get("error") if isinstance(doc, dict) else None
-    if isinstance(err, dict) and err.get("message"):
-        code = f"{err['code']}: " if err.get("code") else ""
-        return f"{code}{err['message']}"[:1000]
+    err = err if isinstance(err, dict) else {}
+    code = str(err.get("code") or "")
+    if status is None:
+        found = _WRAPPED_STATUS.search(_text(body))
+        status = int(found[1]) if found else None
+    flag = err.get("permanent")
+    if isinstance(flag, bool):
+        permanent = flag
+    elif code:
+        permanent = code in _PERMANENT_WITHOUT_FLAG
+    else:
+        permanent = status is not None and 400 <= status < 500 and status not in RETRYABLE_4XX
+    message = str(err.get("message") or "") or _plain_reason(doc, body, fallback)
+    code = _OLD_NAMES.get(code, code) or (REJECTED if permanent else GENERIC_TRANSIENT)
+    return RemoteFailure(code=code[:64], message=message[:1000], permanent=permanent)
+
+
+def _text(body: bytes | str) -> str:
+    return body.decode(errors="replace") if isinstance(body, bytes) else body
+
+
+def _error_doc(body: bytes | str) -> Any:
+    """The JSON document of an error body, also where text wraps it; None if none."""
+    try:
+        return _load(body)
+    except MalformedResponseError:
+        pass
+    text = _text(body)
+    start = text.find("{")
+    for candidate in (text[start:], text[start:].replace('\\"', '"')) if start >= 0 else ():
+        try:
+            return json.JSONDecoder().raw_decode(candidate)[0]
+        except ValueError:
+            continue
+    return None
+
+
+def _plain_reason(doc: Any, body: bytes | str, fallback: str) -> str:
+    err = doc.get("error") if isinstance(doc, dict) else None
     if isinstance(err, str) and err:
-        return err[:1000]
+        return err
     if isinstance(doc, dict) and isinstance(doc.get("detail"), str):
-        return doc["detail"][:1000]
-    return fallback
-
-
-def error_code(body: bytes | str) -> str:
-    """The ``error.code`` of an error body, or '' when it has none (never raises)."""
-    try:
-        doc = _load(body)
-    except MalformedResponseError:
-        return ""
-    err = doc.get("error") if isinstance(doc, dict) else None
-    return str(err.get("code") or "") if isinstance(err, dict) else ""
+        return doc["detail"]
+    return _text(body).strip()[:500] or fallback
 
 
 def _load(body: bytes | str | dict[str, Any]) -> Any:

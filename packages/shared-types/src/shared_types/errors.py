@@ -41,6 +41,15 @@ class InvalidKeyError(PermanentError, ValueError):
 class InvalidMediaError(PermanentError):
     """An input file is not a usable video (or over a limit)."""
 
+    code = "invalid_media"
+
+
+class InvalidRequestError(PermanentError):
+    """A job or an invocation asks for what cannot be done (an unknown mode or
+    depth model, a parameter out of range, an unusable URI)."""
+
+    code = "invalid_request"
+
 
 class NotFoundError(PermanentError):
     """A job, object or record does not exist."""
@@ -117,7 +126,10 @@ class JobCancelledError(PermanentError):
 
 
 class ModelUnavailableError(PermanentError):
-    """A depth model is not installed and will not be downloaded here."""
+    """A depth model is not installed and will not be downloaded here, or its
+    installed files cannot be loaded."""
+
+    code = "model_unavailable"
 
 
 class ModelDownloadError(TransientError):

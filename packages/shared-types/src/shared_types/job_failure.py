@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 
-from shared_types.errors import ConditionFailedError, InvalidMediaError, JobNotFoundError
+from shared_types.errors import ConditionFailedError, JobNotFoundError
+from shared_types.failure import failure_code
 from shared_types.models import IN_PROGRESS_STATUSES, JobError, JobStatus, JobUpdate
 from shared_types.ports import JobStore
 
@@ -36,18 +37,7 @@ def fail_job(jobs: JobStore, job_id: str, *, code: str, message: str, stage: str
     return True
 
 
-def error_code(exc: BaseException) -> str:
-    """The JobError code for an exception: ours may carry ``code``; others get a
-    generic one by their class."""
-    code = getattr(exc, "code", None)
-    if isinstance(code, str):
-        return code
-    if isinstance(exc, InvalidMediaError):
-        return "invalid_media"
-    return "permanent_error"
-
-
 def fail_job_for(jobs: JobStore, job_id: str, stage: str, exc: BaseException) -> bool:
     """:func:`fail_job` with the code and message taken from ``exc``."""
-    return fail_job(jobs, job_id, code=error_code(exc),
+    return fail_job(jobs, job_id, code=failure_code(exc),
                     message=str(exc) or type(exc).__name__, stage=stage)

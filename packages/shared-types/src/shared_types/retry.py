@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 
 from shared_types.errors import JobStateError
+from shared_types.failure import retry_refusal
 from shared_types.models import Job, JobStatus, JobUpdate, SegmentState
 from shared_types.ports import Backend
 from shared_types.preview import has_source, resend_chunking
@@ -41,12 +42,17 @@ def retry_job(backend: Backend, job: Job) -> Job:
     again; when every segment is complete, reassembly is sent again. A completion
     whose converted segment is gone from the output bucket is dropped first, so
     that segment is converted again. Raises
-    JobStateError unless the job is failed, ConditionFailedError if its status
+    JobStateError unless the job is failed, and for a job that failed for its
+    own input or settings (``shared_types.failure``: it would fail the same way
+    again; nothing is changed then), ConditionFailedError if its status
     changed meanwhile, TransientStoreError when a store or queue is unreachable
     (the job is then left to the janitor, never stranded).
     """
     if job.status != JobStatus.FAILED:
         raise JobStateError("Only a failed job can be retried.")
+    refusal = retry_refusal(job)  # it failed for its own input: it would fail again
+    if refusal is not None:
+        raise JobStateError(refusal)
     keep_segments(backend, job.job_id)  # none may expire while the job runs again
     if job.total_segments:
         drop_lost_outputs(backend, job)

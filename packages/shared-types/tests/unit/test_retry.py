@@ -49,6 +49,18 @@ def test_only_a_failed_job_can_be_retried(backend):
         retry_job(backend, backend.jobs.get("j1"))
 
 
+@pytest.mark.parametrize("code", ["invalid_media", "model_unavailable", "invalid_request"])
+def test_a_job_that_failed_for_its_input_is_not_retried_and_nothing_changes(backend, code):
+    backend.jobs.create(Job(job_id="j1", mode=OutputMode.SBS))
+    backend.input_storage.put_bytes(source_key("j1"), b"not a video")
+    job = backend.jobs.update("j1", JobUpdate(status=JobStatus.FAILED, error=JobError(
+        code=code, message="The file is not a video.", stage="chunking")))
+    with pytest.raises(JobStateError, match="would fail the same way"):
+        retry_job(backend, job)
+    assert backend.jobs.get("j1") == job
+    assert drain(backend.chunking_queue) == []
+
+
 def test_retry_before_chunking_finished_resends_the_source_event(backend):
     job = failed_job(backend)
     backend.input_storage.put_bytes(source_key("j1"), b"video")

@@ -1,9 +1,13 @@
-"""Errors of the 2D-to-3D engine, classified for the pipeline's retry policy.
+"""Errors of the 2D-to-3D engine, classified for the pipeline's retry policy
+(``shared_types.failure``).
 
-``InvalidInputError`` and ``ModelNotInstalledError`` are permanent (retrying the
-same segment cannot help); ``EngineTransientError`` may succeed on a retry.
+``InvalidInputError`` (code ``invalid_media``), ``InvalidRequestError``
+(``invalid_request``) and ``ModelNotInstalledError`` (``model_unavailable``)
+are permanent: retrying the same segment cannot help, so the job fails at once
+with the reason. ``EngineTransientError`` may succeed on a retry.
 """
 
+from shared_types import errors as shared
 from shared_types.errors import PermanentError, StereoSpotError, TransientError
 
 
@@ -12,12 +16,23 @@ class EngineError(StereoSpotError):
 
 
 class InvalidInputError(EngineError, PermanentError):
-    """The input is not a usable video (zero-byte, corrupt, audio-only) or the
-    request asks for something unknown (mode, URI scheme, parameters)."""
+    """The input is not a usable video (zero-byte, corrupt, audio-only, not
+    decodable) or the request asks for something unknown (then the subclass
+    InvalidRequestError)."""
+
+    code = "invalid_media"
 
 
-class ModelNotInstalledError(EngineError, PermanentError):
-    """A depth model's weights (or the iw3 package) are not installed here."""
+class InvalidRequestError(InvalidInputError, shared.InvalidRequestError):
+    """The request asks for what cannot be done: an unknown mode or depth
+    model, a URI of another scheme or outside the allowed folder."""
+
+    code = "invalid_request"
+
+
+class ModelNotInstalledError(EngineError, shared.ModelUnavailableError):
+    """A depth model's weights (or the iw3 package) are not installed here, or
+    the installed files cannot be loaded."""
 
 
 class EngineTransientError(EngineError, TransientError):

@@ -10,16 +10,16 @@ import math
 import numpy as np
 from shared_types.models import OutputMode
 
-from stereo_inference.errors import InvalidInputError
+from stereo_inference.errors import InvalidRequestError
 
 
 def parse_mode(mode: OutputMode | str) -> OutputMode:
-    """The OutputMode named ``mode``. Raises InvalidInputError for an unknown one."""
+    """The OutputMode named ``mode``. Raises InvalidRequestError for an unknown one."""
     try:
         return OutputMode(mode)
     except ValueError as exc:
         names = ", ".join(m.value for m in OutputMode)
-        raise InvalidInputError(f"unknown output mode {mode!r}; choose one of {names}") from exc
+        raise InvalidRequestError(f"unknown output mode {mode!r}; choose one of {names}") from exc
 
 
 def _even(v: float) -> int:

@@ -28,11 +28,16 @@ from shared_types.envelope import (
     error_body,
     result_envelope,
 )
-from shared_types.errors import NotFoundError, PermanentError, TransientError
+from shared_types.errors import (
+    ModelUnavailableError,
+    NotFoundError,
+    PermanentError,
+    TransientError,
+)
+from shared_types.failure import failure_code
 from shared_types.ports import ObjectStorage
 
 from stereo_inference.convert import convert_file
-from stereo_inference.errors import ModelNotInstalledError
 from stereo_inference.metrics import CloudWatchMetrics, LogMetrics, Metrics
 from stereo_inference.settings import InferenceSettings
 from stereo_inference.uris import Location, parse_uri
@@ -163,8 +168,15 @@ def _fetch_context(context: Location, stem: Path, storages: StorageFactory) -> P
 
 
 def _install_error_handlers(app: FastAPI) -> None:
-    def reply(status: int, code: ErrorCode, exc: Exception) -> JSONResponse:
-        return JSONResponse(error_body(code, str(exc)), status_code=status)
+    """Every failure answers ``error_body``: its code, its words, and whether a
+    retry can succeed (``shared_types.failure``), so callers over HTTP and over
+    SageMaker async (which stores this body at the failure location) classify
+    it the same way without guessing from the status."""
+
+    def reply(status: int, code: ErrorCode | str, exc: Exception, *,
+              permanent: bool) -> JSONResponse:
+        return JSONResponse(error_body(code, str(exc) or type(exc).__name__,
+                                       permanent=permanent), status_code=status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -172,26 +184,27 @@ def _install_error_handlers(app: FastAPI) -> None:
             f"{'.'.join(str(p) for p in e['loc'][1:]) or 'body'}: {e['msg']}"
             for e in exc.errors()
         )
-        return JSONResponse(error_body(ErrorCode.INVALID_REQUEST, problems), status_code=400)
+        return JSONResponse(error_body(ErrorCode.INVALID_REQUEST, problems, permanent=True),
+                            status_code=400)
 
     @app.exception_handler(NotFoundError)
     async def not_found(_: Request, exc: NotFoundError) -> JSONResponse:
-        return reply(404, ErrorCode.INPUT_NOT_FOUND, exc)
+        return reply(404, ErrorCode.INPUT_NOT_FOUND, exc, permanent=True)
 
-    @app.exception_handler(ModelNotInstalledError)
-    async def no_model(_: Request, exc: ModelNotInstalledError) -> JSONResponse:
-        return reply(422, ErrorCode.MODEL_NOT_INSTALLED, exc)
+    @app.exception_handler(ModelUnavailableError)
+    async def no_model(_: Request, exc: ModelUnavailableError) -> JSONResponse:
+        return reply(422, ErrorCode.MODEL_UNAVAILABLE, exc, permanent=True)
 
     @app.exception_handler(PermanentError)
     async def permanent(_: Request, exc: PermanentError) -> JSONResponse:
-        return reply(400, ErrorCode.INVALID_INPUT, exc)
+        return reply(400, failure_code(exc), exc, permanent=True)
 
     @app.exception_handler(TransientError)
     async def transient(_: Request, exc: TransientError) -> JSONResponse:
         log.warning("transient failure: %s", exc)
-        return reply(503, ErrorCode.TRANSIENT, exc)
+        return reply(503, ErrorCode.TRANSIENT, exc, permanent=False)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected failure")
-        return reply(500, ErrorCode.INTERNAL, exc)
+        return reply(500, ErrorCode.INTERNAL, exc, permanent=False)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from stereo_inference.errors import InvalidInputError
+from stereo_inference.errors import InvalidRequestError
 
 
 @dataclass(frozen=True)
@@ -23,26 +23,26 @@ class Location:
 
 
 def parse_uri(uri: str, *, file_root: Path | None) -> Location:
-    """Where ``uri`` points. Raises InvalidInputError for another scheme, a
+    """Where ``uri`` points. Raises InvalidRequestError for another scheme, a
     malformed S3 URI, or a file:// URI outside ``file_root`` (or with no root)."""
     parts = urlsplit(uri)
     if parts.scheme == "s3":
         key = parts.path.lstrip("/")
         if not parts.netloc or not key or parts.query or parts.fragment:
-            raise InvalidInputError(f"malformed S3 URI {uri!r}: expected s3://bucket/key")
+            raise InvalidRequestError(f"malformed S3 URI {uri!r}: expected s3://bucket/key")
         return Location(uri=uri, bucket=parts.netloc, key=key)
     if parts.scheme == "file":
         return Location(uri=uri, path=_inside_root(uri, parts, file_root))
-    raise InvalidInputError(f"unsupported URI {uri!r}: only s3:// and file:// are accepted")
+    raise InvalidRequestError(f"unsupported URI {uri!r}: only s3:// and file:// are accepted")
 
 
 def _inside_root(uri: str, parts, file_root: Path | None) -> Path:
     if file_root is None:
-        raise InvalidInputError("file:// URIs are disabled on this server (no file root set)")
+        raise InvalidRequestError("file:// URIs are disabled on this server (no file root set)")
     if parts.netloc not in ("", "localhost"):
-        raise InvalidInputError(f"file:// URI must not name a host: {uri!r}")
+        raise InvalidRequestError(f"file:// URI must not name a host: {uri!r}")
     root = Path(file_root).resolve()
     path = Path(unquote(parts.path)).resolve()
     if path != root and root not in path.parents:
-        raise InvalidInputError(f"{uri!r} is outside the allowed folder")
+        raise InvalidRequestError(f"{uri!r} is outside the allowed folder")
     return path

@@ -63,4 +63,4 @@ def test_the_server_converts_a_file_and_refuses_bad_requests(server, tmp_path):
         "input_uri": "file:///etc/hostname", "output_uri": f"file://{tmp_path}/x.mp4",
         "mode": "sbs"})
     assert bad.status_code == 400
-    assert bad.json()["error"]["code"] == "invalid_input"
+    assert bad.json()["error"]["code"] == "invalid_request"

@@ -74,6 +74,26 @@ def test_a_missing_model_names_the_folder_and_the_install_command(tmp_path, clip
     assert "stereo-spot models download depth-anything-v2-base" in message
 
 
+@pytest.mark.parametrize(("config", "weights"), [
+    ('{"model_type": "depth_anything"}', b"\xff" * 64),  # a cut-short weights file
+    ("{not json", b"\xff" * 64),  # a damaged config
+    ('{"model_type": "no_such_architecture"}', None),  # weights of another version
+])
+def test_broken_model_files_are_a_permanent_model_error(models_dir, tmp_path, clip, config,
+                                                        weights):
+    folder = tmp_path / "m" / "depth-anything-v2-base"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text(config)
+    good = models_dir / "depth-anything-v2-small" / "model.safetensors"
+    (folder / "model.safetensors").write_bytes(weights or good.read_bytes())
+    params = ConversionParams(depth_model=DepthModel.DA2_BASE)
+    with pytest.raises(ModelNotInstalledError, match="cannot be loaded") as err:
+        convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params,
+                     models_dir=tmp_path / "m")
+    assert err.value.code == "model_unavailable"
+    assert "stereo-spot models download depth-anything-v2-base" in str(err.value)
+
+
 @pytest.fixture(scope="module")
 def hub(models_dir):
     """A local hub serving the tiny model's files under Distill-Any-Depth-Small's repo."""

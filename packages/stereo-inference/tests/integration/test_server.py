@@ -81,22 +81,24 @@ def test_file_uris_under_the_root_work(client, clip, tmp_path):
     [
         ({"input_uri": "s3://in/a.mp4", "output_uri": "s3://out/b.mp4", "mode": "vr"},
          "invalid_request"),
-        ({"input_uri": "http://x/a.mp4", "output_uri": "s3://out/b.mp4"}, "invalid_input"),
-        ({"input_uri": "file:///etc/passwd", "output_uri": "s3://out/b.mp4"}, "invalid_input"),
+        ({"input_uri": "http://x/a.mp4", "output_uri": "s3://out/b.mp4"}, "invalid_request"),
+        ({"input_uri": "file:///etc/passwd", "output_uri": "s3://out/b.mp4"},
+         "invalid_request"),
         ({"input_uri": "s3://in/a.mp4", "output_uri": "s3://out/b.mp4",
           "params": {"divergence": 99}}, "invalid_request"),
         ({"output_uri": "s3://out/b.mp4"}, "invalid_request"),
         ({"input_uri": "s3://in/a.mp4", "output_uri": "s3://out/b.mp4",
-          "context_uri": "https://x/prev.mp4"}, "invalid_input"),
+          "context_uri": "https://x/prev.mp4"}, "invalid_request"),
         ({"input_uri": "s3://in/a.mp4", "output_uri": "s3://out/b.mp4",
-          "context_uri": "file:///etc/passwd"}, "invalid_input"),
+          "context_uri": "file:///etc/passwd"}, "invalid_request"),
     ],
 )
-def test_bad_requests_are_4xx_with_a_reason(client, body, code):
+def test_bad_requests_are_permanent_4xx_with_a_reason(client, body, code):
     resp = invoke(client, **body)
     assert resp.status_code == 400
     assert resp.json()["error"]["code"] == code
     assert resp.json()["error"]["message"]
+    assert resp.json()["error"]["permanent"] is True
 
 
 def test_a_file_that_is_not_a_video_is_a_400(client, buckets):
@@ -104,6 +106,8 @@ def test_a_file_that_is_not_a_video_is_a_400(client, buckets):
     resp = invoke(client, input_uri="s3://in/a.mp4", output_uri="s3://out/b.mp4")
     assert resp.status_code == 400
     assert "not a readable video" in resp.json()["error"]["message"]
+    assert resp.json()["error"]["code"] == "invalid_media"
+    assert resp.json()["error"]["permanent"] is True
     assert not buckets["out"].exists("b.mp4")
 
 
@@ -111,6 +115,7 @@ def test_a_missing_input_is_a_404(client):
     resp = invoke(client, input_uri="s3://in/nope.mp4", output_uri="s3://out/b.mp4")
     assert resp.status_code == 404
     assert resp.json()["error"]["code"] == "input_not_found"
+    assert resp.json()["error"]["permanent"] is True
 
 
 def test_a_missing_model_is_a_422(client, buckets, clip):
@@ -119,6 +124,8 @@ def test_a_missing_model_is_a_422(client, buckets, clip):
                   params={"depth_model": "depth-anything-v2-large"})
     assert resp.status_code == 422
     assert "models download depth-anything-v2-large" in resp.json()["error"]["message"]
+    assert resp.json()["error"]["code"] == "model_unavailable"
+    assert resp.json()["error"]["permanent"] is True
 
 
 def test_an_unreachable_store_is_a_503(tmp_path):
@@ -128,6 +135,7 @@ def test_an_unreachable_store_is_a_503(tmp_path):
         resp = invoke(c, input_uri="s3://in/a.mp4", output_uri="s3://out/b.mp4")
     assert resp.status_code == 503
     assert resp.json()["error"]["code"] == "transient"
+    assert resp.json()["error"]["permanent"] is False
 
 
 def _first_frame_of(bucket: MemoryStorage, key: str, tmp_path) -> object:

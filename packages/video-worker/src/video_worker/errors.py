@@ -1,9 +1,12 @@
-"""Errors of video-worker, classified for the consumer loop's retry policy.
+"""Errors of video-worker, classified for the consumer loop's retry policy
+(``shared_types.failure``).
 
-``InferenceRejectedError`` is permanent: the inference side refused the segment
-(a 4xx, an async failure naming invalid input), so the segment and its job fail.
-``InferenceUnavailableError`` is transient: the endpoint is unreachable, answered
-5xx, timed out or sent a response we cannot read; the message is redelivered.
+``InferenceRejectedError`` is permanent: the inference side said a retry cannot
+help (its error body's ``permanent``, or a 4xx from a server that does not say),
+so the segment and its job fail at once, with the reason's ``code``
+(``invalid_media``, ``model_unavailable``, ...). ``InferenceUnavailableError``
+is transient: the endpoint is unreachable, answered 5xx, timed out, said a
+retry may help or sent a response we cannot read; the message is redelivered.
 """
 
 from shared_types.errors import PermanentError, StereoSpotError, TransientError
@@ -14,13 +17,26 @@ class VideoWorkerError(StereoSpotError):
 
 
 class InferenceRejectedError(VideoWorkerError, PermanentError):
-    """The inference backend refused this segment for good."""
+    """The inference backend refused this segment for good; ``code`` is its reason."""
+
+    code = "inference_rejected"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code:
+            self.code = code
 
 
 class SegmentConversionError(VideoWorkerError, PermanentError):
-    """A segment could not be converted for good; the message says which and why."""
+    """A segment could not be converted for good; the message says which and why,
+    ``code`` is its cause's (``inference_failed`` when the cause names none)."""
 
     code = "inference_failed"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code:
+            self.code = code
 
 
 class ConversionTimeoutError(VideoWorkerError, PermanentError):

@@ -1,8 +1,9 @@
 """Inference over HTTP: ``POST {url}/invocations`` (the SageMaker container contract).
 
 The server reads the segment and writes the output itself; we only parse its
-answer. 4xx (but 408/429) is permanent with the server's reason, 5xx,
-timeouts and connection errors are transient.
+answer. A failure is classified by its error body's ``permanent`` (a server
+that does not say: a 4xx but 408/425/429 is permanent); timeouts and
+connection errors are transient.
 """
 
 from __future__ import annotations
@@ -11,18 +12,20 @@ import logging
 
 import httpx
 from shared_types.conversion import FrameProgress
-from shared_types.envelope import error_message
+from shared_types.envelope import read_failure
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
 
-from video_worker.errors import InferenceRejectedError, InferenceUnavailableError
-from video_worker.inference_backend import InferenceResult, result_from_envelope
+from video_worker.errors import InferenceUnavailableError
+from video_worker.inference_backend import (
+    InferenceResult,
+    remote_failure_error,
+    result_from_envelope,
+)
 from video_worker.request import invocation_request
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-StereoSpot-Secret"
-
-RETRYABLE_4XX = frozenset({408, 425, 429})
 
 
 class HttpInferenceBackend:
@@ -53,9 +56,10 @@ class HttpInferenceBackend:
     ) -> InferenceResult:
         """POST the segment's invocation and parse the envelope.
 
-        Raises InferenceRejectedError (permanent) on a 4xx and
-        InferenceUnavailableError (transient) on 5xx, timeouts, connection
-        errors and unreadable answers.
+        Raises InferenceRejectedError (permanent, with the server's code) when
+        the server says a retry cannot help, and InferenceUnavailableError
+        (transient) otherwise, and on timeouts, connection errors and
+        unreadable answers.
         """
         body = invocation_request(payload, output_key, params, self._input, self._output,
                                   seamless=self.seamless)
@@ -66,12 +70,9 @@ class HttpInferenceBackend:
             raise InferenceUnavailableError(
                 f"inference server {self._url} unreachable: {exc!r}") from exc
         status = response.status_code
-        if 400 <= status < 500 and status not in RETRYABLE_4XX:
-            reason = error_message(response.content, fallback=f"HTTP {status}")
-            raise InferenceRejectedError(f"the inference server rejected the segment: {reason}")
         if not 200 <= status < 300:
-            reason = error_message(response.content, fallback=f"HTTP {status}")
-            raise InferenceUnavailableError(f"inference server answered {status}: {reason}")
+            failure = read_failure(response.content, status=status, fallback=f"HTTP {status}")
+            raise remote_failure_error(failure, f"inference server (HTTP {status})")
         result = result_from_envelope(response.content, output_key)
         log.info("job_id=%s segment_index=%d converted by %s",
                  payload.job_id, payload.segment_index, self._url)

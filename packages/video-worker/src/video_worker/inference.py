@@ -8,9 +8,11 @@ without work. Fenced on the chunking run the segment's key names
 (``shared_types.runs``): a segment of a run that is no longer the job's is not
 converted, a run taken over during the conversion stops it at the next
 heartbeat, and its status writes and output are refused and counted. A
-permanent inference error marks the segment ``failed`` with its reason and
-raises SegmentConversionError (the consumer loop fails the job, stage
-``inference``); a transient one propagates so the message is redelivered.
+permanent inference error (a segment that is not a video, a depth model that
+is missing or broken: ``shared_types.failure``) marks the segment ``failed``
+with its reason and raises SegmentConversionError with the cause's code (the
+consumer loop fails the job at once, stage ``inference``, and acknowledges the
+message); a transient one propagates so the message is redelivered.
 This handler never writes a SegmentCompletion: the output write raises an
 event that the segment-output handler turns into one.
 """
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 
 from shared_types.errors import JobCancelledError, JobNotFoundError, PermanentError
 from shared_types.events import created_objects
+from shared_types.failure import GENERIC_PERMANENT, failure_code
 from shared_types.keys import output_segment_key, parse_segment_key
 from shared_types.models import JobStatus, Message, SegmentPayload, SegmentState
 from shared_types.ports import Backend
@@ -120,8 +123,10 @@ def convert_segment(payload: SegmentPayload, deps: InferenceDeps) -> InferenceRe
         if _run_was_taken_over(backend, payload, f"failure of segment {index}"):
             return None  # a zombie's failure must not fail the run that replaced it
         backend.segment_status.mark_failed(job_id, index, reason, run)
-        raise SegmentConversionError(f"Segment {index + 1} of {payload.total_segments} "
-                                     f"could not be converted: {reason}") from exc
+        code = failure_code(exc)  # the cause's reason: invalid_media, model_unavailable, ...
+        raise SegmentConversionError(
+            f"Segment {index + 1} of {payload.total_segments} could not be converted: {reason}",
+            code=None if code == GENERIC_PERMANENT else code) from exc
     except Exception:
         log.warning("job_id=%s segment_index=%d inference attempt %d failed; will retry",
                     job_id, index, status.attempts)

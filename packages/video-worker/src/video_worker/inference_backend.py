@@ -13,9 +13,10 @@ from pydantic import BaseModel, Field, ValidationError
 from shared_types.conversion import FrameProgress
 from shared_types.envelope import read_result_envelope
 from shared_types.errors import MalformedResponseError
+from shared_types.failure import RemoteFailure
 from shared_types.models import ConversionParams, SegmentPayload
 
-from video_worker.errors import InferenceUnavailableError
+from video_worker.errors import InferenceRejectedError, InferenceUnavailableError
 
 _RESULT_FIELDS = ("frames", "duration_s", "elapsed_s", "fps", "depth_model")
 
@@ -49,6 +50,15 @@ def result_from_envelope(body: bytes | str | dict[str, Any], output_key: str) ->
         return InferenceResult(output_key=output_key, metrics=blocks.metrics, **fields)
     except ValidationError as exc:
         raise InferenceUnavailableError(f"inference response is malformed: {exc}") from exc
+
+
+def remote_failure_error(failure: RemoteFailure, where: str) -> Exception:
+    """The error to raise for a failure the inference side reported: permanent
+    (InferenceRejectedError with its code, so the job fails at once and says
+    why) or transient (InferenceUnavailableError, redelivered)."""
+    if failure.permanent:
+        return InferenceRejectedError(failure.message, code=failure.code)
+    return InferenceUnavailableError(f"{where} failed ({failure.code}): {failure.message}")
 
 
 class InferenceBackend(Protocol):

@@ -24,13 +24,17 @@ from urllib.parse import urlparse
 from aws_adapters.clients import make_client
 from aws_adapters.errors import translated
 from shared_types.conversion import FrameProgress
-from shared_types.envelope import PERMANENT_ERROR_CODES, error_code, error_message
+from shared_types.envelope import read_failure
 from shared_types.errors import ObjectNotFoundError, StereoSpotError, TransientError
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
 
 from video_worker.errors import InferenceRejectedError, InferenceUnavailableError
-from video_worker.inference_backend import InferenceResult, result_from_envelope
+from video_worker.inference_backend import (
+    InferenceResult,
+    remote_failure_error,
+    result_from_envelope,
+)
 from video_worker.request import invocation_request
 
 log = logging.getLogger(__name__)
@@ -146,13 +150,12 @@ class SageMakerInferenceBackend:
 
 
 def classify_failure(body: bytes) -> Exception:
-    """The error for an async failure body: permanent when the engine said the
-    input is bad (the same codes the HTTP backend gets as 4xx answers), transient
-    otherwise (model crash, timeout, capacity)."""
-    reason = error_message(body, fallback="SageMaker async invocation failed")
-    if error_code(body) in PERMANENT_ERROR_CODES:
-        return InferenceRejectedError(f"the inference endpoint rejected the segment: {reason}")
-    return InferenceUnavailableError(f"SageMaker async invocation failed: {reason}")
+    """The error for an async failure body, as the engine classified it (its
+    error body's ``permanent``; ``shared_types.envelope.read_failure``): the
+    job fails at once for a bad segment or a missing model, and the message is
+    redelivered for a crash, a timeout or a lack of capacity."""
+    failure = read_failure(body, fallback="SageMaker async invocation failed")
+    return remote_failure_error(failure, "SageMaker async invocation")
 
 
 class S3LocationReader:

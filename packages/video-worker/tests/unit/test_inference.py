@@ -2,7 +2,7 @@ import json
 
 import pytest
 from shared_types.consumer import ConsumerConfig
-from shared_types.errors import JobNotFoundError
+from shared_types.errors import JobNotFoundError, ObjectNotFoundError
 from shared_types.events import build_s3_event_body, s3_test_event_body
 from shared_types.models import JobStatus, OutputMode, SegmentState
 
@@ -72,9 +72,15 @@ def consumer(backend, inference, **config):
     return c
 
 
-def test_a_permanent_error_fails_the_segment_and_the_loop_fails_the_job(backend, inference):
+@pytest.mark.parametrize(("error", "code"), [
+    (InferenceRejectedError("not a video stream", code="invalid_media"), "invalid_media"),
+    (InferenceRejectedError("not a video stream"), "inference_rejected"),
+    (ObjectNotFoundError("not a video stream: segment gone"), "inference_failed"),
+])
+def test_a_permanent_error_fails_the_segment_and_the_loop_fails_the_job_with_its_code(
+        backend, inference, error, code):
     h.make_job(backend)
-    inference.error = InferenceRejectedError("not a video stream")
+    inference.error = error
     backend.video_queue.send(h.segment_event(backend, "job-1", 1, 2))
     assert consumer(backend, inference).process_once()
     status = backend.segment_status.get("job-1", 1)
@@ -82,8 +88,9 @@ def test_a_permanent_error_fails_the_segment_and_the_loop_fails_the_job(backend,
     assert "not a video stream" in status.last_error
     job = backend.jobs.get("job-1")
     assert job.status == JobStatus.FAILED
-    assert (job.error.stage, job.error.code) == ("inference", "inference_failed")
+    assert (job.error.stage, job.error.code) == ("inference", code)
     assert "Segment 2 of 2" in job.error.message
+    assert len(inference.calls) == 1  # not retried
     stats = backend.video_queue.stats()
     assert stats.visible + stats.in_flight + stats.dead_letters == 0  # acknowledged
 

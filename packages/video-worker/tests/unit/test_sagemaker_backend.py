@@ -93,11 +93,13 @@ def test_invoke_errors_are_classified(stubbed, code, status, error):
     assert backend.in_flight == 0
 
 
-def test_an_async_failure_naming_bad_input_is_permanent():
-    body = json.dumps({"error": {"code": "invalid_input", "message": "no video"}}).encode()
+def test_an_async_failure_naming_bad_input_is_permanent_with_its_code():
+    body = json.dumps({"error": {"code": "invalid_media", "message": "no video",
+                                 "permanent": True}}).encode()
     backend, _ = make(FakeRuntime(), {"s3://async/fail/0.out": body})
-    with pytest.raises(InferenceRejectedError, match="no video"):
+    with pytest.raises(InferenceRejectedError, match="no video") as caught:
         backend.convert(payload(0), out_key(0), ConversionParams())
+    assert caught.value.code == "invalid_media"
 
 
 def test_other_async_failures_are_transient():

@@ -82,12 +82,26 @@ def playback(backend: Backend, job: Job, *, expires_s: int) -> PresignedPlayback
     )
 
 
-def poster_urls(backend: Backend, jobs: list[Job], *, expires_s: int) -> dict[str, str]:
-    """Presigned URLs of the poster frames of ``jobs`` (by job id). A job gets
-    one once its source arrived; the page hides posters that were never made."""
-    return {job.job_id: backend.output_storage.presign_get(poster_key(job.job_id),
-                                                           expires_s=expires_s)
-            for job in jobs if job.status != JobStatus.CREATED}
+def poster_urls(jobs: list[Job]) -> dict[str, str]:
+    """The poster image of each job of ``jobs`` that may have one (by job id): the
+    page's own ``/jobs/{id}/poster``, which :func:`poster_location` answers, so
+    a job whose poster was never made (it failed before the probe, or making it
+    failed) shows a placeholder, never a broken image. A job still waiting for
+    its upload shows none."""
+    return {job.job_id: f"/jobs/{job.job_id}/poster"
+            for job in jobs if job.status not in WAITING_FOR_UPLOAD}
+
+
+NO_POSTER = "/static/no-poster.svg"
+
+
+def poster_location(backend: Backend, job: Job, *, expires_s: int) -> str:
+    """Where the job's poster is: a presigned URL when it was made, else the
+    placeholder. Raises TransientStoreError when the storage is unreachable."""
+    key = poster_key(job.job_id)
+    if not backend.output_storage.exists(key):
+        return NO_POSTER
+    return backend.output_storage.presign_get(key, expires_s=expires_s)
 
 
 class JobListing(BaseModel):

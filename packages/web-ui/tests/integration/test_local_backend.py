@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from shared_types.events import parse_s3_event_body
 from shared_types.keys import final_key, source_key
 from shared_types.models import JobError, JobStatus, JobUpdate
+from shared_types.segment_retention import release_segments
 from shared_types.testing.media import make_video
 
 from web_ui.app import create_app
@@ -160,7 +161,12 @@ def test_retry_and_delete_on_the_local_backend(client, app, video):
     [message] = backend.chunking_queue.receive()
     assert json.loads(message.body)["Records"][0]["s3"]["object"]["key"].endswith("source.mp4")
 
+    backend.jobs.update(job_id, JobUpdate(status=JobStatus.FAILED, error=JobError(
+        code="transient", message="worker crashed", stage="chunking")))
+    release_segments(backend, job_id)  # as a failing step does
     r = client.post(f"/jobs/{job_id}/delete", data={"csrf_token": token}, follow_redirects=False)
     assert r.status_code == 303
     assert backend.jobs.get(job_id) is None
     assert not backend.input_storage.exists(source_key(job_id))
+    data_dir = app.state.settings.data_dir
+    assert [p for p in data_dir.rglob("*") if job_id in str(p)] == []  # no empty folder

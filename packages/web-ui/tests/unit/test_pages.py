@@ -1,4 +1,5 @@
-from shared_types.keys import final_key
+import pytest
+from shared_types.keys import final_key, poster_key
 from shared_types.models import AnaglyphMethod, JobError, JobStatus, OutputMode, now
 
 from .conftest import add_job
@@ -95,12 +96,26 @@ def test_a_completed_job_page_has_player_and_tagged_download(client, backend):
     assert final_key(job.job_id) in playback.url
 
 
-def test_a_failed_job_page_shows_the_reason_and_a_retry_button(client, backend):
+def test_a_job_that_failed_for_its_input_shows_the_reason_and_no_retry(client, backend):
     err = JobError(code="invalid_media", message="The file is not a video.", stage="chunking")
     job = add_job(backend, status=JobStatus.FAILED, error=err)
     r = client.get(f"/jobs/{job.job_id}")
     assert "The file is not a video." in r.text
+    assert "/retry" not in r.text
+    assert 'id="retry"' not in r.text
+    assert "would fail the same way" in r.text
+
+
+@pytest.mark.parametrize("code", ["retries_exhausted", "segment_gave_up", "stalled",
+                                  "inference_failed"])
+def test_a_job_that_failed_transiently_shows_the_reason_and_a_retry_button(client, backend,
+                                                                           code):
+    err = JobError(code=code, message="The worker stopped answering.", stage="inference")
+    job = add_job(backend, status=JobStatus.FAILED, error=err)
+    r = client.get(f"/jobs/{job.job_id}")
+    assert "The worker stopped answering." in r.text
     assert f'action="/jobs/{job.job_id}/retry"' in r.text
+    assert 'id="no-retry"' not in r.text
 
 
 def test_user_text_is_escaped(client, backend):
@@ -138,6 +153,18 @@ def test_retry_puts_a_failed_job_back_to_work(client, backend, token):
     assert backend.jobs.get(job.job_id).status == JobStatus.CREATED
 
 
+@pytest.mark.parametrize("code", ["invalid_media", "model_unavailable"])
+def test_retrying_a_job_that_failed_for_its_input_is_refused_with_the_reason(client, backend,
+                                                                             token, code):
+    err = JobError(code=code, message="The file is not a video.", stage="chunking")
+    job = add_job(backend, status=JobStatus.FAILED, error=err)
+    r = client.post(f"/jobs/{job.job_id}/retry", data={"csrf_token": token})
+    assert r.status_code == 409
+    assert "would fail the same way" in r.context["message"]
+    assert "Start a new conversion" in r.context["message"]
+    assert backend.jobs.get(job.job_id).status == JobStatus.FAILED
+
+
 def test_retrying_a_running_job_is_refused(client, backend, token):
     job = add_job(backend, status=JobStatus.CHUNKING_IN_PROGRESS)
     r = client.post(f"/jobs/{job.job_id}/retry", data={"csrf_token": token})
@@ -170,8 +197,25 @@ def test_job_lists_show_a_poster_frame_once_the_source_arrived(client, backend):
     running = add_job(backend, status=JobStatus.CHUNKING_COMPLETE, total_segments=2)
     for path in ("/", "/jobs"):
         r = client.get(path)
-        assert f"jobs/{running.job_id}/poster.jpg" in r.text
-        assert f"jobs/{waiting.job_id}/poster.jpg" not in r.text
+        assert f'src="/jobs/{running.job_id}/poster"' in r.text
+        assert f"/jobs/{waiting.job_id}/poster" not in r.text
+
+
+def test_a_poster_that_was_made_redirects_to_it(client, backend):
+    job = add_job(backend, status=JobStatus.COMPLETED)
+    backend.output_storage.put_bytes(poster_key(job.job_id), b"jpeg")
+    r = client.get(f"/jobs/{job.job_id}/poster", follow_redirects=False)
+    assert r.status_code == 307
+    assert r.headers["location"].startswith(f"memory://output/jobs/{job.job_id}/poster.jpg")
+
+
+def test_a_poster_that_was_never_made_is_a_placeholder_not_a_404(client, backend):
+    err = JobError(code="invalid_media", message="The file is not a video.", stage="chunking")
+    job = add_job(backend, status=JobStatus.FAILED, error=err)
+    r = client.get(f"/jobs/{job.job_id}/poster")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("image/svg+xml")
+    assert "no preview" in r.text
 
 
 def test_the_form_asks_for_sdr_and_3d_subtitles(client, backend, token):

@@ -22,7 +22,7 @@ from shared_types.depth_models import (
 from shared_types.models import DepthModel
 
 from stereo_inference.arrays import concat
-from stereo_inference.errors import InvalidInputError, ModelNotInstalledError
+from stereo_inference.errors import InvalidRequestError, ModelNotInstalledError
 
 log = logging.getLogger(__name__)
 
@@ -70,20 +70,20 @@ def load_estimator(
     following the optical flow (``stabilized.FlowStabilized``); 1: every frame.
 
     Raises ModelNotInstalledError when its weights are not in ``models_dir``,
-    InvalidInputError for an unknown name or for ``iw3`` (which is not a frame
+    InvalidRequestError for an unknown name or for ``iw3`` (which is not a frame
     estimator).
     """
     try:
         model = DepthModel(model)
     except ValueError as exc:
         names = ", ".join(m.value for m in DepthModel)
-        raise InvalidInputError(f"unknown depth model {model!r}; choose one of {names}") from exc
+        raise InvalidRequestError(f"unknown depth model {model!r}; choose one of {names}") from exc
     if model is DepthModel.HEURISTIC:
         from stereo_inference.depth.heuristic import HeuristicDepth
 
         return HeuristicDepth(device)
     if model is DepthModel.IW3:
-        raise InvalidInputError("iw3 converts whole segments; it is not a frame estimator")
+        raise InvalidRequestError("iw3 converts whole segments; it is not a frame estimator")
     from stereo_inference.depth.depth_anything import DepthAnythingDepth
     from stereo_inference.depth.stabilized import FlowStabilized
 

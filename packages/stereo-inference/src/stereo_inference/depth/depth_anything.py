@@ -13,16 +13,27 @@ from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from shared_types.depth_models import is_installed, missing_model_message, model_folder
+from safetensors import SafetensorError
+from shared_types.depth_models import (
+    install_command,
+    is_installed,
+    missing_model_message,
+    model_folder,
+)
 
 from stereo_inference.cuda_graphs import Graphed
-from stereo_inference.errors import ModelNotInstalledError
+from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
 
 log = logging.getLogger(__name__)
 
 _MEAN = (0.485, 0.456, 0.406)
 _STD = (0.229, 0.224, 0.225)
 PATCH = 14
+# What transformers raises for a folder whose config or weights it cannot use:
+# unreadable JSON, an unknown architecture, a truncated or foreign safetensors
+# file, weights of other shapes than the config says.
+_BROKEN_FILES = (OSError, ValueError, KeyError, TypeError, AttributeError, RuntimeError,
+                 SafetensorError)
 
 
 class DepthAnythingDepth:
@@ -66,9 +77,14 @@ class DepthAnythingDepth:
 
         try:
             model = DepthAnythingForDepthEstimation.from_pretrained(str(folder))
-        except (OSError, ValueError) as exc:
+        except torch.OutOfMemoryError as exc:  # a RuntimeError that may pass
+            raise EngineTransientError(f"no memory to load depth model {name}: {exc}") from exc
+        except _BROKEN_FILES as exc:
+            # the same files fail the same way every time: the job fails at once
             raise ModelNotInstalledError(
-                f"depth model in {folder} cannot be loaded: {exc}"
+                f"depth model {name!r} in {folder} cannot be loaded (its files are broken "
+                f"or of another version; install it again with "
+                f"`{install_command(name)}`): {exc}"
             ) from exc
         log.info("loaded depth model %s from %s on %s", name, folder, device)
         return cls(model, name, device, resolution=resolution)

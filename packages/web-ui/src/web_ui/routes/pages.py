@@ -9,6 +9,7 @@ from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from shared_types.cancel import cancel_job
 from shared_types.dtos import CreateJobRequest
+from shared_types.failure import retry_refusal
 from shared_types.models import (
     AnaglyphMethod,
     Container,
@@ -39,7 +40,7 @@ def dashboard(request: Request, backend: BackendDep, settings: SettingsDep,
               templates: TemplatesDep) -> Response:
     listing = job_service.list_jobs(backend, limit=RECENT_JOBS)
     recent = listing.recent(RECENT_JOBS)
-    posters = job_service.poster_urls(backend, recent, expires_s=settings.playback_url_expires_s)
+    posters = job_service.poster_urls(recent)
     return render(templates, request, "index.html",
                   {"listing": listing, "recent": recent, "posters": posters,
                    "max_upload_bytes": settings.max_upload_bytes,
@@ -53,8 +54,7 @@ def job_list(
     cursor: Annotated[str | None, Query(max_length=job_service.MAX_CURSOR_LENGTH)] = None,
 ) -> Response:
     listing = job_service.list_jobs(backend, limit=settings.page_size, cursor=cursor)
-    posters = job_service.poster_urls(backend, listing.jobs,
-                                      expires_s=settings.playback_url_expires_s)
+    posters = job_service.poster_urls(listing.jobs)
     return render(templates, request, "jobs.html",
                   {"listing": listing, "cursor": cursor, "posters": posters})
 
@@ -116,6 +116,8 @@ def job_page(
         )
     context["preview"] = preview_panel(backend, job, expires_s=settings.playback_url_expires_s)
     context["takes_upload"] = takes_upload(backend, job)
+    # a job that failed for its own input would fail again: no Retry, and why
+    context["retry_refusal"] = retry_refusal(job)
     return render(templates, request, "job.html", context)
 
 
@@ -124,6 +126,16 @@ def play(job_id: str, backend: BackendDep, settings: SettingsDep) -> Response:
     job = job_service.load_job(backend, job_id)
     urls = job_service.playback(backend, job, expires_s=settings.playback_url_expires_s)
     return RedirectResponse(urls.url, status_code=307)
+
+
+@router.get("/jobs/{job_id}/poster")
+def poster(job_id: str, backend: BackendDep, settings: SettingsDep) -> Response:
+    job = job_service.load_job(backend, job_id)
+    location = job_service.poster_location(backend, job,
+                                           expires_s=settings.playback_url_expires_s)
+    # briefly cached: a running job's poster appears once its source is probed
+    return RedirectResponse(location, status_code=307,
+                            headers={"Cache-Control": "private, max-age=30"})
 
 
 @router.post("/jobs/{job_id}/cancel", dependencies=SAFE_FORM)
