@@ -110,6 +110,8 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
     target = parse_uri(req.output_uri, file_root=settings.file_root)
     context = parse_uri(req.context_uri, file_root=settings.file_root) if req.context_uri else None
     started = time.perf_counter()
+    if settings.work_dir is not None:  # made on first use (and again if it was removed)
+        settings.work_dir.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="stereo-inference-", dir=settings.work_dir))
     try:
         input_path = _fetch(source, work / "input", storages)

@@ -68,6 +68,18 @@ def test_the_legacy_s3_field_names_are_accepted(client, buckets, clip):
     assert buckets["out"].exists("b.mp4")
 
 
+def test_a_work_dir_that_does_not_exist_yet_is_made(clip, tmp_path, buckets):
+    """Not a 500 on every request (retried as transient) for a fresh volume."""
+    work = tmp_path / "not" / "yet"
+    app = create_app(InferenceSettings(work_dir=work, models_dir=tmp_path / "models"),
+                     storage_factory=lambda bucket: buckets[bucket])
+    buckets["in"].put_file("a.mp4", clip)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        resp = invoke(c, input_uri="s3://in/a.mp4", output_uri="s3://out/b.mp4")
+    assert resp.status_code == 200, resp.text
+    assert work.is_dir() and not any(work.iterdir())  # and its temporary files are gone
+
+
 def test_file_uris_under_the_root_work(client, clip, tmp_path):
     source = tmp_path / "in.mp4"
     source.write_bytes(clip.read_bytes())
