@@ -57,6 +57,18 @@ def keyframe_interval(segment_seconds: float) -> float:
     return max(0.5, min(2.0, segment_seconds / 4))
 
 
+def forced_keyframes(every: float) -> str:
+    """ffmpeg's ``-force_key_frames`` for a keyframe at the first frame of each
+    ``every``-second step of the timeline (the cut points of the split fall on
+    those steps), never two closer than half a step. Counting forced frames
+    instead (``t >= n_forced * every``) would, after a jump in the source's
+    timestamps, force one keyframe per skipped step on the next frames: a burst
+    the split turns into one-frame segments, for as long as the jump was."""
+    step = f"floor(t/{every:g})"
+    return (f"expr:if(isnan(prev_forced_t),1,"
+            f"gt({step},floor(prev_forced_t/{every:g}))*gte(t-prev_forced_t,{every / 2:g}))")
+
+
 def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
                             segment_seconds: float, *, color: Color | None = None,
                             hdr: HdrInfo | None = None,
@@ -75,7 +87,7 @@ def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
     runner.run([
         *file_input(source),
         "-map", "0:v:0", *codec,
-        "-force_key_frames", f"expr:gte(t,n_forced*{every:g})",
+        "-force_key_frames", forced_keyframes(every),
         "-movflags", "+faststart", str(dest),
     ], on_tick=on_tick, what="re-encode with keyframes")
     return dest
