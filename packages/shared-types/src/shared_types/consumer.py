@@ -15,6 +15,7 @@ stage name. The loop owns everything else, in one place:
   lost, the job moved on) -> retried later, never a reason to fail the job;
 - anything else (transient)         -> redelivered after a backoff with jitter;
   on the ``max_attempts``-th receive the job is failed (``retries_exhausted``,
+  or ``disk_full`` when the last error was a full disk: ``failure.exhausted_code``,
   with the last error) and the message is dead-lettered with the same reason.
 
 While the handlers run, a heartbeat thread extends the message's visibility; a
@@ -41,6 +42,7 @@ from shared_types.errors import (
     PermanentError,
     RetriesExhaustedError,
 )
+from shared_types.failure import exhausted_code
 from shared_types.models import Message
 from shared_types.ports import Queue
 from shared_types.stop_event import StopEvent
@@ -195,7 +197,7 @@ class Consumer(Generic[C]):
         if n >= self.config.max_attempts and not isinstance(exc, NEVER_FAILS_THE_JOB):
             reason = RetriesExhaustedError(
                 f"The {self.route.stage} step kept failing after {n} attempts "
-                f"(last error: {exc}).")
+                f"(last error: {exc}).", code=exhausted_code(exc))
             log.error("queue=%s message=%s %s", self.queue.name, message.message_id, reason)
             for command in commands:
                 self._fail(command, reason)
