@@ -14,17 +14,18 @@ from local_stack.submission import fetch_result, snapshot, submit_job
 
 
 def test_a_source_three_times_larger_than_the_free_space_is_refused_before_its_job(tmp_path):
-    backend = build_backend(BackendSettings(data_dir=tmp_path / "data"))
-    film = tmp_path / "film.mp4"
-    with open(film, "wb") as out:
-        out.truncate(2 * 1024 ** 4)  # a sparse 2 TiB "film": its size, not its bytes
+    # on a small disk of its own: a copy that went ahead anyway could never fill the machine's
+    with small_disk(tmp_path / "disk", 8 * 1024 * 1024) as disk:
+        backend = build_backend(BackendSettings(data_dir=disk / "data"))
+        film = tmp_path / "film.mp4"
+        film.write_bytes(b"\1" * 4 * 1024 * 1024)  # fits once, not three times
 
-    with pytest.raises(DiskFullError, match=r"Not enough free disk space for converting this "
-                       r"2\.2 TB video: it needs about 6\.6 TB free in "):
-        submit_job(backend, film, mode=OutputMode.SBS, params=ConversionParams())
+        with pytest.raises(DiskFullError, match=r"Not enough free disk space for converting "
+                           rf"this 4\.2 MB video: it needs about 12\.6 MB free in {disk}/data"):
+            submit_job(backend, film, mode=OutputMode.SBS, params=ConversionParams())
 
-    assert all(not backend.jobs.list_by_status(status).items for status in JobStatus)
-    assert not list((tmp_path / "data" / "tmp").iterdir())
+        assert all(not backend.jobs.list_by_status(status).items for status in JobStatus)
+        assert entries(disk / "data" / "tmp") == []
 
 
 def test_a_download_onto_a_full_disk_leaves_no_file_that_looks_finished(tmp_path):
