@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -178,11 +178,10 @@ def fetch_result(backend: Backend, snap: JobSnapshot, output: Path) -> Path:
     output.parent.mkdir(parents=True, exist_ok=True)
     job = backend.jobs.get(snap.job_id)
     key = job.final_key if job and job.final_key else final_key(snap.job_id)
+    # a name of its own, made like the output would be (the umask's mode, not mkstemp's 0600)
+    partial = output.with_name(f".{output.name}.{secrets.token_hex(4)}.part")
     with disk_full_as(output.parent, doing=f"writing {output.name}"):
-        fd, name = tempfile.mkstemp(dir=output.parent, prefix=f".{output.name}.",
-                                    suffix=".part")
-        os.close(fd)
-        partial = Path(name)
+        partial.touch(exist_ok=False)
         try:
             backend.output_storage.get_file(key, partial)
             os.replace(partial, output)

@@ -1,6 +1,7 @@
 """Submitting a job and following it, on the in-memory backend."""
 
 import dataclasses
+import os
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,10 @@ def test_a_completed_job_is_downloaded_to_the_output_path(backend, source, tmp_p
     backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
     out = fetch_result(backend, snapshot(backend, job.job_id), tmp_path / "sub" / "o.mp4")
     assert out.read_bytes() == b"3d!"
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # as any file the person makes
+    assert [p.name for p in out.parent.iterdir()] == ["o.mp4"]  # no .part left
 
 
 def test_a_snapshot_carries_frames_and_speed_from_the_heartbeats(backend, source):
