@@ -41,6 +41,7 @@ from shared_types.errors import (
     OwnedElsewhereError,
     PermanentError,
     RetriesExhaustedError,
+    StereoSpotError,
 )
 from shared_types.failure import exhausted_code
 from shared_types.models import Message
@@ -206,7 +207,9 @@ class Consumer(Generic[C]):
         delay = retry_delay(n, self.config.backoff_base_s, self.config.backoff_max_s)
         log.warning("queue=%s message=%s attempt %d failed; retry in %.1fs: %r",
                     self.queue.name, message.message_id, n, delay, exc,
-                    exc_info=not isinstance(exc, NEVER_FAILS_THE_JOB))
+                    # our own errors say what happened; an unexpected one gets its traceback
+                    # (the exception itself: this runs after its except block has ended)
+                    exc_info=None if isinstance(exc, StereoSpotError) else exc)
         self._safely(self.queue.extend, message, delay)
 
     def _fail(self, command: Any, exc: BaseException) -> None:

@@ -166,3 +166,22 @@ def test_stop_drains_the_loop():
     t.join(timeout=60)
     assert not t.is_alive()
     assert settled(q)
+
+
+def test_a_retried_failure_is_logged_with_its_own_traceback_only_when_unexpected(caplog):
+    q = MemoryQueue(max_receives=10)
+
+    def handle(job_id):
+        if job_id == "bug":
+            raise KeyError("a bug")
+        raise DiskFullError("The disk is full: no space was left in /data.")
+
+    send(q, "bug")
+    send(q, "full")
+    loop = consumer(q, handle)
+    with caplog.at_level("WARNING"):
+        loop.process_once()
+        loop.process_once()
+    bug, full = [r for r in caplog.records if "retry in" in r.getMessage()]
+    assert isinstance(bug.exc_info[1], KeyError)  # not "NoneType: None"
+    assert full.exc_info is None  # our own error's message says it all
