@@ -124,9 +124,10 @@ def size_words(num_bytes: int) -> str:
 
 def disk_full_message(where: Path | str, *, doing: str | None = None) -> str:
     """What a full disk at ``where`` is called for the person: a sentence
-    naming the folder, what was being done and what is free now."""
+    naming the folder, what was being done and what was free then (before the
+    failed write's partial files were removed)."""
     free = free_bytes(where)
-    shown = "" if free is None else f" ({size_words(free)} free now)"
+    shown = "" if free is None else f" ({size_words(free)} free then)"
     what = f" while {doing}" if doing else ""
     return (f"The disk is full: no space was left in {where}{what}{shown}. "
             "Free some space there, then convert the video again.")

@@ -104,7 +104,7 @@ def test_other_failures_are_not_a_full_disk(failure):
 
 def test_a_full_disk_inside_the_block_becomes_disk_full_error_naming_the_folder(tmp_path):
     with pytest.raises(DiskFullError, match=r"The disk is full: no space was left in "
-                       rf"{tmp_path} while copying the source \(.* free now\)") as info:
+                       rf"{tmp_path} while copying the source \(.* free then\)") as info:
         with disk_full_as(tmp_path, doing="copying the source"):
             raise OSError(errno.ENOSPC, "No space left on device")
     assert failure_code(info.value) == DISK_FULL
