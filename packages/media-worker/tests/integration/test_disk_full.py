@@ -76,6 +76,11 @@ def test_chunking_refuses_a_source_the_work_folder_has_clearly_no_room_for(
     assert entries(work_disk / "work") == []  # no chunk-* folder left behind
     stats = local_backend.chunking_queue.stats()
     assert stats.visible + stats.in_flight == 0
+    # other jobs are unaffected: a source that fits is chunked by the same worker
+    small = new_job(local_backend)
+    upload(local_backend, small.job_id, make_video(work_disk.parent / "small.mp4", seconds=1))
+    assert worker.process_chunking_once(wait_s=1)
+    assert local_backend.jobs.get(small.job_id).status == JobStatus.CHUNKING_COMPLETE
 
 
 def _ready_for_reassembly(backend, settings, new_job, upload, worker_for, convert_segments,
