@@ -104,7 +104,8 @@ class MultipartUploads:
                            max_bytes: int | None = None) -> ObjectInfo:
         """Join the parts into ``key`` (streaming, atomic). Raises
         UploadNotFoundError, InvalidUploadError, UploadTooLargeError (the
-        upload is then aborted)."""
+        upload is then aborted), DiskFullError (the parts are kept: completing
+        again once space is freed works)."""
         folder, meta = self._upload_dir(key, upload_id)
         caps = [c for c in (max_bytes, meta["max_bytes"]) if c is not None]
         parts = self.list_parts(key, upload_id)
@@ -114,8 +115,8 @@ class MultipartUploads:
             self.abort_multipart(key, upload_id)
             raise
         tmp = self.temp_file()
-        try:
-            with open(tmp, "wb") as out:
+        try:  # the parts stay until the join is stored: a full disk can be freed and retried
+            with self.disk_full_as(key), open(tmp, "wb") as out:
                 for part in parts:
                     with open(folder / f"{part.part_number:05d}.part", "rb") as src:
                         shutil.copyfileobj(src, out, COPY_CHUNK)

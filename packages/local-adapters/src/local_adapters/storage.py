@@ -3,7 +3,9 @@
 Keys are validated before touching the disk. Writes go to a temp file under
 ``{data_dir}/tmp``, are fsynced, then renamed into place, so a reader never sees
 half an object. After each successful write the notifier raises the S3-shaped
-object-created event for matching queues.
+object-created event for matching queues. A write that finds the disk full
+raises DiskFullError naming the folder (``shared_types.failure.disk_full_as``);
+its temp file is removed, and no object appears.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from shared_types.errors import InvalidKeyError, ObjectExistsError, ObjectNotFoundError
+from shared_types.failure import disk_full_as
 from shared_types.models import ObjectInfo, PresignedRequest, now
 from shared_types.upload_policy import encode_policy, policy_document, post_fields
 
@@ -79,6 +82,7 @@ class FilesystemStorage(MultipartUploads):
         if not bucket or "/" in bucket or bucket in (".", ".."):
             raise ValueError(f"invalid bucket name {bucket!r}")
         self.bucket = bucket
+        self.data_dir = Path(data_dir)
         self.root = Path(data_dir) / "buckets" / bucket
         self.tmp_dir = Path(data_dir) / "tmp"
         self.uploads_dir = Path(data_dir) / "multipart" / bucket
@@ -99,10 +103,18 @@ class FilesystemStorage(MultipartUploads):
                           last_modified=st.st_mtime, content_type=content_type_for(key))
 
     def temp_file(self) -> Path:
-        """A new empty temp file on the same filesystem as the bucket (caller owns it)."""
-        fd, name = tempfile.mkstemp(dir=self.tmp_dir, prefix="upload-")
+        """A new empty temp file on the same filesystem as the bucket (caller owns
+        it). Raises DiskFullError."""
+        with self.disk_full_as(None):
+            fd, name = tempfile.mkstemp(dir=self.tmp_dir, prefix="upload-")
         os.close(fd)
         return Path(name)
+
+    def disk_full_as(self, key: str | None):
+        """A block whose full-disk OSErrors become DiskFullError naming the data
+        folder (and the object being stored)."""
+        doing = f"storing {self.bucket}/{key}" if key else f"writing to {self.bucket}"
+        return disk_full_as(self.data_dir, doing=doing)
 
     def adopt_file(self, key: str, tmp: Path, *, if_absent: bool = False) -> ObjectInfo:
         """Move a finished temp file (from ``temp_file``) into place as ``key``.
@@ -110,11 +122,19 @@ class FilesystemStorage(MultipartUploads):
         fsyncs it, renames it atomically, then sends the object-created event.
         With ``if_absent`` the move happens only if ``key`` does not exist yet
         (atomically: a hard link never replaces a file). Raises InvalidKeyError,
-        ObjectExistsError; DatabaseBusyError if the event cannot be queued.
+        ObjectExistsError, DiskFullError; DatabaseBusyError if the event cannot
+        be queued.
         """
         dest = self.path_of(key)
+        with self.disk_full_as(key):
+            self._sync_and_place(tmp, dest, if_absent=if_absent)
+        info = self._info(key, dest)
+        self.notifier.object_created(self.bucket, info)
+        return info
+
+    def _sync_and_place(self, tmp: Path, dest: Path, *, if_absent: bool) -> None:
         with open(tmp, "rb+") as fh:
-            os.fsync(fh.fileno())
+            os.fsync(fh.fileno())  # a filesystem that allocates late says ENOSPC here
         for attempt in range(PLACE_ATTEMPTS):
             try:
                 dest.parent.mkdir(parents=True, exist_ok=True)
@@ -126,9 +146,6 @@ class FilesystemStorage(MultipartUploads):
                 if not tmp.exists() or attempt == PLACE_ATTEMPTS - 1:
                     raise
         fsync_dir(dest.parent)
-        info = self._info(key, dest)
-        self.notifier.object_created(self.bucket, info)
-        return info
 
     def _place(self, tmp: Path, dest: Path, *, if_absent: bool) -> None:
         if if_absent:
@@ -145,23 +162,25 @@ class FilesystemStorage(MultipartUploads):
         validate_key(key)
         tmp = self.temp_file()
         try:
-            with open(tmp, "wb") as out:
+            with self.disk_full_as(key), open(tmp, "wb") as out:
                 shutil.copyfileobj(source, out, COPY_CHUNK)
             return self.adopt_file(key, tmp)
         finally:
             tmp.unlink(missing_ok=True)
 
     def put_file(self, key: str, path: Path, *, content_type: str | None = None) -> ObjectInfo:
-        """Copy a file in (streaming, atomic). Raises InvalidKeyError, FileNotFoundError."""
+        """Copy a file in (streaming, atomic). Raises InvalidKeyError,
+        FileNotFoundError, DiskFullError (nothing is stored)."""
         with open(path, "rb") as src:
             return self._write_from(key, src)
 
     def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
-        """Store small content (atomic). Raises InvalidKeyError."""
+        """Store small content (atomic). Raises InvalidKeyError, DiskFullError."""
         validate_key(key)
         tmp = self.temp_file()
         try:
-            tmp.write_bytes(data)
+            with self.disk_full_as(key):
+                tmp.write_bytes(data)
             return self.adopt_file(key, tmp)
         finally:
             tmp.unlink(missing_ok=True)
@@ -173,8 +192,11 @@ class FilesystemStorage(MultipartUploads):
             raise ObjectNotFoundError(f"no object {self.bucket}/{key}") from None
 
     def get_file(self, key: str, path: Path) -> ObjectInfo:
-        """Copy an object to ``path`` (streaming). Raises ObjectNotFoundError."""
-        with self._open(key) as src, open(path, "wb") as out:
+        """Copy an object to ``path`` (streaming). Raises ObjectNotFoundError,
+        DiskFullError naming ``path``'s folder (the caller removes the partial copy)."""
+        with self._open(key) as src, \
+                disk_full_as(Path(path).parent, doing=f"copying {self.bucket}/{key}"), \
+                open(path, "wb") as out:
             shutil.copyfileobj(src, out, COPY_CHUNK)
             return self._info(key, Path(src.name))
 

@@ -8,7 +8,8 @@ one part of a multipart upload the same way, refusing a part that would take
 the upload over its cap. ``POST /{bucket}`` takes a presigned POST form (S3's
 browser upload) and enforces its signed policy (local_adapters.form_upload).
 Every request needs a valid, unexpired signature made by this backend's
-:class:`UrlSigner`.
+:class:`UrlSigner`. A write that finds the disk full answers 507 with a sentence
+naming the data folder (its temp file removed, nothing stored).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 import anyio
 from shared_types import keys
 from shared_types.errors import (
+    DiskFullError,
     InvalidKeyError,
     ObjectExistsError,
     PolicyViolationError,
@@ -146,6 +148,9 @@ class _StorageEndpoint:
             response = _error(400, f"EntityTooLarge: {exc}")
         except UploadTooSmallError as exc:
             response = _error(400, f"EntityTooSmall: {exc}")
+        except DiskFullError as exc:  # the temp file is gone; a resumed upload can go on
+            log.warning("%s %s refused: %s", request.method, request.url.path, exc)
+            response = _error(507, str(exc))
         await response(scope, receive, send)
 
     async def _get(self, request: Request, storage: FilesystemStorage, key: str,
@@ -181,7 +186,7 @@ class _StorageEndpoint:
         tmp = storage.temp_file()
         try:
             total = 0
-            with open(tmp, "wb") as out:
+            with storage.disk_full_as(key), open(tmp, "wb") as out:
                 async for chunk in request.stream():
                     total += len(chunk)
                     if cap is not None and total > cap:
@@ -219,7 +224,7 @@ class _StorageEndpoint:
 
         tmp = storage.temp_file()
         try:
-            with open(tmp, "wb") as out:
+            with storage.disk_full_as(None), open(tmp, "wb") as out:
                 reader = FormReader(request.headers.get("content-type", ""), on_file, out)
                 async for chunk in request.stream():
                     reader.feed(chunk)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import subprocess
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,10 +14,11 @@ from shared_types.backend_loader import load_backend
 from shared_types.cancel import cancel_job
 from shared_types.eta_history import learn_machine_rates
 from shared_types.models import Container, ConversionParams, JobStatus, OutputMode
+from shared_types.temp_sweep import sweep_stale_temp
 
 from local_stack.media_host import HostedMediaWorker
 from local_stack.progress_view import JobProgressView
-from local_stack.services import video_worker_specs
+from local_stack.services import media_worker_settings, video_worker_specs
 from local_stack.settings import StackSettings
 from local_stack.submission import JobSnapshot, fetch_result, submit_job, wait_for_job
 from local_stack.supervisor import Supervisor
@@ -93,7 +95,21 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         media.stop(0)  # asks it to drain; the video-workers drain meanwhile
         supervisor.stop()
         media.stop(settings.drain_timeout_s)
+        if job is not None:
+            _remove_job_temp(settings, job.job_id)
     return snap
+
+
+def _remove_job_temp(settings: StackSettings, job_id: str) -> None:
+    """Remove the temp folders of this command's job that a worker killed
+    mid-step (SIGKILL, the OOM killer) left behind: its workers have stopped,
+    and the names carry the job id, so nobody else's are touched (the start-up
+    sweep of ``serve``'s long-lived workers waits 6 h instead)."""
+    folders = {media_worker_settings(settings).work_dir, Path(tempfile.gettempdir())}
+    prefixes = (f"chunk-{job_id}-", f"join-{job_id}-", f"vw-{job_id}-")
+    for folder in folders:
+        for entry in sweep_stale_temp(folder, prefixes, older_than_s=0):
+            log.info("job_id=%s removed %s a killed worker left", job_id, entry)
 
 
 def _abandon(backend, job_id: str) -> None:

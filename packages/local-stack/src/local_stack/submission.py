@@ -8,14 +8,20 @@ and reads the stores; the workers do the rest.
 from __future__ import annotations
 
 import logging
+import os
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared_types.disk_room import require_room_for_source
+from shared_types.errors import DiskFullError, TransientError
 from shared_types.eta_history import MachineRates
+from shared_types.failure import disk_full_as
 from shared_types.frame_progress import FrameTally, tally_frames
 from shared_types.job_eta import estimate_job
+from shared_types.job_failure import fail_job_for
 from shared_types.keys import final_key, source_key
 from shared_types.models import (
     Container,
@@ -32,6 +38,8 @@ from shared_types.progress import read_segments
 from local_stack.errors import ConversionFailedError, StackTimeoutError
 
 log = logging.getLogger(__name__)
+
+UPLOAD_STAGE = "upload"
 
 
 @dataclass(frozen=True)
@@ -65,13 +73,26 @@ def submit_job(
 ) -> Job:
     """Create a job and upload ``source`` as its canonical source object.
 
-    Raises FileNotFoundError when ``source`` is missing; store errors propagate.
+    Refuses a source the local storage clearly has no room for before creating
+    anything (``shared_types.disk_room``). Raises FileNotFoundError when
+    ``source`` is missing, DiskFullError (no room, or the disk filled while the
+    source was copied in: the job is then failed with that reason, so that it
+    does not wait for an upload that will not come); store errors propagate.
     """
     size = source.stat().st_size
+    require_room_for_source(backend, size)
     job = Job(job_id=new_job_id(), mode=mode, params=params, container=container,
               title=(title or source.name)[:200], source_size_bytes=size)
     backend.jobs.create(job)
-    backend.input_storage.put_file(source_key(job.job_id), source, content_type="video/mp4")
+    try:
+        backend.input_storage.put_file(source_key(job.job_id), source, content_type="video/mp4")
+    except DiskFullError as exc:
+        try:
+            fail_job_for(backend.jobs, job.job_id, UPLOAD_STAGE, exc)
+        except TransientError:  # the store is on the full disk too: the janitor's
+            log.warning("job_id=%s not marked failed: the store cannot write either "
+                        "(the janitor fails it as upload_missing)", job.job_id, exc_info=True)
+        raise
     log.info("job_id=%s submitted %s (%d bytes, mode %s)", job.job_id, source, size, mode)
     return job
 
@@ -143,9 +164,12 @@ def wait_for_job(
 
 
 def fetch_result(backend: Backend, snap: JobSnapshot, output: Path) -> Path:
-    """Download a completed job's final video to ``output``.
+    """Download a completed job's final video to ``output``: to a temp file
+    beside it, renamed into place once whole, so a download cut short (a full
+    disk, Ctrl-C) never leaves a file that looks finished.
 
-    Raises ConversionFailedError with the job's reason when it failed.
+    Raises ConversionFailedError with the job's reason when it failed,
+    DiskFullError naming ``output``'s folder when it fills up.
     """
     if snap.status != JobStatus.COMPLETED:
         reason = snap.error.message if snap.error else "no reason recorded"
@@ -154,5 +178,13 @@ def fetch_result(backend: Backend, snap: JobSnapshot, output: Path) -> Path:
     output.parent.mkdir(parents=True, exist_ok=True)
     job = backend.jobs.get(snap.job_id)
     key = job.final_key if job and job.final_key else final_key(snap.job_id)
-    backend.output_storage.get_file(key, output)
+    # a name of its own, made like the output would be (the umask's mode, not mkstemp's 0600)
+    partial = output.with_name(f".{output.name}.{secrets.token_hex(4)}.part")
+    with disk_full_as(output.parent, doing=f"writing {output.name}"):
+        partial.touch(exist_ok=False)
+        try:
+            backend.output_storage.get_file(key, partial)
+            os.replace(partial, output)
+        finally:
+            partial.unlink(missing_ok=True)
     return output

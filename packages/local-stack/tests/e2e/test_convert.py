@@ -1,5 +1,6 @@
 """``stereo-spot convert`` end to end: real worker processes, ffmpeg, SQLite, heuristic depth."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -108,3 +109,32 @@ def test_a_convert_killed_mid_job_cancels_it_and_leaves_no_worker_or_files(
         assert backend.jobs.list_in_progress() == []
     else:
         assert list(tmp.glob("stereo-spot-*")) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux's /proc")
+def test_a_video_worker_sigkilled_mid_segment_still_gives_every_frame_and_leaves_no_temp(
+        tmp_path: Path, stack_env):
+    """SIGKILL (the OOM killer's signal) mid-segment: the supervisor restarts the
+    worker, the segment is converted again, and the killed worker's temp folder
+    (the segment and its half-written output) is removed when the command ends."""
+    clip = make_video(tmp_path / "clip.mp4", seconds=12, size=(320, 192), fps=24)
+    tmp, data, out = tmp_path / "tmp", tmp_path / "data", tmp_path / "out.mp4"
+    tmp.mkdir()
+    work = data / "work"  # stack_env's STEREO_SPOT_WORK_DIR: every worker's temp folders
+    proc = subprocess.Popen(
+        [str(VENV_BIN / "stereo-spot"), "convert", str(clip), "-o", str(out), "--workers", "1",
+         "--segment-seconds", "4", "--data-dir", str(data)],
+        env={**stack_env(data), "TMPDIR": str(tmp)}, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_until(lambda: any(work.glob("vw-*")), timeout_s=120), "no segment started"
+        killed = _live_video_workers(str(tmp))
+        for pid in killed:
+            os.kill(pid, signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=240)
+    finally:
+        proc.kill()
+    assert killed, "no video-worker to kill"
+    assert proc.returncode == 0, stderr
+    assert video_facts(out).frames == 12 * 24
+    assert sorted(p.name for p in work.iterdir()) == []

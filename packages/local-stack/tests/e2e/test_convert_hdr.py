@@ -6,7 +6,8 @@ import pytest
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import make_rich_video
 
-SECONDS, FPS = 9.0, 12  # four segments (<= 4 s, a multiple of 2 workers); x265's open GOPs make chunking re-encode
+# four segments (<= 4 s, a multiple of 2 workers); x265's open GOPs make chunking re-encode
+SECONDS, FPS = 9.0, 12
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,11 @@
 """Submitting a job and following it, on the in-memory backend."""
 
+import dataclasses
+import os
 from pathlib import Path
 
 import pytest
+from shared_types.errors import DiskFullError
 from shared_types.keys import final_key, source_key
 from shared_types.models import (
     ConversionParams,
@@ -13,6 +16,7 @@ from shared_types.models import (
     SegmentCompletion,
 )
 from shared_types.testing.memory import memory_backend
+from shared_types.testing.memory_storage import MemoryStorage
 
 from local_stack.errors import ConversionFailedError, StackTimeoutError
 from local_stack.submission import (
@@ -95,6 +99,10 @@ def test_a_completed_job_is_downloaded_to_the_output_path(backend, source, tmp_p
     backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
     out = fetch_result(backend, snapshot(backend, job.job_id), tmp_path / "sub" / "o.mp4")
     assert out.read_bytes() == b"3d!"
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # as any file the person makes
+    assert [p.name for p in out.parent.iterdir()] == ["o.mp4"]  # no .part left
 
 
 def test_a_snapshot_carries_frames_and_speed_from_the_heartbeats(backend, source):
@@ -185,3 +193,23 @@ def test_the_frame_total_comes_from_the_media_workers_probe(backend, source):
     with JobProgressView(console) as view:
         view.update(snap)
     assert "240/480" in console.export_text()
+
+
+class FullDiskStorage(MemoryStorage):
+    """A storage whose disk fills up while a source is copied in."""
+
+    def put_file(self, key, path, *, content_type=None):
+        raise DiskFullError("The disk is full: no space was left in /data while storing it.")
+
+
+def test_a_source_copy_that_fills_the_disk_fails_its_job_instead_of_leaving_it_waiting(
+        source):
+    backend = dataclasses.replace(memory_backend(), input_storage=FullDiskStorage("input"))
+
+    with pytest.raises(DiskFullError):
+        submit_job(backend, source, mode=OutputMode.SBS, params=ConversionParams())
+
+    assert backend.jobs.list_in_progress() == []  # no job waits for a source that won't come
+    [job] = backend.jobs.list_by_status(JobStatus.FAILED).items
+    assert (job.error.code, job.error.stage) == ("disk_full", "upload")
+    assert "no space was left in /data" in job.error.message

@@ -172,6 +172,10 @@ def _check_streams(container, limits: ProbeLimits):
     rate = stream.average_rate or stream.guessed_rate
     if rate is not None and float(rate) > limits.max_fps:
         raise _reject(_too_many_fps(float(rate), limits))
+    # MP4/MOV index every frame: a source huge in frames but tiny in bytes (2x2 px
+    # for hours) is refused here, before the packet scan reads a million of them
+    if stream.frames and stream.frames > limits.max_frames:
+        raise _reject(_too_many_frames(stream.frames, limits))
     duration = _declared_duration(container, stream)
     if duration is not None and duration > limits.max_duration_s:
         raise _reject(f"The video is too long ({duration / 60:.1f} min); the limit is "
@@ -200,14 +204,17 @@ def _too_many_fps(fps: float, limits: ProbeLimits) -> str:
             "are allowed.")
 
 
+def _too_many_frames(frames: int, limits: ProbeLimits) -> str:
+    return f"The video has {frames:,} frames; at most {limits.max_frames:,} are allowed."
+
+
 def _check_work(frames: int, end_s: float, width: int, height: int, limits: ProbeLimits) -> None:
     """Refuse what would pin a worker: too many frames per second, too many frames,
     or too many pixels in all (width x height x frames)."""
     if frames / end_s > limits.max_fps * 1.01 and frames > 1:
         raise _reject(_too_many_fps(frames / end_s, limits))
     if frames > limits.max_frames:
-        raise _reject(f"The video has {frames:,} frames; at most {limits.max_frames:,} are "
-                      "allowed.")
+        raise _reject(_too_many_frames(frames, limits))
     if width * height * frames > limits.max_pixel_frames:
         raise _reject(f"The video is too much work to convert ({width}x{height} x {frames:,} "
                       f"frames); the limit is {limits.max_pixel_frames / 1e9:,.0f} gigapixels "

@@ -25,7 +25,9 @@ from pathlib import Path
 
 from shared_types import keys
 from shared_types.cancel import discard_if_cancelled
+from shared_types.disk_room import WORK_FACTOR, require_room
 from shared_types.errors import ConditionFailedError
+from shared_types.failure import disk_full_as
 from shared_types.keepalive import JobKeepAlive
 from shared_types.models import (
     ClipMessage,
@@ -134,10 +136,12 @@ def handle_clip_requested(message: ClipMessage, deps: MediaDeps) -> int | None:
 @contextmanager
 def _workspace(deps: MediaDeps, job_id: str) -> Iterator[Path]:
     """A temp folder in the work dir (``chunk-*``: swept at start-up if a killed
-    worker left it behind)."""
-    deps.work_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"chunk-{job_id}-") as tmp:
-        yield Path(tmp)
+    worker left it behind), removed on the way out; a full disk met inside
+    raises DiskFullError naming the work dir."""
+    with disk_full_as(deps.work_dir, doing="chunking"):
+        deps.work_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"chunk-{job_id}-") as tmp:
+            yield Path(tmp)
 
 
 def _parent_duration(deps: MediaDeps, clip: Job) -> float | None:
@@ -173,6 +177,9 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                                     expected_status=(JobStatus.CHUNKING_IN_PROGRESS,),
                                     expected_run=run)
             else:
+                # the copy and its segments: refused (transient) before filling the disk
+                require_room(deps.work_dir, WORK_FACTOR * info.size,
+                             what="chunking this video in the work folder")
                 source = source_file(backend.input_storage, info, work / "source.mp4")
             video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,

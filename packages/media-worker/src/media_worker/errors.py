@@ -8,6 +8,7 @@ short machine-readable reason stored in JobError.code when a job fails.
 from __future__ import annotations
 
 from shared_types.errors import (
+    DiskFullError,
     InvalidMediaError,
     OwnedElsewhereError,
     PermanentError,
@@ -43,6 +44,13 @@ class FfmpegFailedError(MediaWorkerError, PermanentError):
     """ffmpeg exited with an error on a file that passed the probe."""
 
     code = "ffmpeg_failed"
+
+
+class FfmpegDiskFullError(MediaWorkerError, DiskFullError):
+    """ffmpeg stopped because the disk it writes to is full (transient: it may
+    work once space is freed; the message names the folder)."""
+
+    code = "disk_full"
 
 
 class FfmpegTimeoutError(MediaWorkerError, PermanentError):

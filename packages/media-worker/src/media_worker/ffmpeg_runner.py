@@ -1,6 +1,8 @@
 """Run ffmpeg safely: an argv list (never a shell), inputs restricted to local
 files (or one presigned HTTP(S) URL) and known containers, a wall-clock
-timeout, and the stderr tail in errors."""
+timeout, and the stderr tail in errors. An ffmpeg that stopped on a full disk
+raises FfmpegDiskFullError (transient, naming its output's folder), not
+FfmpegFailedError: the same command works once space is freed."""
 
 from __future__ import annotations
 
@@ -12,7 +14,14 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from media_worker.errors import FfmpegFailedError, FfmpegKilledError, FfmpegTimeoutError
+from shared_types.failure import disk_full_message, is_disk_full
+
+from media_worker.errors import (
+    FfmpegDiskFullError,
+    FfmpegFailedError,
+    FfmpegKilledError,
+    FfmpegTimeoutError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +72,9 @@ class FfmpegRunner:
 
     def run(self, args: Sequence[str], *, on_tick: Callable[[], None] | None = None,
             what: str = "ffmpeg") -> None:
-        """Run ``ffmpeg <args>``. Raises FfmpegFailedError (non-zero exit),
-        FfmpegTimeoutError (over the limit) or FfmpegKilledError (killed by a signal)."""
+        """Run ``ffmpeg <args>`` (its output last). Raises FfmpegFailedError
+        (non-zero exit), FfmpegDiskFullError (the disk filled up), FfmpegTimeoutError
+        (over the limit) or FfmpegKilledError (killed by a signal)."""
         argv = [self.binary, "-hide_banner", "-nostdin", "-loglevel", "error", "-y", *args]
         log.debug("running %s", argv)
         with tempfile.TemporaryFile() as err:
@@ -83,6 +93,10 @@ class FfmpegRunner:
         if proc.returncode < 0:
             sig = signal.Signals(-proc.returncode).name
             raise FfmpegKilledError(f"{what}: ffmpeg was killed by {sig}: {tail}")
+        if is_disk_full(tail):
+            log.warning("%s: ffmpeg found the disk full: %s", what, tail)
+            raise FfmpegDiskFullError(disk_full_message(Path(args[-1]).parent,
+                                                        doing=f"running ffmpeg ({what})"))
         raise FfmpegFailedError(f"{what}: ffmpeg exited with {proc.returncode}: {tail}")
 
     def _wait(self, proc: subprocess.Popen, on_tick: Callable[[], None] | None,

@@ -44,3 +44,13 @@ class LeaseKeeper:
             log.warning("job_id=%s reassembly lease lost; stopping", self.lease.job_id)
             raise
         self._renewed_at = self._clock()
+
+    def release(self) -> None:
+        """Let the lease expire now (a renewal for 0 s), so that the next attempt
+        takes it at once; its fencing token still grows. Never raises: a lease
+        already lost or done needs no release."""
+        try:
+            self.lease = self._lock.renew(self.lease, 0)
+        except Exception:  # noqa: BLE001 (lost, done or unreachable: it expires anyway)
+            log.info("job_id=%s reassembly lease not released; it expires on its own",
+                     self.lease.job_id, exc_info=True)

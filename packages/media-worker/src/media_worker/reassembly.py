@@ -15,7 +15,8 @@ from pathlib import Path
 from pydantic import ValidationError
 from shared_types import keys
 from shared_types.cancel import discard_if_cancelled
-from shared_types.errors import ConditionFailedError, MalformedMessageError
+from shared_types.errors import ConditionFailedError, LeaseLostError, MalformedMessageError
+from shared_types.failure import disk_full_as
 from shared_types.keepalive import JobKeepAlive
 from shared_types.models import (
     Job,
@@ -87,13 +88,31 @@ def handle_reassembly(job_id: str, deps: MediaDeps) -> bool:
         log.info("job_id=%s left reassembly meanwhile; nothing to do", job_id)
         return False
     keeper = LeaseKeeper(backend.reassembly, lease, deps.lease_s)
+    try:
+        _join(deps, job, completions, keeper, final)
+    except LeaseLostError:
+        raise
+    except Exception:
+        # the redelivered message retakes the lease at once (a full disk, a storage
+        # hiccup) instead of finding it busy until it expires, attempt after attempt
+        keeper.release()
+        raise
+    backend.reassembly.complete(keeper.lease)
+    return _mark_completed(deps, job_id, final)
+
+
+def _join(deps: MediaDeps, job: Job, completions: list[SegmentCompletion],
+          keeper: LeaseKeeper, final: str) -> None:
+    """Download the segments, mux them with the side streams and store ``final``
+    (nothing partial: the work folder is removed, the store writes atomically)."""
+    backend, job_id = deps.backend, job.job_id
     alive = JobKeepAlive(backend.jobs, job_id, JobStatus.REASSEMBLING, every_s=deps.keepalive_s)
 
     def tick() -> None:
         keeper.tick()
         alive.tick()
-    deps.work_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=deps.work_dir, prefix=f"join-{job_id}-") as tmp:
+    with disk_full_as(deps.work_dir, doing="joining the segments"), \
+            tempfile.TemporaryDirectory(dir=_work_dir(deps), prefix=f"join-{job_id}-") as tmp:
         work = Path(tmp)
         paths = []
         for c in completions:
@@ -107,8 +126,11 @@ def handle_reassembly(job_id: str, deps: MediaDeps) -> bool:
         keeper.check()  # a stale holder stops here, before writing
         backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container])
         log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))
-    backend.reassembly.complete(keeper.lease)
-    return _mark_completed(deps, job_id, final)
+
+
+def _work_dir(deps: MediaDeps) -> Path:
+    deps.work_dir.mkdir(parents=True, exist_ok=True)
+    return deps.work_dir
 
 
 def _side_streams(deps: MediaDeps, job_id: str, dest: Path) -> Path | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from shared_types.testing.media import make_video
 
-from media_worker.bounded_probe import ProbeLimits, probe_video
+from media_worker.bounded_probe import ProbeLimits, probe_header, probe_video
 from media_worker.errors import UnusableVideoError
 
 ROOMY = dict(max_bytes=10**9, max_duration_s=3600, max_width=8000, max_height=8000)
@@ -32,9 +32,16 @@ def test_a_good_clip_is_described(clip):
     ({"max_width": 100}, "160x96, larger than the allowed 100x8000"),
     ({"max_height": 50}, "larger than the allowed"),
     ({"max_fps": 20}, "24 frames per second; at most 20"),
-    ({"max_frames": 50}, "more than 50 frames"),
+    ({"max_frames": 50}, "72 frames; at most 50"),
     ({"max_pixel_frames": 160 * 96 * 71}, "too much work to convert"),
 ])
 def test_a_clip_over_a_limit_is_refused_with_the_limit_named(clip, limit, words):
     with pytest.raises(UnusableVideoError, match=words):
         probe_video(clip, ProbeLimits(**{**ROOMY, **limit}))
+
+
+def test_a_source_whose_index_counts_too_many_frames_is_refused_from_its_header(clip):
+    # no packet scan: a 2x2 px source of a million frames is refused at once
+    with pytest.raises(UnusableVideoError, match="The video has 72 frames; at most 50"):
+        probe_header(str(clip), ProbeLimits(**ROOMY, max_frames=50))
+    assert probe_header(str(clip), ProbeLimits(**ROOMY, max_frames=72)).width == 160

@@ -15,6 +15,7 @@ stage name. The loop owns everything else, in one place:
   lost, the job moved on) -> retried later, never a reason to fail the job;
 - anything else (transient)         -> redelivered after a backoff with jitter;
   on the ``max_attempts``-th receive the job is failed (``retries_exhausted``,
+  or ``disk_full`` when the last error was a full disk: ``failure.exhausted_code``,
   with the last error) and the message is dead-lettered with the same reason.
 
 While the handlers run, a heartbeat thread extends the message's visibility; a
@@ -40,7 +41,9 @@ from shared_types.errors import (
     OwnedElsewhereError,
     PermanentError,
     RetriesExhaustedError,
+    StereoSpotError,
 )
+from shared_types.failure import exhausted_code
 from shared_types.models import Message
 from shared_types.ports import Queue
 from shared_types.stop_event import StopEvent
@@ -195,7 +198,7 @@ class Consumer(Generic[C]):
         if n >= self.config.max_attempts and not isinstance(exc, NEVER_FAILS_THE_JOB):
             reason = RetriesExhaustedError(
                 f"The {self.route.stage} step kept failing after {n} attempts "
-                f"(last error: {exc}).")
+                f"(last error: {exc}).", code=exhausted_code(exc))
             log.error("queue=%s message=%s %s", self.queue.name, message.message_id, reason)
             for command in commands:
                 self._fail(command, reason)
@@ -204,7 +207,9 @@ class Consumer(Generic[C]):
         delay = retry_delay(n, self.config.backoff_base_s, self.config.backoff_max_s)
         log.warning("queue=%s message=%s attempt %d failed; retry in %.1fs: %r",
                     self.queue.name, message.message_id, n, delay, exc,
-                    exc_info=not isinstance(exc, NEVER_FAILS_THE_JOB))
+                    # our own errors say what happened; an unexpected one gets its traceback
+                    # (the exception itself: this runs after its except block has ended)
+                    exc_info=None if isinstance(exc, StereoSpotError) else exc)
         self._safely(self.queue.extend, message, delay)
 
     def _fail(self, command: Any, exc: BaseException) -> None:

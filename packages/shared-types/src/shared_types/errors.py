@@ -19,9 +19,16 @@ class TransientError(StereoSpotError):
 
 
 class RetriesExhaustedError(PermanentError):
-    """A step failed transiently on its last allowed attempt; the job is failed."""
+    """A step failed transiently on its last allowed attempt; the job is failed.
+    ``code`` is ``retries_exhausted`` unless the last error's kind is one the
+    person must act on (``shared_types.failure.exhausted_code``: ``disk_full``)."""
 
     code = "retries_exhausted"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        if code:
+            self.code = code
 
 
 class OwnedElsewhereError(TransientError):
@@ -77,6 +84,16 @@ class LeaseLostError(ConditionFailedError):
 
 class ObjectExistsError(ConditionFailedError):
     """A write-once object (a job's source) already exists; it was not replaced."""
+
+
+class DiskFullError(TransientError):
+    """A disk (or a quota) is full where a step writes, or has clearly too little
+    room for the job; the message says where and how much is free. Transient:
+    the same step succeeds once space is freed, so it is retried with backoff and,
+    once its attempts are spent, the job fails with code ``disk_full``
+    (``shared_types.failure``)."""
+
+    code = "disk_full"
 
 
 class TransientStoreError(TransientError):

@@ -16,21 +16,43 @@ classification travels with the failure, whichever side of a wire it crosses:
   fault: Retry would run the same input again, so it is neither offered nor
   accepted (:func:`retry_refusal`). Every other failure (a step that gave up
   after its attempts, a stall, a lost segment) can be retried.
+
+A full disk is told apart wherever it shows (:func:`is_disk_full`: ENOSPC or
+EDQUOT on an OSError or an error it was raised from, ffmpeg's or SQLite's
+words for it): the code that writes re-raises it as ``DiskFullError`` naming
+the folder (:func:`disk_full_as`, :func:`disk_full_error`). It is transient
+(freeing space makes the same step work), so the consumer retries it with
+backoff; a job whose last attempt found the disk full fails with code
+``disk_full`` (:func:`exhausted_code`), not the generic ``retries_exhausted``.
 """
 
 from __future__ import annotations
 
+import errno
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
-from shared_types.errors import PermanentError
+from shared_types.errors import DiskFullError, PermanentError
 from shared_types.models import Job, JobStatus
 
 INVALID_MEDIA = "invalid_media"  # the source or a segment is not a usable video
 INVALID_REQUEST = "invalid_request"  # the job's settings ask for what cannot be done
 MODEL_UNAVAILABLE = "model_unavailable"  # the chosen depth model is missing or broken
 INPUT_NOT_FOUND = "input_not_found"  # a segment file is gone (Retry re-makes it)
+DISK_FULL = "disk_full"  # a disk or quota filled up where a step writes
+RETRIES_EXHAUSTED = "retries_exhausted"  # a transient failure on the last attempt
 GENERIC_PERMANENT = "permanent_error"
 GENERIC_TRANSIENT = "transient"
+
+# How a full disk is said: the kernel's errnos, the words ffmpeg (strerror in
+# its stderr) and SQLite (SQLITE_FULL) use for it, and our own sentence (a
+# DiskFullError that crossed the inference contract arrives as its message).
+_DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+_DISK_FULL_WORDS = ("no space left on device", "disk quota exceeded",
+                    "database or disk is full", "the disk is full:")
 
 INPUT_FAILURE_CODES = frozenset({INVALID_MEDIA, INVALID_REQUEST, MODEL_UNAVAILABLE})
 
@@ -58,6 +80,82 @@ def failure_code(exc: BaseException) -> str:
 def is_permanent(exc: BaseException) -> bool:
     """True when retrying the same work cannot help (the class says it)."""
     return isinstance(exc, PermanentError)
+
+
+def is_disk_full(failure: BaseException | str) -> bool:
+    """True when ``failure`` says a disk or quota is full: a DiskFullError, an
+    error with errno ENOSPC or EDQUOT (PyAV's errors carry one too) or whose
+    text says so, or any error it was raised from; or a tool's error text
+    (ffmpeg's stderr) with those words."""
+    if isinstance(failure, str):
+        text = failure.lower()
+        return any(words in text for words in _DISK_FULL_WORDS)
+    seen: set[int] = set()
+    exc: BaseException | None = failure
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, DiskFullError) or getattr(exc, "errno", None) in _DISK_FULL_ERRNOS:
+            return True
+        if is_disk_full(str(exc)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def free_bytes(where: Path | str) -> int | None:
+    """Free bytes for this user on the filesystem holding ``where`` (or its
+    nearest existing parent); None when it cannot be read."""
+    path = Path(where)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
+
+
+def size_words(num_bytes: int) -> str:
+    """A byte count as a person reads it (``1.2 GB``, ``340 MB``, ``12 kB``)."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if num_bytes >= scale:
+            return f"{num_bytes / scale:.1f} {unit}"
+    return f"{num_bytes} bytes"
+
+
+def disk_full_message(where: Path | str, *, doing: str | None = None) -> str:
+    """What a full disk at ``where`` is called for the person: a sentence
+    naming the folder, what was being done and what was free then (before the
+    failed write's partial files were removed)."""
+    free = free_bytes(where)
+    shown = "" if free is None else f" ({size_words(free)} free then)"
+    what = f" while {doing}" if doing else ""
+    return (f"The disk is full: no space was left in {where}{what}{shown}. "
+            "Free some space there, then convert the video again.")
+
+
+def disk_full_error(where: Path | str, *, doing: str | None = None) -> DiskFullError:
+    """The DiskFullError a full disk at ``where`` raises (:func:`disk_full_message`)."""
+    return DiskFullError(disk_full_message(where, doing=doing))
+
+
+@contextmanager
+def disk_full_as(where: Path | str, *, doing: str | None = None) -> Iterator[None]:
+    """Re-raise an OSError that says a disk is full (:func:`is_disk_full`)
+    inside the block as :func:`disk_full_error` for ``where``, from the
+    original; every other error passes unchanged."""
+    try:
+        yield
+    except OSError as exc:
+        if not is_disk_full(exc):
+            raise
+        raise disk_full_error(where, doing=doing) from exc
+
+
+def exhausted_code(exc: BaseException) -> str:
+    """The code of a job failed because its last attempt failed transiently with
+    ``exc``: ``disk_full`` for a full disk (the person must free space first),
+    else ``retries_exhausted``."""
+    return DISK_FULL if is_disk_full(exc) else RETRIES_EXHAUSTED
 
 
 def is_input_failure(code: str | None) -> bool:

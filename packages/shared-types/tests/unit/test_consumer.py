@@ -6,12 +6,14 @@ import threading
 
 from shared_types.consumer import Consumer, ConsumerConfig, Route
 from shared_types.errors import (
+    DiskFullError,
     InvalidMediaError,
     LeaseLostError,
     MalformedMessageError,
     OwnedElsewhereError,
     TransientError,
 )
+from shared_types.failure import failure_code
 from shared_types.testing.memory import MemoryQueue
 
 FAST = ConsumerConfig(wait_s=0, visibility_s=5, backoff_base_s=0.01, backoff_max_s=0.01)
@@ -92,6 +94,26 @@ def test_a_transient_failure_is_retried_then_fails_the_job_on_the_last_attempt()
     assert q.stats().dead_letters == 1
 
 
+def test_a_full_disk_on_the_last_attempt_fails_the_job_as_disk_full_with_where():
+    q, codes, attempts = MemoryQueue(max_receives=10), [], []
+    config = ConsumerConfig(wait_s=0, visibility_s=5, backoff_base_s=0.01, backoff_max_s=0.01,
+                            max_attempts=3)
+
+    def handle(job_id):
+        attempts.append(job_id)
+        raise DiskFullError("The disk is full: no space was left in /data.")
+
+    send(q, "j1")
+    loop = Consumer(q, Route("testing", decode_jobs, handle, lambda job_id: job_id), config,
+                    lambda job_id, stage, exc: codes.append((failure_code(exc), str(exc))))
+    while len(attempts) < 3:
+        loop.process_once(wait_s=0.05)
+    assert attempts == ["j1"] * 3  # retried with backoff, then given up: no storm
+    assert codes == [("disk_full", "The testing step kept failing after 3 attempts (last "
+                                   "error: The disk is full: no space was left in /data.).")]
+    assert settled(q)
+
+
 def test_work_owned_elsewhere_is_retried_but_never_fails_the_job():
     q, failed, attempts = MemoryQueue(max_receives=3), [], []
 
@@ -144,3 +166,22 @@ def test_stop_drains_the_loop():
     t.join(timeout=60)
     assert not t.is_alive()
     assert settled(q)
+
+
+def test_a_retried_failure_is_logged_with_its_own_traceback_only_when_unexpected(caplog):
+    q = MemoryQueue(max_receives=10)
+
+    def handle(job_id):
+        if job_id == "bug":
+            raise KeyError("a bug")
+        raise DiskFullError("The disk is full: no space was left in /data.")
+
+    send(q, "bug")
+    send(q, "full")
+    loop = consumer(q, handle)
+    with caplog.at_level("WARNING"):
+        loop.process_once()
+        loop.process_once()
+    bug, full = [r for r in caplog.records if "retry in" in r.getMessage()]
+    assert isinstance(bug.exc_info[1], KeyError)  # not "NoneType: None"
+    assert full.exc_info is None  # our own error's message says it all

@@ -18,7 +18,7 @@ import numpy as np
 from shared_types.hdr import HdrInfo
 
 from stereo_inference import planes
-from stereo_inference.errors import EngineTransientError
+from stereo_inference.errors import write_failure
 
 log = logging.getLogger(__name__)
 # x264's frame_packing_arrangement_type: 3 side by side, 4 top-bottom.
@@ -113,17 +113,18 @@ class StereoEncoder:
                 for packet in self.video.encode(frame):
                     self.out.mux(packet)
         except av.FFmpegError as exc:
-            raise EngineTransientError(f"encoder failed: {exc}") from exc
+            raise write_failure("encoding the 3D video", exc, self.path) from exc
 
     def close(self) -> None:
         """Flush the encoder and finish the file."""
         try:
-            for packet in self.video.encode(None):
-                self.out.mux(packet)
+            try:
+                for packet in self.video.encode(None):
+                    self.out.mux(packet)
+            finally:
+                self.out.close()  # writes the index: a full disk may show only here
         except av.FFmpegError as exc:
-            raise EngineTransientError(f"encoder failed while finishing: {exc}") from exc
-        finally:
-            self.out.close()
+            raise write_failure("finishing the 3D video", exc, self.path) from exc
 
     def abort(self) -> None:
         """Close without finishing (the caller deletes the partial file)."""

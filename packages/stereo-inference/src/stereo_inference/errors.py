@@ -4,11 +4,15 @@
 ``InvalidInputError`` (code ``invalid_media``), ``InvalidRequestError``
 (``invalid_request``) and ``ModelNotInstalledError`` (``model_unavailable``)
 are permanent: retrying the same segment cannot help, so the job fails at once
-with the reason. ``EngineTransientError`` may succeed on a retry.
+with the reason. ``EngineTransientError`` may succeed on a retry, and so may
+``EngineDiskFullError`` (code ``disk_full``) once space is freed.
 """
+
+from pathlib import Path
 
 from shared_types import errors as shared
 from shared_types.errors import PermanentError, StereoSpotError, TransientError
+from shared_types.failure import disk_full_message, is_disk_full
 
 
 class EngineError(StereoSpotError):
@@ -37,3 +41,15 @@ class ModelNotInstalledError(EngineError, shared.ModelUnavailableError):
 
 class EngineTransientError(EngineError, TransientError):
     """A fault that may pass: storage unreachable, encoder crashed, out of memory."""
+
+
+class EngineDiskFullError(EngineError, shared.DiskFullError):
+    """The disk the engine writes its output to is full; the message names the folder."""
+
+
+def write_failure(what: str, exc: BaseException, output: Path) -> EngineError:
+    """The error for writing ``output`` failing with ``exc``: EngineDiskFullError
+    when a full disk is the cause, else EngineTransientError."""
+    if is_disk_full(exc):
+        return EngineDiskFullError(disk_full_message(Path(output).parent, doing=what))
+    return EngineTransientError(f"{what} failed: {exc}")

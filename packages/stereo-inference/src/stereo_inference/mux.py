@@ -12,11 +12,12 @@ import subprocess
 from pathlib import Path
 
 import av
+from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.models import Container
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import FileStreams, file_streams, mux_command
 
-from stereo_inference.errors import EngineTransientError, InvalidInputError
+from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
 
 log = logging.getLogger(__name__)
 # Container tags every MP4 writer sets itself: none of them is the source's to keep.
@@ -70,6 +71,9 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
         subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         detail = getattr(exc, "stderr", b"") or b""
+        if is_disk_full(detail.decode(errors="replace")):
+            raise EngineDiskFullError(disk_full_message(
+                Path(output).parent, doing="adding the audio and subtitles")) from exc
         raise EngineTransientError(
             f"ffmpeg could not mux the streams: {detail.decode(errors='replace')[-300:]}"
         ) from exc

@@ -27,6 +27,7 @@ from pathlib import Path
 from shared_types.conversion import ConvertFile, FrameProgress
 from shared_types.depth_models import best_installed
 from shared_types.errors import NotFoundError
+from shared_types.failure import disk_full_as
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
 
@@ -112,14 +113,17 @@ class LocalInferenceBackend:
         with the previous segment as context (see ``request.context_key``).
 
         Raises the engine's errors unchanged (InvalidInputError is permanent,
-        EngineTransientError transient), ObjectNotFoundError when the segment is
-        gone, and ConfigurationError when the engine is not installed.
+        EngineTransientError and EngineDiskFullError transient), DiskFullError
+        for any other full disk met in the work folder, ObjectNotFoundError when
+        the segment is gone, and ConfigurationError when the engine is not installed.
         """
         convert_file = self._convert_file or engine_convert_file()
         if self._work_dir is not None:
             self._work_dir.mkdir(parents=True, exist_ok=True)
         prefix = f"vw-{payload.job_id}-{payload.segment_index}-"
-        with tempfile.TemporaryDirectory(prefix=prefix, dir=self._work_dir) as tmp:
+        where = self._work_dir or Path(tempfile.gettempdir())
+        with disk_full_as(where, doing=f"converting segment {payload.segment_index + 1}"), \
+                tempfile.TemporaryDirectory(prefix=prefix, dir=self._work_dir) as tmp:
             source, target = Path(tmp) / "segment.mp4", Path(tmp) / "converted.mp4"
             self._input.get_file(payload.key, source)
             seam = context_key(payload, params, seamless=self.seamless)

@@ -10,6 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from shared_types.errors import (
     ConditionFailedError,
+    DiskFullError,
     JobStateError,
     ModelUnavailableError,
     NotFoundError,
@@ -75,6 +76,12 @@ def install_handlers(app: FastAPI) -> None:
     @app.exception_handler(ConditionFailedError)
     async def on_conflict(request: Request, exc: ConditionFailedError) -> Response:
         return error_response(request, 409, "The job changed meanwhile; reload and try again.")
+
+    @app.exception_handler(DiskFullError)
+    async def on_disk_full(request: Request, exc: DiskFullError) -> Response:
+        # the person can act on it (free space, a smaller file): say it, not "unavailable"
+        log.warning("disk full on %s: %s", request.url.path, exc)
+        return error_response(request, 507, str(exc))
 
     @app.exception_handler(TransientError)
     async def on_transient(request: Request, exc: TransientError) -> Response:

@@ -20,6 +20,7 @@ from pathlib import PurePosixPath
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
+from shared_types.disk_room import require_room_for_source
 from shared_types.errors import InvalidUploadError, UploadTooLargeError
 from shared_types.keys import source_key
 from shared_types.models import (
@@ -83,9 +84,12 @@ def _waiting_for_source(backend: Backend, job: Job) -> str:
 
 
 def _name_after(backend: Backend, job: Job, request: StartUpload, max_bytes: int) -> None:
-    """Refuse a file over ``max_bytes``; name the job after the file when it has no title."""
+    """Refuse a file over ``max_bytes``, or one the local disk clearly has no room
+    for (DiskFullError: ``shared_types.disk_room``), before any byte is sent;
+    name the job after the file when it has no title."""
     if request.size > max_bytes:
         raise TooLargeError(f"The file is {request.size} bytes; the limit is {max_bytes}.")
+    require_room_for_source(backend, request.size)
     title = title_from_file_name(request.file_name)
     if job.title is None and title:
         backend.jobs.update(job.job_id, JobUpdate(title=title),
@@ -118,7 +122,7 @@ def upload_form(backend: Backend, job: Job, *, max_bytes: int, expires_s: int,
 def start_form_upload(backend: Backend, job: Job, request: StartUpload, *, max_bytes: int,
                       expires_s: int) -> PresignedRequest:
     """:func:`upload_form` for a file the browser describes (named after it).
-    Raises JobStateError, TooLargeError."""
+    Raises JobStateError, TooLargeError, DiskFullError."""
     _waiting_for_source(backend, job)
     _name_after(backend, job, request, single_request_cap(max_bytes))
     return upload_form(backend, job, max_bytes=max_bytes, expires_s=expires_s)
@@ -127,7 +131,7 @@ def start_form_upload(backend: Backend, job: Job, request: StartUpload, *, max_b
 def start_upload(backend: Backend, job: Job, request: StartUpload, *, max_bytes: int,
                  preferred_part_bytes: int) -> UploadPlan:
     """Open a multipart upload for the job's source; name the job after the file
-    when it has no title. Raises JobStateError, TooLargeError."""
+    when it has no title. Raises JobStateError, TooLargeError, DiskFullError."""
     key = _waiting_for_source(backend, job)
     _name_after(backend, job, request, max_bytes)
     part_size = part_size_for(request.size, preferred_part_bytes)

@@ -170,3 +170,20 @@ def test_retry_and_delete_on_the_local_backend(client, app, video):
     assert not backend.input_storage.exists(source_key(job_id))
     data_dir = app.state.settings.data_dir
     assert [p for p in data_dir.rglob("*") if job_id in str(p)] == []  # no empty folder
+
+
+def test_an_upload_the_disk_clearly_has_no_room_for_is_refused_before_any_byte(tmp_path):
+    client = TestClient(create_app(make_settings(tmp_path, max_upload_bytes=5 * 1024 ** 4)))
+    job = create(client)
+    huge = 2 * 1024 ** 4  # 2 TiB: three times that is free on no test machine
+
+    r = client.post(f"/api/jobs/{job['job_id']}/uploads",
+                    json={"file_name": "film.mp4", "size": huge})
+
+    assert r.status_code == 507, r.text
+    detail = r.json()["detail"]
+    assert detail.startswith("Not enough free disk space for converting this 2.2 TB video")
+    assert str(tmp_path / "data") in detail
+    # nothing was started: a smaller file still goes to the same job
+    assert client.post(f"/api/jobs/{job['job_id']}/uploads",
+                       json={"file_name": "clip.mp4", "size": 1000}).status_code == 201

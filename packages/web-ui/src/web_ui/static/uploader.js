@@ -166,7 +166,12 @@ window.StereoUpload = (function () {
       xhr.upload.addEventListener("progress", function (e) { xhr.loaded = e.loaded; self.report(); });
       xhr.addEventListener("load", function () {
         if (xhr.status >= 200 && xhr.status < 300) { resolve(); }
-        else { var err = new Error("HTTP " + xhr.status); err.status = xhr.status; reject(err); }
+        else {
+          // 507: the server's disk is full; its sentence says where (the upload resumes later)
+          var err = new Error(xhr.status === 507 ? storageReason(xhr) : "HTTP " + xhr.status);
+          err.status = xhr.status;
+          reject(err);
+        }
       });
       xhr.addEventListener("error", function () { reject(new Error("connection lost")); });
       xhr.addEventListener("abort", function () { reject(new Error("cancelled")); });
@@ -186,7 +191,8 @@ window.StereoUpload = (function () {
     function attempt(tries, fresh) {
       return self.urlFor(n, fresh).then(function (url) { return self.putPart(n, url); })
         .catch(function (err) {
-          if (self.cancelled || err.status === 413 || err.status === 404 || tries >= RETRIES) {
+          if (self.cancelled || err.status === 413 || err.status === 404 || err.status === 507 ||
+              tries >= RETRIES) {
             throw err;
           }
           if (self.hooks.state) { self.hooks.state("Retrying part " + n + " (" + err.message + ")…"); }
