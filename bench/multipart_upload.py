@@ -33,7 +33,7 @@ class PartReader:
     with a Content-Length taken from ``len``)."""
 
     def __init__(self, path: Path, start: int, length: int) -> None:
-        self.fh = open(path, "rb")
+        self.fh = open(path, "rb")  # noqa: SIM115 (closed by close(), the reader outlives a with)
         self.fh.seek(start)
         self.left = length
         self.length = length
