@@ -75,19 +75,25 @@ def test_a_permanent_failure_fails_only_its_own_job_then_acknowledges():
     assert q.stats().dead_letters == 0
 
 
+THREE_QUICK_ATTEMPTS = ConsumerConfig(wait_s=0, visibility_s=5, backoff_base_s=0.01,
+                                      backoff_max_s=0.01, max_attempts=3)
+
+
+def run_attempts(loop: Consumer, attempts: list, count: int = 3) -> None:
+    """Poll ``loop`` until its handler ran ``count`` times."""
+    while len(attempts) < count:
+        loop.process_once(wait_s=0.05)
+
+
 def test_a_transient_failure_is_retried_then_fails_the_job_on_the_last_attempt():
     q, failed, attempts = MemoryQueue(max_receives=10), [], []
-    config = ConsumerConfig(wait_s=0, visibility_s=5, backoff_base_s=0.01, backoff_max_s=0.01,
-                            max_attempts=3)
 
     def handle(job_id):
         attempts.append(job_id)
         raise TransientError("throttled")
 
     send(q, "j1")
-    loop = consumer(q, handle, config=config, failed=failed)
-    while len(attempts) < 3:
-        loop.process_once(wait_s=0.05)
+    run_attempts(consumer(q, handle, config=THREE_QUICK_ATTEMPTS, failed=failed), attempts)
     assert failed == [("j1", "testing",
                        "The testing step kept failing after 3 attempts (last error: throttled).")]
     assert settled(q)
@@ -96,18 +102,16 @@ def test_a_transient_failure_is_retried_then_fails_the_job_on_the_last_attempt()
 
 def test_a_full_disk_on_the_last_attempt_fails_the_job_as_disk_full_with_where():
     q, codes, attempts = MemoryQueue(max_receives=10), [], []
-    config = ConsumerConfig(wait_s=0, visibility_s=5, backoff_base_s=0.01, backoff_max_s=0.01,
-                            max_attempts=3)
 
     def handle(job_id):
         attempts.append(job_id)
         raise DiskFullError("The disk is full: no space was left in /data.")
 
     send(q, "j1")
-    loop = Consumer(q, Route("testing", decode_jobs, handle, lambda job_id: job_id), config,
-                    lambda job_id, stage, exc: codes.append((failure_code(exc), str(exc))))
-    while len(attempts) < 3:
-        loop.process_once(wait_s=0.05)
+    run_attempts(Consumer(q, Route("testing", decode_jobs, handle, lambda job_id: job_id),
+                          THREE_QUICK_ATTEMPTS,
+                          lambda job_id, stage, exc: codes.append((failure_code(exc), str(exc)))),
+                 attempts)
     assert attempts == ["j1"] * 3  # retried with backoff, then given up: no storm
     assert codes == [("disk_full", "The testing step kept failing after 3 attempts (last "
                                    "error: The disk is full: no space was left in /data.).")]
