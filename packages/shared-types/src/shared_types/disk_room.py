@@ -17,16 +17,36 @@ its segments). A disk that fills anyway is classified where it happens
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from shared_types.errors import DiskFullError
-from shared_types.failure import free_bytes, size_words
 from shared_types.ports import Backend, ObjectStorage
 
 ROOM_FACTOR = 3  # free space a job's source needs on the data folder's disk, in sources
 WORK_FACTOR = 2  # free space chunking needs in the media-worker's work folder
 _PROBE_KEY = "room-check"  # any valid key: only the folder its storage would use matters
+
+
+def free_bytes(where: Path | str) -> int | None:
+    """Free bytes for this user on the filesystem holding ``where`` (or its
+    nearest existing parent); None when it cannot be read."""
+    path = Path(where)
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    try:
+        return shutil.disk_usage(path).free
+    except OSError:
+        return None
+
+
+def size_words(num_bytes: int) -> str:
+    """A byte count as a person reads it (``1.2 GB``, ``340 MB``, ``12 kB``)."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if num_bytes >= scale:
+            return f"{num_bytes / scale:.1f} {unit}"
+    return f"{num_bytes} bytes"
 
 
 def storage_folder(storage: ObjectStorage) -> Path | None:

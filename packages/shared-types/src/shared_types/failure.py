@@ -29,12 +29,12 @@ backoff; a job whose last attempt found the disk full fails with code
 from __future__ import annotations
 
 import errno
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared_types.disk_room import free_bytes, size_words
 from shared_types.errors import DiskFullError, PermanentError
 from shared_types.models import Job, JobStatus
 
@@ -100,26 +100,6 @@ def is_disk_full(failure: BaseException | str) -> bool:
             return True
         exc = exc.__cause__ or exc.__context__
     return False
-
-
-def free_bytes(where: Path | str) -> int | None:
-    """Free bytes for this user on the filesystem holding ``where`` (or its
-    nearest existing parent); None when it cannot be read."""
-    path = Path(where)
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    try:
-        return shutil.disk_usage(path).free
-    except OSError:
-        return None
-
-
-def size_words(num_bytes: int) -> str:
-    """A byte count as a person reads it (``1.2 GB``, ``340 MB``, ``12 kB``)."""
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if num_bytes >= scale:
-            return f"{num_bytes / scale:.1f} {unit}"
-    return f"{num_bytes} bytes"
 
 
 def disk_full_message(where: Path | str, *, doing: str | None = None) -> str:

@@ -2,6 +2,7 @@ import errno
 
 import pytest
 
+from shared_types.disk_room import size_words
 from shared_types.errors import (
     DiskFullError,
     InvalidMediaError,
@@ -22,7 +23,6 @@ from shared_types.failure import (
     is_disk_full,
     is_permanent,
     retry_refusal,
-    size_words,
 )
 from shared_types.models import Job, JobError, JobStatus, OutputMode
 
