@@ -37,6 +37,20 @@ DROP = """([data, name]) => {
   zone.dispatchEvent(new DragEvent('drop', init));
 }"""
 
+# Every text #upload-message shows, kept in the tab's sessionStorage so it
+# outlives navigations: a short-lived line ("Resuming: ...", replaced by a
+# retry's) is still seen, and a failure lists everything the page said.
+RECORD_STATUS = """document.addEventListener('DOMContentLoaded', () => {
+  const el = document.getElementById('upload-message');
+  if (!el) { return; }
+  new MutationObserver((records) => {
+    const said = JSON.parse(sessionStorage.getItem('said') || '[]');
+    records.forEach((r) => r.addedNodes.forEach((n) => said.push(n.textContent)));
+    sessionStorage.setItem('said', JSON.stringify(said));
+  }).observe(el, {childList: true});
+});"""
+SAID = "() => JSON.parse(sessionStorage.getItem('said') || '[]')"
+
 
 class StorageCounter:
     """Counts, per part number, the body bytes each ``/storage`` PUT delivered
@@ -155,10 +169,12 @@ def test_a_dropped_file_becomes_a_job_with_the_chosen_settings_and_uploads_at_on
 
 
 def _six_part_upload_begun(counted, browser, source):
-    """A page uploading ``source`` (six parts of random bytes), once its first part is stored."""
+    """A page uploading ``source`` (six parts of random bytes), once its first part
+    is stored; every status line it shows is kept (``SAID``), across reloads."""
     base, _, counter = counted
     source.write_bytes(os.urandom(5 * MIN_PART_BYTES + 4321))
     page = browser.new_page(viewport=VIEWPORT)
+    page.add_init_script(RECORD_STATUS)
     page.goto(base + "/")
     page.set_input_files("#source-file", str(source))
     wait_until(counter.stored_parts, "a first part stored")
@@ -181,10 +197,10 @@ def test_a_reload_mid_upload_resumes_without_sending_stored_parts_again(
     assert "long film.mp4" in page.text_content("#pending-uploads")
     screenshot(page, "dashboard-interrupted-upload", "#drop-zone")
     page.set_input_files("#source-file", str(source))
-    page.wait_for_function(
-        "() => document.getElementById('upload-message').textContent.startsWith('Resuming')")
     page.wait_for_url("**/jobs/*", timeout=60_000)
 
+    said = page.evaluate(SAID)
+    assert any(m.startswith("Resuming: ") for m in said), said
     job = only_job(backend)
     assert job.title == "long film"
     assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
