@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared_types.byte_size import size_words
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
 from shared_types.stream_mux import describe_stream, video_labels
 
@@ -62,13 +63,18 @@ def _reject(reason: str) -> UnusableVideoError:
     return UnusableVideoError(reason)
 
 
+def refuse_oversize(size: int, limits: ProbeLimits) -> None:
+    """Raise UnusableVideoError for a file over ``limits.max_bytes``."""
+    if size > limits.max_bytes:
+        raise _reject(f"The file is too large ({size_words(size)}); the limit is "
+                      f"{size_words(limits.max_bytes)}.")
+
+
 def _check_header(path: Path, limits: ProbeLimits) -> int:
     size = path.stat().st_size
     if size == 0:
         raise _reject("The file is empty (0 bytes); please upload the video again.")
-    if size > limits.max_bytes:
-        raise _reject(f"The file is too large ({size / 1e9:.2f} GB); the limit is "
-                      f"{limits.max_bytes / 1e9:.2f} GB.")
+    refuse_oversize(size, limits)
     with path.open("rb") as fh:
         head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(PLAYLIST_MAGIC):

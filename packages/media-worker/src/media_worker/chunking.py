@@ -42,7 +42,7 @@ from shared_types.preview import CLIP_SECONDS, source_job_id
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from shared_types.runs import STALE_RUN_WRITES
 
-from media_worker.bounded_probe import probe_video
+from media_worker.bounded_probe import probe_video, refuse_oversize
 from media_worker.clip import cut_clip
 from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
@@ -80,9 +80,7 @@ def _checked_head(deps: MediaDeps, key: str) -> ObjectInfo:
     info = deps.backend.input_storage.head(key)
     if info is None:
         raise UnusableVideoError("The uploaded file could not be found; please upload it again.")
-    if info.size > deps.limits.max_bytes:
-        raise UnusableVideoError(f"The file is too large ({info.size / 1e9:.2f} GB); the limit is "
-                                 f"{deps.limits.max_bytes / 1e9:.2f} GB.")
+    refuse_oversize(info.size, deps.limits)
     return info
 
 

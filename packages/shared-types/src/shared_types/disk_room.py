@@ -21,6 +21,7 @@ import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from shared_types.byte_size import size_words
 from shared_types.errors import DiskFullError
 from shared_types.ports import Backend, ObjectStorage
 
@@ -39,14 +40,6 @@ def free_bytes(where: Path | str) -> int | None:
         return shutil.disk_usage(path).free
     except OSError:
         return None
-
-
-def size_words(num_bytes: int) -> str:
-    """A byte count as a person reads it (``1.2 GB``, ``340 MB``, ``12 kB``)."""
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if num_bytes >= scale:
-            return f"{num_bytes / scale:.1f} {unit}"
-    return f"{num_bytes} bytes"
 
 
 def storage_folder(storage: ObjectStorage) -> Path | None:

@@ -34,7 +34,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared_types.disk_room import free_bytes, size_words
+from shared_types.byte_size import size_words
+from shared_types.disk_room import free_bytes
 from shared_types.errors import DiskFullError, PermanentError
 from shared_types.models import Job, JobStatus
 

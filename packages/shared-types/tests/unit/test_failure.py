@@ -2,7 +2,6 @@ import errno
 
 import pytest
 
-from shared_types.disk_room import size_words
 from shared_types.errors import (
     DiskFullError,
     InvalidMediaError,
@@ -123,7 +122,3 @@ def test_a_job_whose_last_attempt_found_the_disk_full_fails_as_disk_full():
     assert exhausted_code(TransientStoreError("throttled")) == "retries_exhausted"
     assert can_retry(failed(DISK_FULL))  # free space, then Retry: not the input's fault
 
-
-def test_byte_counts_read_as_a_person_reads_them():
-    assert [size_words(n) for n in (12, 12_000, 340_000_000, 1_230_000_000)] == [
-        "12 bytes", "12.0 kB", "340.0 MB", "1.2 GB"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from importlib.resources import files
 
+from shared_types.byte_size import size_words
 from shared_types.models import LAYOUT_TAGS, AnaglyphMethod, DepthModel, OutputMode
 from starlette.requests import Request
 from starlette.responses import Response
@@ -40,22 +41,13 @@ def human_duration(seconds: float | None) -> str:
     return f"about {s // 3600} h {round(s % 3600 / 60)} min"
 
 
-def human_size(num_bytes: int) -> str:
-    """'20.0 GB' / '500.0 MB' / '1.0 KB' style text for a byte count."""
-    if num_bytes >= 1024 ** 3:
-        return f"{num_bytes / 1024 ** 3:.1f} GB"
-    if num_bytes >= 1024 * 1024:
-        return f"{num_bytes / (1024 * 1024):.1f} MB"
-    return f"{num_bytes / 1024:.1f} KB"
-
-
 def build_templates() -> Jinja2Templates:
     """The package's templates with its filters and option lists."""
     templates = Jinja2Templates(directory=str(files("web_ui") / "templates"))
     env = templates.env
     env.filters["iso_utc"] = iso_utc
     env.filters["human_duration"] = human_duration
-    env.filters["human_size"] = human_size
+    env.filters["size_words"] = size_words
     env.globals.update(
         modes=MODE_LABELS, layout_tags=LAYOUT_TAGS,
         anaglyph_methods=list(AnaglyphMethod), depth_models=list(DepthModel),

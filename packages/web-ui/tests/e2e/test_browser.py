@@ -13,6 +13,7 @@ import threading
 import time
 
 import pytest
+from shared_types.byte_size import size_words
 from shared_types.keys import source_key
 from shared_types.models import JobStatus
 from shared_types.testing.media import make_video
@@ -44,8 +45,10 @@ def test_a_file_over_the_limit_is_refused_before_uploading(server, browser, tmp_
     page.set_input_files("#file", str(source))
     page.click("#upload-button")
     message = page.text_content("#upload-message")
-    assert message.startswith("That file is "), message
-    assert message.endswith("the limit is 1.0 KB."), message
+    # the page words sizes as the server does (shared_types.byte_size)
+    assert message == (f"That file is {size_words(source.stat().st_size)}; "
+                       f"the limit is {size_words(1000)}."), message
+    assert message.endswith("the limit is 1000 bytes."), message
     page.screenshot(path=ARTIFACTS / "5-too-large.png", full_page=True)
     assert not backend.input_storage.exists(source_key(job_id))
     assert page.eval_on_selector("#upload-progress", "e => e.value") == 0

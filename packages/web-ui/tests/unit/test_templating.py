@@ -1,6 +1,6 @@
 import pytest
 
-from web_ui.templating import human_duration, human_size, iso_utc
+from web_ui.templating import build_templates, human_duration, iso_utc
 
 
 def test_iso_utc():
@@ -15,6 +15,7 @@ def test_human_duration(seconds, text):
     assert human_duration(seconds) == text
 
 
-def test_human_size():
-    assert human_size(500 * 1024 * 1024) == "500.0 MB"
-    assert human_size(1000) == "1.0 KB"
+def test_pages_write_byte_counts_in_the_shared_wording():
+    size = build_templates().env.filters["size_words"]
+    assert size(20 * 1024 ** 3) == "20.0 GB"
+    assert size(500 * 1024 * 1024) == "500.0 MB"

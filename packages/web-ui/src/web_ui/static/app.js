@@ -17,9 +17,13 @@
     return "about " + Math.floor(s / 3600) + " h " + Math.round((s % 3600) / 60) + " min";
   }
 
+  // The wording of shared_types.byte_size.size_words (binary units, as df -h).
   function humanSize(bytes) {
-    if (bytes >= 1073741824) { return (bytes / 1073741824).toFixed(1) + " GB"; }
-    return bytes >= 1048576 ? (bytes / 1048576).toFixed(1) + " MB" : (bytes / 1024).toFixed(1) + " KB";
+    var units = [["TB", 1099511627776], ["GB", 1073741824], ["MB", 1048576], ["KB", 1024]];
+    for (var i = 0; i < units.length; i++) {
+      if (bytes >= units[i][1]) { return (bytes / units[i][1]).toFixed(1) + " " + units[i][0]; }
+    }
+    return bytes + " bytes";
   }
 
   function text(id, value) {
