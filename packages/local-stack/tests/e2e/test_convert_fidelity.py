@@ -8,13 +8,15 @@ from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import make_rich_video
 
 SECONDS, FPS = 9.0, 12  # three 4 s segments (keyframe every second)
+TIMECODE = "10:00:00:00"
 
 
 @pytest.fixture(scope="module")
 def phone(tmp_path_factory):
-    """854x480 coded, 90-degree display rotation, two audio tracks, subtitles, chapters."""
+    """854x480 coded, 90-degree display rotation, two audio tracks, subtitles,
+    chapters, a start timecode."""
     path = tmp_path_factory.mktemp("rich") / "phone.mp4"
-    return make_rich_video(path, seconds=SECONDS, fps=FPS, rotation=90)
+    return make_rich_video(path, seconds=SECONDS, fps=FPS, rotation=90, timecode=TIMECODE)
 
 
 @pytest.mark.parametrize(("mode", "suffix", "size"), [
@@ -36,6 +38,7 @@ def test_segmented_conversion_keeps_every_stream_chapter_tag_and_cue(
     assert [(round(a, 3), round(b, 3), t) for a, b, t in facts.chapters] == \
         [(c.start_s, c.end_s, c.title) for c in phone.chapters]
     assert facts.tags["title"] == phone.metadata["title"]
+    assert facts.timecode == TIMECODE  # a tmcd track in MP4, a tag in MKV
     assert len(facts.cues) == len(phone.cues)
     for (start, end), cue in zip(facts.cues, phone.cues, strict=True):
         assert abs(start - cue.start_s) <= 0.001
@@ -49,3 +52,18 @@ def test_segmented_conversion_keeps_every_stream_chapter_tag_and_cue(
         assert facts.stereo_mode == "top_bottom"
     else:
         assert read_st3d(out) == 2
+
+
+def test_a_video_only_camera_clip_keeps_its_timecode_through_the_segments(
+        tmp_path: Path, stack_env, run_cli):
+    # no audio or subtitles: nothing is kept aside at chunking, the job carries it
+    camera = make_rich_video(tmp_path / "camera.mp4", seconds=5.0, fps=FPS, audio=(), cues=(),
+                             chapters=(), metadata={}, timecode="01:02:03:04")
+    out = tmp_path / "out.mp4"
+    result = run_cli(["convert", str(camera.path), "-o", str(out), "--workers", "1",
+                      "--segment-seconds", "2"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "3 segment(s)" in result.stdout
+    facts = media_facts(out)
+    assert facts.timecode == "01:02:03:04"
+    assert facts.frames == media_facts(camera.path).frames

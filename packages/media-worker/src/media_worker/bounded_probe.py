@@ -13,7 +13,7 @@ from pathlib import Path
 
 from shared_types.byte_size import size_words
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
-from shared_types.stream_mux import describe_stream, video_labels
+from shared_types.stream_mux import describe_stream, file_timecode, video_labels
 
 from media_worker.errors import SourceUnreachableError, UnusableVideoError
 from media_worker.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
@@ -57,6 +57,7 @@ class SourceInfo:
     video_codec: str = ""  # FFmpeg's name of the video codec (h264, prores, ...)
     # the video stream's language and title (``stream_mux.video_labels``), as pairs
     video_labels: tuple[tuple[str, str], ...] = ()
+    timecode: str | None = None  # the start timecode (``stream_mux.file_timecode``)
 
 
 def _reject(reason: str) -> UnusableVideoError:
@@ -102,6 +103,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
         container_name = container.format.name
         codec = stream.codec_context.name
         labels = tuple(video_labels(describe_stream(stream)).items())
+        timecode = file_timecode(container)
     if frames == 0 or end_s <= 0:
         raise _reject(f"{NOT_A_VIDEO} (it has no video frames; its duration is zero).")
     if duration is not None and end_s + max(1.0, 0.05 * duration) < duration:
@@ -114,7 +116,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
     return SourceInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
                      container=container_name, has_leading_frames=leading, video_codec=codec,
-                     video_labels=labels)
+                     video_labels=labels, timecode=timecode)
 
 
 @dataclass(frozen=True)

@@ -182,11 +182,13 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
             video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                      video.height, video.duration_s, video.video_frames, video.has_audio)
-            # The ETA needs the frame count and size while the job is still splitting.
+            # The ETA needs the frame count and size while the job is still splitting;
+            # the timecode is put back on the final video (segments do not carry it).
             # Conditional on the run: also the check before the next side effect.
             backend.jobs.update(job_id, JobUpdate(source_frames=video.video_frames,
                                                   source_width=video.width,
-                                                  source_height=video.height),
+                                                  source_height=video.height,
+                                                  source_timecode=video.timecode),
                                 expected_status=(JobStatus.CHUNKING_IN_PROGRESS,),
                                 expected_run=run)
             # The poster is for the page, not the pipeline: made beside the split and

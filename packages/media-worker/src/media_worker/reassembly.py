@@ -122,7 +122,8 @@ def _join(deps: MediaDeps, job: Job, completions: list[SegmentCompletion],
             tick()
         side = _side_streams(deps, job_id, work / "streams.mkv")
         out = mux_final(deps.runner, paths, side, work / f"final.{job.container.value}",
-                        container=job.container, mode=job.mode, on_tick=tick)
+                        container=job.container, mode=job.mode, timecode=job.source_timecode,
+                        on_tick=tick)
         keeper.check()  # a stale holder stops here, before writing
         backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container])
         log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))

@@ -61,11 +61,13 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, dest: Path, *,
 
 
 def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None, dest: Path,
-              *, container: Container, mode: OutputMode,
+              *, container: Container, mode: OutputMode, timecode: str | None = None,
               on_tick: Callable[[], None] | None = None) -> Path:
     """Write ``dest`` in one ffmpeg pass: the converted ``segments`` joined in
     order, each frame at its source timestamp (``segment_timeline``), plus
-    everything kept in ``side`` (when there is one), marked as 3D for SBS/TB.
+    everything kept in ``side`` (when there is one) and the source's start
+    ``timecode`` (the job's: a video-only source has no side file), marked as
+    3D for SBS/TB.
     Raises ValueError for segments outside ``dest``'s folder, Ffmpeg*Error or
     Mp4BoxError."""
     kept = streams_of(side) if side is not None else FileStreams([], {})
@@ -75,7 +77,7 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None,
     args, dropped = mux_command(segments[0], side or segments[0], dest, container=container,
                                 streams=kept.streams, packing=packing_of(mode),
                                 video_tags=labels, video_input=joined,
-                                video_start_s=kept.video_start_s)
+                                video_start_s=kept.video_start_s, timecode=timecode)
     if dropped:
         log.warning("%s cannot hold %s; they are left out", container.value, ", ".join(dropped))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")

@@ -142,6 +142,8 @@ class Job(BaseModel):
     source_frames: int | None = Field(None, ge=0)
     source_width: int | None = Field(None, ge=0)
     source_height: int | None = Field(None, ge=0)
+    # The source's start timecode (a camera's), put back on the final video.
+    source_timecode: str | None = Field(None, max_length=32)
     # When the chunker claimed the upload: the conversion's clock starts here.
     started_at: float | None = None
     total_segments: int | None = None
@@ -192,6 +194,7 @@ class JobUpdate(BaseModel):
     source_frames: int | None = Field(None, ge=0)
     source_width: int | None = Field(None, ge=0)
     source_height: int | None = Field(None, ge=0)
+    source_timecode: str | None = Field(None, max_length=32)
     started_at: float | None = None
     title: str | None = None
     resends: int | None = Field(None, ge=0)

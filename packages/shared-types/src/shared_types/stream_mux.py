@@ -4,14 +4,16 @@ Both paths end here: the engine (one converted file) and reassembly (the
 concatenated segments). ffmpeg copies each audio track the container can hold
 (else re-encodes it to AAC with the same channel layout), text subtitles
 (to ``mov_text`` in MP4, as-is in MKV), bitmap subtitles and attachments (MKV
-only), chapters, global tags and per-stream language/title, and adds the stereo
-signalling MKV players read (``StereoMode``). MP4's ``st3d`` box is added after
+only), chapters, global tags, per-stream language/title and the source's start
+timecode (MP4 writes it as a ``tmcd`` track, MKV as a ``TIMECODE`` tag), and adds
+the stereo signalling MKV players read (``StereoMode``). MP4's ``st3d`` box is added after
 the mux by :mod:`shared_types.stereo_boxes`. This module only builds argv
 lists; callers run them with their own timeouts.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +30,9 @@ MUXERS = {Container.MP4: "mp4", Container.MKV: "matroska"}
 VIDEO_START_TAG = "STEREO_SPOT_VIDEO_START"
 _START_EPSILON_S = 0.0005  # below this the video starts with the file
 AAC_BITRATE_PER_CHANNEL = 96_000
+# SMPTE timecode as FFmpeg reads and writes it (HH:MM:SS:FF, ';' or '.' before a
+# drop-frame count); anything else is not passed on (the MP4 muxer refuses it).
+TIMECODE = re.compile(r"\d{2}:\d{2}:\d{2}[:;.]\d{2,3}")
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,7 @@ class FileStreams:
     # where the source's video begins after its other streams: measured on a
     # file with a video, read back from a side-streams file's note otherwise
     video_start_s: float = 0.0
+    timecode: str | None = None  # the source's start timecode (:func:`file_timecode`)
 
 
 def file_streams(container) -> FileStreams:
@@ -98,7 +104,20 @@ def file_streams(container) -> FileStreams:
     video = describe_stream(videos[0]) if videos else None
     start = (video_start_s(container) if video is not None
              else kept_video_start_s(dict(container.metadata)))
-    return FileStreams(streams, video_labels(video), start)
+    return FileStreams(streams, video_labels(video), start, file_timecode(container))
+
+
+def file_timecode(container) -> str | None:
+    """The start timecode of an open PyAV ``container``: a camera's ``tmcd``
+    track (MP4/MOV, read as a data stream's or the video's ``timecode`` tag), or
+    a global ``timecode`` tag (MKV); None when there is none or it is not a
+    SMPTE timecode (:data:`TIMECODE`)."""
+    tagged = [s.metadata for s in container.streams if s.type in ("video", "data")]
+    for tags in [*tagged, container.metadata]:
+        for key, value in tags.items():
+            if key.lower() == "timecode" and TIMECODE.fullmatch(value.strip()):
+                return value.strip()
+    return None
 
 
 def video_labels(video: SourceStream | None) -> dict[str, str]:
@@ -175,7 +194,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
                 video_tags: dict[str, str] | None = None,
                 video_input: Sequence[str] | None = None,
                 video_start_s: float = 0.0,
-                copy_timestamps: bool = False) -> tuple[list[str], list[str]]:
+                copy_timestamps: bool = False,
+                timecode: str | None = None) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
@@ -187,7 +207,9 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     already carries the source's own timestamps (the engine's encode), so every
     stream keeps its timestamps as they are (``-copyts``; ``video_start_s`` is
     then not needed): a segment's output stays where the segment lies on the
-    source's timeline. Returns (args, names of dropped streams)."""
+    source's timeline. ``timecode``: the source's start timecode
+    (:func:`file_timecode`), kept as MP4's ``tmcd`` track or MKV's tag.
+    Returns (args, names of dropped streams)."""
     keep, dropped = stream_args(streams, container)
     video_args = list(video_input or ["-protocol_whitelist", "file", "-i", str(video)])
     if video_start_s > _START_EPSILON_S and not copy_timestamps:
@@ -204,6 +226,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
         args += ["-metadata:s:v:0", "name="]
     if container is Container.MKV and packing in MKV_STEREO_MODE:
         args += ["-metadata:s:v:0", f"stereo_mode={MKV_STEREO_MODE[packing]}"]
+    if timecode and TIMECODE.fullmatch(timecode):
+        args += ["-metadata", f"timecode={timecode}"]
     if container is Container.MP4:
         args += ["-movflags", "+faststart"]
     args += ["-f", MUXERS[container], str(output)]

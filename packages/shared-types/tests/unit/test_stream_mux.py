@@ -7,6 +7,7 @@ from shared_types.stream_mux import (
     VIDEO_START_TAG,
     SourceStream,
     container_of,
+    file_timecode,
     kept_video_start_s,
     mux_command,
     side_streams_command,
@@ -114,3 +115,36 @@ def test_only_a_real_video_language_and_title_are_carried_over():
     assert video_labels(SourceStream("video", "h264", language="und")) == {}
     assert video_labels(SourceStream("video", "h264", language="deu", title="Cam")) == \
         {"language": "deu", "title": "Cam"}
+
+
+class _Stream:
+    def __init__(self, kind: str, **tags: str) -> None:
+        self.type, self.metadata = kind, tags
+
+
+class _File:
+    def __init__(self, streams: list[_Stream], **tags: str) -> None:
+        self.streams, self.metadata = streams, tags
+
+
+@pytest.mark.parametrize(("file", "timecode"), [
+    (_File([_Stream("video"), _Stream("data", timecode="01:02:03:04")]), "01:02:03:04"),
+    (_File([_Stream("video", timecode="10:00:00;12")]), "10:00:00;12"),  # drop-frame
+    (_File([_Stream("video")], TIMECODE="00:59:59:29"), "00:59:59:29"),  # an MKV tag
+    (_File([_Stream("video"), _Stream("audio", timecode="01:00:00:00")]), None),
+    (_File([_Stream("video", timecode="yesterday")]), None),
+    (_File([_Stream("video")]), None),
+])
+def test_a_start_timecode_is_read_from_a_tmcd_track_the_video_or_the_file(file, timecode):
+    assert file_timecode(file) == timecode
+
+
+@pytest.mark.parametrize("container", [Container.MP4, Container.MKV])
+def test_the_source_timecode_is_written_on_the_output_and_only_when_valid(container):
+    def tags(timecode):
+        args, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o"), container=container,
+                              streams=FILM[:1], packing=None, timecode=timecode)
+        return [args[i + 1] for i, a in enumerate(args) if a == "-metadata"]
+    assert "timecode=01:02:03:04" in tags("01:02:03:04")
+    assert not any(t.startswith("timecode") for t in tags(None))
+    assert not any(t.startswith("timecode") for t in tags("-f null"))

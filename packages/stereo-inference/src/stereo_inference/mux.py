@@ -38,12 +38,13 @@ def source_streams(path: Path) -> FileStreams:
 def nothing_to_keep(path: Path) -> bool:
     """Whether ``path`` carries nothing beside its picture that ``mux_output`` would
     keep: no audio, subtitle or attachment stream, no chapter, no global tag
-    beyond a writer's own, no video language or title (a video-only segment).
+    beyond a writer's own, no video language or title, no timecode (a video-only
+    segment).
     Then the encoder's own MP4 is the output, and the mux pass is skipped."""
     try:
         with av.open(str(path)) as container:
             found = file_streams(container)
-            return not (found.streams or found.video_tags or container.chapters()
+            return not (found.streams or found.video_tags or found.timecode or container.chapters()
                         or any(k.lower() not in _WRITER_TAGS for k in container.metadata))
     except av.FFmpegError:
         return False
@@ -63,7 +64,7 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
     args, dropped = mux_command(video, source, output, container=container,
                                 streams=found.streams, packing=packing,
                                 video_tags=found.video_tags, video_start_s=found.video_start_s,
-                                copy_timestamps=source_timestamps)
+                                copy_timestamps=source_timestamps, timecode=found.timecode)
     if dropped:
         log.warning("%s cannot hold %s of %s; use mkv to keep them", container.value,
                     ", ".join(dropped), Path(source).name)

@@ -101,3 +101,15 @@ def test_the_container_argument_wins_over_the_file_name(phone_mp4, tmp_path):
     facts = media_facts(out)
     assert facts.stereo_mode == "top_bottom"
     assert [s.codec for s in facts.of_kind("subtitle")] == ["srt"]
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
+def test_a_camera_clips_start_timecode_is_kept_even_with_nothing_else_beside_the_picture(
+        tmp_path, suffix):
+    # video only: without its timecode the engine's own encode would be the output
+    camera = make_rich_video(tmp_path / f"camera{suffix}", seconds=1.0, fps=FPS, audio=(),
+                             cues=(), chapters=(), metadata={}, timecode="01:02:03:04")
+    assert media_facts(camera.path).timecode == "01:02:03:04"
+    out = tmp_path / f"out{suffix}"
+    convert_file(camera.path, out, mode="half-sbs")
+    assert media_facts(out).timecode == "01:02:03:04"

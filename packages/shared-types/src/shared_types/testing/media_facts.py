@@ -39,6 +39,7 @@ class MediaFacts:
     hdr_side_data: frozenset[str]
     frame_packing: str | None  # the first frame's stereo3d type, e.g. "SIDEBYSIDE"
     stereo_mode: str | None  # MKV StereoMode as the demuxer reports it
+    timecode: str | None = None  # any stream's or the file's ``timecode`` tag
 
     def of_kind(self, kind: str) -> list[StreamFacts]:
         return [s for s in self.streams if s.kind == kind]
@@ -60,6 +61,8 @@ def media_facts(path: Path) -> MediaFacts:
             (float(ch["start"] * ch["time_base"]), float(ch["end"] * ch["time_base"]),
              ch["metadata"].get("title", "")) for ch in c.chapters())
         tags = {k.lower(): v for k, v in c.metadata.items()}
+        timecode = next((v for tags in [*(s.metadata for s in c.streams), c.metadata]
+                         for k, v in tags.items() if k.lower() == "timecode"), None)
         video = c.streams.video[0]
         stereo_mode = _meta(video.metadata, "stereo_mode")
         sar = video.sample_aspect_ratio
@@ -91,7 +94,7 @@ def media_facts(path: Path) -> MediaFacts:
             hdr_side_data=frozenset(types & {"MASTERING_DISPLAY_METADATA",
                                              "CONTENT_LIGHT_LEVEL"}),
             frame_packing=_stereo_type(packing) if packing is not None else None,
-            stereo_mode=stereo_mode,
+            stereo_mode=stereo_mode, timecode=timecode,
         )
 
 

@@ -92,13 +92,15 @@ def make_rich_video(
     gop: int | None = None,
     pattern: str = "testsrc2",
     video_filter: str | None = None,
+    timecode: str | None = None,
 ) -> RichSource:
     """Write a rich source to ``path`` (MP4, or MKV by suffix) and describe it.
 
     ``rotation`` is the display matrix's counter-clockwise angle, as a phone
     stores a portrait clip; ``hdr10`` encodes 10-bit HEVC with BT.2020/PQ and
     mastering metadata instead of 8-bit H.264; ``sar`` sets the sample aspect;
-    ``video_filter`` (an ffmpeg filter chain) alters the picture.
+    ``video_filter`` (an ffmpeg filter chain) alters the picture; ``timecode``
+    (HH:MM:SS:FF) is written as a camera does (MP4: a ``tmcd`` track, MKV: a tag).
     Empty tuples leave that kind of stream out. Raises CalledProcessError.
     """
     path = Path(path)
@@ -138,6 +140,7 @@ def make_rich_video(
             args += ["-map", f"{sub_input}:s:0", "-metadata:s:s:0", "language=eng",
                      "-metadata:s:s:0", "title=English subtitles"]
         args += ["-map_metadata", str(meta_input), "-map_chapters", str(meta_input)]
+        args += ["-timecode", timecode] if timecode else []
         args += ["-c:v", "copy", "-c:a", "aac", "-b:a", "96k",
                  "-c:s", "srt" if mkv else "mov_text"]
         args += ["-f", "matroska"] if mkv else ["-movflags", "+faststart", "-f", "mp4"]
