@@ -54,11 +54,12 @@ def test_segmented_conversion_keeps_every_stream_chapter_tag_and_cue(
         assert read_st3d(out) == 2
 
 
-def test_a_video_only_camera_clip_keeps_its_timecode_through_the_segments(
+def test_a_camera_clip_keeps_its_timecode_and_cover_through_the_segments(
         tmp_path: Path, stack_env, run_cli):
-    # no audio or subtitles: nothing is kept aside at chunking, the job carries it
+    # no audio or subtitles: the side-streams file holds only the cover, and the
+    # timecode travels on the job
     camera = make_rich_video(tmp_path / "camera.mp4", seconds=5.0, fps=FPS, audio=(), cues=(),
-                             chapters=(), metadata={}, timecode="01:02:03:04")
+                             chapters=(), metadata={}, timecode="01:02:03:04", cover=True)
     out = tmp_path / "out.mp4"
     result = run_cli(["convert", str(camera.path), "-o", str(out), "--workers", "1",
                       "--segment-seconds", "2"], stack_env(tmp_path / "data"))
@@ -66,4 +67,5 @@ def test_a_video_only_camera_clip_keeps_its_timecode_through_the_segments(
     assert "3 segment(s)" in result.stdout
     facts = media_facts(out)
     assert facts.timecode == "01:02:03:04"
+    assert facts.cover == camera.cover
     assert facts.frames == media_facts(camera.path).frames

@@ -111,6 +111,9 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
     runner.run([
         *file_input(source),
         "-map", "0:v:0", "-c", "copy", *label_args,
+        # no timecode: it travels on the job (Job.source_timecode); a tmcd track
+        # in each segment would cost each conversion a mux pass of its own
+        "-metadata", "timecode=", "-metadata:s:v:0", "timecode=",
         "-f", "segment", "-segment_time", f"{segment_seconds:g}",
         "-segment_time_delta", SEGMENT_TIME_DELTA,
         "-segment_list", str(out_dir / SEGMENT_LIST), "-segment_list_type", "csv",

@@ -4,9 +4,11 @@ Both paths end here: the engine (one converted file) and reassembly (the
 concatenated segments). ffmpeg copies each audio track the container can hold
 (else re-encodes it to AAC with the same channel layout), text subtitles
 (to ``mov_text`` in MP4, as-is in MKV), bitmap subtitles and attachments (MKV
-only), chapters, global tags, per-stream language/title and the source's start
-timecode (MP4 writes it as a ``tmcd`` track, MKV as a ``TIMECODE`` tag), and adds
-the stereo signalling MKV players read (``StereoMode``). MP4's ``st3d`` box is added after
+only), chapters, global tags, per-stream language/title, the source's start
+timecode (MP4 writes it as a ``tmcd`` track, MKV as a ``TIMECODE`` tag) and its
+cover art (an attached picture: kept in MP4, whose players show it; MKV would
+make it a second video track, so it is left out there), and adds the stereo
+signalling MKV players read (``StereoMode``). MP4's ``st3d`` box is added after
 the mux by :mod:`shared_types.stereo_boxes`. This module only builds argv
 lists; callers run them with their own timeouts.
 """
@@ -30,6 +32,12 @@ MUXERS = {Container.MP4: "mp4", Container.MKV: "matroska"}
 VIDEO_START_TAG = "STEREO_SPOT_VIDEO_START"
 _START_EPSILON_S = 0.0005  # below this the video starts with the file
 AAC_BITRATE_PER_CHANNEL = 96_000
+# A cover picture: FFmpeg's AV_DISPOSITION_ATTACHED_PIC on a video stream (an
+# MP4's covr, an MKV's image attachment). In a side-streams file, which holds
+# it as a one-frame track, COVER_TAG says what it is.
+ATTACHED_PIC = 0x400
+COVER_TAG = "STEREO_SPOT_COVER"
+COVER_CODECS = frozenset({"mjpeg", "png", "bmp"})  # what MP4's covr holds
 # SMPTE timecode as FFmpeg reads and writes it (HH:MM:SS:FF, ';' or '.' before a
 # drop-frame count); anything else is not passed on (the MP4 muxer refuses it).
 TIMECODE = re.compile(r"\d{2}:\d{2}:\d{2}[:;.]\d{2,3}")
@@ -39,11 +47,12 @@ TIMECODE = re.compile(r"\d{2}:\d{2}:\d{2}[:;.]\d{2,3}")
 class SourceStream:
     """One stream of the source, as its probe saw it."""
 
-    kind: str  # audio, subtitle, attachment, video, data
+    kind: str  # audio, subtitle, attachment, cover, video, data
     codec: str
     channels: int = 0
     language: str | None = None
     title: str | None = None
+    index: int | None = None  # in its file (a cover is mapped by it)
 
 
 def describe_stream(stream) -> SourceStream:
@@ -51,10 +60,24 @@ def describe_stream(stream) -> SourceStream:
     cc = stream.codec_context
     meta = {k.lower(): v for k, v in stream.metadata.items()}
     return SourceStream(
-        kind=stream.type, codec=cc.name if cc is not None else "",
+        kind="cover" if is_cover(stream) else stream.type,
+        codec=cc.name if cc is not None else "", index=stream.index,
         channels=(getattr(cc, "channels", 0) or 0) if stream.type == "audio" else 0,
         language=meta.get("language"), title=meta.get("title") or meta.get("name"),
     )
+
+
+def is_cover(stream) -> bool:
+    """True for a video stream that is a cover picture, not the film (duck-typed)."""
+    if stream.type != "video":
+        return False
+    tags = {k.upper() for k in stream.metadata}
+    return bool(int(getattr(stream, "disposition", 0) or 0) & ATTACHED_PIC) or COVER_TAG in tags
+
+
+def main_video(container):
+    """The film's video stream of an open PyAV ``container`` (not a cover), or None."""
+    return next((s for s in container.streams.video if not is_cover(s)), None)
 
 
 def video_start_s(container) -> float:
@@ -63,10 +86,9 @@ def video_start_s(container) -> float:
     edit list); 0 when it does not, or when that is unknown. ffmpeg starts every
     input at 0, so a mux that takes the video from another file must put it back
     there (``mux_command``'s ``video_start_s``), or audio and picture drift apart."""
-    videos = container.streams.video
-    if not videos or container.start_time is None:
+    stream = main_video(container)
+    if stream is None or container.start_time is None:
         return 0.0
-    stream = videos[0]
     if stream.start_time is None or stream.time_base is None:
         return 0.0
     return max(0.0, float(stream.start_time * stream.time_base) - container.start_time / 1e6)
@@ -99,9 +121,9 @@ class FileStreams:
 def file_streams(container) -> FileStreams:
     """The FileStreams of an open PyAV ``container`` (duck-typed)."""
     streams = [describe_stream(s) for s in container.streams
-               if s.type in ("audio", "subtitle", "attachment")]
-    videos = container.streams.video
-    video = describe_stream(videos[0]) if videos else None
+               if s.type in ("audio", "subtitle", "attachment") or is_cover(s)]
+    film = main_video(container)
+    video = describe_stream(film) if film is not None else None
     start = (video_start_s(container) if video is not None
              else kept_video_start_s(dict(container.metadata)))
     return FileStreams(streams, video_labels(video), start, file_timecode(container))
@@ -133,14 +155,18 @@ def container_of(path: Path, default: Container = Container.MP4) -> Container:
     return Container.MKV if Path(path).suffix.lower() == ".mkv" else default
 
 
-def stream_args(streams: list[SourceStream], container: Container, input_index: int = 1
-                ) -> tuple[list[str], list[str]]:
+def stream_args(streams: list[SourceStream], container: Container, input_index: int = 1,
+                *, side_file: bool = False) -> tuple[list[str], list[str]]:
     """(argv maps and codecs, names of streams dropped) to keep ``streams`` of
-    input ``input_index`` in ``container``. Only MP4 ever drops something:
-    bitmap subtitles and attachments, which it cannot hold."""
+    input ``input_index`` in ``container`` beside the film's video (or, for a
+    ``side_file``, in an MKV without one). MP4 drops bitmap subtitles and
+    attachments, which it cannot hold, and covers it cannot show; a final MKV
+    drops covers (they would play as a second video track); a side file keeps
+    them as tagged one-frame tracks."""
     args: list[str] = []
     dropped: list[str] = []
     n_audio = n_subs = 0
+    n_video = 0 if side_file else 1  # in a final file the film's video comes first
     per_kind: dict[str, int] = {}
     for stream in streams:
         k = per_kind.get(stream.kind, 0)
@@ -162,7 +188,30 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
                 args += ["-map", f"{input_index}:t:{k}", "-c:t", "copy"]
             else:
                 dropped.append("attachment")
+        elif stream.kind == "cover":
+            cover = _cover_args(stream, container, input_index, n_video, side_file)
+            if cover is None:
+                dropped.append("cover art")
+                continue
+            args += cover
+            n_video += 1
     return args, dropped
+
+
+def _cover_args(stream: SourceStream, container: Container, input_index: int, out: int,
+                side_file: bool) -> list[str] | None:
+    if stream.index is None or stream.codec not in COVER_CODECS:
+        return None
+    # a cover carries no timecode (a camera's tools may tag every video stream
+    # with one; MP4 would give the picture a tmcd track at a rate it refuses)
+    mapped = ["-map", f"{input_index}:{stream.index}", f"-c:v:{out}", "copy",
+              f"-metadata:s:v:{out}", "timecode="]
+    if side_file:
+        return [*mapped, f"-metadata:s:v:{out}", f"{COVER_TAG}=1"]
+    if container is Container.MP4:
+        return [*mapped, f"-disposition:v:{out}", "attached_pic",
+                f"-metadata:s:v:{out}", f"{COVER_TAG}="]
+    return None
 
 
 def _labels(stream: SourceStream, spec: str) -> list[str]:
@@ -227,7 +276,9 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     if container is Container.MKV and packing in MKV_STEREO_MODE:
         args += ["-metadata:s:v:0", f"stereo_mode={MKV_STEREO_MODE[packing]}"]
     if timecode and TIMECODE.fullmatch(timecode):
-        args += ["-metadata", f"timecode={timecode}"]
+        # on the film's stream, not the file: MP4 gives every video stream a tmcd
+        # track from a file-wide timecode, a cover's too, whose rate it refuses
+        args += ["-metadata:s:v:0", f"timecode={timecode}", "-metadata", "timecode="]
     if container is Container.MP4:
         args += ["-movflags", "+faststart"]
     args += ["-f", MUXERS[container], str(output)]
@@ -237,11 +288,11 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
 def side_streams_command(source: Path, output: Path, streams: list[SourceStream], *,
                          video_start_s: float = 0.0) -> list[str]:
     """ffmpeg arguments that keep every non-video stream of ``source`` (audio,
-    subtitles, attachments), its chapters and tags in an MKV at ``output``,
+    subtitles, attachments, covers), its chapters and tags in an MKV at ``output``,
     copied (``mov_text``, which MKV cannot hold, becomes SubRip), noting where
     the source's video began (``video_start_s``, read back by
     :func:`kept_video_start_s`). Raises ValueError when ``streams`` has nothing to keep."""
-    keep, _ = stream_args(streams, Container.MKV, input_index=0)
+    keep, _ = stream_args(streams, Container.MKV, input_index=0, side_file=True)
     if not keep:
         raise ValueError("the source has no audio, subtitle or attachment stream to keep")
     note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]

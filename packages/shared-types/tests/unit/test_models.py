@@ -3,7 +3,7 @@
 import pytest
 from pydantic import ValidationError
 
-from shared_types.job_updates import apply_job_update, job_sort_time
+from shared_types.job_updates import SIMPLE_FIELDS, apply_job_update, job_sort_time
 from shared_types.models import (
     ConversionParams,
     Job,
@@ -63,6 +63,13 @@ def test_apply_job_update_changes_only_given_fields():
         JobStatus.CHUNKING_COMPLETE, 4, "keep")
     assert new.updated_at > 1.0
     assert job.status == JobStatus.CREATED
+
+
+def test_every_job_update_field_reaches_the_job():
+    # a field missing from SIMPLE_FIELDS was silently dropped by every JobStore
+    special = {"error", "clear_error"}
+    assert set(JobUpdate.model_fields) - special == set(SIMPLE_FIELDS)
+    assert set(SIMPLE_FIELDS) <= set(Job.model_fields)
 
 
 def test_apply_job_update_sets_and_clears_errors():

@@ -4,10 +4,13 @@ import pytest
 
 from shared_types.models import Container
 from shared_types.stream_mux import (
+    ATTACHED_PIC,
+    COVER_TAG,
     VIDEO_START_TAG,
     SourceStream,
     container_of,
     file_timecode,
+    is_cover,
     kept_video_start_s,
     mux_command,
     side_streams_command,
@@ -144,7 +147,47 @@ def test_the_source_timecode_is_written_on_the_output_and_only_when_valid(contai
     def tags(timecode):
         args, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o"), container=container,
                               streams=FILM[:1], packing=None, timecode=timecode)
-        return [args[i + 1] for i, a in enumerate(args) if a == "-metadata"]
-    assert "timecode=01:02:03:04" in tags("01:02:03:04")
+        return [args[i + 1] for i, a in enumerate(args) if a == "-metadata:s:v:0"]
+    assert "timecode=01:02:03:04" in tags("01:02:03:04")  # the film's, not a cover's
     assert not any(t.startswith("timecode") for t in tags(None))
     assert not any(t.startswith("timecode") for t in tags("-f null"))
+
+
+COVER = SourceStream("cover", "mjpeg", index=5)
+
+
+def test_a_cover_is_kept_in_mp4_as_an_attached_picture_beside_the_film():
+    args, dropped = stream_args([*FILM[:1], COVER], Container.MP4)
+    assert dropped == []
+    at = args.index("1:5")  # mapped by its index: "v:1" could be the film's own stream
+    assert args[at + 1:at + 3] == ["-c:v:1", "copy"]
+    assert args[args.index("attached_pic") - 1] == "-disposition:v:1"
+
+
+def test_a_final_mkv_leaves_the_cover_out_and_a_side_file_keeps_it_tagged():
+    args, dropped = stream_args([COVER], Container.MKV)
+    assert (args, dropped) == ([], ["cover art"])  # else a second video track
+    side = side_streams_command(Path("a"), Path("b"), [COVER])
+    at = side.index("0:5")
+    assert side[at + 1:at + 3] == ["-c:v:0", "copy"]
+    assert side[side.index(f"{COVER_TAG}=1") - 1] == "-metadata:s:v:0"
+
+
+def test_only_pictures_mp4_can_show_are_kept_as_covers():
+    assert stream_args([SourceStream("cover", "gif", index=2)], Container.MP4) == \
+        ([], ["cover art"])
+
+
+@pytest.mark.parametrize(("stream", "cover"), [
+    (_Stream("video"), False),
+    (_Stream("audio"), False),
+    (_Stream("video", **{COVER_TAG: "1"}), True),  # read back from a side file
+])
+def test_a_cover_is_an_attached_picture_or_a_side_files_tagged_track(stream, cover):
+    assert is_cover(stream) is cover
+
+
+def test_an_attached_picture_disposition_makes_a_cover():
+    picture = _Stream("video")
+    picture.disposition = ATTACHED_PIC
+    assert is_cover(picture)

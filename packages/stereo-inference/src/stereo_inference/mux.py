@@ -66,7 +66,7 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
                                 video_tags=found.video_tags, video_start_s=found.video_start_s,
                                 copy_timestamps=source_timestamps, timecode=found.timecode)
     if dropped:
-        log.warning("%s cannot hold %s of %s; use mkv to keep them", container.value,
+        log.warning("%s cannot hold %s of %s; they are left out", container.value,
                     ", ".join(dropped), Path(source).name)
     try:
         subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)

@@ -113,3 +113,19 @@ def test_a_camera_clips_start_timecode_is_kept_even_with_nothing_else_beside_the
     out = tmp_path / f"out{suffix}"
     convert_file(camera.path, out, mode="half-sbs")
     assert media_facts(out).timecode == "01:02:03:04"
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
+def test_cover_art_stays_in_mp4_and_never_becomes_a_second_video_track(tmp_path, suffix):
+    # an MP4's attached picture and an MKV's image attachment alike
+    source = make_rich_video(tmp_path / f"album{suffix}", seconds=1.0, fps=FPS, cues=(),
+                             chapters=(), cover=True)
+    assert media_facts(source.path).cover == source.cover
+    out = tmp_path / "out.mp4"
+    convert_file(source.path, out, mode="half-sbs")
+    assert media_facts(out).cover == source.cover  # the same bytes, as the MP4's covr
+    mkv = tmp_path / "out.mkv"
+    convert_file(source.path, mkv, mode="half-sbs")
+    facts = media_facts(mkv)
+    assert facts.cover is None and len(facts.of_kind("video")) == 1
+    assert len(facts.of_kind("audio")) == len(source.audio)

@@ -40,6 +40,7 @@ class MediaFacts:
     frame_packing: str | None  # the first frame's stereo3d type, e.g. "SIDEBYSIDE"
     stereo_mode: str | None  # MKV StereoMode as the demuxer reports it
     timecode: str | None = None  # any stream's or the file's ``timecode`` tag
+    cover: bytes | None = None  # the first attached picture's bytes (cover art)
 
     def of_kind(self, kind: str) -> list[StreamFacts]:
         return [s for s in self.streams if s.kind == kind]
@@ -94,8 +95,21 @@ def media_facts(path: Path) -> MediaFacts:
             hdr_side_data=frozenset(types & {"MASTERING_DISPLAY_METADATA",
                                              "CONTENT_LIGHT_LEVEL"}),
             frame_packing=_stereo_type(packing) if packing is not None else None,
-            stereo_mode=stereo_mode, timecode=timecode,
+            stereo_mode=stereo_mode, timecode=timecode, cover=_cover(path),
         )
+
+
+def _cover(path: Path) -> bytes | None:
+    import av
+
+    with av.open(str(path)) as c:
+        pictures = [s for s in c.streams.video if int(s.disposition) & 0x400]  # ATTACHED_PIC
+        if not pictures:
+            return None
+        for packet in c.demux(pictures[0]):
+            if packet.size:
+                return bytes(packet)
+    return None
 
 
 def _stream_facts(stream) -> StreamFacts:

@@ -61,6 +61,7 @@ class RichSource:
     rotation: int = 0
     hdr10: bool = False
     sar: tuple[int, int] | None = None
+    cover: bytes | None = None  # the JPEG cover picture's bytes, when it has one
 
 
 DEFAULT_AUDIO = (AudioTrack("eng", "English stereo", 440), AudioTrack("fra", "Français", 660))
@@ -93,6 +94,7 @@ def make_rich_video(
     pattern: str = "testsrc2",
     video_filter: str | None = None,
     timecode: str | None = None,
+    cover: bool = False,
 ) -> RichSource:
     """Write a rich source to ``path`` (MP4, or MKV by suffix) and describe it.
 
@@ -100,7 +102,9 @@ def make_rich_video(
     stores a portrait clip; ``hdr10`` encodes 10-bit HEVC with BT.2020/PQ and
     mastering metadata instead of 8-bit H.264; ``sar`` sets the sample aspect;
     ``video_filter`` (an ffmpeg filter chain) alters the picture; ``timecode``
-    (HH:MM:SS:FF) is written as a camera does (MP4: a ``tmcd`` track, MKV: a tag).
+    (HH:MM:SS:FF) is written as a camera does (MP4: a ``tmcd`` track, MKV: a tag);
+    ``cover`` adds a JPEG cover picture (MP4: an attached picture, MKV: an image
+    attachment).
     Empty tuples leave that kind of stream out. Raises CalledProcessError.
     """
     path = Path(path)
@@ -131,6 +135,9 @@ def make_rich_video(
         meta.write_text(_ffmetadata(metadata, chapters), encoding="utf-8")
         args += ["-f", "ffmetadata", "-i", str(meta)]
         meta_input = inputs
+        picture = _cover_picture(Path(tmp) / "cover.jpg") if cover else None
+        if picture is not None and not mkv:  # an MP4's cover is a stream of its own
+            args += ["-i", str(picture)]
         args += ["-map", "0:v:0", "-metadata:s:v:0", f"language={VIDEO_LANGUAGE}",
                  "-metadata:s:v:0", f"title={VIDEO_TITLE}"]
         for i, track in enumerate(audio):
@@ -141,12 +148,25 @@ def make_rich_video(
                      "-metadata:s:s:0", "title=English subtitles"]
         args += ["-map_metadata", str(meta_input), "-map_chapters", str(meta_input)]
         args += ["-timecode", timecode] if timecode else []
+        if picture is not None and mkv:
+            args += ["-attach", str(picture), "-metadata:s:t:0", "mimetype=image/jpeg",
+                     "-metadata:s:t:0", "filename=cover.jpg"]
+        elif picture is not None:
+            args += ["-map", f"{meta_input + 1}:v:0", "-disposition:v:1", "attached_pic"]
         args += ["-c:v", "copy", "-c:a", "aac", "-b:a", "96k",
                  "-c:s", "srt" if mkv else "mov_text"]
         args += ["-f", "matroska"] if mkv else ["-movflags", "+faststart", "-f", "mp4"]
         subprocess.run([*args, str(path)], check=True, timeout=180)
+        cover_bytes = picture.read_bytes() if picture is not None else None
     return RichSource(path, size, seconds, fps, tuple(audio), tuple(cues), tuple(chapters),
-                      dict(metadata), rotation % 360, hdr10, sar)
+                      dict(metadata), rotation % 360, hdr10, sar, cover_bytes)
+
+
+def _cover_picture(dest: Path) -> Path:
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+                    "-i", "testsrc2=size=320x180:rate=1", "-frames:v", "1", "-c:v", "mjpeg",
+                    "-f", "image2", str(dest)], check=True, timeout=60)
+    return dest
 
 
 def _encode_video(dest: Path, seconds, size, fps, hdr10, sar, gop, pattern, vf) -> Path:
