@@ -1,9 +1,11 @@
 """``stereo-spot convert --segment-seconds 4 --subtitles-3d``: cues burned in 3D across cuts."""
 
+import subprocess
 from pathlib import Path
 
 import av
 import numpy as np
+from shared_types.ffmpeg import ffmpeg_path
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import Cue, make_rich_video
 from shared_types.testing.stereo_offset import horizontal_offset
@@ -44,3 +46,23 @@ def test_a_cue_across_a_segment_cut_is_burned_in_front_in_both_segments(
     assert (frames[int(5.5 * FPS)][:, :W] > 200).sum() <= 5  # nothing burned after the cue
     cues = media_facts(out).cues  # the track itself is still whole, for players
     assert [(round(a, 3), round(b, 3)) for a, b in cues] == [(3.5, 4.6)]
+
+
+def test_over_b_frames_the_text_shows_on_the_cues_own_frames(tmp_path: Path, stack_env, run_cli):
+    # x264 with B-frames: the MP4's edit list puts the first frame at 0, stream-copied
+    # segments keep the raw times two frames later; the cues must move with them
+    plain = make_rich_video(tmp_path / "plain.mp4", seconds=4.0, size=(W, H), fps=FPS,
+                            cues=(Cue(2.0, 3.0, "ON TIME"),), chapters=(), audio=(),
+                            video_filter="lutyuv=y=val*0.7")
+    scene = tmp_path / "bframes.mp4"
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(plain.path),
+                    "-map", "0", "-c:v", "libx264", "-bf", "3", "-preset", "medium",
+                    "-g", str(FPS), "-c:s", "copy", str(scene)], check=True, timeout=120)
+    out = tmp_path / "out.mp4"
+    result = run_cli(["convert", str(scene), "-o", str(out), "--subtitles-3d", "--workers", "1",
+                      "--segment-seconds", "1"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    with av.open(str(out)) as c:
+        lit = [i for i, f in enumerate(c.decode(video=0))
+               if (f.to_ndarray(format="gray") > 200).sum() > 50]
+    assert (lit[0], lit[-1]) == (2 * FPS, 3 * FPS - 1), lit  # 2.0 s up to, not at, 3.0 s

@@ -6,7 +6,11 @@ chunker reads the source's first text subtitle track once and gives each
 segment a ``mov_text`` track with the cues that overlap it, cut to it, at their
 times on the source's timeline, which segments keep (every ffmpeg here runs
 with ``-copyts``; ``shared_types.subtitle_cues.cues_in_window``): a cue spanning
-a cut is shown, cut, in both segments. The engine reads a
+a cut is shown, cut, in both segments. Where a segment's timestamps run ahead
+of the source's presentation times (an MP4 with B-frames: its edit list shifts
+the first frames back to 0, a stream-copied cut keeps the raw times, two
+frames later at three B-frames), the cues move with them
+(:func:`timestamp_offset_s`), or the text would show that much early. The engine reads a
 segment's cues exactly as it reads a whole file's, so every inference backend
 (in-process, HTTP, SageMaker) burns them with nothing added to its request.
 The final file's subtitle track still comes whole from ``streams.mkv``; the
@@ -23,6 +27,7 @@ from pathlib import Path
 from shared_types.stream_mux import TEXT_SUBTITLES
 from shared_types.subtitle_cues import TextCue, cues_in_window, format_srt, parse_srt
 
+from media_worker.errors import UnusableVideoError
 from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.side_streams import streams_of
 from media_worker.splitting import segment_starts
@@ -44,6 +49,27 @@ def read_source_cues(runner: FfmpegRunner, source: Path, work: Path, *,
     runner.run(["-copyts", *file_input(source), "-map", f"0:s:{index}", "-f", "srt", str(srt)],
                on_tick=on_tick, what="read the subtitles")
     return parse_srt(srt.read_text(encoding="utf-8", errors="replace"))
+
+
+def timestamp_offset_s(source: Path, first_segment: Path) -> float:
+    """How far the cut segments' timestamps run ahead of the source's
+    presentation times: the first segment's first frame time less the source's
+    (0 without an edit list between them). Raises UnusableVideoError."""
+    return _first_frame_s(first_segment) - _first_frame_s(source)
+
+
+def _first_frame_s(path: Path) -> float:
+    import av  # vendor import stays in this module
+
+    try:
+        with av.open(str(path)) as container:
+            stream = container.streams.video[0]
+            for frame in container.decode(stream):
+                if frame.pts is not None:
+                    return float(frame.pts * frame.time_base)
+    except (av.error.FFmpegError, OSError, IndexError) as exc:
+        raise UnusableVideoError("The file is not a video we can read.") from exc
+    return 0.0
 
 
 def give_segments_their_cues(runner: FfmpegRunner, segments: list[Path], starts: list[float],
@@ -85,6 +111,11 @@ def add_cues_to_segments(runner: FfmpegRunner, source: Path, segments: list[Path
                  job_id)
         return 0
     starts = segment_starts(segments[0].parent)
+    offset = timestamp_offset_s(source, segments[0])
+    if abs(offset) > 0.0005:
+        log.info("job_id=%s segments run %.3f s ahead of the source's presentation times "
+                 "(an edit list): cues moved with them", job_id, offset)
+        cues = [TextCue(c.start_s + offset, c.end_s + offset, c.text) for c in cues]
     given = give_segments_their_cues(runner, segments, starts, cues, on_tick=on_tick)
     log.info("job_id=%s %d cues spread over %d of %d segments for burning in 3D", job_id,
              len(cues), given, len(segments))

@@ -8,6 +8,7 @@ their times on the source's timeline, which segments keep
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -42,12 +43,14 @@ def parse_srt(text: str) -> list[TextCue]:
 
 
 def _srt_time(t: float) -> str:
-    ms = max(0, round(t * 1000))
+    # down to the millisecond: a cue cut at a frame's time (a segment's start,
+    # 2.1666... s) must not start after that frame (2.167)
+    ms = max(0, math.floor(t * 1000 + 1e-6))
     return f"{ms // 3_600_000:02d}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d},{ms % 1000:03d}"
 
 
 def format_srt(cues: list[TextCue]) -> str:
-    """Cues as SubRip text (times rounded to the millisecond)."""
+    """Cues as SubRip text (times rounded down to the millisecond)."""
     return "".join(f"{i}\n{_srt_time(c.start_s)} --> {_srt_time(c.end_s)}\n{c.text}\n\n"
                    for i, c in enumerate(cues, 1))
 

@@ -18,3 +18,10 @@ def test_the_last_window_runs_to_the_end_and_an_empty_one_has_no_cues():
     assert cues_in_window(CUES, 8.0, None) == [TextCue(1.0, 1.5, "End")]
     assert cues_in_window(CUES, 5.0, 8.0) == []
     assert cues_in_window(CUES, 0.95, 3.5) == []  # touching edges are not overlaps
+
+
+def test_a_cue_cut_at_a_frames_time_never_starts_after_that_frame():
+    frame = 2 + 1 / 6  # a segment's first frame at 12 fps, 2.1666... s
+    (cue,) = parse_srt(format_srt([TextCue(frame, 3 + 1 / 6, "x")]))
+    assert cue.start_s <= frame and frame - cue.start_s < 0.001
+    assert cue.end_s <= 3 + 1 / 6  # the end is exclusive: the frame there stays clear
