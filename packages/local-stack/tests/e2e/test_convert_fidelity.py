@@ -54,13 +54,14 @@ def test_segmented_conversion_keeps_every_stream_chapter_tag_and_cue(
         assert read_st3d(out) == 2
 
 
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
 def test_a_camera_clip_keeps_its_timecode_and_cover_through_the_segments(
-        tmp_path: Path, stack_env, run_cli):
+        tmp_path: Path, stack_env, run_cli, suffix):
     # no audio or subtitles: the side-streams file holds only the cover, and the
     # timecode travels on the job
     camera = make_rich_video(tmp_path / "camera.mp4", seconds=5.0, fps=FPS, audio=(), cues=(),
                              chapters=(), metadata={}, timecode="01:02:03:04", cover=True)
-    out = tmp_path / "out.mp4"
+    out = tmp_path / f"out{suffix}"  # MKV: the cover as an image attachment
     result = run_cli(["convert", str(camera.path), "-o", str(out), "--workers", "1",
                       "--segment-seconds", "2"], stack_env(tmp_path / "data"))
     assert result.returncode == 0, result.stderr + result.stdout

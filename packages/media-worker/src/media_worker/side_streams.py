@@ -19,6 +19,8 @@ from shared_types.models import Container, OutputMode, packing_of
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import (
     FileStreams,
+    cover_extract_command,
+    covers_to_extract,
     file_streams,
     mux_command,
     side_streams_command,
@@ -74,10 +76,15 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None,
     labels = _carried_labels(segments[0])
     durations = concat_durations_us(file_starts_us(segments))
     joined = concat_input(segments, dest.parent / "concat.txt", durations)
+    covers = covers_to_extract(kept.streams, container, dest.parent) if side else []
+    for stream, path in covers:  # an MKV takes its covers as attachments, from files
+        runner.run(cover_extract_command(side, stream, path), on_tick=on_tick,
+                   what="copy the cover out")
     args, dropped = mux_command(segments[0], side or segments[0], dest, container=container,
                                 streams=kept.streams, packing=packing_of(mode),
                                 video_tags=labels, video_input=joined,
-                                video_start_s=kept.video_start_s, timecode=timecode)
+                                video_start_s=kept.video_start_s, timecode=timecode,
+                                cover_files=[path for _, path in covers])
     if dropped:
         log.warning("%s cannot hold %s; they are left out", container.value, ", ".join(dropped))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")

@@ -6,8 +6,9 @@ concatenated segments). ffmpeg copies each audio track the container can hold
 (to ``mov_text`` in MP4, as-is in MKV), bitmap subtitles and attachments (MKV
 only), chapters, global tags, per-stream language/title, the source's start
 timecode (MP4 writes it as a ``tmcd`` track, MKV as a ``TIMECODE`` tag) and its
-cover art (an attached picture: kept in MP4, whose players show it; MKV would
-make it a second video track, so it is left out there), and adds the stereo
+cover art (MP4: an attached picture again; MKV: an image attachment, from a
+copy the caller extracts first with :func:`cover_extract_command`, since its
+muxer would make a copied picture a second video track), and adds the stereo
 signalling MKV players read (``StereoMode``). MP4's ``st3d`` box is added after
 the mux by :mod:`shared_types.stereo_boxes`. This module only builds argv
 lists; callers run them with their own timeouts.
@@ -37,7 +38,10 @@ AAC_BITRATE_PER_CHANNEL = 96_000
 # it as a one-frame track, COVER_TAG says what it is.
 ATTACHED_PIC = 0x400
 COVER_TAG = "STEREO_SPOT_COVER"
-COVER_CODECS = frozenset({"mjpeg", "png", "bmp"})  # what MP4's covr holds
+# what MP4's covr holds, and each one's file suffix and MIME type as an MKV attachment
+COVER_FILES = {"mjpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"),
+               "bmp": ("bmp", "image/bmp")}
+COVER_CODECS = frozenset(COVER_FILES)
 # SMPTE timecode as FFmpeg reads and writes it (HH:MM:SS:FF, ';' or '.' before a
 # drop-frame count); anything else is not passed on (the MP4 muxer refuses it).
 TIMECODE = re.compile(r"\d{2}:\d{2}:\d{2}[:;.]\d{2,3}")
@@ -161,8 +165,9 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
     input ``input_index`` in ``container`` beside the film's video (or, for a
     ``side_file``, in an MKV without one). MP4 drops bitmap subtitles and
     attachments, which it cannot hold, and covers it cannot show; a final MKV
-    drops covers (they would play as a second video track); a side file keeps
-    them as tagged one-frame tracks."""
+    leaves covers to :func:`mux_command`'s ``cover_files`` (a copied picture
+    would play as a second video track); a side file keeps them as tagged
+    one-frame tracks."""
     args: list[str] = []
     dropped: list[str] = []
     n_audio = n_subs = 0
@@ -244,7 +249,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
                 video_input: Sequence[str] | None = None,
                 video_start_s: float = 0.0,
                 copy_timestamps: bool = False,
-                timecode: str | None = None) -> tuple[list[str], list[str]]:
+                timecode: str | None = None,
+                cover_files: Sequence[Path] = ()) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
@@ -258,15 +264,20 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     then not needed): a segment's output stays where the segment lies on the
     source's timeline. ``timecode``: the source's start timecode
     (:func:`file_timecode`), kept as MP4's ``tmcd`` track or MKV's tag.
+    ``cover_files``: an MKV's covers, extracted (:func:`covers_to_extract`), attached.
     Returns (args, names of dropped streams)."""
     keep, dropped = stream_args(streams, container)
+    if container is Container.MKV:
+        keep += _attach_args(cover_files, sum(s.kind == "attachment" for s in streams))
+        for _ in cover_files:
+            dropped.remove("cover art")
     video_args = list(video_input or ["-protocol_whitelist", "file", "-i", str(video)])
     if video_start_s > _START_EPSILON_S and not copy_timestamps:
         video_args = ["-itsoffset", f"{video_start_s:.6f}", *video_args]
     timing = ["-copyts"] if copy_timestamps else []
     args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *timing, *video_args,
             "-protocol_whitelist", "file", "-i", str(source),
-            "-map", "0:v:0", "-c:v", "copy", *keep,
+            "-map", "0:v:0", "-c:v", "copy", "-disposition:v:0", "default", *keep,
             "-map_metadata", "1", "-map_chapters", "1",
             "-metadata", f"{VIDEO_START_TAG}="]  # (a side file's note, not the user's tag)
     for key, value in (video_tags or {}).items():
@@ -283,6 +294,36 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
         args += ["-movflags", "+faststart"]
     args += ["-f", MUXERS[container], str(output)]
     return args, dropped
+
+
+def covers_to_extract(streams: list[SourceStream], container: Container,
+                      folder: Path) -> list[tuple[SourceStream, Path]]:
+    """The covers among ``streams`` that an output in ``container`` takes as files
+    (MKV attachments), each with the path in ``folder`` to extract it to."""
+    if container is not Container.MKV:
+        return []
+    covers = [s for s in streams if s.kind == "cover" and s.index is not None
+              and s.codec in COVER_FILES]
+    return [(s, folder / f"cover{'' if n == 0 else n + 1}.{COVER_FILES[s.codec][0]}")
+            for n, s in enumerate(covers)]
+
+
+def cover_extract_command(source: Path, stream: SourceStream, dest: Path) -> list[str]:
+    """ffmpeg arguments that copy the cover ``stream`` of ``source`` to the image ``dest``."""
+    return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
+            "-protocol_whitelist", "file", "-i", str(source),
+            "-map", f"0:{stream.index}", "-c", "copy", "-frames:v", "1", "-f", "image2",
+            str(dest)]
+
+
+def _attach_args(files: Sequence[Path], first: int) -> list[str]:
+    mime = {suffix: kind for suffix, kind in COVER_FILES.values()}
+    args: list[str] = []
+    for n, path in enumerate(files, first):
+        args += ["-attach", str(path),
+                 f"-metadata:s:t:{n}", f"mimetype={mime[path.suffix.lstrip('.')]}",
+                 f"-metadata:s:t:{n}", f"filename={path.name}"]
+    return args
 
 
 def side_streams_command(source: Path, output: Path, streams: list[SourceStream], *,

@@ -9,6 +9,8 @@ from shared_types.stream_mux import (
     VIDEO_START_TAG,
     SourceStream,
     container_of,
+    cover_extract_command,
+    covers_to_extract,
     file_timecode,
     is_cover,
     kept_video_start_s,
@@ -164,9 +166,21 @@ def test_a_cover_is_kept_in_mp4_as_an_attached_picture_beside_the_film():
     assert args[args.index("attached_pic") - 1] == "-disposition:v:1"
 
 
-def test_a_final_mkv_leaves_the_cover_out_and_a_side_file_keeps_it_tagged():
+def test_a_final_mkv_attaches_the_extracted_cover_and_a_side_file_keeps_it_tagged():
     args, dropped = stream_args([COVER], Container.MKV)
-    assert (args, dropped) == ([], ["cover art"])  # else a second video track
+    assert (args, dropped) == ([], ["cover art"])  # a copied picture: a second video track
+    covers = covers_to_extract([FILM[4], COVER], Container.MKV, Path("/w"))
+    assert covers == [(COVER, Path("/w/cover.jpg"))]
+    assert covers_to_extract([COVER], Container.MP4, Path("/w")) == []  # mapped instead
+    extract = cover_extract_command(Path("s.mkv"), COVER, Path("/w/cover.jpg"))
+    assert extract[extract.index("-map") + 1] == "0:5" and extract[-1] == "/w/cover.jpg"
+    mux, dropped = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mkv"),
+                               container=Container.MKV, streams=[FILM[4], COVER], packing=None,
+                               cover_files=[Path("/w/cover.jpg")])
+    assert dropped == []
+    at = mux.index("-attach")
+    assert mux[at + 1:at + 6] == ["/w/cover.jpg", "-metadata:s:t:1", "mimetype=image/jpeg",
+                                  "-metadata:s:t:1", "filename=cover.jpg"]  # after the font
     side = side_streams_command(Path("a"), Path("b"), [COVER])
     at = side.index("0:5")
     assert side[at + 1:at + 3] == ["-c:v:0", "copy"]

@@ -1,7 +1,7 @@
 """The engine's last step: the encoded video plus everything else the source carries.
 
 ``stereo_inference.encode`` writes the video alone; this muxes it with every
-audio, subtitle and attachment stream of the source, its chapters and tags
+audio, subtitle and attachment stream of the source, its cover, timecode, chapters and tags
 (``shared_types.stream_mux``), then marks SBS/TB MP4s with an ``st3d`` box.
 """
 
@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import logging
 import subprocess
+import tempfile
 from pathlib import Path
 
 import av
 from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.models import Container
 from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import FileStreams, file_streams, mux_command
+from shared_types.stream_mux import (
+    FileStreams,
+    cover_extract_command,
+    covers_to_extract,
+    file_streams,
+    mux_command,
+)
 
 from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
 
@@ -61,15 +68,22 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
     put where the source's began. Returns what could not be kept (logged).
     Raises EngineTransientError when ffmpeg fails."""
     found = source_streams(source)
-    args, dropped = mux_command(video, source, output, container=container,
-                                streams=found.streams, packing=packing,
-                                video_tags=found.video_tags, video_start_s=found.video_start_s,
-                                copy_timestamps=source_timestamps, timecode=found.timecode)
-    if dropped:
-        log.warning("%s cannot hold %s of %s; they are left out", container.value,
-                    ", ".join(dropped), Path(source).name)
     try:
-        subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)
+        # an MKV's covers go in as attachments: copied out of the source first
+        with tempfile.TemporaryDirectory(dir=Path(output).parent, prefix=".covers-") as tmp:
+            covers = covers_to_extract(found.streams, container, Path(tmp))
+            for stream, path in covers:
+                subprocess.run([ffmpeg, *cover_extract_command(source, stream, path)],
+                               check=True, capture_output=True, timeout=timeout_s)
+            args, dropped = mux_command(
+                video, source, output, container=container, streams=found.streams,
+                packing=packing, video_tags=found.video_tags,
+                video_start_s=found.video_start_s, copy_timestamps=source_timestamps,
+                timecode=found.timecode, cover_files=[path for _, path in covers])
+            if dropped:
+                log.warning("%s cannot hold %s of %s; they are left out", container.value,
+                            ", ".join(dropped), Path(source).name)
+            subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         detail = getattr(exc, "stderr", b"") or b""
         if is_disk_full(detail.decode(errors="replace")):

@@ -1,7 +1,9 @@
 """Everything a rich source carries survives ``convert_file`` and the output says it is 3D."""
 
+import av
 import pytest
 from shared_types.stereo_boxes import read_st3d
+from shared_types.stream_mux import ATTACHED_PIC
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import make_rich_video
 
@@ -116,7 +118,7 @@ def test_a_camera_clips_start_timecode_is_kept_even_with_nothing_else_beside_the
 
 
 @pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
-def test_cover_art_stays_in_mp4_and_never_becomes_a_second_video_track(tmp_path, suffix):
+def test_cover_art_is_kept_and_never_becomes_a_second_video_track(tmp_path, suffix):
     # an MP4's attached picture and an MKV's image attachment alike
     source = make_rich_video(tmp_path / f"album{suffix}", seconds=1.0, fps=FPS, cues=(),
                              chapters=(), cover=True)
@@ -126,6 +128,9 @@ def test_cover_art_stays_in_mp4_and_never_becomes_a_second_video_track(tmp_path,
     assert media_facts(out).cover == source.cover  # the same bytes, as the MP4's covr
     mkv = tmp_path / "out.mkv"
     convert_file(source.path, mkv, mode="half-sbs")
-    facts = media_facts(mkv)
-    assert facts.cover is None and len(facts.of_kind("video")) == 1
-    assert len(facts.of_kind("audio")) == len(source.audio)
+    assert media_facts(mkv).cover == source.cover  # an image attachment in MKV
+    with av.open(str(mkv)) as c:  # and the film is still the only video track
+        films = [s for s in c.streams.video if not int(s.disposition) & ATTACHED_PIC]
+        assert len(films) == 1 and films[0].codec_context.name == "h264"
+        assert [a.metadata.get("mimetype") for a in c.streams.video
+                if int(a.disposition) & ATTACHED_PIC] == ["image/jpeg"]
