@@ -21,7 +21,7 @@ def test_a_source_three_times_larger_than_the_free_space_is_refused_before_its_j
         film.write_bytes(b"\1" * 4 * 1024 * 1024)  # fits once, not three times
 
         with pytest.raises(DiskFullError, match=r"Not enough free disk space for converting "
-                           rf"this 4\.2 MB video: it needs about 12\.6 MB free in {disk}/data"):
+                           rf"this 4\.0 MB video: it needs about 12\.0 MB free in {disk}/data"):
             submit_job(backend, film, mode=OutputMode.SBS, params=ConversionParams())
 
         assert all(not backend.jobs.list_by_status(status).items for status in JobStatus)

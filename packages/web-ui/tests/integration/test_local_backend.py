@@ -182,7 +182,7 @@ def test_an_upload_the_disk_clearly_has_no_room_for_is_refused_before_any_byte(t
 
     assert r.status_code == 507, r.text
     detail = r.json()["detail"]
-    assert detail.startswith("Not enough free disk space for converting this 2.2 TB video")
+    assert detail.startswith("Not enough free disk space for converting this 2.0 TB video")
     assert str(tmp_path / "data") in detail
     # nothing was started: a smaller file still goes to the same job
     assert client.post(f"/api/jobs/{job['job_id']}/uploads",
