@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import av
 import pytest
 from shared_types.stereo_boxes import read_st3d
 from shared_types.testing.media_facts import media_facts
@@ -9,14 +10,17 @@ from shared_types.testing.rich_media import make_rich_video
 
 SECONDS, FPS = 9.0, 12  # three 4 s segments (keyframe every second)
 TIMECODE = "10:00:00:00"
+IPHONE = {"com.apple.quicktime.location.ISO6709": "+48.8584+002.2945+035.000/",
+          "com.apple.quicktime.make": "Apple", "com.apple.quicktime.model": "iPhone 15"}
 
 
 @pytest.fixture(scope="module")
 def phone(tmp_path_factory):
     """854x480 coded, 90-degree display rotation, two audio tracks, subtitles,
-    chapters, a start timecode."""
+    chapters, a start timecode, an iPhone's location, make and model."""
     path = tmp_path_factory.mktemp("rich") / "phone.mp4"
-    return make_rich_video(path, seconds=SECONDS, fps=FPS, rotation=90, timecode=TIMECODE)
+    return make_rich_video(path, seconds=SECONDS, fps=FPS, rotation=90, timecode=TIMECODE,
+                           metadata={"title": "Rich test source", **IPHONE})
 
 
 @pytest.mark.parametrize(("mode", "suffix", "size"), [
@@ -39,6 +43,10 @@ def test_segmented_conversion_keeps_every_stream_chapter_tag_and_cue(
         [(c.start_s, c.end_s, c.title) for c in phone.chapters]
     assert facts.tags["title"] == phone.metadata["title"]
     assert facts.timecode == TIMECODE  # a tmcd track in MP4, a tag in MKV
+    assert {k.lower(): v for k, v in IPHONE.items()}.items() <= facts.tags.items()
+    if suffix == ".mp4":  # Apple's spelling, as its players look them up
+        with av.open(str(out)) as c:
+            assert IPHONE.items() <= dict(c.metadata).items()
     assert len(facts.cues) == len(phone.cues)
     for (start, end), cue in zip(facts.cues, phone.cues, strict=True):
         assert abs(start - cue.start_s) <= 0.001

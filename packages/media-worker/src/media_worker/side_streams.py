@@ -84,7 +84,8 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None,
                                 streams=kept.streams, packing=packing_of(mode),
                                 video_tags=labels, video_input=joined,
                                 video_start_s=kept.video_start_s, timecode=timecode,
-                                cover_files=[path for _, path in covers])
+                                cover_files=[path for _, path in covers],
+                                quicktime=kept.quicktime)
     if dropped:
         log.warning("%s cannot hold %s; they are left out", container.value, ", ".join(dropped))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from shared_types.models import Container
@@ -42,6 +42,12 @@ COVER_TAG = "STEREO_SPOT_COVER"
 COVER_FILES = {"mjpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"),
                "bmp": ("bmp", "image/bmp")}
 COVER_CODECS = frozenset(COVER_FILES)
+# Container tags every MP4 writer sets itself: none of them is the source's to keep.
+WRITER_TAGS = ("major_brand", "minor_version", "compatible_brands", "encoder")
+# Apple's QuickTime keys (an iPhone's location, make, model, software): MP4 writes
+# them only as 'mdta' keys (use_metadata_tags), which would also write the writer
+# tags again as keys of their own, so those are cleared then.
+QUICKTIME_PREFIX = "com.apple.quicktime."
 # SMPTE timecode as FFmpeg reads and writes it (HH:MM:SS:FF, ';' or '.' before a
 # drop-frame count); anything else is not passed on (the MP4 muxer refuses it).
 TIMECODE = re.compile(r"\d{2}:\d{2}:\d{2}[:;.]\d{2,3}")
@@ -120,6 +126,7 @@ class FileStreams:
     # file with a video, read back from a side-streams file's note otherwise
     video_start_s: float = 0.0
     timecode: str | None = None  # the source's start timecode (:func:`file_timecode`)
+    quicktime: dict[str, str] = field(default_factory=dict)  # :func:`quicktime_tags`
 
 
 def file_streams(container) -> FileStreams:
@@ -130,7 +137,15 @@ def file_streams(container) -> FileStreams:
     video = describe_stream(film) if film is not None else None
     start = (video_start_s(container) if video is not None
              else kept_video_start_s(dict(container.metadata)))
-    return FileStreams(streams, video_labels(video), start, file_timecode(container))
+    return FileStreams(streams, video_labels(video), start, file_timecode(container),
+                       quicktime_tags(dict(container.metadata)))
+
+
+def quicktime_tags(tags: dict[str, str]) -> dict[str, str]:
+    """Apple's QuickTime keys among a file's global ``tags``, spelt as Apple does
+    (all lower case but ``ISO6709``; an MKV side file upper-cases tag names)."""
+    return {key.lower().replace("iso6709", "ISO6709"): value for key, value in tags.items()
+            if key.lower().startswith(QUICKTIME_PREFIX)}
 
 
 def file_timecode(container) -> str | None:
@@ -250,7 +265,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
                 video_start_s: float = 0.0,
                 copy_timestamps: bool = False,
                 timecode: str | None = None,
-                cover_files: Sequence[Path] = ()) -> tuple[list[str], list[str]]:
+                cover_files: Sequence[Path] = (),
+                quicktime: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
@@ -265,6 +281,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     source's timeline. ``timecode``: the source's start timecode
     (:func:`file_timecode`), kept as MP4's ``tmcd`` track or MKV's tag.
     ``cover_files``: an MKV's covers, extracted (:func:`covers_to_extract`), attached.
+    ``quicktime``: Apple's keys (:func:`quicktime_tags`), kept in MP4 as 'mdta'
+    keys (MKV keeps them as tags through ``-map_metadata``).
     Returns (args, names of dropped streams)."""
     keep, dropped = stream_args(streams, container)
     if container is Container.MKV:
@@ -290,7 +308,13 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
         # on the film's stream, not the file: MP4 gives every video stream a tmcd
         # track from a file-wide timecode, a cover's too, whose rate it refuses
         args += ["-metadata:s:v:0", f"timecode={timecode}", "-metadata", "timecode="]
-    if container is Container.MP4:
+    if container is Container.MP4 and quicktime:
+        for key in WRITER_TAGS:
+            args += ["-metadata", f"{key}="]
+        for key, value in quicktime.items():
+            args += ["-metadata", f"{key}={value}"]
+        args += ["-movflags", "+faststart+use_metadata_tags"]
+    elif container is Container.MP4:
         args += ["-movflags", "+faststart"]
     args += ["-f", MUXERS[container], str(output)]
     return args, dropped

@@ -15,6 +15,7 @@ from shared_types.stream_mux import (
     is_cover,
     kept_video_start_s,
     mux_command,
+    quicktime_tags,
     side_streams_command,
     stream_args,
     video_labels,
@@ -205,3 +206,27 @@ def test_an_attached_picture_disposition_makes_a_cover():
     picture = _Stream("video")
     picture.disposition = ATTACHED_PIC
     assert is_cover(picture)
+
+
+def test_apples_keys_are_found_in_any_case_and_spelt_as_apple_does():
+    tags = {"COM.APPLE.QUICKTIME.LOCATION.ISO6709": "+37.3349-122.0090+030.000/",
+            "com.apple.quicktime.make": "Apple", "title": "Holiday", "MAJOR_BRAND": "isom"}
+    assert quicktime_tags(tags) == {
+        "com.apple.quicktime.location.ISO6709": "+37.3349-122.0090+030.000/",
+        "com.apple.quicktime.make": "Apple"}
+
+
+def test_apples_keys_go_into_mp4_as_mdta_keys_without_the_writer_tags_twice():
+    keys = {"com.apple.quicktime.make": "Apple"}
+    args, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mp4"), container=Container.MP4,
+                          streams=[], packing=None, quicktime=keys)
+    assert args[args.index("-movflags") + 1] == "+faststart+use_metadata_tags"
+    tags = [args[i + 1] for i, a in enumerate(args) if a == "-metadata"]
+    assert "com.apple.quicktime.make=Apple" in tags
+    assert {"major_brand=", "minor_version=", "compatible_brands=", "encoder="} <= set(tags)
+    plain, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mp4"), container=Container.MP4,
+                           streams=[], packing=None)
+    assert plain[plain.index("-movflags") + 1] == "+faststart"
+    mkv, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mkv"), container=Container.MKV,
+                         streams=[], packing=None, quicktime=keys)
+    assert "-movflags" not in mkv  # MKV keeps them as tags through -map_metadata

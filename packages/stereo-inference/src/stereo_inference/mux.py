@@ -17,6 +17,7 @@ from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.models import Container
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import (
+    WRITER_TAGS,
     FileStreams,
     cover_extract_command,
     covers_to_extract,
@@ -27,8 +28,6 @@ from shared_types.stream_mux import (
 from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
 
 log = logging.getLogger(__name__)
-# Container tags every MP4 writer sets itself: none of them is the source's to keep.
-_WRITER_TAGS = frozenset({"major_brand", "minor_version", "compatible_brands", "encoder"})
 
 
 def source_streams(path: Path) -> FileStreams:
@@ -52,7 +51,7 @@ def nothing_to_keep(path: Path) -> bool:
         with av.open(str(path)) as container:
             found = file_streams(container)
             return not (found.streams or found.video_tags or found.timecode or container.chapters()
-                        or any(k.lower() not in _WRITER_TAGS for k in container.metadata))
+                        or any(k.lower() not in WRITER_TAGS for k in container.metadata))
     except av.FFmpegError:
         return False
 
@@ -79,7 +78,8 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
                 video, source, output, container=container, streams=found.streams,
                 packing=packing, video_tags=found.video_tags,
                 video_start_s=found.video_start_s, copy_timestamps=source_timestamps,
-                timecode=found.timecode, cover_files=[path for _, path in covers])
+                timecode=found.timecode, cover_files=[path for _, path in covers],
+                quicktime=found.quicktime)
             if dropped:
                 log.warning("%s cannot hold %s of %s; they are left out", container.value,
                             ", ".join(dropped), Path(source).name)

@@ -134,3 +134,18 @@ def test_cover_art_is_kept_and_never_becomes_a_second_video_track(tmp_path, suff
         assert len(films) == 1 and films[0].codec_context.name == "h264"
         assert [a.metadata.get("mimetype") for a in c.streams.video
                 if int(a.disposition) & ATTACHED_PIC] == ["image/jpeg"]
+
+
+IPHONE = {"title": "Beach", "com.apple.quicktime.location.ISO6709": "+37.3349-122.0090+030.000/",
+          "com.apple.quicktime.make": "Apple", "com.apple.quicktime.model": "iPhone 15"}
+
+
+def test_an_iphone_clips_location_make_and_model_are_kept_in_mp4(tmp_path):
+    clip = make_rich_video(tmp_path / "iphone.mp4", seconds=1.0, fps=FPS, cues=(), chapters=(),
+                           metadata=IPHONE)
+    out = tmp_path / "out.mp4"
+    convert_file(clip.path, out, mode="half-sbs")
+    with av.open(str(out)) as c:
+        tags = dict(c.metadata)
+    assert {k: tags.get(k) for k in IPHONE} == IPHONE  # Apple's spelling, exactly
+    assert tags["minor_version"] == "512"  # the writer's tags once, not "512;512"

@@ -155,7 +155,10 @@ def make_rich_video(
             args += ["-map", f"{meta_input + 1}:v:0", "-disposition:v:1", "attached_pic"]
         args += ["-c:v", "copy", "-c:a", "aac", "-b:a", "96k",
                  "-c:s", "srt" if mkv else "mov_text"]
-        args += ["-f", "matroska"] if mkv else ["-movflags", "+faststart", "-f", "mp4"]
+        # an iPhone's keys (com.apple.quicktime.*) are 'mdta' keys in MP4
+        apple = any(k.startswith("com.apple.quicktime.") for k in metadata)
+        flags = "+faststart+use_metadata_tags" if apple else "+faststart"
+        args += ["-f", "matroska"] if mkv else ["-movflags", flags, "-f", "mp4"]
         subprocess.run([*args, str(path)], check=True, timeout=180)
         cover_bytes = picture.read_bytes() if picture is not None else None
     return RichSource(path, size, seconds, fps, tuple(audio), tuple(cues), tuple(chapters),
