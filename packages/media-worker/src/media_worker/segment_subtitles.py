@@ -53,23 +53,23 @@ def read_source_cues(runner: FfmpegRunner, source: Path, work: Path, *,
 
 def timestamp_offset_s(source: Path, first_segment: Path) -> float:
     """How far the cut segments' timestamps run ahead of the source's
-    presentation times: the first segment's first frame time less the source's
-    (0 without an edit list between them). Raises UnusableVideoError."""
-    return _first_frame_s(first_segment) - _first_frame_s(source)
+    presentation times: the first segment's video start less the source's
+    (0 without an edit list between them), from the headers. Raises
+    UnusableVideoError."""
+    return _video_start_s(first_segment) - _video_start_s(source)
 
 
-def _first_frame_s(path: Path) -> float:
+def _video_start_s(path: Path) -> float:
     import av  # vendor import stays in this module
 
     try:
         with av.open(str(path)) as container:
             stream = container.streams.video[0]
-            for frame in container.decode(stream):
-                if frame.pts is not None:
-                    return float(frame.pts * frame.time_base)
+            if stream.start_time is None:
+                return 0.0
+            return float(stream.start_time * stream.time_base)
     except (av.error.FFmpegError, OSError, IndexError) as exc:
         raise UnusableVideoError("The file is not a video we can read.") from exc
-    return 0.0
 
 
 def give_segments_their_cues(runner: FfmpegRunner, segments: list[Path], starts: list[float],

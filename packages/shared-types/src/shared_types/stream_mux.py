@@ -41,7 +41,6 @@ COVER_TAG = "STEREO_SPOT_COVER"
 # what MP4's covr holds, and each one's file suffix and MIME type as an MKV attachment
 COVER_FILES = {"mjpeg": ("jpg", "image/jpeg"), "png": ("png", "image/png"),
                "bmp": ("bmp", "image/bmp")}
-COVER_CODECS = frozenset(COVER_FILES)
 # Container tags every MP4 writer sets itself: none of them is the source's to keep.
 WRITER_TAGS = ("major_brand", "minor_version", "compatible_brands", "encoder")
 # Apple's QuickTime keys (an iPhone's location, make, model, software): MP4 writes
@@ -218,9 +217,14 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
     return args, dropped
 
 
+def _keepable_cover(stream: SourceStream) -> bool:
+    """A cover a mux can carry: one it can map (by index) in a format MP4 shows."""
+    return stream.kind == "cover" and stream.index is not None and stream.codec in COVER_FILES
+
+
 def _cover_args(stream: SourceStream, container: Container, input_index: int, out: int,
                 side_file: bool) -> list[str] | None:
-    if stream.index is None or stream.codec not in COVER_CODECS:
+    if not _keepable_cover(stream):
         return None
     # a cover carries no timecode (a camera's tools may tag every video stream
     # with one; MP4 would give the picture a tmcd track at a rate it refuses)
@@ -326,8 +330,7 @@ def covers_to_extract(streams: list[SourceStream], container: Container,
     (MKV attachments), each with the path in ``folder`` to extract it to."""
     if container is not Container.MKV:
         return []
-    covers = [s for s in streams if s.kind == "cover" and s.index is not None
-              and s.codec in COVER_FILES]
+    covers = [s for s in streams if _keepable_cover(s)]
     return [(s, folder / f"cover{'' if n == 0 else n + 1}.{COVER_FILES[s.codec][0]}")
             for n, s in enumerate(covers)]
 
