@@ -3,7 +3,8 @@ import subprocess
 import pytest
 
 from shared_types.ffmpeg import ffmpeg_path
-from shared_types.stereo_boxes import Mp4BoxError, add_st3d, read_st3d
+from shared_types.mp4_boxes import Mp4BoxError
+from shared_types.stereo_boxes import add_st3d, read_st3d
 
 
 def _mp4(path, *extra):
