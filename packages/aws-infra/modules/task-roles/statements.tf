@@ -85,8 +85,12 @@ locals {
       },
       { Sid = "Completions", Action = ["dynamodb:Query"], Resource = [local.table["segment-completions"]] },
       { Sid = "ReadSources", Action = ["s3:GetObject"], Resource = ["${local.input}/input/*"] },
-      # The source's other streams (audio, subtitles, chapters), kept aside for reassembly.
-      { Sid = "WriteStreams", Action = ["s3:PutObject"], Resource = ["${local.input}/input/*/streams.mkv"] },
+      # The source's other streams (audio, subtitles, chapters; data tracks apart), kept aside for reassembly.
+      {
+        Sid      = "WriteStreams"
+        Action   = ["s3:PutObject"]
+        Resource = ["${local.input}/input/*/streams.mkv", "${local.input}/input/*/data.mp4"]
+      },
       { Sid = "WriteSegments", Action = ["s3:PutObject", "s3:GetObject"], Resource = ["${local.input}/segments/*"] },
       { Sid = "ReadConverted", Action = ["s3:GetObject"], Resource = ["${local.output}/jobs/*/segments/*"] },
       # The job's poster frame, shown in the job list, and the thumbnail strip of a job held for a preview.

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import requests
 from aws_adapters.testing.moto_server import fake_aws_credentials, run_moto_server
-from shared_types.testing.media import make_video
+from shared_types.testing.rich_media import make_rich_video
 
 from stereo_spot_deploy.testing import deployment as d
 from stereo_spot_deploy.testing.iam_evaluator import (
@@ -191,7 +191,9 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
 
     web = _start_services(services, stack)["web"]
     op = d.operator_backend(stack)
-    clip = make_video(workdir / "clip.mp4", seconds=2.0, size=(96, 64), fps=12).read_bytes()
+    # a camera clip: audio kept aside in streams.mkv and telemetry in data.mp4
+    clip = make_rich_video(workdir / "clip.mp4", seconds=2.0, size=(96, 64), fps=12, cues=(),
+                           chapters=(), telemetry=True).path.read_bytes()
     with presign_relay(stack.url, services.credentials) as relay:
         # A conversion: multipart upload, chunking, SageMaker async inference, reassembly.
         job_id = _create_job(web)["job_id"]

@@ -6,7 +6,7 @@ import av
 import pytest
 from shared_types.stereo_boxes import read_st3d
 from shared_types.testing.media_facts import media_facts
-from shared_types.testing.rich_media import make_rich_video
+from shared_types.testing.rich_media import DEFAULT_AUDIO, make_rich_video
 
 SECONDS, FPS = 9.0, 12  # three 4 s segments (keyframe every second)
 TIMECODE = "10:00:00:00"
@@ -78,3 +78,24 @@ def test_a_camera_clip_keeps_its_timecode_and_cover_through_the_segments(
     assert facts.timecode == "01:02:03:04"
     assert facts.cover == camera.cover
     assert facts.frames == media_facts(camera.path).frames
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
+def test_a_gopro_clips_telemetry_comes_through_the_segments_in_step_with_the_picture(
+        tmp_path: Path, stack_env, run_cli, suffix):
+    # video, audio, a timecode and a GPMF track: the telemetry travels beside the
+    # MKV side file, in an MP4 of its own, and MKV output leaves it out
+    gopro = make_rich_video(tmp_path / "GX010001.MP4", seconds=5.0, fps=FPS,
+                            audio=DEFAULT_AUDIO[:1], cues=(),
+                            chapters=(), metadata={}, timecode="09:30:00:00", telemetry=True)
+    out = tmp_path / f"out{suffix}"
+    result = run_cli(["convert", str(gopro.path), "-o", str(out), "--workers", "1",
+                      "--segment-seconds", "2"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "3 segment(s)" in result.stdout
+    facts = media_facts(out)
+    expected = tuple(enumerate(gopro.telemetry)) if suffix == ".mp4" else ()
+    assert facts.telemetry == expected  # every sample at its second, byte for byte
+    assert facts.timecode == "09:30:00:00"
+    assert [s.kind for s in facts.streams] == ["video", "audio"]
+    assert facts.frames == media_facts(gopro.path).frames

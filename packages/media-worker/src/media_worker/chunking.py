@@ -232,16 +232,19 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     published that much sooner. They are still uploaded before any segment."""
     backend, job_id = deps.backend, job.job_id
     with ThreadPoolExecutor(1, thread_name_prefix=f"side-{job_id}") as aside:
-        kept = aside.submit(keep_side_streams, deps.runner, source, work / "streams.mkv",
-                            on_tick=alive.tick)
+        kept = aside.submit(keep_side_streams, deps.runner, source, work, on_tick=alive.tick)
         length = segment_seconds(video.duration_s, deps.segment_seconds, deps.segment_lanes)
         segments = prepare_and_split(deps.runner, source, video, work, length,
                                      job_id=job_id, limits=deps.limits, on_tick=alive.tick)
         side = kept.result()  # (its error, if any, is raised here)
     alive.touch()
-    if side is not None:  # before the segments: reassembly may start after the last one
-        backend.input_storage.put_file(keys.streams_key(job_id), side,
+    # before the segments: reassembly may start after the last one
+    if side.streams is not None:
+        backend.input_storage.put_file(keys.streams_key(job_id), side.streams,
                                        content_type="video/x-matroska")
+    if side.data is not None:
+        backend.input_storage.put_file(keys.data_tracks_key(job_id), side.data,
+                                       content_type="video/mp4")
     if job.params.subtitles_3d:
         add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
                              on_tick=alive.tick)

@@ -37,7 +37,7 @@ from media_worker.errors import (
     SegmentsMissingError,
 )
 from media_worker.lease_keeper import LeaseKeeper
-from media_worker.side_streams import CONTENT_TYPES, mux_final
+from media_worker.side_streams import CONTENT_TYPES, SideFiles, mux_final
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,8 @@ def _join(deps: MediaDeps, job: Job, completions: list[SegmentCompletion],
             backend.output_storage.get_file(c.output_key, path)
             paths.append(path)
             tick()
-        side = _side_streams(deps, job_id, work / "streams.mkv")
+        side = SideFiles(_kept_aside(deps, keys.streams_key(job_id), work / "streams.mkv"),
+                         _kept_aside(deps, keys.data_tracks_key(job_id), work / "data.mp4"))
         out = mux_final(deps.runner, paths, side, work / f"final.{job.container.value}",
                         container=job.container, mode=job.mode, timecode=job.source_timecode,
                         on_tick=tick)
@@ -134,9 +135,8 @@ def _work_dir(deps: MediaDeps) -> Path:
     return deps.work_dir
 
 
-def _side_streams(deps: MediaDeps, job_id: str, dest: Path) -> Path | None:
-    """The source's audio, subtitles and chapters kept aside at chunking, if any."""
-    key = keys.streams_key(job_id)
+def _kept_aside(deps: MediaDeps, key: str, dest: Path) -> Path | None:
+    """A side file chunking kept (``side_streams.keep_side_streams``), if it did."""
     if not deps.backend.input_storage.exists(key):
         return None
     deps.backend.input_storage.get_file(key, dest)

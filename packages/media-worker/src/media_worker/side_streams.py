@@ -4,23 +4,28 @@ Segments hold video only: cutting subtitles and chapters at keyframes with
 ``-c copy`` loses them, and an MP4 segment cannot hold every audio codec. So at
 chunking every non-video stream of the source (all audio tracks, subtitles,
 attachments), its chapters and tags are kept aside in one MKV
-(``keys.streams_key``); at reassembly the joined video and that file are muxed
-into the job's container (``shared_types.stream_mux``), with the stereo
-signalling players read (MKV StereoMode, MP4 ``st3d``).
+(``keys.streams_key``), and its data tracks, which MKV cannot hold (a GoPro's
+telemetry), in an MP4 (``keys.data_tracks_key``); at reassembly the joined
+video and those files are muxed into the job's container
+(``shared_types.stream_mux``), with the stereo signalling players read (MKV
+StereoMode, MP4 ``st3d``).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.models import Container, OutputMode, packing_of
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import (
     FileStreams,
+    NothingToKeepError,
     cover_extract_command,
     covers_to_extract,
+    data_tracks_command,
     file_streams,
     mux_command,
     side_streams_command,
@@ -47,45 +52,62 @@ def streams_of(path: Path) -> FileStreams:
         raise UnusableVideoError("The file is not a video we can read.") from exc
 
 
-def keep_side_streams(runner: FfmpegRunner, source: Path, dest: Path, *,
-                      on_tick: Callable[[], None] | None = None) -> Path | None:
-    """Copy every non-video stream, chapter and tag of ``source`` into the MKV
-    ``dest``, noting where the source's video began (the joined segments start at 0);
-    None when the source has nothing but video. Raises Ffmpeg*Error."""
+@dataclass(frozen=True)
+class SideFiles:
+    """What chunking kept aside of a source, each None when it had none."""
+
+    streams: Path | None = None  # MKV: audio, subtitles, attachments, covers, chapters, tags
+    data: Path | None = None  # MP4: data tracks (telemetry)
+
+
+def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
+                      on_tick: Callable[[], None] | None = None) -> SideFiles:
+    """Copy every non-video stream, chapter and tag of ``source`` into
+    ``folder/streams.mkv``, noting where the source's video began (the joined
+    segments start at 0), and the data tracks an MP4 keeps into ``folder/data.mp4``;
+    a file is left out when the source has nothing for it. Raises Ffmpeg*Error."""
     found = streams_of(source)
+    streams, data = folder / "streams.mkv", folder / "data.mp4"
     try:
-        args = side_streams_command(source, dest, found.streams,
-                                    video_start_s=found.video_start_s)
-    except ValueError:
-        return None
-    runner.run(args, on_tick=on_tick, what="keep audio and subtitles aside")
-    return dest
+        runner.run(side_streams_command(source, streams, found.streams,
+                                        video_start_s=found.video_start_s),
+                   on_tick=on_tick, what="keep audio and subtitles aside")
+    except NothingToKeepError:
+        streams = None
+    try:
+        runner.run(data_tracks_command(source, data, found.data), on_tick=on_tick,
+                   what="keep the telemetry aside")
+    except NothingToKeepError:
+        data = None
+    return SideFiles(streams, data)
 
 
-def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: Path | None, dest: Path,
+def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, dest: Path,
               *, container: Container, mode: OutputMode, timecode: str | None = None,
               on_tick: Callable[[], None] | None = None) -> Path:
     """Write ``dest`` in one ffmpeg pass: the converted ``segments`` joined in
     order, each frame at its source timestamp (``segment_timeline``), plus
-    everything kept in ``side`` (when there is one) and the source's start
-    ``timecode`` (the job's: a video-only source has no side file), marked as
-    3D for SBS/TB.
+    everything kept aside (``side``) and the source's start ``timecode`` (the
+    job's: a video-only source has no side file), marked as 3D for SBS/TB.
     Raises ValueError for segments outside ``dest``'s folder, Ffmpeg*Error or
     Mp4BoxError."""
-    kept = streams_of(side) if side is not None else FileStreams([], {})
+    data = streams_of(side.data).data if side.data is not None else []
+    side_file = side.streams
+    kept = streams_of(side_file) if side_file is not None else FileStreams([], {})
     labels = _carried_labels(segments[0])
     durations = concat_durations_us(file_starts_us(segments))
     joined = concat_input(segments, dest.parent / "concat.txt", durations)
-    covers = covers_to_extract(kept.streams, container, dest.parent) if side else []
+    covers = covers_to_extract(kept.streams, container, dest.parent) if side_file else []
     for stream, path in covers:  # an MKV takes its covers as attachments, from files
-        runner.run(cover_extract_command(side, stream, path), on_tick=on_tick,
+        runner.run(cover_extract_command(side_file, stream, path), on_tick=on_tick,
                    what="copy the cover out")
-    args, dropped = mux_command(segments[0], side or segments[0], dest, container=container,
+    args, dropped = mux_command(segments[0], side_file or segments[0], dest,
+                                container=container,
                                 streams=kept.streams, packing=packing_of(mode),
                                 video_tags=labels, video_input=joined,
                                 video_start_s=kept.video_start_s, timecode=timecode,
                                 cover_files=[path for _, path in covers],
-                                quicktime=kept.quicktime)
+                                quicktime=kept.quicktime, data=data, data_source=side.data)
     if dropped:
         log.warning("%s cannot hold %s; they are left out", container.value, ", ".join(dropped))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")

@@ -15,6 +15,7 @@ import logging
 
 from shared_types.errors import JobStateError
 from shared_types.keys import (
+    data_tracks_key,
     output_prefix,
     poster_key,
     segment_prefix,
@@ -34,6 +35,7 @@ def free_job_files(backend: Backend, job_id: str, *, keep_poster: bool = True) -
     keep = poster_key(job_id) if keep_poster else None
     backend.input_storage.delete(source_key(job_id))
     backend.input_storage.delete(streams_key(job_id))
+    backend.input_storage.delete(data_tracks_key(job_id))
     for storage, prefix in ((backend.input_storage, segment_prefix(job_id)),
                             (backend.output_storage, output_prefix(job_id))):
         for info in list(storage.list(prefix)):

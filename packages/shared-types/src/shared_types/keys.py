@@ -2,7 +2,8 @@
 
 Input bucket:  ``input/{job_id}/source.mp4`` and
                ``segments/{job_id}/r{run}/{i:05d}_{n:05d}_{mode}.mp4``.
-               ``input/{job_id}/streams.mkv`` (the source's non-video streams, kept aside).
+               ``input/{job_id}/streams.mkv`` (the source's non-video streams, kept aside),
+               ``input/{job_id}/data.mp4`` (its data tracks, which MKV cannot hold).
 Output bucket: ``jobs/{job_id}/segments/r{run}/{i}.mp4``, ``jobs/{job_id}/final.{mp4,mkv}``,
                ``jobs/{job_id}/poster.jpg`` and ``jobs/{job_id}/thumbs/{i:02d}.jpg``
                (the strip a held job's preview slider runs over).
@@ -73,6 +74,13 @@ def streams_key(job_id: str) -> str:
     kept aside at chunking for reassembly. Raises InvalidKeyError."""
     _check_job_id(job_id)
     return f"input/{job_id}/streams.mkv"
+
+
+def data_tracks_key(job_id: str) -> str:
+    """Key of the source's data tracks that MKV cannot hold (a camera's telemetry),
+    kept aside in an MP4 at chunking for reassembly. Raises InvalidKeyError."""
+    _check_job_id(job_id)
+    return f"input/{job_id}/data.mp4"
 
 
 def parse_source_key(key: str) -> str | None:

@@ -8,8 +8,9 @@ only), chapters, global tags, per-stream language/title, the source's start
 timecode (MP4 writes it as a ``tmcd`` track, MKV as a ``TIMECODE`` tag) and its
 cover art (MP4: an attached picture again; MKV: an image attachment, from a
 copy the caller extracts first with :func:`cover_extract_command`, since its
-muxer would make a copied picture a second video track), and adds the stereo
-signalling MKV players read (``StereoMode``). MP4's ``st3d`` box is added after
+muxer would make a copied picture a second video track), a camera's telemetry
+track (MP4 only: :data:`KEPT_DATA`), and adds the stereo signalling MKV players
+read (``StereoMode``). MP4's ``st3d`` box is added after
 the mux by :mod:`shared_types.stereo_boxes`. This module only builds argv
 lists; callers run them with their own timeouts.
 """
@@ -17,11 +18,13 @@ lists; callers run them with their own timeouts.
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from shared_types.models import Container
+from shared_types.mp4_boxes import Mp4BoxError, track_formats
 
 TEXT_SUBTITLES = frozenset({"subrip", "srt", "ass", "ssa", "mov_text", "webvtt", "text"})
 # Audio an MP4 holds and common players decode; anything else becomes AAC.
@@ -50,6 +53,17 @@ QUICKTIME_PREFIX = "com.apple.quicktime."
 # SMPTE timecode as FFmpeg reads and writes it (HH:MM:SS:FF, ';' or '.' before a
 # drop-frame count); anything else is not passed on (the MP4 muxer refuses it).
 TIMECODE = re.compile(r"\d{2}:\d{2}:\d{2}[:;.]\d{2,3}")
+# Timed data tracks worth keeping, by their MP4 sample entry, with what a log
+# calls them: ffmpeg's MP4 muxer writes these back (a GoPro's GPMF: GPS,
+# accelerometer, gyroscope), and MKV holds no data track at all.
+KEPT_DATA = {"gpmd": "GoPro telemetry (gpmd)"}
+# Data tracks kept another way: a camera's timecode (``file_timecode``) and
+# QuickTime chapter text (``-map_chapters``).
+DATA_KEPT_OTHERWISE = frozenset({"tmcd", "text"})
+
+
+class NothingToKeepError(ValueError):
+    """A side file was asked for but the source has nothing of its kind."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +71,7 @@ class SourceStream:
     """One stream of the source, as its probe saw it."""
 
     kind: str  # audio, subtitle, attachment, cover, video, data
-    codec: str
+    codec: str  # a data track's MP4 sample entry (``gpmd``), "" when unknown
     channels: int = 0
     language: str | None = None
     title: str | None = None
@@ -126,6 +140,7 @@ class FileStreams:
     video_start_s: float = 0.0
     timecode: str | None = None  # the source's start timecode (:func:`file_timecode`)
     quicktime: dict[str, str] = field(default_factory=dict)  # :func:`quicktime_tags`
+    data: list[SourceStream] = field(default_factory=list)  # :func:`data_tracks`
 
 
 def file_streams(container) -> FileStreams:
@@ -137,7 +152,25 @@ def file_streams(container) -> FileStreams:
     start = (video_start_s(container) if video is not None
              else kept_video_start_s(dict(container.metadata)))
     return FileStreams(streams, video_labels(video), start, file_timecode(container),
-                       quicktime_tags(dict(container.metadata)))
+                       quicktime_tags(dict(container.metadata)), data_tracks(container))
+
+
+def data_tracks(container) -> list[SourceStream]:
+    """The timed data tracks of an open PyAV ``container`` (duck-typed), each named
+    by its MP4 sample entry, which PyAV does not expose (read from the file's
+    boxes; "" where unknown), less those kept another way (:data:`DATA_KEPT_OTHERWISE`)."""
+    found = [s for s in container.streams if s.type == "data"]
+    if not found:
+        return []
+    formats: list[str] = []
+    if "mov" in container.format.name.split(","):
+        try:
+            formats = track_formats(Path(container.name))  # the streams' own order
+        except (Mp4BoxError, OSError, struct.error):
+            formats = []
+    tracks = [SourceStream("data", formats[s.index] if s.index < len(formats) else "",
+                           index=s.index) for s in found]
+    return [t for t in tracks if t.codec not in DATA_KEPT_OTHERWISE]
 
 
 def quicktime_tags(tags: dict[str, str]) -> dict[str, str]:
@@ -270,7 +303,9 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
                 copy_timestamps: bool = False,
                 timecode: str | None = None,
                 cover_files: Sequence[Path] = (),
-                quicktime: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
+                quicktime: dict[str, str] | None = None,
+                data: Sequence[SourceStream] = (),
+                data_source: Path | None = None) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
@@ -286,9 +321,15 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     (:func:`file_timecode`), kept as MP4's ``tmcd`` track or MKV's tag.
     ``cover_files``: an MKV's covers, extracted (:func:`covers_to_extract`), attached.
     ``quicktime``: Apple's keys (:func:`quicktime_tags`), kept in MP4 as 'mdta'
-    keys (MKV keeps them as tags through ``-map_metadata``).
+    keys (MKV keeps them as tags through ``-map_metadata``). ``data``: the data
+    tracks (:func:`data_tracks`) of ``data_source`` (default ``source``), kept in
+    MP4 (:func:`data_track_args`).
     Returns (args, names of dropped streams)."""
     keep, dropped = stream_args(streams, container)
+    data_maps, data_dropped = data_track_args(data, container, input_index=2)
+    dropped += data_dropped
+    data_input = (["-protocol_whitelist", "file", "-i", str(data_source or source)]
+                  if data_maps else [])
     if container is Container.MKV:
         keep += _attach_args(cover_files, sum(s.kind == "attachment" for s in streams))
         for _ in cover_files:
@@ -299,7 +340,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     timing = ["-copyts"] if copy_timestamps else []
     args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *timing, *video_args,
             "-protocol_whitelist", "file", "-i", str(source),
-            "-map", "0:v:0", "-c:v", "copy", "-disposition:v:0", "default", *keep,
+            *data_input,
+            "-map", "0:v:0", "-c:v", "copy", "-disposition:v:0", "default", *keep, *data_maps,
             "-map_metadata", "1", "-map_chapters", "1",
             "-metadata", f"{VIDEO_START_TAG}="]  # (a side file's note, not the user's tag)
     for key, value in (video_tags or {}).items():
@@ -322,6 +364,35 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
         args += ["-movflags", "+faststart"]
     args += ["-f", MUXERS[container], str(output)]
     return args, dropped
+
+
+def data_track_args(data: Sequence[SourceStream], container: Container,
+                    input_index: int) -> tuple[list[str], list[str]]:
+    """(argv maps, names of tracks dropped) to copy the ``data`` tracks of input
+    ``input_index`` into ``container``: those of :data:`KEPT_DATA` into MP4, by
+    index; every other one, and every one in MKV, is dropped."""
+    args: list[str] = []
+    dropped: list[str] = []
+    kept = 0
+    for track in data:
+        if container is Container.MP4 and track.codec in KEPT_DATA and track.index is not None:
+            args += ["-map", f"{input_index}:{track.index}", f"-c:d:{kept}", "copy"]
+            kept += 1
+        else:
+            dropped.append(KEPT_DATA.get(track.codec) or f"a data track ({track.codec or '?'})")
+    return args, dropped
+
+
+def data_tracks_command(source: Path, output: Path, data: Sequence[SourceStream]) -> list[str]:
+    """ffmpeg arguments that copy the ``data`` tracks of ``source`` an MP4 keeps
+    into the MP4 ``output`` (a side file beside the MKV of :func:`side_streams_command`,
+    which cannot hold them). Raises NothingToKeepError when there is none to keep."""
+    maps, _ = data_track_args(data, Container.MP4, input_index=0)
+    if not maps:
+        raise NothingToKeepError("the source has no data track an MP4 keeps")
+    return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
+            "-protocol_whitelist", "file", "-i", str(source), *maps,
+            "-map_metadata", "-1", "-map_chapters", "-1", "-f", "mp4", str(output)]
 
 
 def covers_to_extract(streams: list[SourceStream], container: Container,
@@ -359,10 +430,11 @@ def side_streams_command(source: Path, output: Path, streams: list[SourceStream]
     subtitles, attachments, covers), its chapters and tags in an MKV at ``output``,
     copied (``mov_text``, which MKV cannot hold, becomes SubRip), noting where
     the source's video began (``video_start_s``, read back by
-    :func:`kept_video_start_s`). Raises ValueError when ``streams`` has nothing to keep."""
+    :func:`kept_video_start_s`). Raises NothingToKeepError when ``streams`` has
+    nothing to keep."""
     keep, _ = stream_args(streams, Container.MKV, input_index=0, side_file=True)
     if not keep:
-        raise ValueError("the source has no audio, subtitle or attachment stream to keep")
+        raise NothingToKeepError("the source has no audio, subtitle or attachment stream to keep")
     note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]
             if video_start_s > _START_EPSILON_S else [])
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",

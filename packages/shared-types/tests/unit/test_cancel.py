@@ -4,7 +4,15 @@ import pytest
 
 from shared_types.cancel import cancel_job
 from shared_types.errors import ConditionFailedError, JobStateError
-from shared_types.keys import final_key, output_segment_key, poster_key, segment_key, source_key
+from shared_types.keys import (
+    data_tracks_key,
+    final_key,
+    output_segment_key,
+    poster_key,
+    segment_key,
+    source_key,
+    streams_key,
+)
 from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, SegmentHeartbeat
 from shared_types.testing.memory import memory_backend
 
@@ -13,6 +21,8 @@ def running_job(backend):
     job = Job(job_id="job-1", mode=OutputMode.SBS)
     backend.jobs.create(job)
     backend.input_storage.put_bytes(source_key("job-1"), b"src")
+    backend.input_storage.put_bytes(streams_key("job-1"), b"audio")  # kept aside at chunking
+    backend.input_storage.put_bytes(data_tracks_key("job-1"), b"gpmd")
     backend.input_storage.put_bytes(segment_key("job-1", 0, 2, "sbs"), b"s0")
     backend.output_storage.put_bytes(output_segment_key("job-1", 0), b"o0")
     backend.output_storage.put_bytes(poster_key("job-1"), b"jpg")

@@ -150,10 +150,13 @@ def test_the_final_key_names_the_container():
         keys.final_key("job-1", "avi")
 
 
-def test_the_side_streams_key_is_not_a_source_key():
+def test_the_side_files_keys_are_not_source_keys():
     key = keys.streams_key("job-1")
     assert key == "input/job-1/streams.mkv"
     assert keys.parse_source_key(key) is None
+    data = keys.data_tracks_key("job-1")  # ends in .mp4, but not in /source.mp4
+    assert data == "input/job-1/data.mp4"
+    assert keys.parse_source_key(data) is None
 
 
 def test_segment_and_output_keys_carry_the_chunking_run():

@@ -7,10 +7,13 @@ from shared_types.stream_mux import (
     ATTACHED_PIC,
     COVER_TAG,
     VIDEO_START_TAG,
+    NothingToKeepError,
     SourceStream,
     container_of,
     cover_extract_command,
     covers_to_extract,
+    data_track_args,
+    data_tracks_command,
     file_timecode,
     is_cover,
     kept_video_start_s,
@@ -230,3 +233,42 @@ def test_apples_keys_go_into_mp4_as_mdta_keys_without_the_writer_tags_twice():
     mkv, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mkv"), container=Container.MKV,
                          streams=[], packing=None, quicktime=keys)
     assert "-movflags" not in mkv  # MKV keeps them as tags through -map_metadata
+
+
+TELEMETRY = SourceStream("data", "gpmd", index=4)
+UNKNOWN_DATA = SourceStream("data", "fdsc", index=5)  # a GoPro's own file-repair track
+
+
+def test_telemetry_is_copied_into_mp4_by_index_and_dropped_by_name_elsewhere():
+    args, dropped = data_track_args([TELEMETRY, UNKNOWN_DATA], Container.MP4, input_index=2)
+    assert args == ["-map", "2:4", "-c:d:0", "copy"]
+    assert dropped == ["a data track (fdsc)"]  # the MP4 muxer would refuse it: the mux fails
+    args, dropped = data_track_args([TELEMETRY], Container.MKV, input_index=2)
+    assert (args, dropped) == ([], ["GoPro telemetry (gpmd)"])  # MKV holds no data track
+
+
+def test_the_final_mux_reads_telemetry_from_a_third_input_only_when_it_keeps_some():
+    def inputs(args):
+        return [args[i + 1] for i, a in enumerate(args) if a == "-i"]
+
+    args, dropped = mux_command(Path("v.mp4"), Path("side.mkv"), Path("o.mp4"),
+                                container=Container.MP4, streams=FILM[:1], packing="sbs",
+                                data=[TELEMETRY], data_source=Path("data.mp4"))
+    assert inputs(args) == ["v.mp4", "side.mkv", "data.mp4"] and dropped == []
+    assert "-map 2:4 -c:d:0 copy" in " ".join(args)
+    args, dropped = mux_command(Path("v.mp4"), Path("src.mp4"), Path("o.mp4"),
+                                container=Container.MP4, streams=[], packing=None,
+                                data=[TELEMETRY])
+    assert inputs(args) == ["v.mp4", "src.mp4", "src.mp4"]  # the source's own, by default
+    args, dropped = mux_command(Path("v.mp4"), Path("src.mp4"), Path("o.mkv"),
+                                container=Container.MKV, streams=[], packing=None,
+                                data=[TELEMETRY])
+    assert inputs(args) == ["v.mp4", "src.mp4"] and dropped == ["GoPro telemetry (gpmd)"]
+
+
+def test_a_data_side_file_holds_only_the_telemetry_an_mp4_keeps():
+    args = data_tracks_command(Path("s.mp4"), Path("data.mp4"), [TELEMETRY, UNKNOWN_DATA])
+    assert " ".join(args).endswith("-map 0:4 -c:d:0 copy -map_metadata -1 -map_chapters -1 "
+                                   "-f mp4 data.mp4")
+    with pytest.raises(NothingToKeepError):
+        data_tracks_command(Path("s.mp4"), Path("data.mp4"), [UNKNOWN_DATA])

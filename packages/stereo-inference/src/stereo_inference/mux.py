@@ -1,8 +1,9 @@
 """The engine's last step: the encoded video plus everything else the source carries.
 
 ``stereo_inference.encode`` writes the video alone; this muxes it with every
-audio, subtitle and attachment stream of the source, its cover, timecode, chapters and tags
-(``shared_types.stream_mux``), then marks SBS/TB MP4s with an ``st3d`` box.
+audio, subtitle and attachment stream of the source, its cover, timecode,
+telemetry, chapters and tags (``shared_types.stream_mux``), then marks SBS/TB
+MP4s with an ``st3d`` box.
 """
 
 from __future__ import annotations
@@ -43,14 +44,15 @@ def source_streams(path: Path) -> FileStreams:
 
 def nothing_to_keep(path: Path) -> bool:
     """Whether ``path`` carries nothing beside its picture that ``mux_output`` would
-    keep: no audio, subtitle or attachment stream, no chapter, no global tag
-    beyond a writer's own, no video language or title, no timecode (a video-only
-    segment).
+    keep: no audio, subtitle, attachment or data stream, no chapter, no global
+    tag beyond a writer's own, no video language or title, no timecode (a
+    video-only segment).
     Then the encoder's own MP4 is the output, and the mux pass is skipped."""
     try:
         with av.open(str(path)) as container:
             found = file_streams(container)
-            return not (found.streams or found.video_tags or found.timecode or container.chapters()
+            return not (found.streams or found.data or found.video_tags or found.timecode
+                        or container.chapters()
                         or any(k.lower() not in WRITER_TAGS for k in container.metadata))
     except av.FFmpegError:
         return False
@@ -79,7 +81,7 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
                 packing=packing, video_tags=found.video_tags,
                 video_start_s=found.video_start_s, copy_timestamps=source_timestamps,
                 timecode=found.timecode, cover_files=[path for _, path in covers],
-                quicktime=found.quicktime)
+                quicktime=found.quicktime, data=found.data)
             if dropped:
                 log.warning("%s cannot hold %s of %s; they are left out", container.value,
                             ", ".join(dropped), Path(source).name)

@@ -149,3 +149,21 @@ def test_an_iphone_clips_location_make_and_model_are_kept_in_mp4(tmp_path):
         tags = dict(c.metadata)
     assert {k: tags.get(k) for k in IPHONE} == IPHONE  # Apple's spelling, exactly
     assert tags["minor_version"] == "512"  # the writer's tags once, not "512;512"
+
+
+def test_a_gopro_clips_telemetry_is_kept_in_mp4_and_left_out_of_mkv_with_a_warning(
+        tmp_path, caplog):
+    clip = make_rich_video(tmp_path / "gopro.mp4", seconds=SECONDS, fps=FPS, cues=(),
+                           chapters=(), timecode="12:00:00:00", telemetry=True)
+    out = tmp_path / "out.mp4"
+    convert_file(clip.path, out, mode="half-sbs")
+    facts = media_facts(out)
+    # every sample, byte for byte, at its time: GPS and gyro stay in step with the picture
+    assert facts.telemetry == tuple(enumerate(clip.telemetry))
+    assert facts.timecode == "12:00:00:00"
+    assert [s.kind for s in facts.streams] == ["video", "audio", "audio"]
+    mkv = tmp_path / "out.mkv"
+    with caplog.at_level("WARNING", logger="stereo_inference.mux"):
+        convert_file(clip.path, mkv, mode="half-sbs")
+    assert media_facts(mkv).frames == facts.frames
+    assert "cannot hold GoPro telemetry (gpmd)" in caplog.text

@@ -1,8 +1,8 @@
 """Read back everything a media file carries (PyAV), for tests to compare files.
 
 Streams with their languages and titles, chapters, global tags, subtitle cue
-times, rotation, colour, sample aspect and the stereo signalling players read
-(frame-packing SEI, MKV ``StereoMode``, MP4 ``st3d``).
+times, rotation, colour, sample aspect, timecode, cover art, telemetry and the
+stereo signalling players read (frame-packing SEI, MKV ``StereoMode``, MP4 ``st3d``).
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ class MediaFacts:
     stereo_mode: str | None  # MKV StereoMode as the demuxer reports it
     timecode: str | None = None  # any stream's or the file's ``timecode`` tag
     cover: bytes | None = None  # the first attached picture's bytes (cover art)
+    # (start s, bytes) of each sample of the first ``gpmd`` data track (telemetry)
+    telemetry: tuple[tuple[float, bytes], ...] = ()
 
     def of_kind(self, kind: str) -> list[StreamFacts]:
         return [s for s in self.streams if s.kind == kind]
@@ -96,6 +98,7 @@ def media_facts(path: Path) -> MediaFacts:
                                              "CONTENT_LIGHT_LEVEL"}),
             frame_packing=_stereo_type(packing) if packing is not None else None,
             stereo_mode=stereo_mode, timecode=timecode, cover=_cover(path),
+            telemetry=_telemetry(path),
         )
 
 
@@ -110,6 +113,23 @@ def _cover(path: Path) -> bytes | None:
             if packet.size:
                 return bytes(packet)
     return None
+
+
+def _telemetry(path: Path) -> tuple[tuple[float, bytes], ...]:
+    import av
+
+    from shared_types.mp4_boxes import Mp4BoxError, track_formats
+
+    try:
+        formats = track_formats(path)
+    except Mp4BoxError:  # not an MP4: no telemetry track
+        return ()
+    if "gpmd" not in formats:
+        return ()
+    with av.open(str(path)) as c:
+        stream = c.streams[formats.index("gpmd")]
+        return tuple((round(float(p.pts * p.time_base), 6), bytes(p))
+                     for p in c.demux(stream) if p.size)
 
 
 def _stream_facts(stream) -> StreamFacts:

@@ -2,7 +2,8 @@
 
 Several audio tracks with languages and titles, a text subtitle track, chapters,
 global metadata, a display rotation, 10-bit HDR10 colour, any frame size and a
-non-square sample aspect ratio, in MP4 or MKV, all made with the shipped ffmpeg.
+non-square sample aspect ratio, a camera's timecode, cover art and telemetry, in
+MP4 or MKV, made with the shipped ffmpeg (and PyAV for the telemetry track).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 
 from shared_types.ffmpeg import ffmpeg_path
@@ -62,6 +64,7 @@ class RichSource:
     hdr10: bool = False
     sar: tuple[int, int] | None = None
     cover: bytes | None = None  # the JPEG cover picture's bytes, when it has one
+    telemetry: tuple[bytes, ...] = ()  # the GoPro-style ``gpmd`` track's samples
 
 
 DEFAULT_AUDIO = (AudioTrack("eng", "English stereo", 440), AudioTrack("fra", "Français", 660))
@@ -95,6 +98,7 @@ def make_rich_video(
     video_filter: str | None = None,
     timecode: str | None = None,
     cover: bool = False,
+    telemetry: bool = False,
 ) -> RichSource:
     """Write a rich source to ``path`` (MP4, or MKV by suffix) and describe it.
 
@@ -104,8 +108,10 @@ def make_rich_video(
     ``video_filter`` (an ffmpeg filter chain) alters the picture; ``timecode``
     (HH:MM:SS:FF) is written as a camera does (MP4: a ``tmcd`` track, MKV: a tag);
     ``cover`` adds a JPEG cover picture (MP4: an attached picture, MKV: an image
-    attachment).
-    Empty tuples leave that kind of stream out. Raises CalledProcessError.
+    attachment); ``telemetry`` adds a GoPro-style ``gpmd`` data track, one
+    sample a second (MP4 only: MKV cannot hold data tracks).
+    Empty tuples leave that kind of stream out. Raises CalledProcessError, and
+    ValueError for telemetry in an MKV.
     """
     path = Path(path)
     cues = default_cues(seconds) if cues is None else cues
@@ -113,9 +119,14 @@ def make_rich_video(
     metadata = {"title": "Rich test source", "creation_time": "2024-05-01T10:00:00Z"} \
         if metadata is None else metadata
     mkv = path.suffix.lower() == ".mkv"
+    if telemetry and mkv:
+        raise ValueError("an MKV cannot hold a telemetry (data) track")
     with tempfile.TemporaryDirectory(prefix="rich-") as tmp:
         video = _encode_video(Path(tmp) / ("video.mkv" if hdr10 else "video.mp4"), seconds, size,
                               fps, hdr10, sar, gop or fps, pattern, video_filter)
+        samples = _telemetry_samples(seconds) if telemetry else ()
+        if samples:
+            video = _add_data_track(video, Path(tmp) / "video-gpmd.mp4", samples)
         args = [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y"]
         args += ["-display_rotation", str(rotation)] if rotation else []
         args += ["-i", str(video)]
@@ -146,6 +157,7 @@ def make_rich_video(
         if sub_input is not None:
             args += ["-map", f"{sub_input}:s:0", "-metadata:s:s:0", "language=eng",
                      "-metadata:s:s:0", "title=English subtitles"]
+        args += ["-map", "0:d:0", "-c:d", "copy"] if samples else []  # after the rest, as a GoPro
         args += ["-map_metadata", str(meta_input), "-map_chapters", str(meta_input)]
         args += ["-timecode", timecode] if timecode else []
         if picture is not None and mkv:
@@ -162,7 +174,34 @@ def make_rich_video(
         subprocess.run([*args, str(path)], check=True, timeout=180)
         cover_bytes = picture.read_bytes() if picture is not None else None
     return RichSource(path, size, seconds, fps, tuple(audio), tuple(cues), tuple(chapters),
-                      dict(metadata), rotation % 360, hdr10, sar, cover_bytes)
+                      dict(metadata), rotation % 360, hdr10, sar, cover_bytes, samples)
+
+
+def _telemetry_samples(seconds: float) -> tuple[bytes, ...]:
+    """One distinct sample a second, shaped like GPMF (a KLV ``DEVC`` header)."""
+    return tuple(b"DEVC" + bytes([0x00, 0x01]) + i.to_bytes(2, "big") + bytes([i % 251]) * 248
+                 for i in range(max(1, int(seconds))))
+
+
+def _add_data_track(video: Path, dest: Path, samples: tuple[bytes, ...]) -> Path:
+    """``video`` plus a ``gpmd`` data track holding ``samples``, one a second, in
+    ``dest`` (an MP4: ffmpeg's muxer writes a ``bin_data`` stream as ``gpmd``)."""
+    import av  # PyAV: the ffmpeg CLI cannot make a data stream from nothing
+
+    with av.open(str(video)) as src, av.open(str(dest), "w", format="mp4") as out:
+        picture = out.add_stream_from_template(src.streams.video[0])
+        data = out.add_data_stream(codec_name="bin_data")
+        data.time_base = Fraction(1, 1000)
+        data.metadata["handler_name"] = "GoPro MET"
+        for i, sample in enumerate(samples):
+            packet = av.Packet(sample)
+            packet.stream, packet.pts, packet.dts, packet.duration = data, i * 1000, i * 1000, 1000
+            out.mux(packet)
+        for packet in src.demux(src.streams.video[0]):
+            if packet.dts is not None:
+                packet.stream = picture
+                out.mux(packet)
+    return dest
 
 
 def _cover_picture(dest: Path) -> Path:
