@@ -99,3 +99,30 @@ def test_a_gopro_clips_telemetry_comes_through_the_segments_in_step_with_the_pic
     assert facts.timecode == "09:30:00:00"
     assert [s.kind for s in facts.streams] == ["video", "audio"]
     assert facts.frames == media_facts(gopro.path).frames
+
+
+@pytest.mark.parametrize(("tags", "suffix"), [
+    ({"title": "Over the ridge", "creation_time": "2024-05-01T10:00:00Z"}, ".mp4"),
+    ({"title": "Over the ridge", "creation_time": "2024-05-01T10:00:00Z"}, ".mkv"),
+    ({"title": "Over the ridge", **IPHONE}, ".mp4"),
+])
+def test_a_silent_clip_keeps_its_tags_and_chapters_through_the_segments(
+        tmp_path: Path, stack_env, run_cli, tags, suffix):
+    # a drone's or a screen recording's clip: no stream beside the picture, so
+    # its chapters and tags are kept aside as FFmetadata text (an MKV needs a stream)
+    clip = make_rich_video(tmp_path / "silent.mp4", seconds=5.0, fps=FPS, audio=(), cues=(),
+                           metadata=tags)
+    out = tmp_path / f"out{suffix}"
+    result = run_cli(["convert", str(clip.path), "-o", str(out), "--workers", "1",
+                      "--segment-seconds", "2"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    facts = media_facts(out)
+    assert [(round(a, 3), round(b, 3), t) for a, b, t in facts.chapters] == \
+        [(c.start_s, c.end_s, c.title) for c in clip.chapters]
+    assert facts.tags["title"] == "Over the ridge"
+    if "creation_time" in tags:
+        assert facts.tags["creation_time"].startswith("2024-05-01T10:00:00")
+    else:  # Apple's keys, in Apple's spelling
+        with av.open(str(out)) as c:
+            assert IPHONE.items() <= dict(c.metadata).items()
+    assert [s.kind for s in facts.streams] == ["video"]

@@ -38,15 +38,19 @@ from media_worker.segment_timeline import concat_durations_us, file_starts_us
 
 log = logging.getLogger(__name__)
 CONTENT_TYPES = {Container.MP4: "video/mp4", Container.MKV: "video/x-matroska"}
+# what chunking writes streams.mkv as: an MKV, or FFmetadata text for a source with
+# chapters or tags but no stream beside its picture (side_streams_command)
+SIDE_FILE_FORMATS = f"{VIDEO_DEMUXERS},ffmetadata"
 
 
-def streams_of(path: Path) -> FileStreams:
-    """The non-video streams of ``path``, its video's language/title and start.
+def streams_of(path: Path, *, formats: str = VIDEO_DEMUXERS) -> FileStreams:
+    """The non-video streams of ``path``, its video's language/title and start,
+    read by one of the ``formats`` (FFmpeg demuxers).
     Raises UnusableVideoError when it cannot be opened."""
     import av  # vendor import stays in this module
 
     try:
-        with av.open(str(path), options={"format_whitelist": VIDEO_DEMUXERS}) as container:
+        with av.open(str(path), options={"format_whitelist": formats}) as container:
             return file_streams(container)
     except (av.error.FFmpegError, OSError) as exc:
         raise UnusableVideoError("The file is not a video we can read.") from exc
@@ -63,14 +67,15 @@ class SideFiles:
 def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
                       on_tick: Callable[[], None] | None = None) -> SideFiles:
     """Copy every non-video stream, chapter and tag of ``source`` into
-    ``folder/streams.mkv``, noting where the source's video began (the joined
+    ``folder/streams.mkv`` (FFmetadata text when it has only chapters and tags:
+    ``stream_mux.side_streams_command``), noting where the source's video began (the joined
     segments start at 0), and the data tracks an MP4 keeps into ``folder/data.mp4``;
     a file is left out when the source has nothing for it. Raises Ffmpeg*Error."""
     found = streams_of(source)
     streams, data = folder / "streams.mkv", folder / "data.mp4"
     try:
         runner.run(side_streams_command(source, streams, found.streams,
-                                        video_start_s=found.video_start_s),
+                                        video_start_s=found.video_start_s, tagged=found.tagged),
                    on_tick=on_tick, what="keep audio and subtitles aside")
     except NothingToKeepError:
         streams = None
@@ -93,7 +98,8 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, d
     Mp4BoxError."""
     data = streams_of(side.data).data if side.data is not None else []
     side_file = side.streams
-    kept = streams_of(side_file) if side_file is not None else FileStreams([], {})
+    kept = (streams_of(side_file, formats=SIDE_FILE_FORMATS) if side_file is not None
+            else FileStreams([], {}))
     labels = _carried_labels(segments[0])
     durations = concat_durations_us(file_starts_us(segments))
     joined = concat_input(segments, dest.parent / "concat.txt", durations)

@@ -141,6 +141,7 @@ class FileStreams:
     timecode: str | None = None  # the source's start timecode (:func:`file_timecode`)
     quicktime: dict[str, str] = field(default_factory=dict)  # :func:`quicktime_tags`
     data: list[SourceStream] = field(default_factory=list)  # :func:`data_tracks`
+    tagged: bool = False  # chapters, or global tags beyond a writer's own (:data:`WRITER_TAGS`)
 
 
 def file_streams(container) -> FileStreams:
@@ -151,8 +152,10 @@ def file_streams(container) -> FileStreams:
     video = describe_stream(film) if film is not None else None
     start = (video_start_s(container) if video is not None
              else kept_video_start_s(dict(container.metadata)))
+    tagged = bool(container.chapters()) or any(key.lower() not in WRITER_TAGS
+                                               for key in container.metadata)
     return FileStreams(streams, video_labels(video), start, file_timecode(container),
-                       quicktime_tags(dict(container.metadata)), data_tracks(container))
+                       quicktime_tags(dict(container.metadata)), data_tracks(container), tagged)
 
 
 def data_tracks(container) -> list[SourceStream]:
@@ -425,18 +428,22 @@ def _attach_args(files: Sequence[Path], first: int) -> list[str]:
 
 
 def side_streams_command(source: Path, output: Path, streams: list[SourceStream], *,
-                         video_start_s: float = 0.0) -> list[str]:
+                         video_start_s: float = 0.0, tagged: bool = False) -> list[str]:
     """ffmpeg arguments that keep every non-video stream of ``source`` (audio,
     subtitles, attachments, covers), its chapters and tags in an MKV at ``output``,
     copied (``mov_text``, which MKV cannot hold, becomes SubRip), noting where
     the source's video began (``video_start_s``, read back by
-    :func:`kept_video_start_s`). Raises NothingToKeepError when ``streams`` has
-    nothing to keep."""
+    :func:`kept_video_start_s`). A source with none of those streams but
+    chapters or tags of its own (``tagged``: :attr:`FileStreams.tagged`) gets
+    them in an FFmetadata text file instead (an MKV needs a stream), which a
+    mux reads like any input. Raises NothingToKeepError when there is nothing
+    to keep."""
     keep, _ = stream_args(streams, Container.MKV, input_index=0, side_file=True)
-    if not keep:
-        raise NothingToKeepError("the source has no audio, subtitle or attachment stream to keep")
+    if not keep and not tagged:
+        raise NothingToKeepError("the source has nothing beside its picture to keep")
     note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]
             if video_start_s > _START_EPSILON_S else [])
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
             "-protocol_whitelist", "file", "-i", str(source), *keep,
-            "-map_metadata", "0", "-map_chapters", "0", *note, "-f", "matroska", str(output)]
+            "-map_metadata", "0", "-map_chapters", "0", *note,
+            "-f", "matroska" if keep else "ffmetadata", str(output)]

@@ -81,11 +81,20 @@ def test_the_video_can_come_from_input_arguments_such_as_a_concat_list():
 
 
 def test_the_side_streams_need_something_to_keep():
-    with pytest.raises(ValueError, match="no audio"):
+    with pytest.raises(NothingToKeepError, match="nothing beside its picture"):
         side_streams_command(Path("a"), Path("b"), [SourceStream("video", "h264")])
     args = side_streams_command(Path("a"), Path("b"), FILM[:1])
     assert "-map_chapters" in args
     assert args[args.index("-map") + 1] == "0:a:0"
+    assert args[-3:] == ["-f", "matroska", "b"]
+
+
+def test_chapters_and_tags_alone_are_kept_as_ffmetadata_text():
+    # an MKV needs a stream: a silent clip's chapters and tags go into a text file
+    args = side_streams_command(Path("a"), Path("b"), [], tagged=True)
+    assert "-map" not in args
+    assert args[-3:] == ["-f", "ffmetadata", "b"]
+    assert "-map_chapters" in args and "-map_metadata" in args
 
 
 def test_a_video_that_began_after_the_audio_is_put_back_where_it_began():

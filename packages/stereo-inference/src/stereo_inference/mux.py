@@ -18,7 +18,6 @@ from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.models import Container
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import (
-    WRITER_TAGS,
     FileStreams,
     cover_extract_command,
     covers_to_extract,
@@ -52,8 +51,7 @@ def nothing_to_keep(path: Path) -> bool:
         with av.open(str(path)) as container:
             found = file_streams(container)
             return not (found.streams or found.data or found.video_tags or found.timecode
-                        or container.chapters()
-                        or any(k.lower() not in WRITER_TAGS for k in container.metadata))
+                        or found.tagged)
     except av.FFmpegError:
         return False
 
