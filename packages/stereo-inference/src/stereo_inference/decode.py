@@ -1,8 +1,9 @@
 """Threaded decoding with PyAV into batches ready for the GPU/CPU stages.
 
-A background thread decodes (with FFmpeg's own frame threads), scales each
-frame once for the depth estimator and once to the eye geometry, and hands
-batches over a small bounded queue, so decoding overlaps depth and warping.
+A background thread decodes (with FFmpeg's own frame threads), makes an
+interlaced source progressive (``deinterlace``), scales each frame once for
+the depth estimator and once to the eye geometry, and hands batches over a
+small bounded queue, so decoding overlaps depth and warping.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import av
 import numpy as np
 
 from stereo_inference import planes
+from stereo_inference.deinterlace import progressive_frames
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.stage_clock import StageClock
 
@@ -141,7 +143,7 @@ class FrameReader:
         # planes copied straight into the batch when the frame needs no conversion
         direct = self.eye_filter is None and not self.turns
         batch = None
-        frames = container.decode(stream)
+        frames = progressive_frames(container.decode(stream), stream)
         while True:
             with self.clock.stage("decode"):  # the handing over below is not decoding
                 frame = next(frames, None)

@@ -18,24 +18,30 @@ def make_video(
     gop: int | None = None,
     pattern: str = "testsrc2",
     vfr: bool = False,
+    interlaced: bool = False,
 ) -> Path:
     """Write an H.264 (+AAC) mp4 of a moving test pattern and return ``path``.
 
     ``gop`` sets the keyframe interval in frames (default: one per second);
-    ``vfr`` drops every third frame so timestamps are irregular.
+    ``vfr`` drops every third frame so timestamps are irregular; ``interlaced``
+    weaves the pattern, moving at twice ``fps``, into top-field-first frames
+    coded as interlaced (a 1080i camcorder's or a broadcast's).
     """
     w, h = size
+    rate = fps * 2 if interlaced else fps  # one field from each of two moments
     args = [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", f"{pattern}=size={w}x{h}:rate={fps}:duration={seconds}"]
+            "-f", "lavfi", "-i", f"{pattern}=size={w}x{h}:rate={rate}:duration={seconds}"]
     if audio:
         args += ["-f", "lavfi", "-i", f"sine=frequency=440:sample_rate=48000:duration={seconds}"]
-    vf = []
+    vf = ["tinterlace=mode=interleave_top", "setfield=tff"] if interlaced else []
     if vfr:
         vf.append("select='not(eq(mod(n\\,3)\\,2))'")
     if vf:
-        args += ["-vf", ",".join(vf), "-fps_mode", "vfr"]
+        args += ["-vf", ",".join(vf)] + (["-fps_mode", "vfr"] if vfr else [])
     args += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
              "-g", str(gop or fps), "-keyint_min", str(gop or fps), "-sc_threshold", "0"]
+    if interlaced:
+        args += ["-flags", "+ilme+ildct", "-x264-params", "tff=1", "-field_order", "tt"]
     if audio:
         args += ["-c:a", "aac", "-b:a", "64k", "-shortest"]
     args += ["-movflags", "+faststart", str(path)]
