@@ -5,7 +5,13 @@ from pathlib import Path
 
 import pytest
 from shared_types.testing.media import make_video
-from shared_types.testing.timing import beep_time, flash_time, frame_times, make_paused_video
+from shared_types.testing.timing import (
+    beep_time,
+    damage_audio_frames,
+    flash_time,
+    frame_times,
+    make_paused_video,
+)
 
 ONE_MS = 0.001
 SOURCES = {
@@ -35,3 +41,20 @@ def test_every_frame_keeps_its_source_time_and_the_audio_stays_in_sync(
     if kind != "vfr":
         assert flash_time(out) == pytest.approx(flash_time(source), abs=ONE_MS)
         assert beep_time(out) == pytest.approx(beep_time(source), abs=ONE_MS)
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
+def test_a_recording_with_damaged_audio_frames_converts_with_the_sound_in_step(
+        suffix, tmp_path: Path, stack_env, run_cli):
+    # a weak broadcast signal: a copy of its audio fails at chunking, so the
+    # side file takes it decoded past the broken frames, the gap kept silent
+    clean = make_paused_video(tmp_path / "clean.mp4", seconds=6.0, pause_at=0.5, pause_s=0.0,
+                              flash_at=4.0)
+    damaged = damage_audio_frames(clean, tmp_path / "recording.ts", first_s=1.0)
+    out = tmp_path / f"out{suffix}"
+    result = run_cli(["convert", str(damaged), "-o", str(out), "--workers", "1",
+                      "--segment-seconds", "2"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert beep_time(out) - flash_time(out) == pytest.approx(
+        beep_time(clean) - flash_time(clean), abs=ONE_MS)
+    assert len(frame_times(out)) == len(frame_times(clean))

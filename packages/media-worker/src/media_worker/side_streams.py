@@ -32,7 +32,7 @@ from shared_types.stream_mux import (
 )
 
 from media_worker.concat import concat_input
-from media_worker.errors import UnusableVideoError
+from media_worker.errors import FfmpegFailedError, UnusableVideoError
 from media_worker.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner
 from media_worker.segment_timeline import concat_durations_us, file_starts_us
 
@@ -70,15 +70,24 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
     ``folder/streams.mkv`` (FFmetadata text when it has only chapters and tags:
     ``stream_mux.side_streams_command``), noting where the source's video began (the joined
     segments start at 0), and the data tracks an MP4 keeps into ``folder/data.mp4``;
-    a file is left out when the source has nothing for it. Raises Ffmpeg*Error."""
+    a file is left out when the source has nothing for it. Audio that cannot be
+    copied (a damaged recording) is decoded and encoded again instead.
+    Raises Ffmpeg*Error."""
     found = streams_of(source)
     streams, data = folder / "streams.mkv", folder / "data.mp4"
-    try:
+
+    def keep(repair_audio: bool) -> None:
         runner.run(side_streams_command(source, streams, found.streams,
-                                        video_start_s=found.video_start_s, tagged=found.tagged),
+                                        video_start_s=found.video_start_s, tagged=found.tagged,
+                                        repair_audio=repair_audio),
                    on_tick=on_tick, what="keep audio and subtitles aside")
+    try:
+        keep(repair_audio=False)
     except NothingToKeepError:
         streams = None
+    except FfmpegFailedError as exc:  # a damaged audio frame stops a copy: decode it instead
+        log.warning("copying %s's audio aside failed, encoding it again: %s", source.name, exc)
+        keep(repair_audio=True)
     try:
         runner.run(data_tracks_command(source, data, found.data), on_tick=on_tick,
                    what="keep the telemetry aside")

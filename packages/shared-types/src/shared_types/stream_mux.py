@@ -36,6 +36,10 @@ MUXERS = {Container.MP4: "mp4", Container.MKV: "matroska"}
 VIDEO_START_TAG = "STEREO_SPOT_VIDEO_START"
 _START_EPSILON_S = 0.0005  # below this the video starts with the file
 AAC_BITRATE_PER_CHANNEL = 96_000
+# Audio decoded past damaged frames keeps its place: every gap in its timestamps
+# over 10 ms (a lost AAC frame is 21 ms; aresample's default ignores gaps up
+# to 100 ms) is filled with silence, so the rest stays in step with the picture.
+REPAIR_AUDIO_FILTER = "aresample=async=1:min_hard_comp=0.01"
 # A cover picture: FFmpeg's AV_DISPOSITION_ATTACHED_PIC on a video stream (an
 # MP4's covr, an MKV's image attachment). In a side-streams file, which holds
 # it as a one-frame track, COVER_TAG says what it is.
@@ -210,14 +214,18 @@ def container_of(path: Path, default: Container = Container.MP4) -> Container:
 
 
 def stream_args(streams: list[SourceStream], container: Container, input_index: int = 1,
-                *, side_file: bool = False) -> tuple[list[str], list[str]]:
+                *, side_file: bool = False, repair_audio: bool = False
+                ) -> tuple[list[str], list[str]]:
     """(argv maps and codecs, names of streams dropped) to keep ``streams`` of
     input ``input_index`` in ``container`` beside the film's video (or, for a
     ``side_file``, in an MKV without one). MP4 drops bitmap subtitles and
     attachments, which it cannot hold, and covers it cannot show; a final MKV
     leaves covers to :func:`mux_command`'s ``cover_files`` (a copied picture
     would play as a second video track); a side file keeps them as tagged
-    one-frame tracks."""
+    one-frame tracks. ``repair_audio``: every audio track decoded and encoded
+    again (AAC) instead of copied, gaps filled with silence so it stays in step
+    with the picture: what a damaged source needs when a copy fails (a broadcast
+    recording's broken ADTS header stops ffmpeg's copy; its decoder skips the frame)."""
     args: list[str] = []
     dropped: list[str] = []
     n_audio = n_subs = 0
@@ -227,7 +235,8 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
         k = per_kind.get(stream.kind, 0)
         per_kind[stream.kind] = k + 1
         if stream.kind == "audio":
-            args += ["-map", f"{input_index}:a:{k}", *_audio_codec(stream, container, n_audio),
+            args += ["-map", f"{input_index}:a:{k}",
+                     *_audio_codec(stream, container, n_audio, repair_audio),
                      *_labels(stream, f"a:{n_audio}")]
             n_audio += 1
         elif stream.kind == "subtitle":
@@ -284,11 +293,13 @@ def _labels(stream: SourceStream, spec: str) -> list[str]:
     return out
 
 
-def _audio_codec(stream: SourceStream, container: Container, n: int) -> list[str]:
-    if container is Container.MKV or stream.codec in MP4_AUDIO:
+def _audio_codec(stream: SourceStream, container: Container, n: int,
+                 repair: bool = False) -> list[str]:
+    if not repair and (container is Container.MKV or stream.codec in MP4_AUDIO):
         return [f"-c:a:{n}", "copy"]
     bitrate = AAC_BITRATE_PER_CHANNEL * max(1, min(8, stream.channels or 2))
-    return [f"-c:a:{n}", "aac", f"-b:a:{n}", str(bitrate)]
+    aac = [f"-c:a:{n}", "aac", f"-b:a:{n}", str(bitrate)]
+    return [*aac, f"-filter:a:{n}", REPAIR_AUDIO_FILTER] if repair else aac
 
 
 def _subtitle_codec(stream: SourceStream, container: Container) -> str | None:
@@ -308,7 +319,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
                 cover_files: Sequence[Path] = (),
                 quicktime: dict[str, str] | None = None,
                 data: Sequence[SourceStream] = (),
-                data_source: Path | None = None) -> tuple[list[str], list[str]]:
+                data_source: Path | None = None,
+                repair_audio: bool = False) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
@@ -326,9 +338,9 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     ``quicktime``: Apple's keys (:func:`quicktime_tags`), kept in MP4 as 'mdta'
     keys (MKV keeps them as tags through ``-map_metadata``). ``data``: the data
     tracks (:func:`data_tracks`) of ``data_source`` (default ``source``), kept in
-    MP4 (:func:`data_track_args`).
+    MP4 (:func:`data_track_args`). ``repair_audio``: see :func:`stream_args`.
     Returns (args, names of dropped streams)."""
-    keep, dropped = stream_args(streams, container)
+    keep, dropped = stream_args(streams, container, repair_audio=repair_audio)
     data_maps, data_dropped = data_track_args(data, container, input_index=2)
     dropped += data_dropped
     data_input = (["-protocol_whitelist", "file", "-i", str(data_source or source)]
@@ -428,7 +440,8 @@ def _attach_args(files: Sequence[Path], first: int) -> list[str]:
 
 
 def side_streams_command(source: Path, output: Path, streams: list[SourceStream], *,
-                         video_start_s: float = 0.0, tagged: bool = False) -> list[str]:
+                         video_start_s: float = 0.0, tagged: bool = False,
+                         repair_audio: bool = False) -> list[str]:
     """ffmpeg arguments that keep every non-video stream of ``source`` (audio,
     subtitles, attachments, covers), its chapters and tags in an MKV at ``output``,
     copied (``mov_text``, which MKV cannot hold, becomes SubRip), noting where
@@ -436,9 +449,10 @@ def side_streams_command(source: Path, output: Path, streams: list[SourceStream]
     :func:`kept_video_start_s`). A source with none of those streams but
     chapters or tags of its own (``tagged``: :attr:`FileStreams.tagged`) gets
     them in an FFmetadata text file instead (an MKV needs a stream), which a
-    mux reads like any input. Raises NothingToKeepError when there is nothing
-    to keep."""
-    keep, _ = stream_args(streams, Container.MKV, input_index=0, side_file=True)
+    mux reads like any input. ``repair_audio``: see :func:`stream_args`.
+    Raises NothingToKeepError when there is nothing to keep."""
+    keep, _ = stream_args(streams, Container.MKV, input_index=0, side_file=True,
+                          repair_audio=repair_audio)
     if not keep and not tagged:
         raise NothingToKeepError("the source has nothing beside its picture to keep")
     note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]

@@ -281,3 +281,14 @@ def test_a_data_side_file_holds_only_the_telemetry_an_mp4_keeps():
                                    "-f mp4 data.mp4")
     with pytest.raises(NothingToKeepError):
         data_tracks_command(Path("s.mp4"), Path("data.mp4"), [UNKNOWN_DATA])
+
+
+def test_repaired_audio_is_encoded_again_with_its_gaps_kept_silent():
+    args, _ = stream_args(FILM[:2], Container.MKV, repair_audio=True)
+    joined = " ".join(args)
+    # even what MKV would copy: a copy is what failed on the damaged frames
+    assert "-c:a:0 aac -b:a:0 192000 -filter:a:0 aresample=async=1:min_hard_comp=0.01" in joined
+    assert "-c:a:1 aac -b:a:1 576000 -filter:a:1 aresample" in joined  # 5.1 stays 5.1
+    assert "copy" not in joined
+    side = side_streams_command(Path("s.ts"), Path("side.mkv"), FILM[:1], repair_audio=True)
+    assert "aac" in side and "copy" not in side[side.index("-map"):side.index("-map") + 4]

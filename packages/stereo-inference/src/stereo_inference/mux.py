@@ -64,8 +64,9 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
     keeps its timestamps when ``video``'s are the source's (``source_timestamps``,
     the engine's own encode: a segment's output stays where the segment lies on
     the source's timeline); else (iw3's video, which starts at 0) the video is
-    put where the source's began. Returns what could not be kept (logged).
-    Raises EngineTransientError when ffmpeg fails."""
+    put where the source's began. Audio that cannot be copied (a damaged
+    recording) is decoded and encoded again instead. Returns what could not be
+    kept (logged). Raises EngineTransientError when ffmpeg fails."""
     found = source_streams(source)
     try:
         # an MKV's covers go in as attachments: copied out of the source first
@@ -74,16 +75,29 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
             for stream, path in covers:
                 subprocess.run([ffmpeg, *cover_extract_command(source, stream, path)],
                                check=True, capture_output=True, timeout=timeout_s)
-            args, dropped = mux_command(
-                video, source, output, container=container, streams=found.streams,
-                packing=packing, video_tags=found.video_tags,
-                video_start_s=found.video_start_s, copy_timestamps=source_timestamps,
-                timecode=found.timecode, cover_files=[path for _, path in covers],
-                quicktime=found.quicktime, data=found.data)
+            def mux(repair_audio: bool) -> list[str]:
+                args, dropped = mux_command(
+                    video, source, output, container=container, streams=found.streams,
+                    packing=packing, video_tags=found.video_tags,
+                    video_start_s=found.video_start_s, copy_timestamps=source_timestamps,
+                    timecode=found.timecode, cover_files=[path for _, path in covers],
+                    quicktime=found.quicktime, data=found.data, repair_audio=repair_audio)
+                subprocess.run([ffmpeg, *args], check=True, capture_output=True,
+                               timeout=timeout_s)
+                return dropped
+            try:
+                dropped = mux(repair_audio=False)
+            except subprocess.CalledProcessError as exc:
+                if is_disk_full((exc.stderr or b"").decode(errors="replace")):
+                    raise
+                # a damaged audio frame stops a copy (a broadcast recording's broken
+                # ADTS header): decoded, the frame is skipped and the rest kept
+                log.warning("copying the audio of %s failed, encoding it again",
+                            Path(source).name)
+                dropped = mux(repair_audio=True)
             if dropped:
                 log.warning("%s cannot hold %s of %s; they are left out", container.value,
                             ", ".join(dropped), Path(source).name)
-            subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         detail = getattr(exc, "stderr", b"") or b""
         if is_disk_full(detail.decode(errors="replace")):

@@ -5,7 +5,13 @@ import subprocess
 
 import pytest
 from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.timing import beep_time, flash_time, frame_times, make_paused_video
+from shared_types.testing.timing import (
+    beep_time,
+    damage_audio_frames,
+    flash_time,
+    frame_times,
+    make_paused_video,
+)
 
 from stereo_inference import convert_file
 
@@ -51,3 +57,16 @@ def start_s(path):
 
     with av.open(str(path)) as container:
         return container.start_time / 1e6
+
+
+def test_a_recording_with_damaged_audio_frames_converts_with_the_sound_in_step(tmp_path):
+    # a weak broadcast signal: three AAC frames broken before the flash and beep;
+    # a copy of that audio fails, so it is decoded past them, the gap kept silent
+    clean = make_paused_video(tmp_path / "clean.mp4", seconds=6.0, pause_at=0.5, pause_s=0.0,
+                              flash_at=4.0)
+    damaged = damage_audio_frames(clean, tmp_path / "recording.ts", first_s=1.0)
+    out = tmp_path / "out.mp4"
+    convert_file(damaged, out, mode="half-sbs")
+    # 64 ms early (three frames' worth) if the gap were closed up
+    assert beep_time(out) - flash_time(out) == pytest.approx(
+        beep_time(clean) - flash_time(clean), abs=ONE_MS)

@@ -3,8 +3,9 @@
 ``make_paused_video`` writes a clip whose picture stops for a while (a jump in
 its timestamps, as a camera that paused recording or an edit leaves) with a
 white flash and a beep at the same known moment after the pause.
-``frame_times``, ``flash_time`` and ``beep_time`` read any file back on the
-timeline a player shows: seconds since the file's start.
+``damage_audio_frames`` breaks some of a transport stream's AAC frames, as a
+weak broadcast signal does. ``frame_times``, ``flash_time`` and ``beep_time``
+read any file back on the timeline a player shows: seconds since the file's start.
 """
 
 from __future__ import annotations
@@ -44,6 +45,43 @@ def make_paused_video(path: Path, *, seconds: float = 4.0, fps: int | str = 24,
         "-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart", str(path)],
         check=True, timeout=120)
     return path
+
+
+def damage_audio_frames(source: Path, dest: Path, *, first_s: float, count: int = 3) -> Path:
+    """Copy ``source`` into an MPEG-TS at ``dest`` (ADTS AAC, as broadcasts carry
+    it) and zero the frame length in the ADTS header of ``count`` AAC frames from
+    ``first_s`` on: a copy of that audio then fails, its decoder skips them."""
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-i", str(source),
+                    "-c", "copy", "-f", "mpegts", str(dest)], check=True, timeout=120)
+    data = bytearray(dest.read_bytes())
+    where = _audio_bytes(data)  # the audio stream's bytes, each at its offset in the file
+    stream = bytes(data[at] for at in where)
+    first = round(first_s * 48000 / 1024)  # AAC frames of 1024 samples at 48 kHz
+    frame, index = 0, 0
+    while frame + 7 <= len(stream) and index < first + count:
+        if stream[frame] != 0xFF or stream[frame + 1] >> 4 != 0xF:
+            raise ValueError(f"no ADTS frame at byte {frame} of the audio")
+        length = (stream[frame + 3] & 0x03) << 11 | stream[frame + 4] << 3 | stream[frame + 5] >> 5
+        if index >= first:
+            for k in (3, 4, 5):  # the 13-bit frame length: 0 is no frame at all
+                data[where[frame + k]] &= (0xFC, 0x00, 0x1F)[k - 3]
+        frame, index = frame + length, index + 1
+    dest.write_bytes(bytes(data))
+    return dest
+
+
+def _audio_bytes(data: bytearray, pid: int = 0x101) -> list[int]:
+    """File offsets of the elementary stream bytes of PES ``pid`` (FFmpeg's mpegts
+    muxer gives the first audio stream 0x101), in order, PES headers skipped."""
+    out: list[int] = []
+    for at in range(0, len(data) - 187, 188):
+        if ((data[at + 1] & 0x1F) << 8 | data[at + 2]) != pid or not data[at + 3] & 0x10:
+            continue
+        body = at + 4 + (1 + data[at + 4] if data[at + 3] & 0x20 else 0)  # adaptation field
+        if data[at + 1] & 0x40:  # a PES starts here: skip its header
+            body += 9 + data[body + 8]
+        out.extend(range(body, at + 188))
+    return out
 
 
 def frame_times(path: Path) -> list[float]:
