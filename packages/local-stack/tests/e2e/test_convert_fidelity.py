@@ -5,6 +5,7 @@ from pathlib import Path
 import av
 import pytest
 from shared_types.stereo_boxes import read_st3d
+from shared_types.testing.media import make_broadcast_recording, make_video
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import DEFAULT_AUDIO, make_rich_video
 
@@ -126,3 +127,17 @@ def test_a_silent_clip_keeps_its_tags_and_chapters_through_the_segments(
         with av.open(str(out)) as c:
             assert IPHONE.items() <= dict(c.metadata).items()
     assert [s.kind for s in facts.streams] == ["video"]
+
+
+def test_a_dvb_recording_with_teletext_converts_and_keeps_its_dvb_subtitles(
+        tmp_path: Path, stack_env, run_cli):
+    # the side file (MKV) cannot hold teletext: copying it failed every DVB job
+    clean = make_video(tmp_path / "clean.mp4", seconds=4.0, size=(160, 96), fps=FPS)
+    recording = make_broadcast_recording(clean, tmp_path / "recording.ts")
+    out = tmp_path / "out.mkv"
+    result = run_cli(["convert", str(recording), "-o", str(out), "--workers", "1",
+                      "--segment-seconds", "2"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    with av.open(str(out)) as c:
+        assert [s.codec_context.name for s in c.streams.subtitles] == ["dvbsub"]
+        assert len(c.streams.audio) == 1

@@ -76,13 +76,16 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
     found = streams_of(source)
     streams, data = folder / "streams.mkv", folder / "data.mp4"
 
-    def keep(repair_audio: bool) -> None:
-        runner.run(side_streams_command(source, streams, found.streams,
-                                        video_start_s=found.video_start_s, tagged=found.tagged,
-                                        repair_audio=repair_audio),
-                   on_tick=on_tick, what="keep audio and subtitles aside")
+    def keep(repair_audio: bool) -> list[str]:
+        args, dropped = side_streams_command(source, streams, found.streams,
+                                             video_start_s=found.video_start_s,
+                                             tagged=found.tagged, repair_audio=repair_audio)
+        runner.run(args, on_tick=on_tick, what="keep audio and subtitles aside")
+        return dropped
     try:
-        keep(repair_audio=False)
+        if dropped := keep(repair_audio=False):
+            log.warning("no output can hold %s of %s; they are left out", ", ".join(dropped),
+                        source.name)
     except NothingToKeepError:
         streams = None
     except FfmpegFailedError as exc:  # a damaged audio frame stops a copy: decode it instead

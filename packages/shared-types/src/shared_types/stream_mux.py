@@ -27,6 +27,12 @@ from shared_types.models import Container
 from shared_types.mp4_boxes import Mp4BoxError, track_formats
 
 TEXT_SUBTITLES = frozenset({"subrip", "srt", "ass", "ssa", "mov_text", "webvtt", "text"})
+# Picture subtitles MKV holds (Blu-ray PGS, DVD, DVB). Anything else a source may
+# carry as a subtitle stream (DVB teletext, closed captions as a track, ARIB)
+# no muxer here writes: copying one fails the whole mux, so it is left out.
+# Codec and decoder names alike: PyAV names a stream by its decoder (``dvbsub``).
+MKV_BITMAP_SUBTITLES = frozenset({"hdmv_pgs_subtitle", "pgssub", "dvd_subtitle", "dvdsub",
+                                  "dvb_subtitle", "dvbsub"})
 # Audio an MP4 holds and common players decode; anything else becomes AAC.
 MP4_AUDIO = frozenset({"aac", "mp3", "ac3", "eac3", "opus", "flac", "alac"})
 MKV_STEREO_MODE = {"sbs": "left_right", "tb": "top_bottom"}
@@ -219,7 +225,9 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
     """(argv maps and codecs, names of streams dropped) to keep ``streams`` of
     input ``input_index`` in ``container`` beside the film's video (or, for a
     ``side_file``, in an MKV without one). MP4 drops bitmap subtitles and
-    attachments, which it cannot hold, and covers it cannot show; a final MKV
+    attachments, which it cannot hold, and covers it cannot show; both drop
+    subtitle streams neither holds (a broadcast's teletext, a caption track:
+    anything but text and :data:`MKV_BITMAP_SUBTITLES`); a final MKV
     leaves covers to :func:`mux_command`'s ``cover_files`` (a copied picture
     would play as a second video track); a side file keeps them as tagged
     one-frame tracks. ``repair_audio``: every audio track decoded and encoded
@@ -306,7 +314,9 @@ def _subtitle_codec(stream: SourceStream, container: Container) -> str | None:
     text = stream.codec in TEXT_SUBTITLES
     if container is Container.MP4:
         return "mov_text" if text else None
-    return "srt" if stream.codec == "mov_text" else "copy"
+    if stream.codec == "mov_text":
+        return "srt"
+    return "copy" if text or stream.codec in MKV_BITMAP_SUBTITLES else None
 
 
 def mux_command(video: Path, source: Path, output: Path, *, container: Container,
@@ -441,7 +451,7 @@ def _attach_args(files: Sequence[Path], first: int) -> list[str]:
 
 def side_streams_command(source: Path, output: Path, streams: list[SourceStream], *,
                          video_start_s: float = 0.0, tagged: bool = False,
-                         repair_audio: bool = False) -> list[str]:
+                         repair_audio: bool = False) -> tuple[list[str], list[str]]:
     """ffmpeg arguments that keep every non-video stream of ``source`` (audio,
     subtitles, attachments, covers), its chapters and tags in an MKV at ``output``,
     copied (``mov_text``, which MKV cannot hold, becomes SubRip), noting where
@@ -450,9 +460,10 @@ def side_streams_command(source: Path, output: Path, streams: list[SourceStream]
     chapters or tags of its own (``tagged``: :attr:`FileStreams.tagged`) gets
     them in an FFmetadata text file instead (an MKV needs a stream), which a
     mux reads like any input. ``repair_audio``: see :func:`stream_args`.
-    Raises NothingToKeepError when there is nothing to keep."""
-    keep, _ = stream_args(streams, Container.MKV, input_index=0, side_file=True,
-                          repair_audio=repair_audio)
+    Returns (args, names of the streams it leaves out); raises
+    NothingToKeepError when there is nothing to keep."""
+    keep, dropped = stream_args(streams, Container.MKV, input_index=0, side_file=True,
+                                repair_audio=repair_audio)
     if not keep and not tagged:
         raise NothingToKeepError("the source has nothing beside its picture to keep")
     note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]
@@ -460,4 +471,4 @@ def side_streams_command(source: Path, output: Path, streams: list[SourceStream]
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
             "-protocol_whitelist", "file", "-i", str(source), *keep,
             "-map_metadata", "0", "-map_chapters", "0", *note,
-            "-f", "matroska" if keep else "ffmetadata", str(output)]
+            "-f", "matroska" if keep else "ffmetadata", str(output)], dropped

@@ -83,7 +83,7 @@ def test_the_video_can_come_from_input_arguments_such_as_a_concat_list():
 def test_the_side_streams_need_something_to_keep():
     with pytest.raises(NothingToKeepError, match="nothing beside its picture"):
         side_streams_command(Path("a"), Path("b"), [SourceStream("video", "h264")])
-    args = side_streams_command(Path("a"), Path("b"), FILM[:1])
+    args, _ = side_streams_command(Path("a"), Path("b"), FILM[:1])
     assert "-map_chapters" in args
     assert args[args.index("-map") + 1] == "0:a:0"
     assert args[-3:] == ["-f", "matroska", "b"]
@@ -91,7 +91,7 @@ def test_the_side_streams_need_something_to_keep():
 
 def test_chapters_and_tags_alone_are_kept_as_ffmetadata_text():
     # an MKV needs a stream: a silent clip's chapters and tags go into a text file
-    args = side_streams_command(Path("a"), Path("b"), [], tagged=True)
+    args, _ = side_streams_command(Path("a"), Path("b"), [], tagged=True)
     assert "-map" not in args
     assert args[-3:] == ["-f", "ffmetadata", "b"]
     assert "-map_chapters" in args and "-map_metadata" in args
@@ -112,12 +112,12 @@ def test_a_video_that_began_after_the_audio_is_put_back_where_it_began():
 
 
 def test_the_side_streams_note_where_the_video_began_and_it_reads_back():
-    args = side_streams_command(Path("a"), Path("b"), FILM[:1], video_start_s=0.25)
+    args, _ = side_streams_command(Path("a"), Path("b"), FILM[:1], video_start_s=0.25)
     tag = args[args.index("-metadata") + 1]
     assert tag == f"{VIDEO_START_TAG}=0.250000"
     key, value = tag.split("=")
     assert kept_video_start_s({key.lower(): value}) == 0.25  # MKV tags come back in any case
-    assert "-metadata" not in side_streams_command(Path("a"), Path("b"), FILM[:1])
+    assert "-metadata" not in side_streams_command(Path("a"), Path("b"), FILM[:1])[0]
     assert kept_video_start_s({}) == 0.0
     assert kept_video_start_s({VIDEO_START_TAG: "junk"}) == 0.0
 
@@ -194,7 +194,7 @@ def test_a_final_mkv_attaches_the_extracted_cover_and_a_side_file_keeps_it_tagge
     at = mux.index("-attach")
     assert mux[at + 1:at + 6] == ["/w/cover.jpg", "-metadata:s:t:1", "mimetype=image/jpeg",
                                   "-metadata:s:t:1", "filename=cover.jpg"]  # after the font
-    side = side_streams_command(Path("a"), Path("b"), [COVER])
+    side, _ = side_streams_command(Path("a"), Path("b"), [COVER])
     at = side.index("0:5")
     assert side[at + 1:at + 3] == ["-c:v:0", "copy"]
     assert side[side.index(f"{COVER_TAG}=1") - 1] == "-metadata:s:v:0"
@@ -290,5 +290,17 @@ def test_repaired_audio_is_encoded_again_with_its_gaps_kept_silent():
     assert "-c:a:0 aac -b:a:0 192000 -filter:a:0 aresample=async=1:min_hard_comp=0.01" in joined
     assert "-c:a:1 aac -b:a:1 576000 -filter:a:1 aresample" in joined  # 5.1 stays 5.1
     assert "copy" not in joined
-    side = side_streams_command(Path("s.ts"), Path("side.mkv"), FILM[:1], repair_audio=True)
+    side, _ = side_streams_command(Path("s.ts"), Path("side.mkv"), FILM[:1], repair_audio=True)
     assert "aac" in side and "copy" not in side[side.index("-map"):side.index("-map") + 4]
+
+
+@pytest.mark.parametrize("container", [Container.MP4, Container.MKV])
+def test_subtitle_streams_no_muxer_here_writes_are_left_out_not_copied(container):
+    # a DVB recording's teletext, a caption track: copying one fails the whole mux
+    broadcast = [SourceStream("subtitle", "libzvbi_teletextdec"),
+                 SourceStream("subtitle", "eia_608"), SourceStream("subtitle", "dvbsub")]
+    args, dropped = stream_args(broadcast, container)
+    assert "1:s:0" not in args and "1:s:1" not in args
+    assert dropped[:2] == ["libzvbi_teletextdec subtitles", "eia_608 subtitles"]
+    # DVB subtitles (PyAV names them by their decoder): MKV holds them, MP4 does not
+    assert ("1:s:2" in args) == (container is Container.MKV)

@@ -4,6 +4,7 @@ import av
 import pytest
 from shared_types.stereo_boxes import read_st3d
 from shared_types.stream_mux import ATTACHED_PIC
+from shared_types.testing.media import make_broadcast_recording, make_video
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import make_rich_video
 
@@ -167,3 +168,17 @@ def test_a_gopro_clips_telemetry_is_kept_in_mp4_and_left_out_of_mkv_with_a_warni
         convert_file(clip.path, mkv, mode="half-sbs")
     assert media_facts(mkv).frames == facts.frames
     assert "cannot hold GoPro telemetry (gpmd)" in caplog.text
+
+
+def test_a_dvb_recording_keeps_its_dvb_subtitles_in_mkv_and_leaves_teletext_out(tmp_path):
+    # teletext has no MKV or MP4 form: copying it made the whole mux fail
+    clean = make_video(tmp_path / "clean.mp4", seconds=SECONDS, size=(160, 96), fps=FPS)
+    recording = make_broadcast_recording(clean, tmp_path / "recording.ts")
+    mkv, mp4 = tmp_path / "out.mkv", tmp_path / "out.mp4"
+    convert_file(recording, mkv, mode="half-sbs")
+    convert_file(recording, mp4, mode="half-sbs")
+    with av.open(str(mkv)) as c:
+        assert [s.codec_context.name for s in c.streams.subtitles] == ["dvbsub"]
+        assert len(c.streams.audio) == 1
+    with av.open(str(mp4)) as c:
+        assert len(c.streams.subtitles) == 0 and len(c.streams.audio) == 1

@@ -57,3 +57,37 @@ def make_audio_only(path: Path, *, seconds: float = 1.0) -> Path:
         check=True, timeout=60,
     )
     return path
+
+
+def make_broadcast_recording(source: Path, dest: Path,
+                             subtitles: tuple[str, ...] = ("dvb_teletext", "dvb_subtitle")
+                             ) -> Path:
+    """Copy ``source`` into an MPEG-TS at ``dest`` with a subtitle stream of each
+    codec in ``subtitles``, as a DVB recording carries them (teletext and DVB
+    subtitles), holding placeholder packets every half second: nothing here
+    encodes them, and a copy only needs the stream. Returns ``dest``."""
+    from fractions import Fraction
+
+    import av  # PyAV: the ffmpeg CLI has no teletext or DVB subtitle encoder
+
+    with av.open(str(source)) as src, av.open(str(dest), "w", format="mpegts") as out:
+        copies = {s.index: out.add_stream_from_template(s) for s in src.streams
+                  if s.type in ("video", "audio")}
+        subs = [out.add_mux_stream(codec) for codec in subtitles]
+        for sub in subs:
+            sub.time_base = Fraction(1, 90000)
+        next_s = 0.0
+        for packet in src.demux(*(src.streams[i] for i in copies)):
+            if packet.dts is None:
+                continue
+            at = float(packet.pts * packet.time_base) if packet.pts is not None else next_s
+            packet.stream = copies[packet.stream.index]
+            out.mux(packet)
+            while at >= next_s:
+                for sub in subs:
+                    placeholder = av.Packet(bytes([0x20, 0x00]) + bytes(182))
+                    placeholder.stream, placeholder.pts = sub, round(next_s * 90000)
+                    placeholder.dts = placeholder.pts
+                    out.mux(placeholder)
+                next_s += 0.5
+    return dest
