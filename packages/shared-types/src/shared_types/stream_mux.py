@@ -152,6 +152,7 @@ class FileStreams:
     quicktime: dict[str, str] = field(default_factory=dict)  # :func:`quicktime_tags`
     data: list[SourceStream] = field(default_factory=list)  # :func:`data_tracks`
     tagged: bool = False  # chapters, or global tags beyond a writer's own (:data:`WRITER_TAGS`)
+    start_s: float = 0.0  # where the file's timeline begins (a broadcast's can be hours in)
 
 
 def file_streams(container) -> FileStreams:
@@ -165,7 +166,8 @@ def file_streams(container) -> FileStreams:
     tagged = bool(container.chapters()) or any(key.lower() not in WRITER_TAGS
                                                for key in container.metadata)
     return FileStreams(streams, video_labels(video), start, file_timecode(container),
-                       quicktime_tags(dict(container.metadata)), data_tracks(container), tagged)
+                       quicktime_tags(dict(container.metadata)), data_tracks(container), tagged,
+                       (container.start_time or 0) / 1e6)
 
 
 def data_tracks(container) -> list[SourceStream]:
@@ -330,7 +332,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
                 quicktime: dict[str, str] | None = None,
                 data: Sequence[SourceStream] = (),
                 data_source: Path | None = None,
-                repair_audio: bool = False) -> tuple[list[str], list[str]]:
+                repair_audio: bool = False,
+                shift_s: float = 0.0) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
@@ -349,6 +352,9 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     keys (MKV keeps them as tags through ``-map_metadata``). ``data``: the data
     tracks (:func:`data_tracks`) of ``data_source`` (default ``source``), kept in
     MP4 (:func:`data_track_args`). ``repair_audio``: see :func:`stream_args`.
+    ``shift_s``: seconds taken off every timestamp kept by ``copy_timestamps``
+    (the source's own start: a whole file then begins at 0, as a plain ffmpeg
+    copy would, instead of after an empty edit as long as a broadcast's clock).
     Returns (args, names of dropped streams)."""
     keep, dropped = stream_args(streams, container, repair_audio=repair_audio)
     data_maps, data_dropped = data_track_args(data, container, input_index=2)
@@ -387,6 +393,8 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
         args += ["-movflags", "+faststart+use_metadata_tags"]
     elif container is Container.MP4:
         args += ["-movflags", "+faststart"]
+    if copy_timestamps and shift_s > _START_EPSILON_S:  # (an output option)
+        args += ["-output_ts_offset", f"{-shift_s:.6f}"]
     args += ["-f", MUXERS[container], str(output)]
     return args, dropped
 

@@ -113,6 +113,7 @@ def _convert(args, settings: InferenceSettings) -> int:
             auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
             container=args.container, depth_video=args.depth_video,
             depth_stride=args.depth_stride or settings.depth_stride,
+            start_at_zero=True,  # a whole file, as a player expects it: from 0
         )
     print(
         f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "

@@ -66,6 +66,7 @@ def convert_file(
     cores: int | None = None,
     depth_video: Path | None = None,
     depth_stride: int = 1,
+    start_at_zero: bool = False,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
@@ -89,6 +90,10 @@ def convert_file(
     (``stereo_inference.depth.imported``); it must have one frame per source frame.
     ``depth_stride`` n runs a learned depth model on every n-th frame only, the
     frames between following the optical flow (n times cheaper; 1: every frame).
+    Every frame keeps its source timestamp, so a segment stays where it lies on
+    the source's timeline; ``start_at_zero`` (a whole file, as the CLI converts)
+    moves them all so the output begins at 0, however late the source's clock
+    began (a broadcast recording's may be hours in).
     Raises InvalidInputError (not a video, unknown mode), ModelNotInstalledError,
     EngineTransientError (encoder or iw3 failure).
     """
@@ -105,7 +110,7 @@ def convert_file(
             input_path=input_path, output_path=output_path, mode=mode, params=params,
             info=info, device=resolve_device(device), progress=progress, depth_state=None,
             models_dir=None, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
-            container=container, cores=cores,
+            container=container, cores=cores, start_at_zero=start_at_zero,
         ), Path(depth_video), threads)
     if params.depth_model is DepthModel.IW3:
         from stereo_inference.iw3 import convert_with_iw3  # imported only when used
@@ -129,6 +134,7 @@ def convert_file(
             info=info, device=dev, progress=progress, depth_state=depth_state,
             models_dir=models_dir, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
             container=container, cores=cores, depth_stride=depth_stride,
+            start_at_zero=start_at_zero,
         ))
 
 
@@ -164,6 +170,7 @@ class _Conversion:
     container: Container = Container.MP4
     cores: int | None = None  # decoder and encoder threads (None: FFmpeg's automatic count)
     depth_stride: int = 1  # a learned model runs on every n-th frame
+    start_at_zero: bool = False  # a whole file: the output begins at 0 (see convert_file)
 
     def ffmpeg_binary(self) -> str:
         """The ffmpeg to run: the one given, else found now (FfmpegNotFoundError)."""
@@ -215,7 +222,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     partial = partial_path(output_path)
     video_only = partial.with_name(partial.stem + ".video.mp4")
     # a source with nothing beside its picture (a video-only segment) needs no mux pass
-    direct = job.container is Container.MP4 and nothing_to_keep(input_path)
+    direct = (job.container is Container.MP4
+              and nothing_to_keep(input_path, start_at_zero=job.start_at_zero))
     total = info.frames or (round(info.duration_s * info.fps) or None)
     encoder = None
     try:
@@ -247,7 +255,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             if not direct:
                 mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
                            container=job.container, packing=packing_of(mode),
-                           timeout_s=job.timeout_s)
+                           timeout_s=job.timeout_s, start_at_zero=job.start_at_zero)
             elif packing_of(mode):
                 add_st3d(partial, packing_of(mode))
         os.replace(partial, output_path)

@@ -41,30 +41,34 @@ def source_streams(path: Path) -> FileStreams:
         raise InvalidInputError(f"cannot read the streams of {Path(path).name}: {exc}") from exc
 
 
-def nothing_to_keep(path: Path) -> bool:
+def nothing_to_keep(path: Path, *, start_at_zero: bool = False) -> bool:
     """Whether ``path`` carries nothing beside its picture that ``mux_output`` would
     keep: no audio, subtitle, attachment or data stream, no chapter, no global
     tag beyond a writer's own, no video language or title, no timecode (a
-    video-only segment).
+    video-only segment), and, for an output to ``start_at_zero``, a timeline
+    that already begins at 0.
     Then the encoder's own MP4 is the output, and the mux pass is skipped."""
     try:
         with av.open(str(path)) as container:
             found = file_streams(container)
             return not (found.streams or found.data or found.video_tags or found.timecode
-                        or found.tagged)
+                        or found.tagged or (start_at_zero and found.start_s > 0))
     except av.FFmpegError:
         return False
 
 
 def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, container: Container,
-               packing: str | None, timeout_s: float, source_timestamps: bool = True
-               ) -> list[str]:
+               packing: str | None, timeout_s: float, source_timestamps: bool = True,
+               start_at_zero: bool = False) -> list[str]:
     """Write ``output`` from ``video`` (copied) and the other streams of ``source``;
     ``packing`` ("sbs"/"tb"/None) adds MKV StereoMode or MP4 st3d. Every stream
     keeps its timestamps when ``video``'s are the source's (``source_timestamps``,
     the engine's own encode: a segment's output stays where the segment lies on
     the source's timeline); else (iw3's video, which starts at 0) the video is
-    put where the source's began. Audio that cannot be copied (a damaged
+    put where the source's began. ``start_at_zero``: kept timestamps are moved
+    so the output begins at 0, not where the source's clock began (a whole
+    file; a segment keeps its place on the source's timeline instead). Audio
+    that cannot be copied (a damaged
     recording) is decoded and encoded again instead. Returns what could not be
     kept (logged). Raises EngineTransientError when ffmpeg fails."""
     found = source_streams(source)
@@ -81,7 +85,8 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
                     packing=packing, video_tags=found.video_tags,
                     video_start_s=found.video_start_s, copy_timestamps=source_timestamps,
                     timecode=found.timecode, cover_files=[path for _, path in covers],
-                    quicktime=found.quicktime, data=found.data, repair_audio=repair_audio)
+                    quicktime=found.quicktime, data=found.data, repair_audio=repair_audio,
+                    shift_s=found.start_s if start_at_zero else 0.0)
                 subprocess.run([ffmpeg, *args], check=True, capture_output=True,
                                timeout=timeout_s)
                 return dropped

@@ -1,7 +1,9 @@
 import subprocess
 import sys
 
+import av
 import pytest
+from shared_types.ffmpeg import ffmpeg_path
 
 from stereo_inference.cli import build_parser, main
 
@@ -91,3 +93,17 @@ def test_a_cpu_conversion_with_the_default_depth_never_imports_torch(clip, tmp_p
     assert "torch" not in imported
     assert f"wrote {out}" in done.stdout  # printed before the process ends early
     assert read_video(out)["frames"] == read_video(clip)["frames"]
+
+
+def test_the_cli_writes_a_whole_file_that_begins_at_0(tmp_path, monkeypatch):
+    # a transport stream's clock starts where the broadcast's was (here 1000 s in)
+    monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
+    late = tmp_path / "recording.ts"
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=96x64:rate=12:duration=1", "-c:v", "libx264", "-preset",
+                    "ultrafast", "-output_ts_offset", "1000", "-f", "mpegts", str(late)],
+                   check=True, timeout=60)
+    out = tmp_path / "o.mp4"
+    assert main(["convert", str(late), str(out), "--no-progress"]) == 0
+    with av.open(str(out)) as c:
+        assert c.start_time == 0

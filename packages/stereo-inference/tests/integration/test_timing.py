@@ -3,6 +3,7 @@ that start later on the source's timeline (as media-worker cuts them)."""
 
 import subprocess
 
+import av
 import pytest
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.testing.timing import (
@@ -70,3 +71,28 @@ def test_a_recording_with_damaged_audio_frames_converts_with_the_sound_in_step(t
     # 64 ms early (three frames' worth) if the gap were closed up
     assert beep_time(out) - flash_time(out) == pytest.approx(
         beep_time(clean) - flash_time(clean), abs=ONE_MS)
+
+
+@pytest.mark.parametrize("audio", [True, False])  # through the mux, or the encoder's own file
+def test_a_whole_file_from_a_broadcast_clock_begins_at_0(tmp_path, audio):
+    # a DVB recording's timestamps start where the channel's clock was: 26 h in
+    # here. A segment keeps them (its place on the source's timeline); a whole
+    # file had an empty edit that long before its first frame
+    clean = make_paused_video(tmp_path / "clean.mp4", seconds=3.0, pause_at=0.5, pause_s=0.0,
+                              flash_at=2.0)
+    late = tmp_path / "recording.ts"
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(clean),
+                    *([] if audio else ["-an"]), "-c", "copy", "-output_ts_offset", "95000",
+                    "-f", "mpegts", str(late)], check=True, timeout=60)
+    whole, segment = tmp_path / "whole.mp4", tmp_path / "segment.mp4"
+    convert_file(late, whole, mode="half-sbs", start_at_zero=True)
+    convert_file(late, segment, mode="half-sbs")
+    with av.open(str(whole)) as c:
+        assert c.start_time == 0
+    with av.open(str(segment)) as c:
+        assert c.start_time / 1e6 > 95000  # where it lies on the source's timeline
+    # times from each file's own start: the picture where it was, the sound with it
+    assert frame_times(whole) == pytest.approx(frame_times(late), abs=ONE_MS)
+    assert flash_time(whole) == pytest.approx(flash_time(late), abs=ONE_MS)
+    if audio:
+        assert beep_time(whole) == pytest.approx(beep_time(late), abs=ONE_MS)
