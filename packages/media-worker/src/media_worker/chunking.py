@@ -199,7 +199,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                       backend.output_storage, job_id))
             poster.start()
             try:
-                total = _split_and_upload(job, source, video, work, deps, run, alive)
+                total, left_out = _split_and_upload(job, source, video, work, deps, run, alive)
             finally:
                 poster.join()  # it writes into the workspace, removed on the way out
     except ConditionFailedError:  # the job moved on while we worked (keep-alive refused)
@@ -208,7 +208,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
         raise
     try:
         backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
-                                              total_segments=total),
+                                              total_segments=total, left_out=left_out),
                             expected_status=(JobStatus.CHUNKING_IN_PROGRESS,), expected_run=run)
     except ConditionFailedError:
         if not _stopped(deps, job_id, run):
@@ -221,11 +221,12 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
 
 
 def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps, run: int,
-                      alive: JobKeepAlive) -> int:
+                      alive: JobKeepAlive) -> tuple[int, list[str]]:
     """Keep the side streams, cut the segments (as long as
     ``segment_order.segment_seconds`` says) and upload them in the order
     ``segment_order.publish_order`` gives for ``deps.segment_lanes``; returns
-    their count. Raises ConditionFailedError once the job moved on.
+    their count and what no output can hold of the source (``SideFiles.left_out``).
+    Raises ConditionFailedError once the job moved on.
 
     The side streams are copied out beside the split (two stream copies of
     the same file, each its own ffmpeg), not before it: the first segment is
@@ -253,7 +254,7 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
         key = keys.segment_key(job_id, index, len(segments), job.mode, run)
         backend.input_storage.put_file(key, segments[index], content_type="video/mp4")
         log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
-    return len(segments)
+    return len(segments), list(side.left_out)
 
 
 def _stopped(deps: MediaDeps, job_id: str, run: int) -> bool:

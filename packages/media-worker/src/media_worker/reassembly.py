@@ -89,7 +89,7 @@ def handle_reassembly(job_id: str, deps: MediaDeps) -> bool:
         return False
     keeper = LeaseKeeper(backend.reassembly, lease, deps.lease_s)
     try:
-        _join(deps, job, completions, keeper, final)
+        dropped = _join(deps, job, completions, keeper, final)
     except LeaseLostError:
         raise
     except Exception:
@@ -98,13 +98,15 @@ def handle_reassembly(job_id: str, deps: MediaDeps) -> bool:
         keeper.release()
         raise
     backend.reassembly.complete(keeper.lease)
-    return _mark_completed(deps, job_id, final)
+    left_out = list(dict.fromkeys([*job.left_out, *dropped]))  # chunking's, then the mux's
+    return _mark_completed(deps, job_id, final, left_out=left_out)
 
 
 def _join(deps: MediaDeps, job: Job, completions: list[SegmentCompletion],
-          keeper: LeaseKeeper, final: str) -> None:
+          keeper: LeaseKeeper, final: str) -> list[str]:
     """Download the segments, mux them with the side streams and store ``final``
-    (nothing partial: the work folder is removed, the store writes atomically)."""
+    (nothing partial: the work folder is removed, the store writes atomically);
+    returns what the job's container could not hold of them."""
     backend, job_id = deps.backend, job.job_id
     alive = JobKeepAlive(backend.jobs, job_id, JobStatus.REASSEMBLING, every_s=deps.keepalive_s)
 
@@ -122,12 +124,13 @@ def _join(deps: MediaDeps, job: Job, completions: list[SegmentCompletion],
             tick()
         side = SideFiles(_kept_aside(deps, keys.streams_key(job_id), work / "streams.mkv"),
                          _kept_aside(deps, keys.data_tracks_key(job_id), work / "data.mp4"))
-        out = mux_final(deps.runner, paths, side, work / f"final.{job.container.value}",
-                        container=job.container, mode=job.mode, timecode=job.source_timecode,
-                        on_tick=tick)
+        out = work / f"final.{job.container.value}"
+        dropped = mux_final(deps.runner, paths, side, out, container=job.container,
+                            mode=job.mode, timecode=job.source_timecode, on_tick=tick)
         keeper.check()  # a stale holder stops here, before writing
         backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container])
         log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))
+    return dropped
 
 
 def _work_dir(deps: MediaDeps) -> Path:
@@ -162,11 +165,13 @@ def _finish_done_job(deps: MediaDeps, job: Job, final: str) -> bool:
     return _mark_completed(deps, job.job_id, final)
 
 
-def _mark_completed(deps: MediaDeps, job_id: str, final: str) -> bool:
+def _mark_completed(deps: MediaDeps, job_id: str, final: str,
+                    left_out: list[str] | None = None) -> bool:
     try:
         deps.backend.jobs.update(
             job_id,
-            JobUpdate(status=JobStatus.COMPLETED, completed_at=now(), final_key=final),
+            JobUpdate(status=JobStatus.COMPLETED, completed_at=now(), final_key=final,
+                      left_out=left_out),
             expected_status=READY,
         )
     except ConditionFailedError:

@@ -62,6 +62,7 @@ class SideFiles:
 
     streams: Path | None = None  # MKV: audio, subtitles, attachments, covers, chapters, tags
     data: Path | None = None  # MP4: data tracks (telemetry)
+    left_out: tuple[str, ...] = ()  # what no output can hold (teletext), named for people
 
 
 def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
@@ -82,30 +83,33 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
                                              tagged=found.tagged, repair_audio=repair_audio)
         runner.run(args, on_tick=on_tick, what="keep audio and subtitles aside")
         return dropped
+    left_out: list[str] = []
     try:
-        if dropped := keep(repair_audio=False):
-            log.warning("no output can hold %s of %s; they are left out", ", ".join(dropped),
-                        source.name)
-    except NothingToKeepError:
-        streams = None
+        left_out = keep(repair_audio=False)
+    except NothingToKeepError as nothing:
+        streams, left_out = None, nothing.left_out
     except FfmpegFailedError as exc:  # a damaged audio frame stops a copy: decode it instead
         log.warning("copying %s's audio aside failed, encoding it again: %s", source.name, exc)
-        keep(repair_audio=True)
+        left_out = keep(repair_audio=True)
+    if left_out:
+        log.warning("no output can hold %s of %s; they are left out", ", ".join(left_out),
+                    source.name)
     try:
         runner.run(data_tracks_command(source, data, found.data), on_tick=on_tick,
                    what="keep the telemetry aside")
     except NothingToKeepError:
         data = None
-    return SideFiles(streams, data)
+    return SideFiles(streams, data, tuple(left_out))
 
 
 def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, dest: Path,
               *, container: Container, mode: OutputMode, timecode: str | None = None,
-              on_tick: Callable[[], None] | None = None) -> Path:
+              on_tick: Callable[[], None] | None = None) -> list[str]:
     """Write ``dest`` in one ffmpeg pass: the converted ``segments`` joined in
     order, each frame at its source timestamp (``segment_timeline``), plus
     everything kept aside (``side``) and the source's start ``timecode`` (the
     job's: a video-only source has no side file), marked as 3D for SBS/TB.
+    Returns what ``container`` could not hold of it, named for people.
     Raises ValueError for segments outside ``dest``'s folder, Ffmpeg*Error or
     Mp4BoxError."""
     data = streams_of(side.data).data if side.data is not None else []
@@ -131,7 +135,7 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, d
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")
     if container is Container.MP4 and packing_of(mode):
         add_st3d(dest, packing_of(mode))
-    return dest
+    return dropped
 
 
 def _carried_labels(segment: Path) -> dict[str, str]:

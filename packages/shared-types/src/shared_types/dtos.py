@@ -75,6 +75,7 @@ class JobView(JobListItem):
     error: JobError | None = None
     params: ConversionParams
     container: Container = Container.MP4
+    left_out: list[str] = Field(default_factory=list)  # what the file could not hold
     # Preview before converting all (shared_types.preview).
     parent_job_id: str | None = None
     clip_start_s: float | None = None

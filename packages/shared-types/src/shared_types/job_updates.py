@@ -8,7 +8,8 @@ from shared_types.models import Job, JobStatus, JobUpdate, now
 SIMPLE_FIELDS = ("status", "total_segments", "completed_at", "final_key", "source_size_bytes",
                  "title", "resends", "epoch", "notified_at", "source_etag", "params",
                  "preview_job_id", "source_duration_s", "thumbnails", "source_frames",
-                 "source_width", "source_height", "source_timecode", "started_at", "run")
+                 "source_width", "source_height", "source_timecode", "left_out", "started_at",
+                 "run")
 
 
 def apply_job_update(job: Job, changes: JobUpdate) -> Job:

@@ -33,6 +33,13 @@ TEXT_SUBTITLES = frozenset({"subrip", "srt", "ass", "ssa", "mov_text", "webvtt",
 # Codec and decoder names alike: PyAV names a stream by its decoder (``dvbsub``).
 MKV_BITMAP_SUBTITLES = frozenset({"hdmv_pgs_subtitle", "pgssub", "dvd_subtitle", "dvdsub",
                                   "dvb_subtitle", "dvbsub"})
+SUBTITLE_NAMES = {
+    "hdmv_pgs_subtitle": "Blu-ray (PGS) subtitles", "pgssub": "Blu-ray (PGS) subtitles",
+    "dvd_subtitle": "DVD subtitles", "dvdsub": "DVD subtitles",
+    "dvb_subtitle": "DVB subtitles", "dvbsub": "DVB subtitles",
+    "dvb_teletext": "teletext", "libzvbi_teletextdec": "teletext",
+    "eia_608": "closed captions",
+}
 # Audio an MP4 holds and common players decode; anything else becomes AAC.
 MP4_AUDIO = frozenset({"aac", "mp3", "ac3", "eac3", "opus", "flac", "alac"})
 MKV_STEREO_MODE = {"sbs": "left_right", "tb": "top_bottom"}
@@ -73,7 +80,12 @@ DATA_KEPT_OTHERWISE = frozenset({"tmcd", "text"})
 
 
 class NothingToKeepError(ValueError):
-    """A side file was asked for but the source has nothing of its kind."""
+    """A side file was asked for but the source has nothing of its kind
+    (``left_out``: what it has that the file could not hold)."""
+
+    def __init__(self, message: str, left_out: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.left_out = list(left_out)
 
 
 @dataclass(frozen=True)
@@ -252,7 +264,7 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
         elif stream.kind == "subtitle":
             codec = _subtitle_codec(stream, container)
             if codec is None:
-                dropped.append(f"{stream.codec} subtitles")
+                dropped.append(subtitle_name(stream.codec))
                 continue
             args += ["-map", f"{input_index}:s:{k}", f"-c:s:{n_subs}", codec,
                      *_labels(stream, f"s:{n_subs}")]
@@ -270,6 +282,13 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
             args += cover
             n_video += 1
     return args, dropped
+
+
+def subtitle_name(codec: str) -> str:
+    """What people call a subtitle stream of ``codec`` (a codec or PyAV's decoder name)."""
+    if not codec:  # no decoder to name it (PyAV's FFmpeg reads no teletext)
+        return "subtitles in a format it cannot read"
+    return SUBTITLE_NAMES.get(codec, f"{codec} subtitles")
 
 
 def _keepable_cover(stream: SourceStream) -> bool:
@@ -473,7 +492,7 @@ def side_streams_command(source: Path, output: Path, streams: list[SourceStream]
     keep, dropped = stream_args(streams, Container.MKV, input_index=0, side_file=True,
                                 repair_audio=repair_audio)
     if not keep and not tagged:
-        raise NothingToKeepError("the source has nothing beside its picture to keep")
+        raise NothingToKeepError("the source has nothing beside its picture to keep", dropped)
     note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]
             if video_start_s > _START_EPSILON_S else [])
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",

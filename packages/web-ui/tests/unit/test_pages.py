@@ -84,6 +84,18 @@ def test_a_running_job_page_shows_progress_and_no_upload(client, backend):
     assert r.text.count('class="cell pending"') == 3
 
 
+def test_a_completed_job_page_says_what_its_file_could_not_hold(client, backend):
+    job = add_job(backend, status=JobStatus.COMPLETED, final_key=None,
+                  left_out=["Blu-ray (PGS) subtitles", "GoPro telemetry (gpmd)"])
+    r = client.get(f"/jobs/{job.job_id}")
+    assert ('<p id="left-out" class="meta">Not in this file: Blu-ray (PGS) subtitles, '
+            "GoPro telemetry (gpmd) (the MP4 format cannot hold them).</p>") in r.text
+    everything = add_job(backend, status=JobStatus.COMPLETED, final_key=None)
+    assert 'id="left-out"' not in client.get(f"/jobs/{everything.job_id}").text
+    api = client.get(f"/api/jobs/{job.job_id}").json()
+    assert api["left_out"] == ["Blu-ray (PGS) subtitles", "GoPro telemetry (gpmd)"]
+
+
 def test_a_completed_job_page_has_player_and_tagged_download(client, backend):
     job = add_job(backend, status=JobStatus.COMPLETED, mode=OutputMode.HALF_SBS,
                   title="Beach", final_key=None)
