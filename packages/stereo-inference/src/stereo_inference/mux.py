@@ -68,9 +68,9 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
     put where the source's began. ``start_at_zero``: kept timestamps are moved
     so the output begins at 0, not where the source's clock began (a whole
     file; a segment keeps its place on the source's timeline instead). Audio
-    that cannot be copied (a damaged
-    recording) is decoded and encoded again instead. Returns what could not be
-    kept (logged). Raises EngineTransientError when ffmpeg fails."""
+    that cannot be copied (a damaged recording) is decoded and encoded again
+    instead. Returns what could not be kept (logged). Raises
+    EngineTransientError when ffmpeg fails."""
     found = source_streams(source)
     try:
         # an MKV's covers go in as attachments: copied out of the source first
@@ -79,30 +79,19 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
             for stream, path in covers:
                 subprocess.run([ffmpeg, *cover_extract_command(source, stream, path)],
                                check=True, capture_output=True, timeout=timeout_s)
-            def mux(repair_audio: bool) -> list[str]:
-                args, dropped = mux_command(
+
+            def command(repair_audio: bool) -> tuple[list[str], list[str]]:
+                return mux_command(
                     video, source, output, container=container, streams=found.streams,
                     packing=packing, video_tags=found.video_tags,
                     video_start_s=found.video_start_s, copy_timestamps=source_timestamps,
                     timecode=found.timecode, cover_files=[path for _, path in covers],
                     quicktime=found.quicktime, data=found.data, repair_audio=repair_audio,
                     shift_s=found.start_s if start_at_zero else 0.0)
-                subprocess.run([ffmpeg, *args], check=True, capture_output=True,
-                               timeout=timeout_s)
-                return dropped
-            try:
-                dropped = mux(repair_audio=False)
-            except subprocess.CalledProcessError as exc:
-                if is_disk_full((exc.stderr or b"").decode(errors="replace")):
-                    raise
-                # a damaged audio frame stops a copy (a broadcast recording's broken
-                # ADTS header): decoded, the frame is skipped and the rest kept
-                log.warning("copying the audio of %s failed, encoding it again",
-                            Path(source).name)
-                dropped = mux(repair_audio=True)
-            if dropped:
-                log.warning("%s cannot hold %s of %s; they are left out", container.value,
-                            ", ".join(dropped), Path(source).name)
+            dropped = _run_repairing_audio(ffmpeg, command, timeout_s, Path(source).name)
+        if dropped:
+            log.warning("%s cannot hold %s of %s; they are left out", container.value,
+                        ", ".join(dropped), Path(source).name)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         detail = getattr(exc, "stderr", b"") or b""
         if is_disk_full(detail.decode(errors="replace")):
@@ -113,4 +102,22 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
         ) from exc
     if container is Container.MP4 and packing:
         add_st3d(output, packing)
+    return dropped
+
+
+def _run_repairing_audio(ffmpeg: str, command, timeout_s: float, name: str) -> list[str]:
+    """Run the mux ``command(repair_audio)`` builds; when it fails for anything
+    but a full disk, run it once more with the audio decoded and encoded again:
+    a damaged frame stops a copy (a broadcast recording's broken ADTS header),
+    while the decoder skips it and keeps the rest. Returns what it left out.
+    Raises CalledProcessError or TimeoutExpired."""
+    args, dropped = command(False)
+    try:
+        subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)
+    except subprocess.CalledProcessError as exc:
+        if is_disk_full((exc.stderr or b"").decode(errors="replace")):
+            raise
+        log.warning("copying the audio of %s failed, encoding it again", name)
+        args, dropped = command(True)
+        subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)
     return dropped
