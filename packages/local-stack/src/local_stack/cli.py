@@ -110,6 +110,9 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
             snap = run_convert(settings.model_copy(update={"data_dir": Path(tmp)}),
                                request, console, waiting_workers=waiting_workers)
     console.print(f"wrote {args.output} ({snap.segments_total} segment(s))", soft_wrap=True)
+    if snap.left_out:
+        console.print(f"not in this file: {', '.join(snap.left_out)} "
+                      f"({container.value.upper()} cannot hold them)", soft_wrap=True)
     return 0
 
 

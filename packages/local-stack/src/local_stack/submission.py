@@ -56,6 +56,7 @@ class JobSnapshot:
     eta_seconds: float | None = None  # the staged estimate (``shared_types.job_eta``)
     percent: float | None = None  # weighted by work, once the probe gave a frame count
     frames_total: int | None = None  # the source's frames, once the media-worker probed it
+    left_out: tuple[str, ...] = ()  # what the output could not hold (``Job.left_out``)
 
     @property
     def is_final(self) -> bool:
@@ -115,7 +116,8 @@ def snapshot(backend: Backend, job_id: str, rates: MachineRates | None = None) -
     if eta is None and frames is not None:
         eta = frames.eta_seconds
     return JobSnapshot(job_id, job.status, tally.total, len(tally.done), tally.failed, job.error,
-                       frames, eta, staged.percent if staged else None, job.source_frames)
+                       frames, eta, staged.percent if staged else None, job.source_frames,
+                       tuple(job.left_out))
 
 
 def near_end(snap: JobSnapshot) -> bool:

@@ -141,3 +141,5 @@ def test_a_dvb_recording_with_teletext_converts_and_keeps_its_dvb_subtitles(
     with av.open(str(out)) as c:
         assert [s.codec_context.name for s in c.streams.subtitles] == ["dvbsub"]
         assert len(c.streams.audio) == 1
+    # and says what it left out (PyAV's FFmpeg cannot even name teletext)
+    assert "not in this file: subtitles in a format it cannot read (MKV" in result.stdout
