@@ -13,7 +13,7 @@ from pathlib import Path
 
 from shared_types.byte_size import size_words
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
-from shared_types.stream_mux import describe_stream, file_timecode, video_labels
+from shared_types.source_streams import describe_stream, file_timecode, video_labels
 
 from media_worker.errors import SourceUnreachableError, UnusableVideoError
 from media_worker.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
@@ -55,9 +55,9 @@ class SourceInfo:
     # x265's default): a ``-c copy`` cut at that keyframe loses them
     has_leading_frames: bool = False
     video_codec: str = ""  # FFmpeg's name of the video codec (h264, prores, ...)
-    # the video stream's language and title (``stream_mux.video_labels``), as pairs
+    # the video stream's language and title (``source_streams.video_labels``), as pairs
     video_labels: tuple[tuple[str, str], ...] = ()
-    timecode: str | None = None  # the start timecode (``stream_mux.file_timecode``)
+    timecode: str | None = None  # the start timecode (``source_streams.file_timecode``)
 
 
 def _reject(reason: str) -> UnusableVideoError:

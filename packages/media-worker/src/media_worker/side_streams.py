@@ -19,14 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.models import Container, OutputMode, packing_of
+from shared_types.source_streams import FileStreams, file_streams
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import (
-    FileStreams,
     NothingToKeepError,
     cover_extract_command,
     covers_to_extract,
     data_tracks_command,
-    file_streams,
     mux_command,
     side_streams_command,
 )

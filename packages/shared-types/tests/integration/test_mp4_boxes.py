@@ -3,7 +3,7 @@
 import av
 
 from shared_types.mp4_boxes import track_formats
-from shared_types.stream_mux import SourceStream, data_tracks, file_streams
+from shared_types.source_streams import SourceStream, data_tracks, file_streams
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import make_rich_video
 

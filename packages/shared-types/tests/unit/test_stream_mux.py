@@ -3,25 +3,27 @@ from pathlib import Path
 import pytest
 
 from shared_types.models import Container
-from shared_types.stream_mux import (
+from shared_types.source_streams import (
     ATTACHED_PIC,
     COVER_TAG,
     VIDEO_START_TAG,
-    NothingToKeepError,
     SourceStream,
+    file_timecode,
+    is_cover,
+    kept_video_start_s,
+    quicktime_tags,
+    video_labels,
+)
+from shared_types.stream_mux import (
+    NothingToKeepError,
     container_of,
     cover_extract_command,
     covers_to_extract,
     data_track_args,
     data_tracks_command,
-    file_timecode,
-    is_cover,
-    kept_video_start_s,
     mux_command,
-    quicktime_tags,
     side_streams_command,
     stream_args,
-    video_labels,
 )
 
 FILM = [

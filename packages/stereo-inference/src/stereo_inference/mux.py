@@ -16,14 +16,9 @@ from pathlib import Path
 import av
 from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.models import Container
+from shared_types.source_streams import FileStreams, file_streams
 from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import (
-    FileStreams,
-    cover_extract_command,
-    covers_to_extract,
-    file_streams,
-    mux_command,
-)
+from shared_types.stream_mux import cover_extract_command, covers_to_extract, mux_command
 
 from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
 

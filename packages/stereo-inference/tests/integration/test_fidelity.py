@@ -2,8 +2,8 @@
 
 import av
 import pytest
+from shared_types.source_streams import ATTACHED_PIC
 from shared_types.stereo_boxes import read_st3d
-from shared_types.stream_mux import ATTACHED_PIC
 from shared_types.testing.media import make_broadcast_recording, make_video
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import make_rich_video
