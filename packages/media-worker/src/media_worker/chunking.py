@@ -25,6 +25,7 @@ from pathlib import Path
 
 from shared_types import keys
 from shared_types.cancel import discard_if_cancelled
+from shared_types.clock_jumps import continuous_source
 from shared_types.disk_room import WORK_FACTOR, require_room
 from shared_types.errors import ConditionFailedError
 from shared_types.failure import disk_full_as
@@ -147,6 +148,19 @@ def _parent_duration(deps: MediaDeps, clip: Job) -> float | None:
     return parent.source_duration_s if parent is not None else None
 
 
+def _on_one_timeline(source: Path, work: Path, deps: MediaDeps, alive: JobKeepAlive) -> Path:
+    """``source``, or in its place a copy on one continuous timeline when its
+    clock jumps (``shared_types.clock_jumps``: joined recordings)."""
+    def run(args):
+        deps.runner.run(args, on_tick=alive.tick, what="putting the source on one timeline")
+
+    continuous = continuous_source(source, work, run)
+    if continuous != source:
+        log.info("source %s: its clock jumps; converting a continuous copy", source.name)
+        source.unlink()
+    return continuous
+
+
 def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
     backend, job_id, run = deps.backend, job.job_id, job.run + 1
     try:
@@ -179,6 +193,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                 require_room(deps.work_dir, WORK_FACTOR * info.size,
                              what="chunking this video in the work folder")
                 source = source_file(backend.input_storage, info, work / "source.mp4")
+                source = _on_one_timeline(source, work, deps, alive)
             video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                      video.height, video.duration_s, video.video_frames, video.has_audio)

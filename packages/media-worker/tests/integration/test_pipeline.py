@@ -14,7 +14,13 @@ from shared_types.job_failure import fail_job
 from shared_types.models import JobStatus, JobUpdate, S3EventRecord
 from shared_types.runs import STALE_RUN_WRITES
 from shared_types.testing.media import make_broadcast_recording, make_video
-from shared_types.testing.timing import beep_time, flash_time, frame_times, make_paused_video
+from shared_types.testing.timing import (
+    beep_time,
+    flash_time,
+    frame_times,
+    make_joined_recording,
+    make_paused_video,
+)
 
 from media_worker.bootstrap import build_worker
 from media_worker.chunking import handle_source_uploaded
@@ -52,6 +58,25 @@ def test_every_frame_keeps_its_source_time_across_cuts_pauses_included(
     assert frame_times(final) == pytest.approx(frame_times(source), abs=0.001)
     assert flash_time(final) == pytest.approx(flash_time(source), abs=0.001)
     assert beep_time(final) == pytest.approx(beep_time(source), abs=0.001)
+
+
+def test_a_recording_whose_clock_jumps_is_converted_as_its_parts_played_in_turn(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
+    # three recordings joined with cat; their clocks jump forwards, then backwards
+    source = make_joined_recording(tmp_path / "joined.ts", clocks=(20.0, 200.0, 7.0), gop=25)
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, source)
+
+    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
+
+    assert done.source_frames == 225 and done.total_segments >= 2
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    times = frame_times(final)
+    assert len(times) == 225
+    assert max(b - a for a, b in zip(times, times[1:], strict=False)) < 0.08
+    assert flash_time(final) == pytest.approx(7.0, abs=0.06)  # 2 parts of 3 s, then 1 s
+    assert beep_time(final) == pytest.approx(7.0, abs=0.06)
 
 
 def test_split_and_concat_keep_every_frame_and_the_av_timeline(

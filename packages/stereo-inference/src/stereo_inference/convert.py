@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from shared_types.clock_jumps import continuous_source
 from shared_types.conversion import ConversionResult
 from shared_types.depth_models import needs_weights
 from shared_types.ffmpeg import ffmpeg_path
@@ -23,7 +26,7 @@ from stereo_inference.depth import ensure_installed, load_estimator
 from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
-from stereo_inference.errors import InvalidInputError
+from stereo_inference.errors import EngineTransientError, InvalidInputError
 from stereo_inference.formats import decoded_size, eye_size, output_size, parse_mode
 from stereo_inference.mux import mux_output, nothing_to_keep
 from stereo_inference.runtime import (
@@ -100,42 +103,43 @@ def convert_file(
     started = time.perf_counter()
     reuse_freed_memory()  # per-frame buffers, reused instead of page-faulted in anew
     input_path, output_path = Path(input_path), Path(output_path)
-    mode = parse_mode(mode)
-    container = Container(container) if container else container_of(output_path)
-    info = probe_video(input_path)
-    if threads is None and cores:
-        threads = max(1, cores // 2)
-    if depth_video is not None:
-        return _convert_with_depth_video(_Conversion(
-            input_path=input_path, output_path=output_path, mode=mode, params=params,
-            info=info, device=resolve_device(device), progress=progress, depth_state=None,
-            models_dir=None, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
-            container=container, cores=cores, start_at_zero=start_at_zero,
-        ), Path(depth_video), threads)
-    if params.depth_model is DepthModel.IW3:
-        from stereo_inference.iw3 import convert_with_iw3  # imported only when used
+    with _on_one_timeline(input_path, output_path, ffmpeg, timeout_s) as input_path:
+        mode = parse_mode(mode)
+        container = Container(container) if container else container_of(output_path)
+        info = probe_video(input_path)
+        if threads is None and cores:
+            threads = max(1, cores // 2)
+        if depth_video is not None:
+            return _convert_with_depth_video(_Conversion(
+                input_path=input_path, output_path=output_path, mode=mode, params=params,
+                info=info, device=resolve_device(device), progress=progress, depth_state=None,
+                models_dir=None, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
+                container=container, cores=cores, start_at_zero=start_at_zero,
+            ), Path(depth_video), threads)
+        if params.depth_model is DepthModel.IW3:
+            from stereo_inference.iw3 import convert_with_iw3  # imported only when used
 
-        return convert_with_iw3(
-            input_path, output_path, mode=mode, params=params, started=started,
-            ffmpeg=ffmpeg or ffmpeg_path(), container=container, low_vram=iw3_low_vram,
-            timeout_s=timeout_s,
-        )
-    ensure_installed(params.depth_model, models_dir, auto_download=auto_download,
-                     hub_endpoint=hub_endpoint)
-    dev = resolve_device(device)
-    # the weight-free depth on a CPU runs on numpy and OpenCV alone: no torch import
-    uses_torch = device_type(dev) != "cpu" or needs_weights(str(params.depth_model))
-    with compute_threads(dev, threads, torch_too=uses_torch):
-        if context_path is not None and depth_state is None:
-            depth_state = context_state(Path(context_path), params, models_dir=models_dir,
-                                        device=dev)
-        return _convert(_Conversion(
-            input_path=input_path, output_path=output_path, mode=mode, params=params,
-            info=info, device=dev, progress=progress, depth_state=depth_state,
-            models_dir=models_dir, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
-            container=container, cores=cores, depth_stride=depth_stride,
-            start_at_zero=start_at_zero,
-        ))
+            return convert_with_iw3(
+                input_path, output_path, mode=mode, params=params, started=started,
+                ffmpeg=ffmpeg or ffmpeg_path(), container=container, low_vram=iw3_low_vram,
+                timeout_s=timeout_s,
+            )
+        ensure_installed(params.depth_model, models_dir, auto_download=auto_download,
+                         hub_endpoint=hub_endpoint)
+        dev = resolve_device(device)
+        # the weight-free depth on a CPU runs on numpy and OpenCV alone: no torch import
+        uses_torch = device_type(dev) != "cpu" or needs_weights(str(params.depth_model))
+        with compute_threads(dev, threads, torch_too=uses_torch):
+            if context_path is not None and depth_state is None:
+                depth_state = context_state(Path(context_path), params, models_dir=models_dir,
+                                            device=dev)
+            return _convert(_Conversion(
+                input_path=input_path, output_path=output_path, mode=mode, params=params,
+                info=info, device=dev, progress=progress, depth_state=depth_state,
+                models_dir=models_dir, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
+                container=container, cores=cores, depth_stride=depth_stride,
+                start_at_zero=start_at_zero,
+            ))
 
 
 def _convert_with_depth_video(job: _Conversion, depth_video: Path,
@@ -149,6 +153,36 @@ def _convert_with_depth_video(job: _Conversion, depth_video: Path,
             return _convert(job, estimator=estimator)
     finally:
         estimator.close()
+
+
+@contextmanager
+def _on_one_timeline(input_path: Path, output_path: Path, ffmpeg: str | None,
+                     timeout_s: float) -> Iterator[Path]:
+    """``input_path``, or a copy of it on one continuous timeline when its clock
+    jumps (``shared_types.clock_jumps``: joined recordings), written beside the
+    output and removed when the conversion ends. Raises InvalidInputError
+    when the copy fails."""
+    def run(args):
+        try:
+            subprocess.run([ffmpeg or ffmpeg_path(), *args], check=True, capture_output=True,
+                           timeout=timeout_s)
+        except subprocess.CalledProcessError as exc:
+            tail = exc.stderr.decode("utf-8", "replace")[-500:].strip()
+            raise InvalidInputError(f"the input's clock jumps and copying it onto one "
+                                    f"timeline failed: {tail}") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise EngineTransientError("copying the input onto one timeline took longer "
+                                       f"than {timeout_s:g} s") from exc
+
+    source = continuous_source(input_path, output_path.parent, run,
+                               stem=f".{output_path.stem}.continuous")
+    if source != input_path:
+        log.info("%s: its clock jumps; converting a continuous copy", input_path.name)
+    try:
+        yield source
+    finally:
+        if source != input_path:
+            source.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
 """The engine keeps every frame's source timestamp: pauses, VFR, and segments
-that start later on the source's timeline (as media-worker cuts them)."""
+that start later on the source's timeline (as media-worker cuts them); a
+recording whose clock jumps plays its parts one after another."""
 
 import subprocess
 
@@ -11,6 +12,7 @@ from shared_types.testing.timing import (
     damage_audio_frames,
     flash_time,
     frame_times,
+    make_joined_recording,
     make_paused_video,
 )
 
@@ -96,3 +98,20 @@ def test_a_whole_file_from_a_broadcast_clock_begins_at_0(tmp_path, audio):
     assert flash_time(whole) == pytest.approx(flash_time(late), abs=ONE_MS)
     if audio:
         assert beep_time(whole) == pytest.approx(beep_time(late), abs=ONE_MS)
+
+
+def test_a_recording_whose_clock_jumps_plays_its_parts_in_turn(tmp_path):
+    # two recordings joined with cat: the second's clock reads as 26 hours later
+    joined = make_joined_recording(tmp_path / "joined.ts", clocks=(100.0, 5.0))
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "out.mp4"
+
+    result = convert_file(joined, out, mode="half-sbs", start_at_zero=True)
+
+    times = frame_times(out)
+    assert result.frames == len(times) == 150
+    assert max(b - a for a, b in zip(times, times[1:], strict=False)) < 0.08
+    assert flash_time(out) == pytest.approx(4.0, abs=0.06)  # 3 s of part one, then 1 s
+    assert beep_time(out) == pytest.approx(4.0, abs=0.06)
+    assert [p.name for p in out_dir.iterdir()] == ["out.mp4"]  # the copy is gone

@@ -2,7 +2,8 @@
 
 ``make_paused_video`` writes a clip whose picture stops for a while (a jump in
 its timestamps, as a camera that paused recording or an edit leaves) with a
-white flash and a beep at the same known moment after the pause.
+white flash and a beep at the same known moment after the pause;
+``make_joined_recording`` joins transport streams whose clocks differ.
 ``damage_audio_frames`` breaks some of a transport stream's AAC frames, as a
 weak broadcast signal does. ``frame_times``, ``flash_time`` and ``beep_time``
 read any file back on the timeline a player shows: seconds since the file's start.
@@ -28,23 +29,65 @@ def make_paused_video(path: Path, *, seconds: float = 4.0, fps: int | str = 24,
     of the played timeline, after the pause). Returns ``path``."""
     if not pause_at + pause_s <= flash_at < seconds + pause_s:
         raise ValueError("the flash must come after the pause, before the end")
-    w, h = size
     flash_src = flash_at - pause_s  # where the flash is before the jump is added
-    video = (f"color=c=0x606060:size={w}x{h}:rate={fps}:duration={seconds},"
-             f"drawbox=x=0:y=0:w={w}:h={h}:color=white:t=fill"
-             f":enable='gte(t,{flash_src})*lt(t,{flash_src}+0.9/FRAME_RATE)',"
-             f"setpts='PTS+gte(T,{pause_at})*{pause_s}/TB'")
-    video = video.replace("FRAME_RATE", "24" if fps == 24 else f"({fps})")
-    audio = (f"aevalsrc='0.8*sin(2*PI*1000*t)*gte(t,{flash_at})*lt(t,{flash_at}+0.05)'"
-             f":s=48000:d={seconds + pause_s}")
+    video = (_flash_picture(size, fps, seconds, flash_src)
+             + f",setpts='PTS+gte(T,{pause_at})*{pause_s}/TB'")
     subprocess.run([
         ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
-        "-f", "lavfi", "-i", video, "-f", "lavfi", "-i", audio,
-        "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
-        "-g", str(gop), "-keyint_min", str(gop), "-sc_threshold", "0",
-        "-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart", str(path)],
+        "-f", "lavfi", "-i", video, "-f", "lavfi", "-i", _beep(flash_at, seconds + pause_s),
+        "-fps_mode", "vfr", *_encoding(gop), "-movflags", "+faststart", str(path)],
         check=True, timeout=120)
     return path
+
+
+def make_joined_recording(path: Path, *, clocks: tuple[float, ...] = (100.0, 5.0),
+                          part_s: float = 3.0, fps: int = 25, flash_at: float = 1.0,
+                          size: tuple[int, int] = (64, 48), gop: int = 25) -> Path:
+    """Write an MPEG-TS of recordings joined byte for byte (as ``cat`` joins a
+    recorder's parts): one H.264 + AAC part of ``part_s`` seconds per entry of
+    ``clocks``, each part's clock starting at that many seconds (a later part's
+    lower clock jumps backwards, or forwards past the 33-bit wrap: how a
+    demuxer reads it), the last part with a white frame and a 50 ms beep
+    ``flash_at`` seconds into it. A player plays the parts one after another:
+    the flash at ``(len(clocks) - 1) * part_s + flash_at``. Returns ``path``."""
+    if not 0 <= flash_at < part_s:
+        raise ValueError("the flash must fall inside the last part")
+    data = bytearray()
+    for i, clock in enumerate(clocks):
+        last = i == len(clocks) - 1
+        part = path.with_name(f"{path.stem}.part{i}.ts")
+        subprocess.run([
+            ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+            "-f", "lavfi", "-i", _flash_picture(size, fps, part_s, flash_at if last else -1.0),
+            "-f", "lavfi", "-i", _beep(flash_at if last else -1.0, part_s),
+            *_encoding(gop), "-output_ts_offset", f"{clock:g}", "-f", "mpegts", str(part)],
+            check=True, timeout=120)
+        data += part.read_bytes()
+        part.unlink()
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _flash_picture(size: tuple[int, int], fps: int | str, seconds: float, flash_at: float) -> str:
+    """A lavfi grey picture with one white frame at ``flash_at`` s (none if negative)."""
+    w, h = size
+    rate = "24" if fps == 24 else f"({fps})"
+    return (f"color=c=0x606060:size={w}x{h}:rate={fps}:duration={seconds},"
+            f"drawbox=x=0:y=0:w={w}:h={h}:color=white:t=fill"
+            f":enable='gte(t,{flash_at})*lt(t,{flash_at}+0.9/{rate})'")
+
+
+def _beep(at: float, seconds: float) -> str:
+    """A lavfi 48 kHz silence of ``seconds`` with a 50 ms beep at ``at`` s (none if negative)."""
+    return (f"aevalsrc='0.8*sin(2*PI*1000*t)*gte(t,{at})*lt(t,{at}+0.05)'"
+            f":s=48000:d={seconds}")
+
+
+def _encoding(gop: int) -> list[str]:
+    """H.264 with a keyframe every ``gop`` frames, AAC audio."""
+    return ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
+            "-g", str(gop), "-keyint_min", str(gop), "-sc_threshold", "0",
+            "-c:a", "aac", "-b:a", "64k"]
 
 
 def damage_audio_frames(source: Path, dest: Path, *, first_s: float, count: int = 3) -> Path:

@@ -1,0 +1,86 @@
+"""Sources whose clock jumps mid-file, found and copied onto one timeline.
+
+A transport stream may restart or jump its clock part-way: two recordings
+joined with ``cat``, a broadcast whose encoder was reset, a camcorder's
+``.mts`` files glued together, a 33-bit clock that wrapped. Players follow
+the jump and play the picture on; a decoder's timestamps do not, so a 6 s
+file of two joined parts reads as 26 hours (a wrapped clock) or runs
+backwards, and every duration, frame count and cut made from them is wrong.
+
+FFmpeg's command line puts such a stream on one continuous timeline when it
+copies it: in a format that allows discontinuities (``AVFMT_TS_DISCONT``:
+MPEG-TS and -PS) a step of its timestamps over ten seconds either way
+(its ``-dts_delta_threshold``) is taken as a new clock and stitched on.
+:func:`clock_jumps` says whether a file has such a step (demux only, no
+decoding, and only for those formats: an MP4's pause is a pause, kept);
+:func:`continuous_source` makes the copy with ``-c copy`` (every stream, no
+re-encode), through the caller's own ffmpeg runner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+TS_DISCONT = 0x0200  # AVFMT_TS_DISCONT: the format's timestamps may jump
+# the demuxers whose formats allow a jumping clock (and only those are tried)
+JUMPING_FORMATS = "mpegts,mpeg"
+JUMP_S = 10.0  # FFmpeg's default -dts_delta_threshold: a larger step is a new clock
+# The copy's container: the source's own for MPEG-TS (teletext, DVB subtitles and
+# data streams stay); Matroska for MPEG-PS (it holds DVD subtitles, which TS does not)
+COPY_FORMATS = {"mpegts": ("mpegts", ".ts")}
+DEFAULT_COPY_FORMAT = ("matroska", ".mkv")
+
+
+def clock_jumps(path: Path) -> bool:
+    """Whether ``path`` is in a format whose clock may jump (:data:`JUMPING_FORMATS`;
+    no other demuxer is even tried) and its video's timestamps do (a step of
+    more than :data:`JUMP_S` either way). False for a file that does not open
+    as one of them or cannot be read: its own probe says what is wrong with it."""
+    import av  # vendor import stays in this function
+
+    try:
+        with av.open(str(path), options={"format_whitelist": JUMPING_FORMATS,
+                                         "protocol_whitelist": "file"}) as container:
+            if not container.format.flags & TS_DISCONT or not container.streams.video:
+                return False
+            last = None
+            for packet in container.demux(container.streams.video[0]):
+                if packet.dts is None:
+                    continue
+                t = float(packet.dts * packet.time_base)
+                if last is not None and abs(t - last) > JUMP_S:
+                    return True
+                last = t
+    except (av.error.FFmpegError, OSError, ValueError):
+        return False
+    return False
+
+
+def copy_format(path: Path) -> tuple[str, str]:
+    """(muxer, file suffix) the continuous copy of ``path`` is written in."""
+    import av
+
+    with av.open(str(path)) as container:
+        return COPY_FORMATS.get(container.format.name, DEFAULT_COPY_FORMAT)
+
+
+def continuous_copy_command(source: Path, dest: Path, muxer: str) -> list[str]:
+    """ffmpeg arguments (after the binary) copying every stream of ``source``
+    to ``dest`` as ``muxer`` on one continuous timeline; streams of a type
+    FFmpeg does not know are left out (no muxer could take them)."""
+    return ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", str(source),
+            "-map", "0", "-ignore_unknown", "-c", "copy", "-f", muxer, str(dest)]
+
+
+def continuous_source(source: Path, folder: Path, run: Callable[[Sequence[str]], None], *,
+                      stem: str = "continuous") -> Path:
+    """``source`` itself when its clock never jumps, else a continuous copy of
+    it written in ``folder`` (``stem`` + the format's suffix) by ``run`` (which
+    runs ffmpeg with the arguments it is given and raises on failure)."""
+    if not clock_jumps(source):
+        return source
+    muxer, suffix = copy_format(source)
+    dest = Path(folder) / f"{stem}{suffix}"
+    run(continuous_copy_command(source, dest, muxer))
+    return dest
