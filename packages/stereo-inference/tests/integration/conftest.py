@@ -55,3 +55,29 @@ def read_video(path: Path) -> dict:
             "rotation": frames[0].rotation,
             "first": frames[0].to_ndarray(format="rgb24"),
         }
+
+
+@pytest.fixture
+def encoded(monkeypatch) -> list[list]:
+    """The frames each conversion of the test hands to its encoder, one list per
+    encoder opened, in order. What a conversion decided is compared here, not in
+    its output file: x264's frame threads are not repeatable from run to run in
+    one process (the same frames may come out a level apart)."""
+    import numpy as np
+
+    from stereo_inference.encode import StereoEncoder
+
+    conversions: list[list] = []
+    opened, write = StereoEncoder.__init__, StereoEncoder.write
+
+    def opening(self, *args, **kwargs):
+        conversions.append([])
+        opened(self, *args, **kwargs)
+
+    def recording(self, frames, fmt, pts, durations):
+        conversions[-1].extend(np.array(frame) for frame in frames)
+        return write(self, frames, fmt, pts, durations)
+
+    monkeypatch.setattr(StereoEncoder, "__init__", opening)
+    monkeypatch.setattr(StereoEncoder, "write", recording)
+    return conversions
