@@ -25,6 +25,7 @@ from stereo_inference.errors import InvalidInputError
 from stereo_inference.stage_clock import StageClock
 
 _END = object()
+A53_CC = "A53_CC"  # the side data a decoder gives a frame's closed captions as
 
 
 class EyeFilter(Protocol):
@@ -42,6 +43,8 @@ class FrameBatch:
     pts: list[int | None] = field(default_factory=list)
     durations: list[int | None] = field(default_factory=list)
     time_base: Fraction | None = None
+    # closed captions (A/53 cc_data) of the frames that carry them, by pts
+    captions: dict[int, bytes] = field(default_factory=dict)
     depth: object = None  # normalised depth (B,1,h,w), once the depth stage has run
     on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
     ready: object = None  # the CUDA event the render waits for (``cuda_streams``)
@@ -139,7 +142,7 @@ class FrameReader:
         depth_size = self.depth_size
         if depth_size and self.turns % 2:
             depth_size = depth_size[::-1]
-        depth, eyes, pts, durations = [], [], [], []
+        depth, eyes, pts, durations, captions = [], [], [], [], {}
         # planes copied straight into the batch when the frame needs no conversion
         direct = self.eye_filter is None and not self.turns
         batch = None
@@ -162,12 +165,15 @@ class FrameReader:
             eyes.append(eye)
             pts.append(frame.pts)
             durations.append(frame.duration or None)
+            if (cc := frame.side_data.get(A53_CC)) is not None and frame.pts is not None:
+                captions[frame.pts] = bytes(cc)  # kept in the output (``encode``)
             if len(eyes) == self.batch_size:
-                if not self._put(self._batch(depth, eyes, batch, pts, durations, stream)):
+                if not self._put(self._batch(depth, eyes, batch, pts, durations, captions,
+                                             stream)):
                     return
-                depth, eyes, pts, durations, batch = [], [], [], [], None
+                depth, eyes, pts, durations, captions, batch = [], [], [], [], {}, None
         if eyes:
-            self._put(self._batch(depth, eyes, batch, pts, durations, stream))
+            self._put(self._batch(depth, eyes, batch, pts, durations, captions, stream))
 
     def _convert(self, frame, eye_size, depth_size, slot: np.ndarray | None):
         """(depth input, eye) of ``frame``; the eye's planes copied into ``slot``
@@ -191,7 +197,7 @@ class FrameReader:
         return small, eye
 
     @staticmethod
-    def _batch(depth, eyes, batch, pts, durations, stream) -> FrameBatch:
+    def _batch(depth, eyes, batch, pts, durations, captions, stream) -> FrameBatch:
         """``batch``: the array the eyes were read into, used as it is when every
         eye of this batch is in it (no stacking copy)."""
         # (by address: an allocator's array, a view of torch's, is no array's .base)
@@ -202,6 +208,7 @@ class FrameReader:
             pts=pts,
             durations=durations,
             time_base=stream.time_base,
+            captions=captions,
         )
 
 

@@ -1,7 +1,8 @@
 """Encode stereo frames with PyAV (libx264, or h264_nvenc on a GPU): video only.
 
 Frames keep the source timestamps (constant or variable frame rate), sample
-aspect and colour description; SBS/TB layouts carry H.264's frame-packing SEI.
+aspect and colour description; SBS/TB layouts carry H.264's frame-packing SEI;
+the source pictures' closed captions (A/53) are put back in the same pictures.
 Every other stream of the source (audio, subtitles, chapters, tags) is added
 afterwards by ``stereo_inference.mux``.
 """
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import av
 import numpy as np
+from shared_types.a53 import with_caption_sei
 from shared_types.hdr import HdrInfo
 
 from stereo_inference import planes
@@ -68,6 +70,7 @@ class StereoEncoder:
             cc.color_primaries, cc.color_trc, cc.colorspace, cc.color_range = color
         self.time_base = time_base
         self.frames = 0
+        self.captions: dict[int, bytes] = {}  # cc_data by pts, until its picture is written
 
     def _add_video(self, size, fps, time_base, crf, preset, use_nvenc, packing):
         rate = Fraction(fps).limit_denominator(100000) if fps > 0 else Fraction(25)
@@ -98,8 +101,13 @@ class StereoEncoder:
         stream.time_base = time_base
         stream.codec_context.time_base = time_base
 
-    def write(self, frames: np.ndarray, fmt: str, pts: list, durations: list) -> None:
-        """Encode a batch (B,H*3/2,W yuv420p or B,H,W,3 rgb24) with source timestamps."""
+    def write(self, frames: np.ndarray, fmt: str, pts: list, durations: list,
+              captions: dict[int, bytes] | None = None) -> None:
+        """Encode a batch (B,H*3/2,W yuv420p or B,H,W,3 rgb24) with source
+        timestamps; ``captions`` (A/53 cc_data by pts, as decoded) go back into
+        the pictures of the same timestamps (``shared_types.a53``)."""
+        if captions:
+            self.captions.update(captions)
         try:
             for i, array in enumerate(frames):
                 frame = planes.to_frame(array, fmt)
@@ -111,16 +119,23 @@ class StereoEncoder:
                     frame.duration = durations[i]
                 self.frames += 1
                 for packet in self.video.encode(frame):
-                    self.out.mux(packet)
+                    self._mux(packet)
         except av.FFmpegError as exc:
             raise write_failure("encoding the 3D video", exc, self.path) from exc
+
+    def _mux(self, packet: av.Packet) -> None:
+        """Write ``packet``, its picture's closed captions put back in first."""
+        cc = self.captions.pop(packet.pts, None) if self.captions else None
+        if cc is not None:
+            packet = _captioned(packet, cc, hevc=self.hdr is not None)
+        self.out.mux(packet)
 
     def close(self) -> None:
         """Flush the encoder and finish the file."""
         try:
             try:
                 for packet in self.video.encode(None):
-                    self.out.mux(packet)
+                    self._mux(packet)
             finally:
                 self.out.close()  # writes the index: a full disk may show only here
         except av.FFmpegError as exc:
@@ -135,6 +150,14 @@ class StereoEncoder:
 
 
 @cache
+def _captioned(packet: av.Packet, cc_data: bytes, *, hevc: bool) -> av.Packet:
+    """A copy of the encoded picture ``packet`` with ``cc_data`` in its SEI."""
+    out = av.Packet(with_caption_sei(bytes(packet), cc_data, hevc=hevc))
+    out.pts, out.dts, out.duration = packet.pts, packet.dts, packet.duration
+    out.time_base, out.is_keyframe, out.stream = packet.time_base, packet.is_keyframe, packet.stream
+    return out
+
+
 def nvenc_available() -> bool:
     """True when an h264_nvenc encoder can really be opened (a GPU and driver)."""
     try:

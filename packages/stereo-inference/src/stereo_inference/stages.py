@@ -56,7 +56,8 @@ def run_stages(
             frames, batch = item
             try:
                 with clock.stage("encode"):
-                    encoder.write(frames, frame_format, batch.pts, batch.durations)
+                    encoder.write(frames, frame_format, batch.pts, batch.durations,
+                                  batch.captions)
                 written[0] += len(frames)
                 if progress:
                     progress(written[0], total)

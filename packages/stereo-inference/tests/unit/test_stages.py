@@ -19,7 +19,7 @@ class RecordingEncoder:
         self.written, self.fail_on = [], fail_on
         self.thread = None
 
-    def write(self, frames, fmt, pts, durations):
+    def write(self, frames, fmt, pts, durations, captions=None):
         self.thread = threading.current_thread()
         if len(self.written) == self.fail_on:
             raise OSError("disk full")

@@ -1,0 +1,23 @@
+"""``stereo-spot convert`` keeps closed captions carried in the pictures (A/53)
+across segment cuts: a caption shown over a seam stays whole, at its moment."""
+
+from pathlib import Path
+
+import pytest
+from shared_types.testing.captions import caption_cues, make_captioned_video
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
+def test_a_broadcast_recordings_captions_survive_the_segments(suffix, tmp_path: Path,
+                                                              stack_env, run_cli):
+    # shown from ~3.9 s to 5 s: across the cut at 4 s
+    source = make_captioned_video(tmp_path / "recording.ts", seconds=8.0, shown_at=3.5,
+                                  hidden_at=5.0, text="ACROSS A SEAM")
+    out = tmp_path / f"out{suffix}"
+    result = run_cli(["convert", str(source), "-o", str(out), "--mode", "half-sbs",
+                      "--workers", "1", "--segment-seconds", "2"],
+                     stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    cues = caption_cues(source)
+    assert [c.text for c in cues] == ["ACROSS A SEAM"] and cues[0].start_s < 4 < cues[0].end_s
+    assert caption_cues(out) == cues

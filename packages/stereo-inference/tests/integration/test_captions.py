@@ -1,0 +1,42 @@
+"""Closed captions carried in the source's pictures (A/53) come out in the 3D
+video at the same moments, in every container and codec the engine writes."""
+
+import av
+import pytest
+from shared_types.testing.captions import caption_cues, make_captioned_video
+from shared_types.testing.media import make_video
+
+from stereo_inference import convert_file
+
+
+@pytest.mark.parametrize(("source", "output", "mode"), [
+    ("captioned.mp4", "out.mp4", "half-sbs"),
+    ("captioned.ts", "out.mkv", "anaglyph"),
+    ("captioned.mkv", "out.mp4", "tb"),
+])
+def test_captions_in_the_pictures_are_kept_at_their_moments(tmp_path, source, output, mode):
+    captioned = make_captioned_video(tmp_path / source, text="HELLO WORLD")
+    convert_file(captioned, tmp_path / output, mode=mode, start_at_zero=True)
+
+    cues = caption_cues(captioned)
+    assert [c.text for c in cues] == ["HELLO WORLD"]
+    assert caption_cues(tmp_path / output) == cues
+
+
+def test_a_ten_bit_source_keeps_its_captions_in_hevc(tmp_path):
+    captioned = make_captioned_video(tmp_path / "ten.mp4", pix_fmt="yuv420p10le",
+                                     text="TEN BITS")
+    out = tmp_path / "out.mp4"
+    convert_file(captioned, out, mode="sbs")
+
+    with av.open(str(out)) as container:
+        assert container.streams.video[0].codec_context.name == "hevc"
+    assert [c.text for c in caption_cues(out)] == ["TEN BITS"]
+    assert caption_cues(out) == caption_cues(captioned)
+
+
+def test_a_source_without_captions_gets_none(tmp_path):
+    plain = make_video(tmp_path / "plain.mp4", seconds=1.0)
+    out = tmp_path / "out.mp4"
+    convert_file(plain, out, mode="half-sbs")
+    assert caption_cues(out) == []
