@@ -74,9 +74,9 @@ def encoded(monkeypatch) -> list[list]:
         conversions.append([])
         opened(self, *args, **kwargs)
 
-    def recording(self, frames, fmt, pts, durations):
+    def recording(self, frames, fmt, pts, durations, captions=None):
         conversions[-1].extend(np.array(frame) for frame in frames)
-        return write(self, frames, fmt, pts, durations)
+        return write(self, frames, fmt, pts, durations, captions)
 
     monkeypatch.setattr(StereoEncoder, "__init__", opening)
     monkeypatch.setattr(StereoEncoder, "write", recording)
