@@ -1,10 +1,16 @@
 """``stereo-spot convert`` keeps closed captions carried in the pictures (A/53)
-across segment cuts: a caption shown over a seam stays whole, at its moment."""
+across segment cuts: a caption shown over a seam stays whole, at its moment;
+a caption track of its own (a MOV's c608) comes out as text."""
 
 from pathlib import Path
 
 import pytest
-from shared_types.testing.captions import caption_cues, make_captioned_video
+from shared_types.testing.captions import (
+    caption_cues,
+    make_caption_track_video,
+    make_captioned_video,
+    track_cues,
+)
 
 
 @pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
@@ -21,3 +27,14 @@ def test_a_broadcast_recordings_captions_survive_the_segments(suffix, tmp_path: 
     cues = caption_cues(source)
     assert [c.text for c in cues] == ["ACROSS A SEAM"] and cues[0].start_s < 4 < cues[0].end_s
     assert caption_cues(out) == cues
+
+
+def test_a_caption_track_comes_out_as_text(tmp_path: Path, stack_env, run_cli):
+    source = make_caption_track_video(tmp_path / "edit.mov", text="FROM A TRACK")
+    out = tmp_path / "out.mp4"
+    result = run_cli(["convert", str(source), "-o", str(out), "--workers", "1",
+                      "--segment-seconds", "1"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "not in this file" not in result.stdout
+    assert [c.text for c in track_cues(out)] == ["FROM A TRACK"]
+    assert track_cues(out) == track_cues(source)

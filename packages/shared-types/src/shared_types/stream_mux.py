@@ -19,6 +19,7 @@ callers run them with their own timeouts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from shared_types.models import Container
@@ -32,17 +33,22 @@ from shared_types.source_streams import (
 
 TEXT_SUBTITLES = frozenset({"subrip", "srt", "ass", "ssa", "mov_text", "webvtt", "text"})
 # Picture subtitles MKV holds (Blu-ray PGS, DVD, DVB). Anything else a source may
-# carry as a subtitle stream (DVB teletext, closed captions as a track, ARIB)
+# carry as a subtitle stream (DVB teletext, ARIB) but caption tracks (below)
 # no muxer here writes: copying one fails the whole mux, so it is left out.
 # Codec and decoder names alike: PyAV names a stream by its decoder (``dvbsub``).
 MKV_BITMAP_SUBTITLES = frozenset({"hdmv_pgs_subtitle", "pgssub", "dvd_subtitle", "dvdsub",
                                   "dvb_subtitle", "dvbsub"})
+# CEA-608 captions as a track of their own (a MOV's c608: broadcast and editing
+# tools write them), which no muxer here copies: FFmpeg's caption decoder turns
+# them into text, kept like any text subtitle (PyAV names them by that decoder).
+CAPTION_TRACKS = frozenset({"eia_608", "cc_dec"})
+CAPTIONS_TITLE = "Closed captions"
 SUBTITLE_NAMES = {
     "hdmv_pgs_subtitle": "Blu-ray (PGS) subtitles", "pgssub": "Blu-ray (PGS) subtitles",
     "dvd_subtitle": "DVD subtitles", "dvdsub": "DVD subtitles",
     "dvb_subtitle": "DVB subtitles", "dvbsub": "DVB subtitles",
     "dvb_teletext": "teletext", "libzvbi_teletextdec": "teletext",
-    "eia_608": "closed captions",
+    "eia_608": "closed captions", "cc_dec": "closed captions",
 }
 # Audio an MP4 holds and common players decode; anything else becomes AAC.
 MP4_AUDIO = frozenset({"aac", "mp3", "ac3", "eac3", "opus", "flac", "alac"})
@@ -110,6 +116,8 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
             if codec is None:
                 dropped.append(subtitle_name(stream.codec))
                 continue
+            if stream.codec in CAPTION_TRACKS and not stream.title:  # named once text
+                stream = replace(stream, title=CAPTIONS_TITLE)
             args += ["-map", f"{input_index}:s:{k}", f"-c:s:{n_subs}", codec,
                      *_labels(stream, f"s:{n_subs}")]
             n_subs += 1
@@ -176,10 +184,10 @@ def _audio_codec(stream: SourceStream, container: Container, n: int,
 
 
 def _subtitle_codec(stream: SourceStream, container: Container) -> str | None:
-    text = stream.codec in TEXT_SUBTITLES
+    text = stream.codec in TEXT_SUBTITLES or stream.codec in CAPTION_TRACKS
     if container is Container.MP4:
         return "mov_text" if text else None
-    if stream.codec == "mov_text":
+    if stream.codec == "mov_text" or stream.codec in CAPTION_TRACKS:
         return "srt"
     return "copy" if text or stream.codec in MKV_BITMAP_SUBTITLES else None
 

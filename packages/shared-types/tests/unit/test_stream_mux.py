@@ -24,6 +24,7 @@ from shared_types.stream_mux import (
     mux_command,
     side_streams_command,
     stream_args,
+    subtitle_name,
 )
 
 FILM = [
@@ -298,11 +299,28 @@ def test_repaired_audio_is_encoded_again_with_its_gaps_kept_silent():
 
 @pytest.mark.parametrize("container", [Container.MP4, Container.MKV])
 def test_subtitle_streams_no_muxer_here_writes_are_left_out_not_copied(container):
-    # a DVB recording's teletext, a caption track: copying one fails the whole mux
+    # a DVB recording's teletext: copying it fails the whole mux
     broadcast = [SourceStream("subtitle", "libzvbi_teletextdec"),
-                 SourceStream("subtitle", "eia_608"), SourceStream("subtitle", "dvbsub")]
+                 SourceStream("subtitle", "dvbsub")]
     args, dropped = stream_args(broadcast, container)
-    assert "1:s:0" not in args and "1:s:1" not in args
-    assert dropped[:2] == ["teletext", "closed captions"]  # named for people
+    assert "1:s:0" not in args
+    assert dropped[:1] == ["teletext"]  # named for people
     # DVB subtitles (PyAV names them by their decoder): MKV holds them, MP4 does not
-    assert ("1:s:2" in args) == (container is Container.MKV)
+    assert ("1:s:1" in args) == (container is Container.MKV)
+
+
+@pytest.mark.parametrize(("container", "codec"), [(Container.MP4, "mov_text"),
+                                                  (Container.MKV, "srt")])
+def test_a_caption_track_becomes_text_named_closed_captions(container, codec):
+    # a MOV's c608 track (PyAV names it by its decoder, cc_dec): no muxer copies it
+    tracks = [SourceStream("subtitle", "cc_dec"),
+              SourceStream("subtitle", "eia_608", language="fra", title="CC1")]
+    args, dropped = stream_args(tracks, container)
+    assert dropped == []
+    joined = " ".join(args)
+    assert f"-map 1:s:0 -c:s:0 {codec} -metadata:s:s:0 title=Closed captions" in joined
+    assert f"-map 1:s:1 -c:s:1 {codec}" in joined and "title=CC1" in joined
+    side, _ = side_streams_command(Path("s.mov"), Path("side.mkv"), tracks[:1])
+    assert "srt" in side and subtitle_name("cc_dec") == "closed captions"
+
+

@@ -1,10 +1,17 @@
 """Closed captions carried in the source's pictures (A/53) come out in the 3D
-video at the same moments, in every container and codec the engine writes."""
+video at the same moments, in every container and codec the engine writes;
+captions as a track of their own (a MOV's c608) become a text track."""
 
 import av
 import pytest
-from shared_types.testing.captions import caption_cues, make_captioned_video
+from shared_types.testing.captions import (
+    caption_cues,
+    make_caption_track_video,
+    make_captioned_video,
+    track_cues,
+)
 from shared_types.testing.media import make_video
+from shared_types.testing.media_facts import media_facts
 
 from stereo_inference import convert_file
 
@@ -40,3 +47,15 @@ def test_a_source_without_captions_gets_none(tmp_path):
     out = tmp_path / "out.mp4"
     convert_file(plain, out, mode="half-sbs")
     assert caption_cues(out) == []
+
+
+@pytest.mark.parametrize(("output", "codec"), [("out.mp4", "mov_text"), ("out.mkv", "srt")])
+def test_a_caption_track_becomes_a_text_track_named_closed_captions(tmp_path, output, codec):
+    source = make_caption_track_video(tmp_path / "edit.mov", text="FROM A TRACK")
+    out = tmp_path / output
+    convert_file(source, out, mode="half-sbs")
+
+    subtitles = media_facts(out).of_kind("subtitle")
+    assert [(s.codec, s.title) for s in subtitles] == [(codec, "Closed captions")]
+    assert track_cues(out) == track_cues(source)
+    assert [c.text for c in track_cues(out)] == ["FROM A TRACK"]

@@ -1,10 +1,13 @@
-"""Test media with closed captions in the picture, and what a player reads back.
+"""Test media with closed captions, and what a player reads back.
 
 ``make_captioned_video`` writes H.264 whose pictures carry a CEA-608 pop-on
 caption as ATSC A/53 SEI (what a US broadcast recording carries), with AAC
 audio; ``caption_cues`` reads any file's A/53 captions back as timed text with
 FFmpeg's own caption decoder (the ``subcc`` output of its ``movie`` source), on
 the timeline a player shows: seconds since the first picture.
+``make_caption_track_video`` writes the same caption as a MOV's ``c608`` track
+instead (its pictures carry none), and ``track_cues`` reads a file's first
+subtitle stream back as text.
 """
 
 from __future__ import annotations
@@ -90,15 +93,41 @@ def _nal_units(annexb: bytes) -> list[bytes]:
 def caption_cues(path: Path) -> list[TextCue]:
     """The A/53 captions of ``path``'s first video stream as timed text, seconds
     since its first picture (none when it carries no captions)."""
-    escaped = re.sub(r"([\\':])", r"\\\1", str(path))
-    escaped = re.sub(r"([\\'\[\],;])", r"\\\1", escaped)
     with tempfile.TemporaryDirectory() as tmp:
         srt = Path(tmp) / "captions.srt"
         done = subprocess.run([
             ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
-            "-f", "lavfi", "-i", f"movie=filename={escaped}[out0+subcc]",
+            "-f", "lavfi", "-i", f"movie=filename={_escaped(path)}[out0+subcc]",
             "-map", "0:s?", "-c:s", "srt", "-f", "srt", str(srt)],
             capture_output=True, timeout=120)
         if done.returncode != 0 or not srt.exists():
             return []
         return parse_srt(srt.read_text(encoding="utf-8"))
+
+
+def make_caption_track_video(path: Path, *, text: str = "HELLO WORLD") -> Path:
+    """Write a MOV at ``path`` whose captions (``text``, shown as
+    :func:`make_captioned_video` shows it) are a CEA-608 track of their own
+    (``c608``), its pictures stripped of theirs. Returns ``path``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        captioned = make_captioned_video(Path(tmp) / "captioned.mp4", text=text)
+        subprocess.run([
+            ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+            "-f", "lavfi", "-i", f"movie=filename={_escaped(captioned)}[out0+subcc]",
+            "-i", str(captioned), "-map", "1:v", "-map", "1:a", "-map", "0:s",
+            "-c", "copy", "-bsf:v", "filter_units=remove_types=6",  # no SEI left
+            "-f", "mov", str(path)], check=True, timeout=120)
+    return path
+
+
+def track_cues(path: Path) -> list[TextCue]:
+    """The first subtitle stream of ``path`` as timed text (none when it has none)."""
+    done = subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(path),
+                           "-map", "0:s:0?", "-f", "srt", "-"], capture_output=True, timeout=120)
+    return parse_srt(done.stdout.decode("utf-8", "replace")) if done.returncode == 0 else []
+
+
+def _escaped(path: Path) -> str:
+    """``path`` as a filter option value inside a filter graph (two levels of escaping)."""
+    value = re.sub(r"([\\':])", r"\\\1", str(path))
+    return re.sub(r"([\\'\[\],;])", r"\\\1", value)
