@@ -5,6 +5,8 @@ from pathlib import Path
 import av
 import pytest
 from shared_types.stereo_boxes import read_st3d
+from shared_types.subtitle_cues import TextCue
+from shared_types.testing.captions import track_cues
 from shared_types.testing.media import make_broadcast_recording, make_video
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import DEFAULT_AUDIO, make_rich_video
@@ -129,17 +131,23 @@ def test_a_silent_clip_keeps_its_tags_and_chapters_through_the_segments(
     assert [s.kind for s in facts.streams] == ["video"]
 
 
-def test_a_dvb_recording_with_teletext_converts_and_keeps_its_dvb_subtitles(
-        tmp_path: Path, stack_env, run_cli):
-    # the side file (MKV) cannot hold teletext: copying it failed every DVB job
+@pytest.mark.parametrize(("suffix", "subtitles"), [(".mkv", ["srt", "dvbsub"]),
+                                                   (".mp4", ["mov_text"])])
+def test_a_dvb_recording_keeps_its_teletext_subtitles_as_text(
+        suffix, subtitles, tmp_path: Path, stack_env, run_cli):
+    # the side file (MKV) cannot hold teletext: copying it failed every DVB job;
+    # its subtitle page is decoded to text, timed as broadcast, across the cuts
     clean = make_video(tmp_path / "clean.mp4", seconds=4.0, size=(160, 96), fps=FPS)
-    recording = make_broadcast_recording(clean, tmp_path / "recording.ts")
-    out = tmp_path / "out.mkv"
+    recording = make_broadcast_recording(clean, tmp_path / "recording.ts",
+                                         teletext=(("HELLO TELETEXT", 1.5, 2.5),))
+    out = tmp_path / f"out{suffix}"
     result = run_cli(["convert", str(recording), "-o", str(out), "--workers", "1",
                       "--segment-seconds", "2"], stack_env(tmp_path / "data"))
     assert result.returncode == 0, result.stderr + result.stdout
     with av.open(str(out)) as c:
-        assert [s.codec_context.name for s in c.streams.subtitles] == ["dvbsub"]
+        assert [s.codec_context.name for s in c.streams.subtitles] == subtitles
         assert len(c.streams.audio) == 1
-    # and says what it left out (PyAV's FFmpeg cannot even name teletext)
-    assert "not in this file: subtitles in a format it cannot read (MKV" in result.stdout
+    assert track_cues(out) == [TextCue(1.5, 2.5, "HELLO TELETEXT")]
+    # and says what it left out: DVB subtitles, in MP4 only
+    left_out = "not in this file: DVB subtitles (MP4" in result.stdout
+    assert left_out == (suffix == ".mp4")

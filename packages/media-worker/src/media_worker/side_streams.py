@@ -61,7 +61,7 @@ class SideFiles:
 
     streams: Path | None = None  # MKV: audio, subtitles, attachments, covers, chapters, tags
     data: Path | None = None  # MP4: data tracks (telemetry)
-    left_out: tuple[str, ...] = ()  # what no output can hold (teletext), named for people
+    left_out: tuple[str, ...] = ()  # what no output can hold (ARIB captions), named for people
 
 
 def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,

@@ -13,6 +13,7 @@ from shared_types.ffmpeg import ffmpeg_path
 from shared_types.job_failure import fail_job
 from shared_types.models import JobStatus, JobUpdate, S3EventRecord
 from shared_types.runs import STALE_RUN_WRITES
+from shared_types.testing.captions import track_cues
 from shared_types.testing.media import make_broadcast_recording, make_video
 from shared_types.testing.timing import (
     beep_time,
@@ -266,14 +267,17 @@ def test_the_segment_count_fills_every_video_worker_lane(
 
 def test_the_job_names_what_its_file_could_not_hold(
         local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
-    # teletext has no form in any output; DVB subtitles have none in MP4
+    # DVB subtitles have no form in MP4; teletext's subtitle page becomes text
     clean = make_video(tmp_path / "clean.mp4", seconds=4.0, size=(160, 96), fps=12)
-    recording = make_broadcast_recording(clean, tmp_path / "recording.ts")
+    recording = make_broadcast_recording(clean, tmp_path / "recording.ts",
+                                         teletext=(("HELLO TELETEXT", 1.0, 2.5),))
     job = new_job(local_backend)
     upload(local_backend, job.job_id, recording)
 
     done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
 
     assert done.status == JobStatus.COMPLETED
-    # (teletext: PyAV's FFmpeg has no decoder to name it)
-    assert done.left_out == ["subtitles in a format it cannot read", "DVB subtitles"]
+    assert done.left_out == ["DVB subtitles"]
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    assert [c.text for c in track_cues(final)] == ["HELLO TELETEXT"]

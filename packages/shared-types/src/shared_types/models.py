@@ -144,7 +144,7 @@ class Job(BaseModel):
     source_height: int | None = Field(None, ge=0)
     # The source's start timecode (a camera's), put back on the final video.
     source_timecode: str | None = Field(None, max_length=32)
-    # What of the source the output could not hold, named for people (teletext,
+    # What of the source the output could not hold, named for people (ARIB captions,
     # Blu-ray subtitles in an MP4, telemetry in an MKV): the job page says so.
     left_out: list[str] = Field(default_factory=list, max_length=32)
     # When the chunker claimed the upload: the conversion's clock starts here.

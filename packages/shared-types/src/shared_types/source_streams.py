@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import re
 import struct
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from shared_types.mp4_boxes import Mp4BoxError, track_formats
+from shared_types.stream_names import ffmpeg_codec_names
+from shared_types.teletext import stream_subtitle_pages
 
 # The global tag of a side-streams file that says where the source's video began
 # (its segments, joined by the concat demuxer from 0, no longer say): see
@@ -50,6 +52,7 @@ class SourceStream:
     language: str | None = None
     title: str | None = None
     index: int | None = None  # in its file (a cover is mapped by it)
+    pages: tuple[str, ...] = ()  # a teletext stream's subtitle pages ("888")
 
 
 def describe_stream(stream) -> SourceStream:
@@ -121,8 +124,8 @@ class FileStreams:
 
 def file_streams(container) -> FileStreams:
     """The FileStreams of an open PyAV ``container`` (duck-typed)."""
-    streams = [describe_stream(s) for s in container.streams
-               if s.type in ("audio", "subtitle", "attachment") or is_cover(s)]
+    streams = _named(container, [describe_stream(s) for s in container.streams
+                                 if s.type in ("audio", "subtitle", "attachment") or is_cover(s)])
     film = main_video(container)
     video = describe_stream(film) if film is not None else None
     start = (video_start_s(container) if video is not None
@@ -132,6 +135,20 @@ def file_streams(container) -> FileStreams:
     return FileStreams(streams, video_labels(video), start, file_timecode(container),
                        quicktime_tags(dict(container.metadata)), data_tracks(container), tagged,
                        (container.start_time or 0) / 1e6)
+
+
+def _named(container, streams: list[SourceStream]) -> list[SourceStream]:
+    """``streams`` with the codec names PyAV's FFmpeg could not give (a DVB
+    recording's teletext) taken from the ffmpeg command line's description,
+    and a teletext stream's subtitle pages (``shared_types.teletext``)."""
+    if not any(s.kind == "subtitle" and not s.codec for s in streams):
+        return streams
+    path = Path(container.name)
+    names = ffmpeg_codec_names(path, container.format.name.split(",")[0])
+    named = [replace(s, codec=names.get(s.index, "")) if not s.codec and s.index is not None
+             else s for s in streams]
+    return [replace(s, pages=tuple(stream_subtitle_pages(path, s.index)))
+            if s.codec == "dvb_teletext" and s.index is not None else s for s in named]
 
 
 def data_tracks(container) -> list[SourceStream]:

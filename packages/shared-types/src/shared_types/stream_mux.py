@@ -33,7 +33,7 @@ from shared_types.source_streams import (
 
 TEXT_SUBTITLES = frozenset({"subrip", "srt", "ass", "ssa", "mov_text", "webvtt", "text"})
 # Picture subtitles MKV holds (Blu-ray PGS, DVD, DVB). Anything else a source may
-# carry as a subtitle stream (DVB teletext, ARIB) but caption tracks (below)
+# carry as a subtitle stream (ARIB, others) but caption tracks and teletext (below)
 # no muxer here writes: copying one fails the whole mux, so it is left out.
 # Codec and decoder names alike: PyAV names a stream by its decoder (``dvbsub``).
 MKV_BITMAP_SUBTITLES = frozenset({"hdmv_pgs_subtitle", "pgssub", "dvd_subtitle", "dvdsub",
@@ -42,7 +42,16 @@ MKV_BITMAP_SUBTITLES = frozenset({"hdmv_pgs_subtitle", "pgssub", "dvd_subtitle",
 # tools write them), which no muxer here copies: FFmpeg's caption decoder turns
 # them into text, kept like any text subtitle (PyAV names them by that decoder).
 CAPTION_TRACKS = frozenset({"eia_608", "cc_dec"})
-CAPTIONS_TITLE = "Closed captions"
+# A DVB recording's teletext: its subtitle pages (``SourceStream.pages``, found by
+# ``shared_types.teletext``; not the rest of the service) become text through the
+# command line's libzvbi decoder, each page lasting until the next one
+# (``TELETEXT_DECODING``). PyAV cannot even name it (``stream_names`` does).
+TELETEXT = frozenset({"dvb_teletext"})
+TELETEXT_DECODING = ("-fix_sub_duration:s:{k}", "-txt_format:s:{k}", "text",
+                     "-txt_page:s:{k}", "{pages}")
+# what a track turned into text is titled when it has no title of its own
+TEXT_TITLES = {**dict.fromkeys(CAPTION_TRACKS, "Closed captions"),
+               **dict.fromkeys(TELETEXT, "Teletext subtitles")}
 SUBTITLE_NAMES = {
     "hdmv_pgs_subtitle": "Blu-ray (PGS) subtitles", "pgssub": "Blu-ray (PGS) subtitles",
     "dvd_subtitle": "DVD subtitles", "dvdsub": "DVD subtitles",
@@ -116,8 +125,8 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
             if codec is None:
                 dropped.append(subtitle_name(stream.codec))
                 continue
-            if stream.codec in CAPTION_TRACKS and not stream.title:  # named once text
-                stream = replace(stream, title=CAPTIONS_TITLE)
+            if stream.codec in TEXT_TITLES and not stream.title:  # named once text
+                stream = replace(stream, title=TEXT_TITLES[stream.codec])
             args += ["-map", f"{input_index}:s:{k}", f"-c:s:{n_subs}", codec,
                      *_labels(stream, f"s:{n_subs}")]
             n_subs += 1
@@ -134,6 +143,18 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
             args += cover
             n_video += 1
     return args, dropped
+
+
+def decoding_args(streams: Sequence[SourceStream]) -> list[str]:
+    """Input options (before the ``-i`` of the file ``streams`` are read from)
+    that make its teletext subtitles text (:data:`TELETEXT_DECODING`), and
+    let the mux finish when a damaged teletext packet does not decode."""
+    args: list[str] = []
+    subtitles = [s for s in streams if s.kind == "subtitle"]
+    for k, stream in enumerate(subtitles):
+        if stream.codec in TELETEXT and stream.pages:
+            args += [a.format(k=k, pages=",".join(stream.pages)) for a in TELETEXT_DECODING]
+    return ["-max_error_rate", "1", *args] if args else []
 
 
 def subtitle_name(codec: str) -> str:
@@ -184,11 +205,14 @@ def _audio_codec(stream: SourceStream, container: Container, n: int,
 
 
 def _subtitle_codec(stream: SourceStream, container: Container) -> str | None:
-    text = stream.codec in TEXT_SUBTITLES or stream.codec in CAPTION_TRACKS
+    if stream.codec in TELETEXT and not stream.pages:  # a service without subtitles
+        return None
+    decoded = stream.codec in TEXT_TITLES  # caption tracks and teletext, made text
     if container is Container.MP4:
-        return "mov_text" if text else None
-    if stream.codec == "mov_text" or stream.codec in CAPTION_TRACKS:
+        return "mov_text" if decoded or stream.codec in TEXT_SUBTITLES else None
+    if stream.codec == "mov_text" or decoded:
         return "srt"
+    text = stream.codec in TEXT_SUBTITLES
     return "copy" if text or stream.codec in MKV_BITMAP_SUBTITLES else None
 
 
@@ -241,7 +265,7 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
         video_args = ["-itsoffset", f"{video_start_s:.6f}", *video_args]
     timing = ["-copyts"] if copy_timestamps else []
     args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *timing, *video_args,
-            "-protocol_whitelist", "file", "-i", str(source),
+            "-protocol_whitelist", "file", *decoding_args(streams), "-i", str(source),
             *data_input,
             "-map", "0:v:0", "-c:v", "copy", "-disposition:v:0", "default", *keep, *data_maps,
             "-map_metadata", "1", "-map_chapters", "1",
@@ -348,6 +372,6 @@ def side_streams_command(source: Path, output: Path, streams: list[SourceStream]
     note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]
             if video_start_s > _START_EPSILON_S else [])
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
-            "-protocol_whitelist", "file", "-i", str(source), *keep,
+            "-protocol_whitelist", "file", *decoding_args(streams), "-i", str(source), *keep,
             "-map_metadata", "0", "-map_chapters", "0", *note,
             "-f", "matroska" if keep else "ffmetadata", str(output)], dropped

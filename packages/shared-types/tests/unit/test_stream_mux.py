@@ -21,6 +21,7 @@ from shared_types.stream_mux import (
     covers_to_extract,
     data_track_args,
     data_tracks_command,
+    decoding_args,
     mux_command,
     side_streams_command,
     stream_args,
@@ -299,14 +300,37 @@ def test_repaired_audio_is_encoded_again_with_its_gaps_kept_silent():
 
 @pytest.mark.parametrize("container", [Container.MP4, Container.MKV])
 def test_subtitle_streams_no_muxer_here_writes_are_left_out_not_copied(container):
-    # a DVB recording's teletext: copying it fails the whole mux
-    broadcast = [SourceStream("subtitle", "libzvbi_teletextdec"),
+    # teletext with no subtitle page (a service's index, news), an ARIB caption
+    # stream: copying one fails the whole mux
+    broadcast = [SourceStream("subtitle", "dvb_teletext"), SourceStream("subtitle", "arib_caption"),
                  SourceStream("subtitle", "dvbsub")]
     args, dropped = stream_args(broadcast, container)
-    assert "1:s:0" not in args
-    assert dropped[:1] == ["teletext"]  # named for people
+    assert "1:s:0" not in args and "1:s:1" not in args
+    assert dropped[:2] == ["teletext", "arib_caption subtitles"]  # named for people
+    assert decoding_args(broadcast) == []
     # DVB subtitles (PyAV names them by their decoder): MKV holds them, MP4 does not
-    assert ("1:s:1" in args) == (container is Container.MKV)
+    assert ("1:s:2" in args) == (container is Container.MKV)
+
+
+@pytest.mark.parametrize(("container", "codec"), [(Container.MP4, "mov_text"),
+                                                  (Container.MKV, "srt")])
+def test_teletext_subtitle_pages_become_text_decoded_page_by_page(container, codec):
+    streams = [SourceStream("subtitle", "dvbsub"),
+               SourceStream("subtitle", "dvb_teletext", language="deu", pages=("777", "888"))]
+    args, dropped = stream_args(streams, container)
+    joined = " ".join(args)
+    assert f"-map 1:s:1 -c:s:{1 if container is Container.MKV else 0} {codec}" in joined
+    assert "title=Teletext subtitles" in joined and "language=deu" in joined
+    decoding = " ".join(decoding_args(streams))
+    # options of the second subtitle stream of that input only, each page until the next
+    assert decoding == ("-max_error_rate 1 -fix_sub_duration:s:1 -txt_format:s:1 text "
+                        "-txt_page:s:1 777,888")
+    side, _ = side_streams_command(Path("rec.ts"), Path("side.mkv"), streams)
+    assert side.index("-txt_page:s:1") < side.index("-i")
+    mux, _ = mux_command(Path("v.mp4"), Path("rec.ts"), Path("o.mp4"), container=container,
+                         streams=streams, packing=None)
+    assert mux.index("-txt_page:s:1") > mux.index("v.mp4")  # on the source's input
+    assert mux.index("-txt_page:s:1") < mux.index("rec.ts")
 
 
 @pytest.mark.parametrize(("container", "codec"), [(Container.MP4, "mov_text"),

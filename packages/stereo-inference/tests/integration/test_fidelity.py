@@ -4,6 +4,8 @@ import av
 import pytest
 from shared_types.source_streams import ATTACHED_PIC
 from shared_types.stereo_boxes import read_st3d
+from shared_types.subtitle_cues import TextCue
+from shared_types.testing.captions import track_cues
 from shared_types.testing.media import make_broadcast_recording, make_video
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import make_rich_video
@@ -170,15 +172,21 @@ def test_a_gopro_clips_telemetry_is_kept_in_mp4_and_left_out_of_mkv_with_a_warni
     assert "cannot hold GoPro telemetry (gpmd)" in caplog.text
 
 
-def test_a_dvb_recording_keeps_its_dvb_subtitles_in_mkv_and_leaves_teletext_out(tmp_path):
-    # teletext has no MKV or MP4 form: copying it made the whole mux fail
+def test_a_dvb_recording_keeps_its_teletext_subtitles_as_text_and_dvb_subtitles_in_mkv(
+        tmp_path):
+    # teletext has no MKV or MP4 form: copying it made the whole mux fail; its
+    # subtitle page is decoded to text instead (the index page is not a subtitle)
     clean = make_video(tmp_path / "clean.mp4", seconds=SECONDS, size=(160, 96), fps=FPS)
-    recording = make_broadcast_recording(clean, tmp_path / "recording.ts")
+    recording = make_broadcast_recording(clean, tmp_path / "recording.ts",
+                                         teletext=(("HELLO TELETEXT", 0.5, 1.5),))
     mkv, mp4 = tmp_path / "out.mkv", tmp_path / "out.mp4"
-    convert_file(recording, mkv, mode="half-sbs")
-    convert_file(recording, mp4, mode="half-sbs")
+    convert_file(recording, mkv, mode="half-sbs", start_at_zero=True)
+    convert_file(recording, mp4, mode="half-sbs", start_at_zero=True)
     with av.open(str(mkv)) as c:
-        assert [s.codec_context.name for s in c.streams.subtitles] == ["dvbsub"]
+        assert [s.codec_context.name for s in c.streams.subtitles] == ["srt", "dvbsub"]
         assert len(c.streams.audio) == 1
     with av.open(str(mp4)) as c:
-        assert len(c.streams.subtitles) == 0 and len(c.streams.audio) == 1
+        assert [s.codec_context.name for s in c.streams.subtitles] == ["mov_text"]
+        assert len(c.streams.audio) == 1
+    for out in (mkv, mp4):
+        assert track_cues(out) == [TextCue(0.5, 1.5, "HELLO TELETEXT")]

@@ -60,34 +60,60 @@ def make_audio_only(path: Path, *, seconds: float = 1.0) -> Path:
 
 
 def make_broadcast_recording(source: Path, dest: Path,
-                             subtitles: tuple[str, ...] = ("dvb_teletext", "dvb_subtitle")
-                             ) -> Path:
+                             subtitles: tuple[str, ...] = ("dvb_teletext", "dvb_subtitle"),
+                             teletext: tuple[tuple[str, float, float], ...] = (
+                                 ("HELLO TELETEXT", 1.0, 2.5),)) -> Path:
     """Copy ``source`` into an MPEG-TS at ``dest`` with a subtitle stream of each
-    codec in ``subtitles``, as a DVB recording carries them (teletext and DVB
-    subtitles), holding placeholder packets every half second: nothing here
-    encodes them, and a copy only needs the stream. Returns ``dest``."""
+    codec in ``subtitles``, as a DVB recording carries them. The teletext
+    stream is a real service (``testing.teletext``): each ``(text, shown_s,
+    hidden_s)`` of ``teletext`` on subtitle page 888, seconds after the
+    source's first packet, and an ordinary index page (100) at the start,
+    which is not a subtitle. DVB subtitle streams hold placeholder packets
+    every half second (nothing here encodes them; a copy only needs the
+    stream). Returns ``dest``."""
     from fractions import Fraction
 
     import av  # PyAV: the ffmpeg CLI has no teletext or DVB subtitle encoder
 
+    from shared_types.testing.teletext import clear_page, index_page, subtitle_page
+
+    pages = [(0.2, index_page())]
+    for text, shown, hidden in teletext:
+        pages += [(shown, subtitle_page(text)), (hidden, clear_page())]
+    pages.sort(key=lambda page: page[0])
     with av.open(str(source)) as src, av.open(str(dest), "w", format="mpegts") as out:
         copies = {s.index: out.add_stream_from_template(s) for s in src.streams
                   if s.type in ("video", "audio")}
-        subs = [out.add_mux_stream(codec) for codec in subtitles]
-        for sub in subs:
+        subs = {codec: out.add_mux_stream(codec) for codec in subtitles}
+        for sub in subs.values():
             sub.time_base = Fraction(1, 90000)
-        next_s = 0.0
+        next_s, first = 0.0, None
         for packet in src.demux(*(src.streams[i] for i in copies)):
             if packet.dts is None:
                 continue
             at = float(packet.pts * packet.time_base) if packet.pts is not None else next_s
+            first = at if first is None else first
             packet.stream = copies[packet.stream.index]
             out.mux(packet)
+            for codec, sub in subs.items():
+                if codec != "dvb_teletext":
+                    continue
+                while pages and at - first >= pages[0][0]:
+                    shown, data = pages.pop(0)
+                    _mux_bytes(out, sub, data, first + shown)
             while at >= next_s:
-                for sub in subs:
-                    placeholder = av.Packet(bytes([0x20, 0x00]) + bytes(182))
-                    placeholder.stream, placeholder.pts = sub, round(next_s * 90000)
-                    placeholder.dts = placeholder.pts
-                    out.mux(placeholder)
+                for codec, sub in subs.items():
+                    if codec != "dvb_teletext":
+                        _mux_bytes(out, sub, bytes([0x20, 0x00]) + bytes(182), next_s)
                 next_s += 0.5
     return dest
+
+
+def _mux_bytes(out, stream, data: bytes, at_s: float) -> None:
+    """Mux ``data`` as one packet of ``stream`` (90 kHz) presented at ``at_s``."""
+    import av
+
+    packet = av.Packet(data)
+    packet.stream, packet.pts = stream, round(at_s * 90000)
+    packet.dts = packet.pts
+    out.mux(packet)

@@ -1,0 +1,36 @@
+"""Codec names of streams that PyAV's FFmpeg cannot name, from FFmpeg's own.
+
+PyAV's bundled FFmpeg has no teletext decoder, so a DVB recording's teletext
+stream comes back from PyAV with no codec at all; the ``ffmpeg`` command line
+(imageio-ffmpeg's, with libzvbi) knows it, and says so in the description of
+its input it prints (``Stream #0:2[0x102](eng): Subtitle: dvb_teletext ...``).
+:func:`ffmpeg_codec_names` reads those lines: asked only for a file that has
+such a stream, it costs one short ffmpeg start.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from shared_types.errors import FfmpegNotFoundError
+from shared_types.ffmpeg import ffmpeg_path
+
+_STREAM_LINE = re.compile(r"Stream #0:(\d+)(?:\[[^\]]*\])?(?:\([^)]*\))?: \w+: (\w+)")
+DESCRIBE_TIMEOUT_S = 60
+
+
+def ffmpeg_codec_names(path: Path, demuxer: str) -> dict[int, str]:
+    """Codec name of each stream of ``path`` (read with ``demuxer`` only, local
+    file protocol only), by stream index, as the ffmpeg command line names
+    them; empty when ffmpeg is missing or cannot read the file."""
+    try:
+        done = subprocess.run(
+            [ffmpeg_path(), "-hide_banner", "-nostdin", "-protocol_whitelist", "file",
+             "-f", demuxer, "-i", str(path)],
+            capture_output=True, timeout=DESCRIBE_TIMEOUT_S)
+    except (FfmpegNotFoundError, OSError, subprocess.TimeoutExpired):
+        return {}
+    text = done.stderr.decode("utf-8", "replace")
+    return {int(index): codec for index, codec in _STREAM_LINE.findall(text)}
