@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from shared_types.mp4_boxes import Mp4BoxError, track_formats
-from shared_types.stream_names import ffmpeg_codec_names
+from shared_types.stream_names import ffmpeg_codec_names, ffmpeg_decoders
 from shared_types.teletext import stream_subtitle_pages
 
 # The global tag of a side-streams file that says where the source's video began
@@ -40,6 +40,7 @@ TIMECODE = re.compile(r"\d{2}:\d{2}:\d{2}[:;.]\d{2,3}")
 # Data tracks kept another way: a camera's timecode (``file_timecode``) and
 # QuickTime chapter text (``-map_chapters``).
 DATA_KEPT_OTHERWISE = frozenset({"tmcd", "text"})
+TELETEXT_DECODER = "libzvbi_teletextdec"  # what turns teletext into text (not in every ffmpeg)
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,8 @@ def _named(container, streams: list[SourceStream]) -> list[SourceStream]:
     names = ffmpeg_codec_names(path, container.format.name.split(",")[0])
     named = [replace(s, codec=names.get(s.index, "")) if not s.codec and s.index is not None
              else s for s in streams]
+    if TELETEXT_DECODER not in ffmpeg_decoders():  # pages no mux here could decode
+        return named
     return [replace(s, pages=tuple(stream_subtitle_pages(path, s.index)))
             if s.codec == "dvb_teletext" and s.index is not None else s for s in named]
 

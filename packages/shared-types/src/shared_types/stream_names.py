@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from functools import cache
 from pathlib import Path
 
 from shared_types.errors import FfmpegNotFoundError
@@ -34,3 +35,18 @@ def ffmpeg_codec_names(path: Path, demuxer: str) -> dict[int, str]:
         return {}
     text = done.stderr.decode("utf-8", "replace")
     return {int(index): codec for index, codec in _STREAM_LINE.findall(text)}
+
+
+_DECODER_LINE = re.compile(r"^ [A-Z.]{6} (\S+)", re.MULTILINE)
+
+
+@cache
+def ffmpeg_decoders() -> frozenset[str]:
+    """The decoders the ffmpeg command line has (``libzvbi_teletextdec`` is not
+    in every build); empty when ffmpeg is missing."""
+    try:
+        done = subprocess.run([ffmpeg_path(), "-hide_banner", "-nostdin", "-decoders"],
+                              capture_output=True, timeout=DESCRIBE_TIMEOUT_S)
+    except (FfmpegNotFoundError, OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    return frozenset(_DECODER_LINE.findall(done.stdout.decode("utf-8", "replace")))

@@ -22,3 +22,21 @@ def test_teletext_is_named_with_its_subtitle_pages(tmp_path: Path):
     assert stream_subtitle_pages(bare, subtitles[0].index) == []
     assert stream_subtitle_pages(recording, subtitles[1].index) == []
     assert stream_subtitle_pages(tmp_path / "missing.ts", 2) == []
+
+
+def test_an_ffmpeg_without_a_teletext_decoder_leaves_teletext_out(tmp_path: Path, monkeypatch):
+    import shared_types.source_streams as source_streams
+    from shared_types.models import Container
+    from shared_types.stream_mux import stream_args
+    from shared_types.stream_names import ffmpeg_decoders
+
+    assert {"libzvbi_teletextdec", "h264", "cc_dec"} <= ffmpeg_decoders()  # the shipped one
+    monkeypatch.setattr(source_streams, "ffmpeg_decoders", frozenset)  # a build without it
+    clean = make_video(tmp_path / "clean.mp4", seconds=2.0, size=(64, 48))
+    recording = make_broadcast_recording(clean, tmp_path / "recording.ts")
+    with av.open(str(recording)) as container:
+        streams = file_streams(container).streams
+    teletext = next(s for s in streams if s.codec == "dvb_teletext")
+    assert teletext.pages == ()
+    _, dropped = stream_args(streams, Container.MKV)
+    assert dropped == ["teletext"]  # named, not decoded: the mux would fail without it
