@@ -41,3 +41,21 @@ def test_a_download_onto_a_full_disk_leaves_no_file_that_looks_finished(tmp_path
         with pytest.raises(DiskFullError, match=f"The disk is full: no space was left in {out} "):
             fetch_result(backend, snapshot(backend, job.job_id), out / "film-3d.mp4")
         assert entries(out) == []  # neither the output nor its .part
+
+
+def test_the_room_conversions_in_progress_may_still_need_counts_against_a_new_source(tmp_path):
+    with small_disk(tmp_path / "disk", 8 * 1024 * 1024) as disk:
+        backend = build_backend(BackendSettings(data_dir=disk / "data"))
+        first, second = tmp_path / "first.mp4", tmp_path / "second.mp4"
+        first.write_bytes(b"\1" * 2 * 1024 * 1024)
+        second.write_bytes(b"\2" * 1024 * 1024)
+        running = submit_job(backend, first, mode=OutputMode.SBS, params=ConversionParams())
+
+        # alone, the second fits three times over the ~6 MB left; beside the first,
+        # which may still write 3 x 2 MB less the 2 MB of its source, it does not
+        with pytest.raises(DiskFullError, match=r"converting this 1\.0 MB video beside the "
+                           r"conversions in progress \(they may still write 4\.0 MB\)"):
+            submit_job(backend, second, mode=OutputMode.SBS, params=ConversionParams())
+
+        backend.jobs.update(running.job_id, JobUpdate(status=JobStatus.COMPLETED))
+        submit_job(backend, second, mode=OutputMode.SBS, params=ConversionParams())

@@ -63,6 +63,12 @@ def _check_index(index: int, total: int) -> None:
         raise InvalidKeyError(f"segment_index must be 0..{total - 1}, got {index}")
 
 
+def input_prefix(job_id: str) -> str:
+    """Prefix of a job's source and the files kept aside from it (not its segments)."""
+    _check_job_id(job_id)
+    return f"input/{job_id}/"
+
+
 def source_key(job_id: str) -> str:
     """Key of a job's uploaded source video. Raises InvalidKeyError."""
     _check_job_id(job_id)

@@ -83,17 +83,20 @@ def _waiting_for_source(backend: Backend, job: Job) -> str:
     return key
 
 
-def _name_after(backend: Backend, job: Job, request: StartUpload, max_bytes: int) -> None:
+def _admit_upload(backend: Backend, job: Job, request: StartUpload, max_bytes: int) -> None:
     """Refuse a file over ``max_bytes``, or one the local disk clearly has no room
-    for (DiskFullError: ``shared_types.disk_room``), before any byte is sent;
+    for beside the conversions in progress (DiskFullError:
+    ``shared_types.disk_room``), before any byte is sent; record its size and
     name the job after the file when it has no title."""
     if request.size > max_bytes:
         raise TooLargeError(f"The file is {request.size} bytes; the limit is {max_bytes}.")
-    require_room_for_source(backend, request.size)
+    require_room_for_source(backend, request.size, job_id=job.job_id)
+    # the size counts in the room of the uploads that start after this one
     title = title_from_file_name(request.file_name)
+    update = JobUpdate(source_size_bytes=request.size)
     if job.title is None and title:
-        backend.jobs.update(job.job_id, JobUpdate(title=title),
-                            expected_status=WAITING_FOR_UPLOAD)
+        update = JobUpdate(source_size_bytes=request.size, title=title)
+    backend.jobs.update(job.job_id, update, expected_status=WAITING_FOR_UPLOAD)
 
 
 def upload_origins(backend: Backend) -> tuple[str, ...]:
@@ -124,7 +127,7 @@ def start_form_upload(backend: Backend, job: Job, request: StartUpload, *, max_b
     """:func:`upload_form` for a file the browser describes (named after it).
     Raises JobStateError, TooLargeError, DiskFullError."""
     _waiting_for_source(backend, job)
-    _name_after(backend, job, request, single_request_cap(max_bytes))
+    _admit_upload(backend, job, request, single_request_cap(max_bytes))
     return upload_form(backend, job, max_bytes=max_bytes, expires_s=expires_s)
 
 
@@ -133,7 +136,7 @@ def start_upload(backend: Backend, job: Job, request: StartUpload, *, max_bytes:
     """Open a multipart upload for the job's source; name the job after the file
     when it has no title. Raises JobStateError, TooLargeError, DiskFullError."""
     key = _waiting_for_source(backend, job)
-    _name_after(backend, job, request, max_bytes)
+    _admit_upload(backend, job, request, max_bytes)
     part_size = part_size_for(request.size, preferred_part_bytes)
     upload_id = backend.input_storage.start_multipart(key, max_bytes=max_bytes,
                                                       content_type="video/mp4")

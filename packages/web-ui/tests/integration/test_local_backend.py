@@ -10,6 +10,7 @@ from urllib.parse import quote, urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
+from shared_types.disk_room import ROOM_FACTOR, room_reserved
 from shared_types.events import parse_s3_event_body
 from shared_types.keys import final_key, source_key
 from shared_types.models import JobError, JobStatus, JobUpdate
@@ -184,6 +185,11 @@ def test_an_upload_the_disk_clearly_has_no_room_for_is_refused_before_any_byte(t
     detail = r.json()["detail"]
     assert detail.startswith("Not enough free disk space for converting this 2.0 TB video")
     assert str(tmp_path / "data") in detail
-    # nothing was started: a smaller file still goes to the same job
+    # nothing was started: a smaller file still goes to the same job, whose size
+    # now counts against the uploads that start after it (disk_room.room_reserved)
     assert client.post(f"/api/jobs/{job['job_id']}/uploads",
                        json={"file_name": "clip.mp4", "size": 1000}).status_code == 201
+    backend = client.app.state.backend
+    assert backend.jobs.get(job["job_id"]).source_size_bytes == 1000
+    assert room_reserved(backend) == ROOM_FACTOR * 1000
+    assert room_reserved(backend, besides=job["job_id"]) == 0
