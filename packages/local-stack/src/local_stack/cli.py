@@ -19,6 +19,7 @@ from rich.console import Console
 from shared_types.depth_models import best_installed
 from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
+from shared_types.left_out import left_out_sentence
 from shared_types.model_install import check_model_available
 from shared_types.models import (
     Container,
@@ -111,8 +112,8 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
                                request, console, waiting_workers=waiting_workers)
     console.print(f"wrote {args.output} ({snap.segments_total} segment(s))", soft_wrap=True)
     if snap.left_out:
-        console.print(f"not in this file: {', '.join(snap.left_out)} "
-                      f"({container.value.upper()} cannot hold them)", soft_wrap=True)
+        console.print(f"not in this file: {left_out_sentence(snap.left_out, container)}",
+                      soft_wrap=True)
     return 0
 
 

@@ -7,7 +7,7 @@ import pytest
 from shared_types.stereo_boxes import read_st3d
 from shared_types.subtitle_cues import TextCue
 from shared_types.testing.captions import track_cues
-from shared_types.testing.media import make_broadcast_recording, make_video
+from shared_types.testing.media import make_broadcast_recording, make_two_angle_video, make_video
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import DEFAULT_AUDIO, make_rich_video
 
@@ -149,5 +149,17 @@ def test_a_dvb_recording_keeps_its_teletext_subtitles_as_text(
         assert len(c.streams.audio) == 1
     assert track_cues(out) == [TextCue(1.5, 2.5, "HELLO TELETEXT")]
     # and says what it left out: DVB subtitles, in MP4 only
-    left_out = "not in this file: DVB subtitles (MP4" in result.stdout
+    left_out = "not in this file: DVB subtitles (the MP4 format cannot hold it)" in result.stdout
     assert left_out == (suffix == ".mp4")
+
+
+def test_a_two_angle_recording_says_which_track_is_not_made_3d(tmp_path: Path, stack_env,
+                                                                run_cli):
+    two = make_two_angle_video(tmp_path / "two.mp4")
+    out = tmp_path / "out.mp4"
+    result = run_cli(["convert", str(two), "-o", str(out), "--workers", "1",
+                      "--segment-seconds", "1"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "not in this file: video track 2 (only the first is made 3D)" in result.stdout
+    with av.open(str(out)) as c:
+        assert len(c.streams.video) == 1 and len(c.streams.audio) == 1

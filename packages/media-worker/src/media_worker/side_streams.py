@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared_types.left_out import left_out_sentence
 from shared_types.models import Container, OutputMode, packing_of
 from shared_types.source_streams import FileStreams, file_streams
 from shared_types.stereo_boxes import add_st3d
@@ -130,7 +131,7 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, d
                                 cover_files=[path for _, path in covers],
                                 quicktime=kept.quicktime, data=data, data_source=side.data)
     if dropped:
-        log.warning("%s cannot hold %s; they are left out", container.value, ", ".join(dropped))
+        log.warning("not in the final file: %s", left_out_sentence(dropped, container))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")
     if container is Container.MP4 and packing_of(mode):
         add_st3d(dest, packing_of(mode))

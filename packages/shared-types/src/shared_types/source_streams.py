@@ -47,7 +47,7 @@ TELETEXT_DECODER = "libzvbi_teletextdec"  # what turns teletext into text (not i
 class SourceStream:
     """One stream of the source, as its probe saw it."""
 
-    kind: str  # audio, subtitle, attachment, cover, video, data
+    kind: str  # audio, subtitle, attachment, cover, video (beside the film's), data
     codec: str  # a data track's MP4 sample entry (``gpmd``), "" when unknown
     channels: int = 0
     language: str | None = None
@@ -124,10 +124,14 @@ class FileStreams:
 
 
 def file_streams(container) -> FileStreams:
-    """The FileStreams of an open PyAV ``container`` (duck-typed)."""
-    streams = _named(container, [describe_stream(s) for s in container.streams
-                                 if s.type in ("audio", "subtitle", "attachment") or is_cover(s)])
+    """The FileStreams of an open PyAV ``container`` (duck-typed); its video
+    streams beside the film (a second camera angle, another programme of a
+    broadcast) are among ``streams`` as kind "video": no mux keeps them, each
+    says so."""
     film = main_video(container)
+    streams = _named(container, [describe_stream(s) for s in container.streams
+                                 if s.type in ("audio", "subtitle", "attachment") or is_cover(s)
+                                 or (s.type == "video" and s is not film)])
     video = describe_stream(film) if film is not None else None
     start = (video_start_s(container) if video is not None
              else kept_video_start_s(dict(container.metadata)))

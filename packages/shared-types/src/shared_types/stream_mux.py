@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from shared_types.left_out import extra_video_name
 from shared_types.models import Container
 from shared_types.source_streams import (
     COVER_TAG,
@@ -135,6 +136,8 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
                 args += ["-map", f"{input_index}:t:{k}", "-c:t", "copy"]
             else:
                 dropped.append("attachment")
+        elif stream.kind == "video":  # beside the film's: only one picture is made 3D
+            dropped.append(extra_video_name(per_kind["video"] + 1))
         elif stream.kind == "cover":
             cover = _cover_args(stream, container, input_index, n_video, side_file)
             if cover is None:

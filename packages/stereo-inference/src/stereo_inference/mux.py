@@ -15,6 +15,7 @@ from pathlib import Path
 
 import av
 from shared_types.failure import disk_full_message, is_disk_full
+from shared_types.left_out import left_out_sentence
 from shared_types.models import Container
 from shared_types.source_streams import FileStreams, file_streams
 from shared_types.stereo_boxes import add_st3d
@@ -85,8 +86,8 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
                     shift_s=found.start_s if start_at_zero else 0.0)
             dropped = _run_repairing_audio(ffmpeg, command, timeout_s, Path(source).name)
         if dropped:
-            log.warning("%s cannot hold %s of %s; they are left out", container.value,
-                        ", ".join(dropped), Path(source).name)
+            log.warning("not in the output of %s: %s", Path(source).name,
+                        left_out_sentence(dropped, container))
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         detail = getattr(exc, "stderr", b"") or b""
         if is_disk_full(detail.decode(errors="replace")):

@@ -6,7 +6,7 @@ from shared_types.source_streams import ATTACHED_PIC
 from shared_types.stereo_boxes import read_st3d
 from shared_types.subtitle_cues import TextCue
 from shared_types.testing.captions import track_cues
-from shared_types.testing.media import make_broadcast_recording, make_video
+from shared_types.testing.media import make_broadcast_recording, make_two_angle_video, make_video
 from shared_types.testing.media_facts import media_facts
 from shared_types.testing.rich_media import make_rich_video
 
@@ -169,7 +169,7 @@ def test_a_gopro_clips_telemetry_is_kept_in_mp4_and_left_out_of_mkv_with_a_warni
     with caplog.at_level("WARNING", logger="stereo_inference.mux"):
         convert_file(clip.path, mkv, mode="half-sbs")
     assert media_facts(mkv).frames == facts.frames
-    assert "cannot hold GoPro telemetry (gpmd)" in caplog.text
+    assert "GoPro telemetry (gpmd) (the MKV format cannot hold it)" in caplog.text
 
 
 def test_a_dvb_recording_keeps_its_teletext_subtitles_as_text_and_dvb_subtitles_in_mkv(
@@ -190,3 +190,14 @@ def test_a_dvb_recording_keeps_its_teletext_subtitles_as_text_and_dvb_subtitles_
         assert len(c.streams.audio) == 1
     for out in (mkv, mp4):
         assert track_cues(out) == [TextCue(0.5, 1.5, "HELLO TELETEXT")]
+
+
+def test_a_second_video_track_is_named_as_left_out_not_dropped_silently(tmp_path, caplog):
+    two = make_two_angle_video(tmp_path / "two.mp4")
+    out = tmp_path / "out.mkv"
+    with caplog.at_level("WARNING", logger="stereo_inference.mux"):
+        convert_file(two, out, mode="half-sbs")
+    facts = media_facts(out)
+    assert [s.kind for s in facts.streams] == ["video", "audio"]
+    assert facts.frames == media_facts(two).frames
+    assert "video track 2 (only the first is made 3D)" in caplog.text

@@ -6,6 +6,7 @@ import datetime as dt
 from importlib.resources import files
 
 from shared_types.byte_size import size_words
+from shared_types.left_out import left_out_sentence
 from shared_types.models import LAYOUT_TAGS, AnaglyphMethod, DepthModel, OutputMode
 from starlette.requests import Request
 from starlette.responses import Response
@@ -48,6 +49,7 @@ def build_templates() -> Jinja2Templates:
     env.filters["iso_utc"] = iso_utc
     env.filters["human_duration"] = human_duration
     env.filters["size_words"] = size_words
+    env.filters["left_out_sentence"] = left_out_sentence
     env.globals.update(
         modes=MODE_LABELS, layout_tags=LAYOUT_TAGS,
         anaglyph_methods=list(AnaglyphMethod), depth_models=list(DepthModel),

@@ -90,6 +90,10 @@ def test_a_completed_job_page_says_what_its_file_could_not_hold(client, backend)
     r = client.get(f"/jobs/{job.job_id}")
     assert ('<p id="left-out" class="meta">Not in this file: Blu-ray (PGS) subtitles, '
             "GoPro telemetry (gpmd) (the MP4 format cannot hold them).</p>") in r.text
+    angles = add_job(backend, status=JobStatus.COMPLETED, final_key=None,
+                     left_out=["DVB subtitles", "video track 2 (only the first is made 3D)"])
+    assert ("Not in this file: DVB subtitles (the MP4 format cannot hold it); video track 2 "
+            "(only the first is made 3D).</p>") in client.get(f"/jobs/{angles.job_id}").text
     everything = add_job(backend, status=JobStatus.COMPLETED, final_key=None)
     assert 'id="left-out"' not in client.get(f"/jobs/{everything.job_id}").text
     api = client.get(f"/api/jobs/{job.job_id}").json()

@@ -59,6 +59,23 @@ def make_audio_only(path: Path, *, seconds: float = 1.0) -> Path:
     return path
 
 
+def make_two_angle_video(path: Path, *, seconds: float = 2.0, size: tuple[int, int] = (96, 64),
+                         fps: int = 24) -> Path:
+    """Write an H.264 + AAC file (``path``'s suffix picks the container) with two
+    video tracks, as a camera recording two angles does: the film (a test
+    pattern) first, a second angle (a fractal) after it. Returns ``path``."""
+    w, h = size
+    subprocess.run([
+        ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+        "-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate={fps}:duration={seconds}",
+        "-f", "lavfi", "-i", f"mandelbrot=size={w}x{h}:rate={fps}",
+        "-f", "lavfi", "-i", f"sine=frequency=300:duration={seconds}",
+        "-map", "0:v", "-map", "1:v", "-map", "2:a", "-t", str(seconds),
+        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac",
+        str(path)], check=True, timeout=120)
+    return path
+
+
 def make_broadcast_recording(source: Path, dest: Path,
                              subtitles: tuple[str, ...] = ("dvb_teletext", "dvb_subtitle"),
                              teletext: tuple[tuple[str, float, float], ...] = (
