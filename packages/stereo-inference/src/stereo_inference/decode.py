@@ -22,10 +22,10 @@ import numpy as np
 from stereo_inference import planes
 from stereo_inference.deinterlace import progressive_frames
 from stereo_inference.errors import InvalidInputError
+from stereo_inference.picture_captions import PictureCaptions
 from stereo_inference.stage_clock import StageClock
 
 _END = object()
-A53_CC = "A53_CC"  # the side data a decoder gives a frame's closed captions as
 
 
 class EyeFilter(Protocol):
@@ -142,7 +142,8 @@ class FrameReader:
         depth_size = self.depth_size
         if depth_size and self.turns % 2:
             depth_size = depth_size[::-1]
-        depth, eyes, pts, durations, captions = [], [], [], [], {}
+        depth, eyes, pts, durations = [], [], [], []
+        captions = PictureCaptions()  # kept in the output (``encode``)
         # planes copied straight into the batch when the frame needs no conversion
         direct = self.eye_filter is None and not self.turns
         batch = None
@@ -165,15 +166,14 @@ class FrameReader:
             eyes.append(eye)
             pts.append(frame.pts)
             durations.append(frame.duration or None)
-            if (cc := frame.side_data.get(A53_CC)) is not None and frame.pts is not None:
-                captions[frame.pts] = bytes(cc)  # kept in the output (``encode``)
+            captions.read(frame)
             if len(eyes) == self.batch_size:
-                if not self._put(self._batch(depth, eyes, batch, pts, durations, captions,
-                                             stream)):
+                if not self._put(self._batch(depth, eyes, batch, pts, durations,
+                                             captions.take(), stream)):
                     return
-                depth, eyes, pts, durations, captions, batch = [], [], [], [], {}, None
+                depth, eyes, pts, durations, batch = [], [], [], [], None
         if eyes:
-            self._put(self._batch(depth, eyes, batch, pts, durations, captions, stream))
+            self._put(self._batch(depth, eyes, batch, pts, durations, captions.take(), stream))
 
     def _convert(self, frame, eye_size, depth_size, slot: np.ndarray | None):
         """(depth input, eye) of ``frame``; the eye's planes copied into ``slot``
