@@ -37,32 +37,29 @@ def clock_jumps(path: Path) -> bool:
     no other demuxer is even tried) and its video's timestamps do (a step of
     more than :data:`JUMP_S` either way). False for a file that does not open
     as one of them or cannot be read: its own probe says what is wrong with it."""
+    return _jumping_format(path) is not None
+
+
+def _jumping_format(path: Path) -> str | None:
+    """The demuxer name of ``path`` when its clock jumps (see :func:`clock_jumps`)."""
     import av  # vendor import stays in this function
 
     try:
         with av.open(str(path), options={"format_whitelist": JUMPING_FORMATS,
                                          "protocol_whitelist": "file"}) as container:
             if not container.format.flags & TS_DISCONT or not container.streams.video:
-                return False
+                return None
             last = None
             for packet in container.demux(container.streams.video[0]):
                 if packet.dts is None:
                     continue
                 t = float(packet.dts * packet.time_base)
                 if last is not None and abs(t - last) > JUMP_S:
-                    return True
+                    return container.format.name
                 last = t
     except (av.error.FFmpegError, OSError, ValueError):
-        return False
-    return False
-
-
-def copy_format(path: Path) -> tuple[str, str]:
-    """(muxer, file suffix) the continuous copy of ``path`` is written in."""
-    import av
-
-    with av.open(str(path)) as container:
-        return COPY_FORMATS.get(container.format.name, DEFAULT_COPY_FORMAT)
+        return None
+    return None
 
 
 def continuous_copy_command(source: Path, dest: Path, muxer: str) -> list[str]:
@@ -78,9 +75,10 @@ def continuous_source(source: Path, folder: Path, run: Callable[[Sequence[str]],
     """``source`` itself when its clock never jumps, else a continuous copy of
     it written in ``folder`` (``stem`` + the format's suffix) by ``run`` (which
     runs ffmpeg with the arguments it is given and raises on failure)."""
-    if not clock_jumps(source):
+    demuxer = _jumping_format(source)
+    if demuxer is None:
         return source
-    muxer, suffix = copy_format(source)
+    muxer, suffix = COPY_FORMATS.get(demuxer, DEFAULT_COPY_FORMAT)
     dest = Path(folder) / f"{stem}{suffix}"
     run(continuous_copy_command(source, dest, muxer))
     return dest

@@ -20,16 +20,12 @@ from pathlib import Path
 from shared_types.a53 import START_CODE, caption_sei
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.subtitle_cues import TextCue, parse_srt
+from shared_types.testing.teletext import odd_parity
 
 NULL_PAIR = (0x80, 0x80)  # "no caption data" (two zero bytes with odd parity)
 FIELD_ONE = 0xFC  # marker bits, cc_valid, cc_type 0 (CEA-608 field 1)
 RESUME_LOADING, END_OF_CAPTION, ERASE_DISPLAYED = (0x14, 0x20), (0x14, 0x2F), (0x14, 0x2C)
 ROW_15 = (0x14, 0x70)  # preamble address code: row 15, column 0, white
-
-
-def _odd(byte: int) -> int:
-    """``byte`` (7 bits) with CEA-608's odd parity bit."""
-    return byte | (0x80 if bin(byte).count("1") % 2 == 0 else 0)
 
 
 def _pairs(text: str) -> list[tuple[int, int]]:
@@ -64,7 +60,7 @@ def make_captioned_video(path: Path, *, text: str = "HELLO WORLD", shown_at: flo
         for nal in _nal_units(raw.read_bytes()):
             if nal[0] & 0x1F in (1, 5):  # a slice: one picture each (x264, no slices)
                 a, b = pairs.get(picture, NULL_PAIR)
-                out += START_CODE + caption_sei(bytes([FIELD_ONE, _odd(a), _odd(b)]))
+                out += START_CODE + caption_sei(bytes([FIELD_ONE, odd_parity(a), odd_parity(b)]))
                 picture += 1
             out += START_CODE + nal
         if picture != frames:

@@ -104,6 +104,8 @@ def make_broadcast_recording(source: Path, dest: Path,
         subs = {codec: out.add_mux_stream(codec) for codec in subtitles}
         for sub in subs.values():
             sub.time_base = Fraction(1, 90000)
+        teletext_stream = subs.pop("dvb_teletext", None)
+        placeholders = list(subs.values())
         next_s, first = 0.0, None
         for packet in src.demux(*(src.streams[i] for i in copies)):
             if packet.dts is None:
@@ -112,16 +114,12 @@ def make_broadcast_recording(source: Path, dest: Path,
             first = at if first is None else first
             packet.stream = copies[packet.stream.index]
             out.mux(packet)
-            for codec, sub in subs.items():
-                if codec != "dvb_teletext":
-                    continue
-                while pages and at - first >= pages[0][0]:
-                    shown, data = pages.pop(0)
-                    _mux_bytes(out, sub, data, first + shown)
+            while teletext_stream is not None and pages and at - first >= pages[0][0]:
+                shown, data = pages.pop(0)
+                _mux_bytes(out, teletext_stream, data, first + shown)
             while at >= next_s:
-                for codec, sub in subs.items():
-                    if codec != "dvb_teletext":
-                        _mux_bytes(out, sub, bytes([0x20, 0x00]) + bytes(182), next_s)
+                for sub in placeholders:
+                    _mux_bytes(out, sub, bytes([0x20, 0x00]) + bytes(182), next_s)
                 next_s += 0.5
     return dest
 

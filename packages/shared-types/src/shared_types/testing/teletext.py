@@ -28,7 +28,8 @@ START_BOX, END_BOX = 0x0B, 0x0A  # a subtitle's text is boxed (shown over the pi
 FILLER_PAGE = 0xFF  # a header that completes the page before it and starts none
 
 
-def _odd(char: int) -> int:
+def odd_parity(char: int) -> int:
+    """``char`` (7 bits) with the odd parity bit teletext and CEA-608 captions send."""
     return char | (0x80 if bin(char).count("1") % 2 == 0 else 0)
 
 
@@ -42,7 +43,7 @@ def _packet(magazine: int, row: int, payload: list[int]) -> bytes:
 def _header(magazine: int, page: int, *, subtitle: bool) -> bytes:
     """Packet 0 of ``page`` (two BCD digits), erasing what it showed before."""
     flags = [page & 0xF, page >> 4, 0, 0x8, 0, 0x8 if subtitle else 0, 0, 0]  # C4, C6
-    text = [_odd(c) for c in b"STEREOSPOT TELETEXT SERVICE     "]
+    text = [odd_parity(c) for c in b"STEREOSPOT TELETEXT SERVICE     "]
     return _packet(magazine, 0, [hamming(n) for n in flags] + text)
 
 
@@ -51,7 +52,7 @@ def _row(magazine: int, row: int, text: str, *, boxed: bool) -> bytes:
     if boxed:
         chars = [START_BOX, START_BOX, *chars, END_BOX, END_BOX]
     chars = (chars + [0x20] * 40)[:40]
-    return _packet(magazine, row, [_odd(c) for c in chars])
+    return _packet(magazine, row, [odd_parity(c) for c in chars])
 
 
 def _pes(units: list[bytes]) -> bytes:
