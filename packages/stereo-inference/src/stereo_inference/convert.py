@@ -28,7 +28,7 @@ from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import EngineTransientError, InvalidInputError
 from stereo_inference.formats import decoded_size, eye_size, output_size, parse_mode
-from stereo_inference.mux import mux_output, nothing_to_keep
+from stereo_inference.mux import mux_output, nothing_to_keep, source_streams
 from stereo_inference.runtime import (
     batch_frames,
     compute_threads,
@@ -256,8 +256,9 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     partial = partial_path(output_path)
     video_only = partial.with_name(partial.stem + ".video.mp4")
     # a source with nothing beside its picture (a video-only segment) needs no mux pass
+    found = source_streams(input_path)
     direct = (job.container is Container.MP4
-              and nothing_to_keep(input_path, start_at_zero=job.start_at_zero))
+              and nothing_to_keep(found, start_at_zero=job.start_at_zero))
     total = info.frames or (round(info.duration_s * info.fps) or None)
     encoder = None
     try:
@@ -289,7 +290,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             if not direct:
                 mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
                            container=job.container, packing=packing_of(mode),
-                           timeout_s=job.timeout_s, start_at_zero=job.start_at_zero)
+                           timeout_s=job.timeout_s, start_at_zero=job.start_at_zero,
+                           found=found)
             elif packing_of(mode):
                 add_st3d(partial, packing_of(mode))
         os.replace(partial, output_path)

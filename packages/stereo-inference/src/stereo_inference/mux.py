@@ -28,8 +28,9 @@ log = logging.getLogger(__name__)
 
 def source_streams(path: Path) -> FileStreams:
     """The non-video streams of ``path``, its video stream's language/title, and
-    where its video begins after its other streams. Raises InvalidInputError
-    when it cannot be opened."""
+    where its video begins after its other streams: read once per conversion
+    (a teletext recording's description costs an ffmpeg run and a page scan).
+    Raises InvalidInputError when it cannot be opened."""
     try:
         with av.open(str(path)) as container:
             return file_streams(container)
@@ -37,26 +38,22 @@ def source_streams(path: Path) -> FileStreams:
         raise InvalidInputError(f"cannot read the streams of {Path(path).name}: {exc}") from exc
 
 
-def nothing_to_keep(path: Path, *, start_at_zero: bool = False) -> bool:
-    """Whether ``path`` carries nothing beside its picture that ``mux_output`` would
-    keep: no audio, subtitle, attachment or data stream, no chapter, no global
-    tag beyond a writer's own, no video language or title, no timecode (a
-    video-only segment), and, for an output to ``start_at_zero``, a timeline
-    that already begins at 0.
+def nothing_to_keep(found: FileStreams, *, start_at_zero: bool = False) -> bool:
+    """Whether a source whose streams are ``found`` carries nothing beside its
+    picture that ``mux_output`` would keep: no audio, subtitle, attachment or
+    data stream, no chapter, no global tag beyond a writer's own, no video
+    language or title, no timecode (a video-only segment), and, for an output
+    to ``start_at_zero``, a timeline that already begins at 0.
     Then the encoder's own MP4 is the output, and the mux pass is skipped."""
-    try:
-        with av.open(str(path)) as container:
-            found = file_streams(container)
-            return not (found.streams or found.data or found.video_tags or found.timecode
-                        or found.tagged or (start_at_zero and found.start_s > 0))
-    except av.FFmpegError:
-        return False
+    return not (found.streams or found.data or found.video_tags or found.timecode
+                or found.tagged or (start_at_zero and found.start_s > 0))
 
 
 def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, container: Container,
                packing: str | None, timeout_s: float, source_timestamps: bool = True,
-               start_at_zero: bool = False) -> list[str]:
-    """Write ``output`` from ``video`` (copied) and the other streams of ``source``;
+               start_at_zero: bool = False, found: FileStreams | None = None) -> list[str]:
+    """Write ``output`` from ``video`` (copied) and the other streams of ``source``
+    (``found``: what :func:`source_streams` read of it, read here when None);
     ``packing`` ("sbs"/"tb"/None) adds MKV StereoMode or MP4 st3d. Every stream
     keeps its timestamps when ``video``'s are the source's (``source_timestamps``,
     the engine's own encode: a segment's output stays where the segment lies on
@@ -67,7 +64,8 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
     that cannot be copied (a damaged recording) is decoded and encoded again
     instead. Returns what could not be kept (logged). Raises
     EngineTransientError when ffmpeg fails."""
-    found = source_streams(source)
+    if found is None:
+        found = source_streams(source)
     try:
         # an MKV's covers go in as attachments: copied out of the source first
         with tempfile.TemporaryDirectory(dir=Path(output).parent, prefix=".covers-") as tmp:

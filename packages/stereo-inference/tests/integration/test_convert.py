@@ -207,14 +207,14 @@ def test_a_video_only_source_is_written_by_the_encoder_alone_playable_and_marked
     from shared_types.stereo_boxes import read_st3d
 
     import stereo_inference.convert as convert
-    from stereo_inference.mux import nothing_to_keep
+    from stereo_inference.mux import nothing_to_keep, source_streams
 
     def no_mux(*args, **kwargs):
         raise AssertionError("the final mux ran for a video-only source")
 
     monkeypatch.setattr(convert, "mux_output", no_mux)
     out = tmp_path / "direct.mp4"
-    assert nothing_to_keep(vfr_clip)
+    assert nothing_to_keep(source_streams(vfr_clip))
     result = convert_file(vfr_clip, out, mode="half-sbs")
     assert result.frames == read_video(vfr_clip)["frames"]
     assert read_video(out)["times"] == read_video(vfr_clip)["times"]
@@ -224,9 +224,30 @@ def test_a_video_only_source_is_written_by_the_encoder_alone_playable_and_marked
 
 
 def test_a_source_with_audio_still_goes_through_the_mux(clip):
-    from stereo_inference.mux import nothing_to_keep
+    from stereo_inference.mux import nothing_to_keep, source_streams
 
-    assert not nothing_to_keep(clip)
+    assert not nothing_to_keep(source_streams(clip))
+
+
+def test_a_conversion_reads_its_source_streams_once(clip, tmp_path, monkeypatch):
+    """The direct-write check and the final mux share one description of the
+    source (a teletext recording's costs an ffmpeg run and a page scan)."""
+    import stereo_inference.convert as convert
+    import stereo_inference.mux as mux
+
+    reads = []
+    real = mux.source_streams
+
+    def counted(path):
+        reads.append(path)
+        return real(path)
+
+    monkeypatch.setattr(convert, "source_streams", counted)
+    monkeypatch.setattr(mux, "source_streams", counted)
+    out = tmp_path / "once.mp4"
+    convert_file(clip, out, mode="half-sbs")
+    assert len(reads) == 1
+    assert read_video(out)["audio"]
 
 
 @pytest.mark.parametrize("mode", [OutputMode.HALF_SBS, OutputMode.ANAGLYPH])
