@@ -23,6 +23,11 @@ log = logging.getLogger(__name__)
 MAX_STREAMS = 16
 PLAYLIST_MAGIC = (b"#EXTM3U", b"ffconcat", b"[playlist]", b"<?xml")
 NOT_A_VIDEO = "The file is not a video we can read"
+# The first bytes of still-picture formats (HEIC: its ftyp brand), named in the
+# refusal: "not a known video format" would leave a person guessing.
+PICTURE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"),
+                 (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"))
+HEIF_BRANDS = (b"heic", b"heix", b"mif1", b"avif")
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,24 @@ def _check_header(path: Path, limits: ProbeLimits) -> int:
         head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(PLAYLIST_MAGIC):
         raise _reject("The file is a playlist, not a video; please upload the video file itself.")
+    picture = picture_format(head)
+    if picture:
+        raise _reject(f"The file is a still picture ({picture}), not a video; please upload "
+                      "a video file.")
     return size
+
+
+def picture_format(head: bytes) -> str | None:
+    """The still-picture format whose signature ``head`` (a file's first bytes)
+    begins with ("PNG", "JPEG", "WebP", "TIFF", "HEIF"), or None."""
+    for magic, name in PICTURE_MAGIC:
+        if head.startswith(magic):
+            return name
+    if head[:4] == b"RIFF" and head[8:12] == b"WEBP":
+        return "WebP"
+    if head[4:8] == b"ftyp" and head[8:12] in HEIF_BRANDS:
+        return "HEIF"
+    return None
 
 
 def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:

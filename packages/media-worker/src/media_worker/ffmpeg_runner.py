@@ -27,7 +27,11 @@ log = logging.getLogger(__name__)
 
 # Demuxers a user's file may be read with: real video containers only, never a
 # playlist (hls), a concat list or an image pipe that could reach other files.
-VIDEO_DEMUXERS = "mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf"
+# Every container a video reaches people in: phones and cameras (MP4/MOV, DV),
+# the web (WebM, Ogg Theora, FLV, animated GIF), broadcast and production
+# (MPEG-TS/PS, MXF), Windows (AVI, ASF); no playlist, concat or image sequence.
+VIDEO_DEMUXERS = ("mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf,"
+                  "ogg,mxf,dv,gif")
 STDERR_TAIL_CHARS = 2000
 URL_REQUEST_BYTES = 1 << 19  # about a second of a typical film per Range request
 URL_HEADER_BYTES = 1 << 16  # the requests that read the container's header

@@ -56,15 +56,17 @@ def make_odd_video(path: Path, *, seconds: float = 4.0) -> Path:
     return path
 
 
-def make_foreign_codec_video(path: Path, codec: list[str], audio: str, *,
+def make_foreign_codec_video(path: Path, codec: list[str], audio: str | None, *,
                              seconds: float = 4.0) -> Path:
-    """A video in a codec an MP4 segment cannot hold (``path``'s suffix picks the
-    container: .mov for ProRes, .webm for VP8), with ``audio`` (a codec)."""
+    """A video in ``codec`` in the container ``path``'s suffix picks (.mov for
+    ProRes, .webm for VP8, .ogv, .mxf, .gif), with ``audio`` (a codec; None:
+    a picture alone)."""
+    sound = ["-f", "lavfi", "-i", f"sine=frequency=300:sample_rate=48000:duration={seconds}",
+             "-c:a", audio] if audio else []
     subprocess.run([
         ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
         "-f", "lavfi", "-i", f"testsrc2=size=160x96:rate=25:duration={seconds}",
-        "-f", "lavfi", "-i", f"sine=frequency=300:sample_rate=48000:duration={seconds}",
-        *codec, "-g", "25", "-c:a", audio, "-shortest", str(path)],
+        *sound, *codec, "-g", "25", "-shortest", str(path)],
         check=True, timeout=60)
     return path
 
@@ -80,9 +82,16 @@ SOURCES = {
     "vp8-in-webm": lambda p: make_foreign_codec_video(
         p.with_suffix(".webm"), ["-c:v", "libvpx", "-deadline", "realtime", "-b:v", "300k"],
         "libopus"),
+    "theora-in-ogg": lambda p: make_foreign_codec_video(
+        p.with_suffix(".ogv"), ["-c:v", "libtheora", "-q:v", "5"], "libvorbis"),
+    "mpeg2-in-mxf": lambda p: make_foreign_codec_video(
+        p.with_suffix(".mxf"), ["-c:v", "mpeg2video", "-b:v", "2M"], "pcm_s16le"),
+    "animated-gif": lambda p: make_foreign_codec_video(
+        p.with_suffix(".gif"), ["-c:v", "gif"], None),
 }
 # sources re-encoded once before splitting (media_worker.splitting.reencode_reason)
-REENCODED = {"sparse-keyframes", "prores-in-mov", "vp8-in-webm"}
+REENCODED = {"sparse-keyframes", "prores-in-mov", "vp8-in-webm", "theora-in-ogg",
+             "animated-gif"}
 
 
 @pytest.fixture(params=sorted(SOURCES))

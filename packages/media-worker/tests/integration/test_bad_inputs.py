@@ -3,9 +3,11 @@ keeps going and the next good upload still converts."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
+from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import JobStatus
 from shared_types.testing.media import make_audio_only, make_video
 
@@ -41,7 +43,16 @@ def hls_playlist(tmp: Path) -> Path:
     return path
 
 
+def still_picture(tmp: Path, suffix: str) -> Path:
+    path = tmp / f"photo{suffix}"
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=160x96", "-frames:v", "1", str(path)], check=True, timeout=60)
+    return path
+
+
 BAD = {
+    "PNG photo": (lambda tmp: still_picture(tmp, ".png"), "still picture (PNG), not a video"),
+    "JPEG photo": (lambda tmp: still_picture(tmp, ".jpg"), "still picture (JPEG), not a video"),
     "text renamed .mp4": (text_renamed, "not a video we can read"),
     "truncated mp4": (truncated, "incomplete or damaged"),
     "zero-byte file": (zero_bytes, "empty (0 bytes)"),

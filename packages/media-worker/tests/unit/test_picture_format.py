@@ -1,0 +1,28 @@
+"""A still picture uploaded instead of a video is named in the refusal."""
+
+import pytest
+
+from media_worker.bounded_probe import picture_format
+
+
+@pytest.mark.parametrize(("head", "name"), [
+    (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "PNG"),
+    (b"\xff\xd8\xff\xe0\x00\x10JFIF", "JPEG"),
+    (b"RIFF\x24\x00\x00\x00WEBPVP8 ", "WebP"),
+    (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00", "HEIF"),
+    (b"II*\x00\x08\x00\x00\x00", "TIFF"),
+])
+def test_picture_signatures_are_named(head, name):
+    assert picture_format(head) == name
+
+
+@pytest.mark.parametrize("head", [
+    b"\x00\x00\x00\x20ftypisom\x00\x00\x02\x00",  # an MP4
+    b"\x00\x00\x00\x14ftypqt  \x00\x00\x00\x00",  # a MOV
+    b"RIFF\x24\x00\x00\x00AVI LIST",  # an AVI
+    b"\x1aE\xdf\xa3\x9fB\x86\x81\x01",  # a Matroska/WebM
+    b"GIF89a\xa0\x00`\x00",  # an animated GIF is read as a video
+    b"G\x40\x00\x10\x00\x00\xb0\x0d",  # an MPEG-TS
+])
+def test_video_signatures_are_not_pictures(head):
+    assert picture_format(head) is None
