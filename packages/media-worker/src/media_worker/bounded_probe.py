@@ -199,7 +199,9 @@ def _check_streams(container, limits: ProbeLimits):
     if width > limits.max_width or height > limits.max_height:
         raise _reject(f"The video is {width}x{height}, larger than the allowed "
                       f"{limits.max_width}x{limits.max_height}.")
-    rate = stream.average_rate or stream.guessed_rate
+    # the lower of the two: a demuxer may say its time base as the average (DV's
+    # 60000); the packet scan checks the real rate (``_check_work``)
+    rate = min((r for r in (stream.average_rate, stream.guessed_rate) if r), default=None)
     if rate is not None and float(rate) > limits.max_fps:
         raise _reject(_too_many_fps(float(rate), limits))
     # MP4/MOV index every frame: a source huge in frames but tiny in bytes (2x2 px

@@ -29,7 +29,7 @@ def measure(path: Path) -> Timeline:
     frames = 0
     with av.open(str(path)) as container:
         video = container.streams.video[0]
-        fps = float(video.average_rate or video.guessed_rate or 0)
+        fps = float(video.guessed_rate or video.average_rate or 0)  # DV: average 60000
         size = (video.codec_context.width, video.codec_context.height)
         for packet in container.demux():
             if packet.pts is None or packet.size == 0:
@@ -86,12 +86,15 @@ SOURCES = {
         p.with_suffix(".ogv"), ["-c:v", "libtheora", "-q:v", "5"], "libvorbis"),
     "mpeg2-in-mxf": lambda p: make_foreign_codec_video(
         p.with_suffix(".mxf"), ["-c:v", "mpeg2video", "-b:v", "2M"], "pcm_s16le"),
+    "dv-camcorder": lambda p: make_foreign_codec_video(
+        p.with_suffix(".dv"), ["-vf", "scale=720:576,format=yuv420p", "-c:v", "dvvideo",
+                               "-ac", "2", "-f", "dv"], "pcm_s16le"),
     "animated-gif": lambda p: make_foreign_codec_video(
         p.with_suffix(".gif"), ["-c:v", "gif"], None),
 }
 # sources re-encoded once before splitting (media_worker.splitting.reencode_reason)
 REENCODED = {"sparse-keyframes", "prores-in-mov", "vp8-in-webm", "theora-in-ogg",
-             "animated-gif"}
+             "animated-gif", "dv-camcorder"}
 
 
 @pytest.fixture(params=sorted(SOURCES))
