@@ -8,6 +8,7 @@ import threading
 import time
 import uuid
 from collections.abc import Collection
+from typing import Any
 
 from shared_types.errors import (
     ConditionFailedError,
@@ -84,10 +85,24 @@ class MemoryJobStore:
             self._jobs.pop(job_id, None)
 
 
-class MemorySegmentCompletionStore:
+class _PerSegmentRows:
+    """Rows keyed by (job id, segment index), deleted one or a job's at a time."""
+
     def __init__(self) -> None:
-        self._rows: dict[tuple[str, int], SegmentCompletion] = {}
+        self._rows: dict[tuple[str, int], Any] = {}
         self._lock = threading.Lock()
+
+    def delete(self, job_id: str, segment_index: int) -> None:
+        with self._lock:
+            self._rows.pop((job_id, segment_index), None)
+
+    def delete_job(self, job_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._rows if k[0] == job_id]:
+                del self._rows[key]
+
+
+class MemorySegmentCompletionStore(_PerSegmentRows):
 
     def put(self, completion: SegmentCompletion) -> bool:
         with self._lock:
@@ -104,20 +119,8 @@ class MemorySegmentCompletionStore:
     def count(self, job_id: str) -> int:
         return sum(1 for (j, _) in self._rows if j == job_id)
 
-    def delete(self, job_id: str, segment_index: int) -> None:
-        with self._lock:
-            self._rows.pop((job_id, segment_index), None)
 
-    def delete_job(self, job_id: str) -> None:
-        with self._lock:
-            for key in [k for k in self._rows if k[0] == job_id]:
-                del self._rows[key]
-
-
-class MemorySegmentStatusStore:
-    def __init__(self) -> None:
-        self._rows: dict[tuple[str, int], SegmentStatus] = {}
-        self._lock = threading.Lock()
+class MemorySegmentStatusStore(_PerSegmentRows):
 
     def _set(self, job_id: str, index: int, state: SegmentState, run: int, *,
              attempt: bool = False, error: str | None = None) -> SegmentStatus:
@@ -152,15 +155,6 @@ class MemorySegmentStatusStore:
     def list(self, job_id: str) -> builtins.list[SegmentStatus]:
         rows = [r for (j, _), r in self._rows.items() if j == job_id]
         return sorted(rows, key=lambda r: r.segment_index)
-
-    def delete(self, job_id: str, segment_index: int) -> None:
-        with self._lock:
-            self._rows.pop((job_id, segment_index), None)
-
-    def delete_job(self, job_id: str) -> None:
-        with self._lock:
-            for key in [k for k in self._rows if k[0] == job_id]:
-                del self._rows[key]
 
 
 class MemorySegmentHeartbeatStore:
