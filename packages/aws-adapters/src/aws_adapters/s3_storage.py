@@ -7,12 +7,11 @@ that only S3 would accept.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
+from shared_types.content_disposition import content_disposition
 from shared_types.errors import InvalidKeyError, ObjectNotFoundError
 from shared_types.models import ObjectInfo, PresignedRequest, now
 from shared_types.upload_policy import SIZE_CONDITION, post_fields
@@ -24,7 +23,6 @@ from aws_adapters.s3_multipart import S3MultipartUploads
 MULTIPART_THRESHOLD = 64 * 1024 * 1024
 MULTIPART_CHUNK = 16 * 1024 * 1024
 MAX_KEY_BYTES = 1024
-_UNSAFE_NAME = re.compile(r'[\x00-\x1f\x7f"\\/;]')
 
 
 def check_key(key: str) -> str:
@@ -36,14 +34,6 @@ def check_key(key: str) -> str:
     if len(key.encode("utf-8")) > MAX_KEY_BYTES:
         raise InvalidKeyError(f"object key is over {MAX_KEY_BYTES} bytes")
     return key
-
-
-def content_disposition(download_name: str) -> str:
-    """An ``attachment`` Content-Disposition saving as ``download_name`` (RFC 6266:
-    an ASCII fallback plus the UTF-8 ``filename*``)."""
-    clean = _UNSAFE_NAME.sub("_", download_name).strip() or "download"
-    ascii_name = clean.encode("ascii", "replace").decode().replace("?", "_")
-    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(clean, safe='')}"
 
 
 # Both buckets' lifecycle rules expire objects carrying this tag (an S3

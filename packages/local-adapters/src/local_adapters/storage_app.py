@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import logging
 import re
-from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import anyio
 from shared_types import keys
+from shared_types.content_disposition import content_disposition
 from shared_types.errors import (
     DiskFullError,
     InvalidKeyError,
@@ -78,14 +79,6 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | None:
     if start >= size or end < start:
         raise RangeNotSatisfiableError(f"range {header!r} outside 0..{size - 1}")
     return start, min(end, size - 1)
-
-
-def content_disposition(name: str) -> str:
-    """An ``attachment`` header value safe for any file name (quotes, backslashes
-    and control characters such as CR/LF never reach the header)."""
-    name = "".join(ch if ch.isprintable() else "_" for ch in name)
-    ascii_name = name.encode("ascii", "replace").decode().replace('"', "_").replace("\\", "_")
-    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
 async def _file_chunks(path, start: int, length: int):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from local_adapters.storage_app import RangeNotSatisfiableError, content_disposition, parse_range
+from local_adapters.storage_app import RangeNotSatisfiableError, parse_range
 
 
 @pytest.mark.parametrize(("header", "span"), [
@@ -21,15 +21,3 @@ def test_ranges_of_a_ten_byte_object(header, span):
 def test_unsatisfiable_or_malformed_ranges_raise(header):
     with pytest.raises(RangeNotSatisfiableError):
         parse_range(header, 10)
-
-
-def test_content_disposition_is_safe_for_any_name():
-    value = content_disposition('my "3D" vidéo.mp4')
-    assert value.startswith('attachment; filename="my _3D_ vid?o.mp4"')
-    assert "filename*=UTF-8''my%20%223D%22%20vid%C3%A9o.mp4" in value
-
-
-def test_content_disposition_drops_control_characters():
-    value = content_disposition("a\r\nb\x00.mp4")
-    assert value.startswith('attachment; filename="a__b_.mp4"')
-    assert all(ch.isprintable() for ch in value)
