@@ -21,7 +21,8 @@ from shared_types.multipart import checked_total
 from aws_adapters.errors import translated
 
 
-def _etag(value: str | None) -> str | None:
+def plain_etag(value: str | None) -> str | None:
+    """An S3 ETag without the quotes S3 puts around it (None stays None)."""
     return value.strip('"') if value else None
 
 
@@ -64,7 +65,7 @@ class S3MultipartUploads:
         with translated(f"list parts s3://{self.bucket}/{key}"):
             for page in paginator.paginate(Bucket=self.bucket, Key=key, UploadId=upload_id):
                 parts.extend(UploadedPart(part_number=p["PartNumber"], size=int(p["Size"]),
-                                          etag=_etag(p.get("ETag")))
+                                          etag=plain_etag(p.get("ETag")))
                              for p in page.get("Parts", []))
         return sorted(parts, key=lambda p: p.part_number)
 

@@ -18,7 +18,7 @@ from shared_types.upload_policy import SIZE_CONDITION, post_fields
 
 from aws_adapters.clients import make_client
 from aws_adapters.errors import translated
-from aws_adapters.s3_multipart import S3MultipartUploads
+from aws_adapters.s3_multipart import S3MultipartUploads, plain_etag
 
 MULTIPART_THRESHOLD = 64 * 1024 * 1024
 MULTIPART_CHUNK = 16 * 1024 * 1024
@@ -48,10 +48,6 @@ KEPT_TAG_VALUE = "kept"  # what unmark_expirable sets (moto refuses an empty tag
 def upload_args(content_type: str | None) -> dict[str, str]:
     """Extra PutObject arguments: the content type, when known."""
     return {"ContentType": content_type} if content_type else {}
-
-
-def _etag(value: str | None) -> str | None:
-    return value.strip('"') if value else None
 
 
 class S3ObjectStorage(S3MultipartUploads):
@@ -92,7 +88,7 @@ class S3ObjectStorage(S3MultipartUploads):
         extra = upload_args(content_type)
         with translated(f"put s3://{self.bucket}/{key}"):
             resp = self._client.put_object(Bucket=self.bucket, Key=key, Body=data, **extra)
-        return ObjectInfo(key=key, size=len(data), etag=_etag(resp.get("ETag")),
+        return ObjectInfo(key=key, size=len(data), etag=plain_etag(resp.get("ETag")),
                           last_modified=now(), content_type=content_type)
 
     def get_file(self, key: str, path: Path) -> ObjectInfo:
@@ -124,7 +120,8 @@ class S3ObjectStorage(S3MultipartUploads):
                 resp = self._client.head_object(Bucket=self.bucket, Key=key)
         except ObjectNotFoundError:
             return None
-        return ObjectInfo(key=key, size=int(resp["ContentLength"]), etag=_etag(resp.get("ETag")),
+        return ObjectInfo(key=key, size=int(resp["ContentLength"]),
+                          etag=plain_etag(resp.get("ETag")),
                           last_modified=resp["LastModified"].timestamp(),
                           content_type=resp.get("ContentType"))
 
@@ -145,7 +142,7 @@ class S3ObjectStorage(S3MultipartUploads):
             for page in paginator.paginate(Bucket=self.bucket, Prefix=prefix):
                 for obj in page.get("Contents", []):
                     yield ObjectInfo(key=obj["Key"], size=int(obj["Size"]),
-                                     etag=_etag(obj.get("ETag")),
+                                     etag=plain_etag(obj.get("ETag")),
                                      last_modified=obj["LastModified"].timestamp())
 
     def presign_put(self, key: str, *, expires_s: int = 3600, max_bytes: int | None = None,

@@ -12,7 +12,6 @@ conftest::
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+from shared_types.testing.serving import free_port
 
 FAKE_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "testing",
@@ -34,13 +34,6 @@ FAKE_CREDENTIALS = {
 
 class MotoServerError(RuntimeError):
     """moto_server could not be found or did not start."""
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nobody listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def moto_server_command() -> list[str]:
