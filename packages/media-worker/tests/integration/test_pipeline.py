@@ -267,10 +267,13 @@ def test_the_segment_count_fills_every_video_worker_lane(
 
 def test_the_job_names_what_its_file_could_not_hold(
         local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
-    # DVB subtitles have no form in MP4; teletext's subtitle page becomes text
+    # DVB subtitles have no form in MP4; each teletext subtitle page becomes a
+    # text track in its language (through the side file, which decodes them)
     clean = make_video(tmp_path / "clean.mp4", seconds=4.0, size=(160, 96), fps=12)
-    recording = make_broadcast_recording(clean, tmp_path / "recording.ts",
-                                         teletext=(("HELLO TELETEXT", 1.0, 2.5),))
+    recording = make_broadcast_recording(
+        clean, tmp_path / "recording.ts",
+        teletext=(("HELLO TELETEXT", 1.0, 2.5), ("HALLO VIDEOTEXT", 1.2, 2.0, 0x150)),
+        described=(("eng", 2, 0x888), ("deu", 2, 0x150)))
     job = new_job(local_backend)
     upload(local_backend, job.job_id, recording)
 
@@ -280,4 +283,5 @@ def test_the_job_names_what_its_file_could_not_hold(
     assert done.left_out == ["DVB subtitles"]
     final = tmp_path / "final.mp4"
     local_backend.output_storage.get_file(done.final_key, final)
-    assert [c.text for c in track_cues(final)] == ["HELLO TELETEXT"]
+    assert [c.text for c in track_cues(final, 0)] == ["HELLO TELETEXT"]
+    assert [c.text for c in track_cues(final, 1)] == ["HALLO VIDEOTEXT"]

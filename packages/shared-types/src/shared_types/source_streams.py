@@ -17,7 +17,8 @@ from pathlib import Path
 
 from shared_types.mp4_boxes import Mp4BoxError, track_formats
 from shared_types.stream_names import ffmpeg_codec_names, ffmpeg_decoders
-from shared_types.teletext import stream_subtitle_pages
+from shared_types.teletext import stream_pages
+from shared_types.ts_program_map import TeletextPage
 
 # The global tag of a side-streams file that says where the source's video began
 # (its segments, joined by the concat demuxer from 0, no longer say): see
@@ -53,7 +54,7 @@ class SourceStream:
     language: str | None = None
     title: str | None = None
     index: int | None = None  # in its file (a cover is mapped by it)
-    pages: tuple[str, ...] = ()  # a teletext stream's subtitle pages ("888")
+    pages: tuple[TeletextPage, ...] = ()  # a teletext stream's subtitle pages
 
 
 def describe_stream(stream) -> SourceStream:
@@ -154,7 +155,8 @@ def _named(container, streams: list[SourceStream]) -> list[SourceStream]:
              else s for s in streams]
     if TELETEXT_DECODER not in ffmpeg_decoders():  # pages no mux here could decode
         return named
-    return [replace(s, pages=tuple(stream_subtitle_pages(path, s.index)))
+    return [replace(s, pages=stream_pages(path, s.index, pid=container.streams[s.index].id,
+                                          language=s.language))
             if s.codec == "dvb_teletext" and s.index is not None else s for s in named]
 
 

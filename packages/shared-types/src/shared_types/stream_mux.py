@@ -46,10 +46,15 @@ CAPTION_TRACKS = frozenset({"eia_608", "cc_dec"})
 # A DVB recording's teletext: its subtitle pages (``SourceStream.pages``, found by
 # ``shared_types.teletext``; not the rest of the service) become text through the
 # command line's libzvbi decoder, each page lasting until the next one
-# (``TELETEXT_DECODING``). PyAV cannot even name it (``stream_names`` does).
+# (``TELETEXT_DECODING``), each page a track of its own in its language: the
+# decoder takes one page per input, so a page after the first reads the source
+# again as an input of its own (:func:`teletext_inputs`; decoded together, two
+# languages' pages would cut each other's lines short). PyAV cannot even name
+# the stream (``stream_names`` does).
 TELETEXT = frozenset({"dvb_teletext"})
 TELETEXT_DECODING = ("-fix_sub_duration:s:{k}", "-txt_format:s:{k}", "text",
-                     "-txt_page:s:{k}", "{pages}")
+                     "-txt_page:s:{k}", "{page}")
+HARD_OF_HEARING = " (hard of hearing)"  # after a teletext page's title
 # what a track turned into text is titled when it has no title of its own
 TEXT_TITLES = {**dict.fromkeys(CAPTION_TRACKS, "Closed captions"),
                **dict.fromkeys(TELETEXT, "Teletext subtitles")}
@@ -94,8 +99,8 @@ def container_of(path: Path, default: Container = Container.MP4) -> Container:
 
 
 def stream_args(streams: list[SourceStream], container: Container, input_index: int = 1,
-                *, side_file: bool = False, repair_audio: bool = False
-                ) -> tuple[list[str], list[str]]:
+                *, side_file: bool = False, repair_audio: bool = False,
+                pages_input: int | None = None) -> tuple[list[str], list[str]]:
     """(argv maps and codecs, names of streams dropped) to keep ``streams`` of
     input ``input_index`` in ``container`` beside the film's video (or, for a
     ``side_file``, in an MKV without one). MP4 drops bitmap subtitles and
@@ -107,12 +112,15 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
     one-frame tracks. ``repair_audio``: every audio track decoded and encoded
     again (AAC) instead of copied, gaps filled with silence so it stays in step
     with the picture: what a damaged source needs when a copy fails (a broadcast
-    recording's broken ADTS header stops ffmpeg's copy; its decoder skips the frame)."""
+    recording's broken ADTS header stops ffmpeg's copy; its decoder skips the frame).
+    ``pages_input``: the first of the inputs :func:`teletext_inputs` adds, which
+    decode the teletext pages after each stream's first (none: those are left out)."""
     args: list[str] = []
     dropped: list[str] = []
     n_audio = n_subs = 0
     n_video = 0 if side_file else 1  # in a final file the film's video comes first
     per_kind: dict[str, int] = {}
+    page_inputs = iter(range(pages_input, 1 << 16)) if pages_input is not None else iter(())
     for stream in streams:
         k = per_kind.get(stream.kind, 0)
         per_kind[stream.kind] = k + 1
@@ -128,9 +136,12 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
                 continue
             if stream.codec in TEXT_TITLES and not stream.title:  # named once text
                 stream = replace(stream, title=TEXT_TITLES[stream.codec])
-            args += ["-map", f"{input_index}:s:{k}", f"-c:s:{n_subs}", codec,
-                     *_labels(stream, f"s:{n_subs}")]
-            n_subs += 1
+            for source, track in _subtitle_tracks(stream, input_index, page_inputs, dropped):
+                args += ["-map", f"{source}:s:{k}", f"-c:s:{n_subs}", codec,
+                         *_labels(track, f"s:{n_subs}")]
+                if track.title and track.title.endswith(HARD_OF_HEARING):
+                    args += [f"-disposition:s:{n_subs}", "hearing_impaired"]
+                n_subs += 1
         elif stream.kind == "attachment":
             if container is Container.MKV:
                 args += ["-map", f"{input_index}:t:{k}", "-c:t", "copy"]
@@ -150,14 +161,53 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
 
 def decoding_args(streams: Sequence[SourceStream]) -> list[str]:
     """Input options (before the ``-i`` of the file ``streams`` are read from)
-    that make its teletext subtitles text (:data:`TELETEXT_DECODING`), and
-    let the mux finish when a damaged teletext packet does not decode."""
+    that make the first subtitle page of each teletext stream text
+    (:data:`TELETEXT_DECODING`), and let the mux finish when a damaged teletext
+    packet does not decode."""
     args: list[str] = []
-    subtitles = [s for s in streams if s.kind == "subtitle"]
-    for k, stream in enumerate(subtitles):
-        if stream.codec in TELETEXT and stream.pages:
-            args += [a.format(k=k, pages=",".join(stream.pages)) for a in TELETEXT_DECODING]
+    for k, stream in _teletext(streams):
+        args += _page_decoding(k, stream.pages[0].number)
     return ["-max_error_rate", "1", *args] if args else []
+
+
+def teletext_inputs(streams: Sequence[SourceStream], source: Path) -> list[str]:
+    """Inputs reading ``source`` once more for each teletext subtitle page
+    after its stream's first, each decoding that page (in the order
+    :func:`stream_args` maps them from its ``pages_input`` on)."""
+    args: list[str] = []
+    for k, stream in _teletext(streams):
+        for page in stream.pages[1:]:
+            args += [*_page_decoding(k, page.number), "-protocol_whitelist", "file",
+                     "-i", str(source)]
+    return args
+
+
+def _teletext(streams: Sequence[SourceStream]) -> list[tuple[int, SourceStream]]:
+    """(index among the subtitle streams, stream) of each teletext stream with pages."""
+    subtitles = [s for s in streams if s.kind == "subtitle"]
+    return [(k, s) for k, s in enumerate(subtitles) if s.codec in TELETEXT and s.pages]
+
+
+def _page_decoding(k: int, page: str) -> list[str]:
+    return [a.format(k=k, page=page) for a in TELETEXT_DECODING]
+
+
+def _subtitle_tracks(stream: SourceStream, input_index: int, page_inputs, dropped: list[str]
+                     ) -> list[tuple[int, SourceStream]]:
+    """(input, labels) of each output track subtitle ``stream`` makes: itself,
+    or one per teletext page (a page after the first from the next of
+    ``page_inputs``; left out, named in ``dropped``, when there are none)."""
+    if stream.codec not in TELETEXT:
+        return [(input_index, stream)]
+    tracks = []
+    for n, page in enumerate(stream.pages):
+        source = input_index if n == 0 else next(page_inputs, None)
+        if source is None:
+            dropped.append(f"teletext page {page.number}")
+            continue
+        title = (stream.title or "") + (HARD_OF_HEARING if page.hard_of_hearing else "")
+        tracks.append((source, replace(stream, language=page.language, title=title or None)))
+    return tracks
 
 
 def subtitle_name(codec: str) -> str:
@@ -254,11 +304,12 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     (the source's own start: a whole file then begins at 0, as a plain ffmpeg
     copy would, instead of after an empty edit as long as a broadcast's clock).
     Returns (args, names of dropped streams)."""
-    keep, dropped = stream_args(streams, container, repair_audio=repair_audio)
     data_maps, data_dropped = data_track_args(data, container, input_index=2)
-    dropped += data_dropped
     data_input = (["-protocol_whitelist", "file", "-i", str(data_source or source)]
                   if data_maps else [])
+    keep, dropped = stream_args(streams, container, repair_audio=repair_audio,
+                                pages_input=3 if data_maps else 2)
+    dropped += data_dropped
     if container is Container.MKV:
         keep += _attach_args(cover_files, sum(s.kind == "attachment" for s in streams))
         for _ in cover_files:
@@ -269,7 +320,7 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     timing = ["-copyts"] if copy_timestamps else []
     args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *timing, *video_args,
             "-protocol_whitelist", "file", *decoding_args(streams), "-i", str(source),
-            *data_input,
+            *data_input, *teletext_inputs(streams, source),
             "-map", "0:v:0", "-c:v", "copy", "-disposition:v:0", "default", *keep, *data_maps,
             "-map_metadata", "1", "-map_chapters", "1",
             "-metadata", f"{VIDEO_START_TAG}="]  # (a side file's note, not the user's tag)
@@ -369,12 +420,13 @@ def side_streams_command(source: Path, output: Path, streams: list[SourceStream]
     Returns (args, names of the streams it leaves out); raises
     NothingToKeepError when there is nothing to keep."""
     keep, dropped = stream_args(streams, Container.MKV, input_index=0, side_file=True,
-                                repair_audio=repair_audio)
+                                repair_audio=repair_audio, pages_input=1)
     if not keep and not tagged:
         raise NothingToKeepError("the source has nothing beside its picture to keep", dropped)
     note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]
             if video_start_s > _START_EPSILON_S else [])
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
-            "-protocol_whitelist", "file", *decoding_args(streams), "-i", str(source), *keep,
+            "-protocol_whitelist", "file", *decoding_args(streams), "-i", str(source),
+            *teletext_inputs(streams, source), *keep,
             "-map_metadata", "0", "-map_chapters", "0", *note,
             "-f", "matroska" if keep else "ffmetadata", str(output)], dropped

@@ -8,13 +8,18 @@ turns the pages it is told into text; told every page, it would make the
 index a subtitle too. :func:`subtitle_pages` reads the headers of a stream's
 packets (EN 300 472 data units: each payload byte bit-reversed, addresses and
 page numbers Hamming 8/4 coded) and names the subtitle pages ("888"), as the
-decoder's ``txt_page`` option takes them.
+decoder's ``txt_page`` option takes them. :func:`stream_pages` adds what the
+programme map says of each (its language, whether it is for the hard of
+hearing: ``shared_types.ts_program_map``), and the pages it lists that do
+not show in the packets read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+
+from shared_types.ts_program_map import TeletextPage, described_pages
 
 TELETEXT_UNITS = (0x02, 0x03)  # data_unit_id: EBU teletext (non-)subtitle data
 UNIT_BYTES = 46  # id, length (44), field/line, framing code, 42 payload bytes
@@ -68,7 +73,14 @@ def subtitle_pages(packets: Iterable[bytes]) -> list[str]:
 def stream_subtitle_pages(path: Path, index: int, *, max_s: float = MAX_SCAN_S) -> list[str]:
     """The subtitle pages of teletext stream ``index`` of ``path``, from its
     first ``max_s`` seconds of packets (demux only); none when it cannot be read."""
+    return _scan(path, index, max_s)[0]
+
+
+def _scan(path: Path, index: int, max_s: float) -> tuple[list[str], bool]:
+    """(:func:`stream_subtitle_pages`, whether the scan read the whole stream)."""
     import av  # vendor import stays in this function
+
+    whole = [True]
 
     def packets(container):
         stream = container.streams[index]
@@ -78,12 +90,31 @@ def stream_subtitle_pages(path: Path, index: int, *, max_s: float = MAX_SCAN_S) 
                 t = float(packet.pts * packet.time_base)
                 first = t if first is None else first
                 if t - first > max_s:
+                    whole[0] = False
                     return
             if packet.size:
                 yield bytes(packet)
 
     try:
         with av.open(str(path)) as container:
-            return subtitle_pages(packets(container))
+            return subtitle_pages(packets(container)), whole[0]
     except (av.error.FFmpegError, OSError, ValueError, IndexError):
-        return []
+        return [], False
+
+
+def stream_pages(path: Path, index: int, *, pid: int | None = None,
+                 language: str | None = None, max_s: float = MAX_SCAN_S
+                 ) -> tuple[TeletextPage, ...]:
+    """The subtitle pages of teletext stream ``index`` (on ``pid``) of ``path``:
+    those the programme map lists, in its order, with their languages (less
+    those never sent, when the page headers were read to the end: a service
+    lists pages the programme has no subtitles on), then those only the page
+    headers flag, with the stream's ``language`` when it names one language
+    (FFmpeg joins a descriptor's several with commas)."""
+    flagged, whole = _scan(path, index, max_s)
+    described = [page for page in (described_pages(path, pid) if pid is not None else [])
+                 if page.number in flagged or not whole]
+    listed = {page.number for page in described}
+    single = language if language and "," not in language and language != "und" else None
+    return (*described, *(TeletextPage(number, single) for number in flagged
+                          if number not in listed))

@@ -26,7 +26,9 @@ from shared_types.stream_mux import (
     side_streams_command,
     stream_args,
     subtitle_name,
+    teletext_inputs,
 )
+from shared_types.ts_program_map import TeletextPage
 
 FILM = [
     SourceStream("audio", "aac", 2, "eng", "English"),
@@ -314,23 +316,41 @@ def test_subtitle_streams_no_muxer_here_writes_are_left_out_not_copied(container
 
 @pytest.mark.parametrize(("container", "codec"), [(Container.MP4, "mov_text"),
                                                   (Container.MKV, "srt")])
-def test_teletext_subtitle_pages_become_text_decoded_page_by_page(container, codec):
+def test_each_teletext_subtitle_page_becomes_a_text_track_of_its_own(container, codec):
+    german, french = TeletextPage("777", "deu"), TeletextPage("888", "fra", True)
     streams = [SourceStream("subtitle", "dvbsub"),
-               SourceStream("subtitle", "dvb_teletext", language="deu", pages=("777", "888"))]
-    args, dropped = stream_args(streams, container)
+               SourceStream("subtitle", "dvb_teletext", language="deu,fra",
+                            pages=(german, french))]
+    args, dropped = stream_args(streams, container, pages_input=2)
     joined = " ".join(args)
-    assert f"-map 1:s:1 -c:s:{1 if container is Container.MKV else 0} {codec}" in joined
-    assert "title=Teletext subtitles" in joined and "language=deu" in joined
-    decoding = " ".join(decoding_args(streams))
-    # options of the second subtitle stream of that input only, each page until the next
-    assert decoding == ("-max_error_rate 1 -fix_sub_duration:s:1 -txt_format:s:1 text "
-                        "-txt_page:s:1 777,888")
+    first = 1 if container is Container.MKV else 0  # MP4 drops the DVB subtitles
+    # the first page from the source's input, the second from an input of its own
+    assert f"-map 1:s:1 -c:s:{first} {codec}" in joined
+    assert f"-map 2:s:1 -c:s:{first + 1} {codec}" in joined
+    assert f"-metadata:s:s:{first} language=deu -metadata:s:s:{first} title=Teletext " \
+           "subtitles" in joined
+    assert f"language=fra -metadata:s:s:{first + 1} title=Teletext subtitles (hard of " \
+           "hearing)" in joined
+    assert f"-disposition:s:{first + 1} hearing_impaired" in joined
+    assert "language=deu,fra" not in joined
+    assert decoding_args(streams) == ["-max_error_rate", "1", "-fix_sub_duration:s:1",
+                                      "-txt_format:s:1", "text", "-txt_page:s:1", "777"]
+    assert teletext_inputs(streams, Path("rec.ts")) == [
+        "-fix_sub_duration:s:1", "-txt_format:s:1", "text", "-txt_page:s:1", "888",
+        "-protocol_whitelist", "file", "-i", "rec.ts"]
+    # with no input for it, the second page is named as left out
+    _, without = stream_args(streams, container)
+    assert "teletext page 888" in without
+
     side, _ = side_streams_command(Path("rec.ts"), Path("side.mkv"), streams)
+    assert side.count("-i") == 2 and "1:s:1" in side
     assert side.index("-txt_page:s:1") < side.index("-i")
     mux, _ = mux_command(Path("v.mp4"), Path("rec.ts"), Path("o.mp4"), container=container,
                          streams=streams, packing=None)
     assert mux.index("-txt_page:s:1") > mux.index("v.mp4")  # on the source's input
     assert mux.index("-txt_page:s:1") < mux.index("rec.ts")
+    assert [mux[i + 1] for i, a in enumerate(mux) if a == "-i"] == ["v.mp4", "rec.ts", "rec.ts"]
+    assert "2:s:1" in mux
 
 
 @pytest.mark.parametrize(("container", "codec"), [(Container.MP4, "mov_text"),

@@ -192,6 +192,25 @@ def test_a_dvb_recording_keeps_its_teletext_subtitles_as_text_and_dvb_subtitles_
         assert track_cues(out) == [TextCue(0.5, 1.5, "HELLO TELETEXT")]
 
 
+def test_each_teletext_language_is_a_subtitle_track_of_its_own(tmp_path):
+    # two languages on two pages of one teletext stream: decoded together, each
+    # page's lines were cut short by the other's; the programme map names them
+    clean = make_video(tmp_path / "clean.mp4", seconds=SECONDS, size=(160, 96), fps=FPS)
+    recording = make_broadcast_recording(
+        clean, tmp_path / "recording.ts",
+        teletext=(("HELLO", 0.5, 1.5), ("BONJOUR", 0.7, 1.8, 0x777)),
+        described=(("eng", 2, 0x888), ("fra", 5, 0x777)))
+    for out in (tmp_path / "out.mkv", tmp_path / "out.mp4"):
+        convert_file(recording, out, mode="half-sbs", start_at_zero=True)
+        with av.open(str(out)) as c:
+            text = [s for s in c.streams.subtitles if s.codec_context.name != "dvbsub"]
+            assert [s.metadata.get("language") for s in text] == ["eng", "fra"]
+            titles = [s.metadata.get("title") or s.metadata.get("name") for s in text]
+        assert titles == ["Teletext subtitles", "Teletext subtitles (hard of hearing)"]
+        assert track_cues(out, 0) == [TextCue(0.5, 1.5, "HELLO")]
+        assert track_cues(out, 1) == [TextCue(0.7, 1.8, "BONJOUR")]
+
+
 def test_a_second_video_track_is_named_as_left_out_not_dropped_silently(tmp_path, caplog):
     two = make_two_angle_video(tmp_path / "two.mp4")
     out = tmp_path / "out.mkv"

@@ -116,10 +116,11 @@ def make_caption_track_video(path: Path, *, text: str = "HELLO WORLD") -> Path:
     return path
 
 
-def track_cues(path: Path) -> list[TextCue]:
-    """The first subtitle stream of ``path`` as timed text (none when it has none)."""
+def track_cues(path: Path, track: int = 0) -> list[TextCue]:
+    """Subtitle stream ``track`` of ``path`` as timed text (none when it has none)."""
     done = subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(path),
-                           "-map", "0:s:0?", "-f", "srt", "-"], capture_output=True, timeout=120)
+                           "-map", f"0:s:{track}?", "-f", "srt", "-"], capture_output=True,
+                          timeout=120)
     return parse_srt(done.stdout.decode("utf-8", "replace")) if done.returncode == 0 else []
 
 

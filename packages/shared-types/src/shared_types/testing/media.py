@@ -78,25 +78,33 @@ def make_two_angle_video(path: Path, *, seconds: float = 2.0, size: tuple[int, i
 
 def make_broadcast_recording(source: Path, dest: Path,
                              subtitles: tuple[str, ...] = ("dvb_teletext", "dvb_subtitle"),
-                             teletext: tuple[tuple[str, float, float], ...] = (
-                                 ("HELLO TELETEXT", 1.0, 2.5),)) -> Path:
+                             teletext: tuple[tuple, ...] = (("HELLO TELETEXT", 1.0, 2.5),),
+                             described: tuple[tuple[str, int, int], ...] = ()) -> Path:
     """Copy ``source`` into an MPEG-TS at ``dest`` with a subtitle stream of each
     codec in ``subtitles``, as a DVB recording carries them. The teletext
     stream is a real service (``testing.teletext``): each ``(text, shown_s,
-    hidden_s)`` of ``teletext`` on subtitle page 888, seconds after the
-    source's first packet, and an ordinary index page (100) at the start,
-    which is not a subtitle. DVB subtitle streams hold placeholder packets
-    every half second (nothing here encodes them; a copy only needs the
-    stream). Returns ``dest``."""
+    hidden_s[, page])`` of ``teletext`` on its subtitle page (888 when not
+    given, three hex digits: 0x777), seconds after the source's first packet,
+    and an ordinary index page (100) at the start, which is not a subtitle;
+    ``described``: what the programme map says of its pages, each
+    ``(language, teletext_type, page)`` (type 2: subtitles, 5: for the hard of
+    hearing). DVB subtitle streams hold placeholder packets every half second
+    (nothing here encodes them; a copy only needs the stream). Returns ``dest``."""
     from fractions import Fraction
 
     import av  # PyAV: the ffmpeg CLI has no teletext or DVB subtitle encoder
 
-    from shared_types.testing.teletext import clear_page, index_page, subtitle_page
+    from shared_types.testing.teletext import (
+        clear_page,
+        describe_teletext,
+        index_page,
+        subtitle_page,
+    )
 
     pages = [(0.2, index_page())]
-    for text, shown, hidden in teletext:
-        pages += [(shown, subtitle_page(text)), (hidden, clear_page())]
+    for text, shown, hidden, *page in teletext:
+        number = page[0] if page else 0x888
+        pages += [(shown, subtitle_page(text, page=number)), (hidden, clear_page(page=number))]
     pages.sort(key=lambda page: page[0])
     with av.open(str(source)) as src, av.open(str(dest), "w", format="mpegts") as out:
         copies = {s.index: out.add_stream_from_template(s) for s in src.streams
@@ -105,6 +113,8 @@ def make_broadcast_recording(source: Path, dest: Path,
         for sub in subs.values():
             sub.time_base = Fraction(1, 90000)
         teletext_stream = subs.pop("dvb_teletext", None)
+        if teletext_stream is not None and described:
+            teletext_stream.metadata["language"] = ",".join(lang for lang, _, _ in described)
         placeholders = list(subs.values())
         next_s, first = 0.0, None
         for packet in src.demux(*(src.streams[i] for i in copies)):
@@ -121,6 +131,11 @@ def make_broadcast_recording(source: Path, dest: Path,
                 for sub in placeholders:
                     _mux_bytes(out, sub, bytes([0x20, 0x00]) + bytes(182), next_s)
                 next_s += 0.5
+        index = teletext_stream.index if teletext_stream is not None else None
+    if index is not None and described:
+        with av.open(str(dest)) as written:  # its PID, which the muxer chose
+            pid = written.streams[index].id
+        describe_teletext(dest, pid, [(kind, page) for _, kind, page in described])
     return dest
 
 

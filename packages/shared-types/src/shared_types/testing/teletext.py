@@ -13,11 +13,16 @@ bits in transmission order (reversed). Addresses and page numbers are Hamming
 default) and :func:`clear_page` empties it; :func:`index_page` is an ordinary
 page (100), which subtitle decoding must leave out. Each returns one PES
 data field, ready to be muxed with a presentation time.
+:func:`describe_teletext` writes into a recording's programme map which page
+is which (FFmpeg's muxer, given no pages, says each is an initial page).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from shared_types.teletext import hamming, reversed_bits
+from shared_types.ts_program_map import PMT_TABLE, TELETEXT_DESCRIPTORS, mpeg_crc32
 
 SUBTITLE_UNIT, STUFFING_UNIT = 0x03, 0xFF  # data_unit_id: EBU teletext subtitle data, stuffing
 UNIT_LENGTH = 0x2C  # 44 bytes after the id and length
@@ -83,3 +88,37 @@ def index_page(text: str = "INDEX PAGE", *, page: int = 0x100) -> bytes:
     return _pes([_header(magazine, number, subtitle=False),
                  _row(magazine, 1, text, boxed=False),
                  _header(magazine, FILLER_PAGE, subtitle=False)])
+
+
+def describe_teletext(path: Path, pid: int, pages: list[tuple[int, int]]) -> None:
+    """Write ``pages`` ((teletext_type, page as three hex digits), one per
+    language FFmpeg wrote) into every teletext descriptor the programme map of
+    the MPEG-TS ``path`` has for the stream on ``pid``, CRC renewed. The PMT
+    must fit one packet (FFmpeg's do)."""
+    data = bytearray(Path(path).read_bytes())
+    for at in range(0, len(data) - 187, 188):
+        if not data[at + 1] & 0x40 or data[at + 3] >> 4 != 1:  # a section start, payload only
+            continue
+        start = at + 5 + data[at + 4]  # after the pointer field
+        if data[start] != PMT_TABLE:
+            continue
+        end = start + 3 + ((data[start + 1] & 0x0F) << 8 | data[start + 2])
+        es = start + 12 + ((data[start + 10] & 0x0F) << 8 | data[start + 11])
+        while es + 5 <= end - 4:
+            info = (data[es + 3] & 0x0F) << 8 | data[es + 4]
+            if (data[es + 1] & 0x1F) << 8 | data[es + 2] == pid:
+                _describe(data, es + 5, es + 5 + info, pages)
+            es += 5 + info
+        data[end - 4:end] = mpeg_crc32(bytes(data[start:end - 4])).to_bytes(4, "big")
+    Path(path).write_bytes(bytes(data))
+
+
+def _describe(data: bytearray, at: int, end: int, pages: list[tuple[int, int]]) -> None:
+    while at + 2 <= end:
+        tag, length = data[at], data[at + 1]
+        if tag in TELETEXT_DESCRIPTORS:
+            for n, (kind, page) in enumerate(pages[:length // 5]):
+                entry = at + 2 + 5 * n
+                data[entry + 3] = kind << 3 | (page >> 8 & 7)
+                data[entry + 4] = page & 0xFF
+        at += 2 + length
