@@ -3,10 +3,10 @@
 from shared_types.a53 import (
     ATSC_CC_HEADER,
     MAX_TRIPLETS,
-    START_CODE,
     caption_sei,
     with_caption_sei,
 )
+from shared_types.sei import START_CODE
 
 
 def _unescaped(nal: bytes) -> bytes:

@@ -1,8 +1,10 @@
 """Encode stereo frames with PyAV (libx264, or h264_nvenc on a GPU): video only.
 
 Frames keep the source timestamps (constant or variable frame rate), sample
-aspect and colour description; SBS/TB layouts carry H.264's frame-packing SEI;
-the source pictures' closed captions (A/53) are put back in the same pictures.
+aspect and colour description; SBS/TB layouts carry the frame-packing SEI
+(x264's own; on every keyframe of x265's and NVENC's, which cannot write it:
+``shared_types.frame_packing``); the source pictures' closed captions (A/53)
+are put back in the same pictures.
 Every other stream of the source (audio, subtitles, chapters, tags) is added
 afterwards by ``stereo_inference.mux``.
 """
@@ -11,13 +13,14 @@ from __future__ import annotations
 
 import logging
 from fractions import Fraction
-from functools import cache
 from pathlib import Path
 
 import av
 import numpy as np
 from shared_types.a53 import with_caption_sei
+from shared_types.frame_packing import frame_packing_sei
 from shared_types.hdr import HdrInfo
+from shared_types.sei import with_sei
 
 from stereo_inference import planes
 from stereo_inference.errors import write_failure
@@ -61,6 +64,10 @@ class StereoEncoder:
         self.size = size
         self.hdr = hdr if hdr is not None and hdr.bit_depth > 8 else None
         self.video = self._add_video(size, fps, time_base, crf, preset, use_nvenc, packing)
+        self.hevc = self.video.codec_context.name == "libx265"
+        # the SEI an encoder without its own frame-packing SEI gets on each keyframe
+        self.packing_sei = (frame_packing_sei(packing, hevc=self.hevc)
+                            if packing and self.video.codec_context.name != "libx264" else None)
         if threads:  # None: the codec's automatic count (every core)
             self.video.codec_context.thread_count = threads
         if sample_aspect and sample_aspect[0] and sample_aspect[1]:
@@ -124,11 +131,15 @@ class StereoEncoder:
             raise write_failure("encoding the 3D video", exc, self.path) from exc
 
     def _mux(self, packet: av.Packet) -> None:
-        """Write ``packet``, its picture's closed captions put back in first."""
+        """Write ``packet``, its picture's closed captions put back in first
+        (and, on a keyframe, the frame-packing SEI its encoder cannot write)."""
         cc = self.captions.pop(packet.pts, None) if self.captions else None
+        data = None
         if cc is not None:
-            packet = _captioned(packet, cc, hevc=self.hdr is not None)
-        self.out.mux(packet)
+            data = with_caption_sei(bytes(packet), cc, hevc=self.hevc)
+        if self.packing_sei is not None and packet.is_keyframe:
+            data = with_sei(data or bytes(packet), self.packing_sei, hevc=self.hevc)
+        self.out.mux(packet if data is None else _rewritten(packet, data))
 
     def close(self) -> None:
         """Flush the encoder and finish the file."""
@@ -149,10 +160,9 @@ class StereoEncoder:
             pass
 
 
-@cache
-def _captioned(packet: av.Packet, cc_data: bytes, *, hevc: bool) -> av.Packet:
-    """A copy of the encoded picture ``packet`` with ``cc_data`` in its SEI."""
-    out = av.Packet(with_caption_sei(bytes(packet), cc_data, hevc=hevc))
+def _rewritten(packet: av.Packet, data: bytes) -> av.Packet:
+    """The encoded picture ``packet`` with its bytes replaced by ``data``."""
+    out = av.Packet(data)
     out.pts, out.dts, out.duration = packet.pts, packet.dts, packet.duration
     out.time_base, out.is_keyframe, out.stream = packet.time_base, packet.is_keyframe, packet.stream
     return out

@@ -7,7 +7,7 @@ from shared_types.stereo_boxes import read_st3d
 from shared_types.subtitle_cues import TextCue
 from shared_types.testing.captions import track_cues
 from shared_types.testing.media import make_broadcast_recording, make_two_angle_video, make_video
-from shared_types.testing.media_facts import media_facts
+from shared_types.testing.media_facts import frame_packing_arrangements, media_facts
 from shared_types.testing.rich_media import make_rich_video
 
 from stereo_inference import convert_file
@@ -68,6 +68,9 @@ def test_an_hdr_film_in_mkv_keeps_every_stream_and_says_top_bottom(film_mkv, tmp
     assert [s.codec for s in facts.of_kind("subtitle")] == ["srt"]  # copied as-is
     assert (facts.width, facts.height) == (854, 960)
     assert facts.stereo_mode == "top_bottom"
+    # x265 writes no frame-packing SEI: the engine's own, on every keyframe
+    assert facts.frame_packing == "TOPBOTTOM"
+    assert {kind for _, kind in frame_packing_arrangements(out)} == {4}  # top-bottom
     # still 10-bit HDR10: BT.2020 / PQ description, mastering display, light level
     source = media_facts(film_mkv.path)
     assert facts.pix_fmt == "yuv420p10le"

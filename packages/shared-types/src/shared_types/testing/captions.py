@@ -17,8 +17,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from shared_types.a53 import START_CODE, caption_sei
+from shared_types.a53 import caption_sei
 from shared_types.ffmpeg import ffmpeg_path
+from shared_types.sei import START_CODE
 from shared_types.subtitle_cues import TextCue, parse_srt
 from shared_types.testing.teletext import odd_parity
 

@@ -166,3 +166,28 @@ def _stereo_type(side_data) -> str:
     kinds = {0: "2D", 1: "SIDEBYSIDE", 2: "TOPBOTTOM", 3: "FRAMESEQUENCE", 4: "CHECKERBOARD",
              5: "SIDEBYSIDE_QUINCUNX", 6: "LINES", 7: "COLUMNS", 8: "UNSPEC"}
     return kinds.get(int.from_bytes(raw[:4], "little"), "UNKNOWN")
+
+
+def frame_packing_arrangements(path: Path) -> list[tuple[int, int]]:
+    """(pts of its picture, frame_packing_arrangement_type) of each frame-packing SEI in the
+    first video stream of ``path`` (FFmpeg's own bitstream parser, read from
+    its ``trace_headers`` log: decoders fill their stereo side data from the
+    container's st3d or StereoMode too, so the SEI itself is read here)."""
+    import re
+    import subprocess
+
+    from shared_types.ffmpeg import ffmpeg_path
+
+    done = subprocess.run(
+        [ffmpeg_path(), "-hide_banner", "-loglevel", "trace", "-i", str(path), "-map", "0:v:0",
+         "-c", "copy", "-bsf:v", "trace_headers", "-f", "null", "-"],
+        capture_output=True, text=True, errors="replace", timeout=300, check=True)
+    found, at = [], 0
+    for line in done.stderr.splitlines():
+        packet = re.search(r"Packet: \d+ bytes.* pts (-?\d+)", line)
+        if packet:
+            at = int(packet.group(1))
+        kind = re.search(r"(?:fp|frame_packing)_arrangement_type +[01]+ = (\d+)", line)
+        if kind:
+            found.append((at, int(kind.group(1))))
+    return found
