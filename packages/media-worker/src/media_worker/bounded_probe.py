@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.byte_size import size_words
+from shared_types.frame_rate import stream_rate
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
 from shared_types.source_streams import describe_stream, file_timecode, video_labels
 
@@ -199,9 +200,7 @@ def _check_streams(container, limits: ProbeLimits):
     if width > limits.max_width or height > limits.max_height:
         raise _reject(f"The video is {width}x{height}, larger than the allowed "
                       f"{limits.max_width}x{limits.max_height}.")
-    # the lower of the two: a demuxer may say its time base as the average (DV's
-    # 60000); the packet scan checks the real rate (``_check_work``)
-    rate = min((r for r in (stream.average_rate, stream.guessed_rate) if r), default=None)
+    rate = stream_rate(stream)  # the packet scan checks the real rate (``_check_work``)
     if rate is not None and float(rate) > limits.max_fps:
         raise _reject(_too_many_fps(float(rate), limits))
     # MP4/MOV index every frame: a source huge in frames but tiny in bytes (2x2 px

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from shared_types.ffmpeg import ffmpeg_path
+from shared_types.frame_rate import stream_rate
 from shared_types.testing.media import make_video
 from shared_types.testing.timing import make_paused_video
 
@@ -29,7 +30,7 @@ def measure(path: Path) -> Timeline:
     frames = 0
     with av.open(str(path)) as container:
         video = container.streams.video[0]
-        fps = float(video.guessed_rate or video.average_rate or 0)  # DV: average 60000
+        fps = float(stream_rate(video) or 0)
         size = (video.codec_context.width, video.codec_context.height)
         for packet in container.demux():
             if packet.pts is None or packet.size == 0:

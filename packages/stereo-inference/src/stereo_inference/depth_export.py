@@ -17,6 +17,7 @@ import av
 import numpy as np
 import torch
 import torch.nn.functional as F
+from shared_types.frame_rate import stream_rate
 from shared_types.models import DepthModel
 
 from stereo_inference.depth import ensure_installed, estimate_in_batches, load_estimator
@@ -75,7 +76,7 @@ def _write(source: Path, target: Path, size, info, estimator, normalizer, progre
     with av.open(str(source)) as src, av.open(str(target), "w", format="matroska") as out:
         stream = src.streams.video[0]
         stream.thread_type = "AUTO"
-        depth_stream = out.add_stream("ffv1", rate=stream.average_rate or round(info.fps) or 25)
+        depth_stream = out.add_stream("ffv1", rate=stream_rate(stream) or round(info.fps) or 25)
         depth_stream.width, depth_stream.height = info.width, info.height
         depth_stream.pix_fmt = "gray16le"
         depth_stream.time_base = stream.time_base

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import av
 from pydantic import BaseModel
+from shared_types.frame_rate import stream_rate
 from shared_types.hdr import HdrInfo, frame_color, hdr_info
 
 from stereo_inference.errors import InvalidInputError
@@ -65,7 +66,7 @@ def _describe(container, path: Path) -> VideoInfo:
         raise InvalidInputError(
             f"{path.name}: {width}x{height} exceeds the {MAX_DIMENSION}px limit"
         )
-    rate = stream.average_rate or stream.guessed_rate or Fraction(25)
+    rate = stream_rate(stream) or Fraction(25)
     duration = _duration_s(container, stream)
     rotation, color, hdr = _first_frame(container, stream)
     if color is None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from shared_types.frame_rate import stream_rate
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ def video_facts(path: Path) -> VideoFacts:
             frames += 1
             if frame.pts is not None:
                 last_pts = float(frame.pts * frame.time_base)
-        rate = float(stream.average_rate or stream.guessed_rate or 0)
+        rate = float(stream_rate(stream) or 0)
         start = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
         duration = last_pts - start + (1.0 / rate if rate else 0.0)
         return VideoFacts(stream.codec_context.width, stream.codec_context.height,

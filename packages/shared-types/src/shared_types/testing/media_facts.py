@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from shared_types.frame_rate import stream_rate
+
 _STEREO_SIDE_DATA = "STEREO3D"
 
 
@@ -81,7 +83,7 @@ def media_facts(path: Path) -> MediaFacts:
                 t = float(frame.pts * frame.time_base)
                 start = t if start is None else min(start, t)
                 last_pts = max(last_pts, t)
-        rate = float(video.average_rate or video.guessed_rate or 0)
+        rate = float(stream_rate(video) or 0)
         duration = last_pts - (start or 0.0) + (1.0 / rate if rate else 0.0)
         types = {sd.type.name for sd in first.side_data} if first is not None else set()
         packing = next((sd for sd in first.side_data if sd.type.name == _STEREO_SIDE_DATA),
