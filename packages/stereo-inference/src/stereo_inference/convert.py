@@ -155,6 +155,17 @@ def _convert_with_depth_video(job: _Conversion, depth_video: Path,
         estimator.close()
 
 
+def _say_if_cut_short(input_path: Path, info: VideoInfo, seconds: float) -> None:
+    """Warn when the picture read ends well before the duration the input's
+    index lists (a download cut off, a damaged file): the output holds what
+    could be read, and says so instead of passing for the whole film."""
+    listed = info.indexed_s
+    if listed and seconds < listed - max(1.0, 0.05 * listed):
+        log.warning("%s ends after %.1f s of the %.1f s its index lists (the file is "
+                    "incomplete or damaged): the 3D video holds what could be read",
+                    input_path.name, seconds, listed)
+
+
 @contextmanager
 def _on_one_timeline(input_path: Path, output_path: Path, ffmpeg: str | None,
                      timeout_s: float) -> Iterator[Path]:
@@ -285,6 +296,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         )
         with clock.stage("encode"):  # x264's last frames
             encoder.close()
+        _say_if_cut_short(input_path, info, encoder.seconds)
         encoder = None
         with clock.stage("mux"):
             if not direct:

@@ -77,6 +77,7 @@ class StereoEncoder:
             cc.color_primaries, cc.color_trc, cc.colorspace, cc.color_range = color
         self.time_base = time_base
         self.frames = 0
+        self.span: tuple[int, int] | None = None  # first pts, last pts + duration written
         self.captions: dict[int, bytes] = {}  # cc_data by pts, until its picture is written
 
     def _add_video(self, size, fps, time_base, crf, preset, use_nvenc, packing):
@@ -125,10 +126,18 @@ class StereoEncoder:
                 if durations[i]:
                     frame.duration = durations[i]
                 self.frames += 1
+                end = frame.pts + (durations[i] or 0)
+                self.span = ((frame.pts, end) if self.span is None
+                             else (min(self.span[0], frame.pts), max(self.span[1], end)))
                 for packet in self.video.encode(frame):
                     self._mux(packet)
         except av.FFmpegError as exc:
             raise write_failure("encoding the 3D video", exc, self.path) from exc
+
+    @property
+    def seconds(self) -> float:
+        """Seconds of picture written, from the first frame to the end of the last."""
+        return float((self.span[1] - self.span[0]) * self.time_base) if self.span else 0.0
 
     def _mux(self, packet: av.Packet) -> None:
         """Write ``packet``, its picture's closed captions put back in first

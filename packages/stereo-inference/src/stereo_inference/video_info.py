@@ -23,6 +23,9 @@ class VideoInfo(BaseModel):
     fps: float
     frames: int | None  # from the container; None when it does not say
     duration_s: float
+    # the video's own duration as the container's index lists it (MP4/MOV); None
+    # when it does not say: what a cut-off download still claims
+    indexed_s: float | None = None
     codec: str
     rotation: int  # degrees, from the display matrix
     sample_aspect: tuple[int, int] | None
@@ -78,6 +81,8 @@ def _describe(container, path: Path) -> VideoInfo:
         fps=float(rate),
         frames=stream.frames or None,
         duration_s=duration,
+        indexed_s=(float(stream.duration * stream.time_base)
+                   if stream.frames and stream.duration and stream.time_base else None),
         codec=stream.codec_context.name,
         rotation=rotation,
         sample_aspect=(sar.numerator, sar.denominator) if sar else None,

@@ -283,3 +283,21 @@ def test_without_ffmpeg_a_video_only_source_still_converts_and_one_with_audio_sa
     with pytest.raises(FfmpegNotFoundError):
         convert_file(clip, tmp_path / "with_audio.mp4", mode="half-sbs")
     assert not list(tmp_path.glob(".*partial*"))  # nothing half-written is left
+
+
+def test_a_cut_off_download_converts_what_it_holds_and_says_so(tmp_path, caplog):
+    """A faststart MP4 cut in half still lists every frame in its index: the
+    engine converts the frames there are and warns that the file is incomplete."""
+    whole = tmp_path / "whole.mp4"
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=160x96:rate=24:duration=8", "-c:v", "libx264", "-g", "24",
+                    "-movflags", "+faststart", str(whole)], check=True, timeout=60)
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size // 2])
+    with caplog.at_level("WARNING", logger="stereo_inference.convert"):
+        convert_file(whole, tmp_path / "a.mp4", mode="half-sbs")
+        assert "incomplete" not in caplog.text
+        result = convert_file(cut, tmp_path / "b.mp4", mode="half-sbs")
+    assert 24 <= result.frames < 192
+    assert "cut.mp4 ends after" in caplog.text and "of the 8.0 s its index lists" in caplog.text
+    assert read_video(tmp_path / "b.mp4")["frames"] == result.frames
