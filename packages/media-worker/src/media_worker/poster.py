@@ -13,6 +13,7 @@ from shared_types import keys
 from shared_types.errors import StereoSpotError
 from shared_types.ports import ObjectStorage
 
+from media_worker.errors import FfmpegFailedError
 from media_worker.ffmpeg_runner import FfmpegRunner
 
 log = logging.getLogger(__name__)
@@ -30,12 +31,21 @@ def poster_time(duration_s: float) -> float:
 def make_poster(runner: FfmpegRunner, source_args: Sequence[str], duration_s: float,
                 dest: Path) -> Path:
     """Write a JPEG of one frame of the input ``source_args`` name (ffmpeg input
-    arguments), ``POSTER_WIDTH`` wide, to ``dest``. Raises Ffmpeg*Error."""
-    runner.run([
-        "-ss", f"{poster_time(duration_s):.3f}", *source_args,
-        "-map", "0:v:0", "-frames:v", "1", "-vf", f"scale={POSTER_WIDTH}:-2",
-        "-q:v", "5", str(dest),
-    ], what="poster frame")
+    arguments), ``POSTER_WIDTH`` wide, to ``dest``; from the first frame when
+    there is none after :func:`poster_time` (a clip of a frame or two). Raises
+    Ffmpeg*Error."""
+    def frame_at(at: float) -> None:
+        runner.run(["-ss", f"{at:.3f}", *source_args, "-map", "0:v:0", "-frames:v", "1",
+                    "-vf", f"scale={POSTER_WIDTH}:-2", "-q:v", "5", str(dest)],
+                   what="poster frame")
+
+    at = poster_time(duration_s)
+    try:
+        frame_at(at)
+    except FfmpegFailedError:
+        if at == 0:
+            raise
+        frame_at(0.0)
     return dest
 
 

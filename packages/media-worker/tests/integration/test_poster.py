@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import av
 from shared_types import keys
+from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import JobStatus
 from shared_types.testing.media import make_video
 from shared_types.testing.memory import MemoryStorage
@@ -39,3 +40,12 @@ def test_a_poster_that_cannot_be_made_is_skipped(tmp_path):
 def test_the_poster_time_stays_inside_short_clips():
     assert poster_time(60) == 1.0
     assert poster_time(0.5) == 0.25
+
+
+def test_a_clip_of_one_frame_still_gets_its_poster(tmp_path):
+    # the only frame is at 0: a seek to the middle of its 1/24 s finds none after it
+    clip = make_video(tmp_path / "one.mp4", seconds=1 / 24, audio=False)
+    storage = MemoryStorage("output")
+    runner = FfmpegRunner(ffmpeg_path(), timeout_s=30)
+    assert store_poster(runner, file_input(clip), 1 / 24, tmp_path, storage, "job-1") is True
+    assert storage.get_bytes(keys.poster_key("job-1"))[:2] == b"\xff\xd8"
