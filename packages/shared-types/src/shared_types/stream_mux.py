@@ -18,6 +18,7 @@ callers run them with their own timeouts.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -120,7 +121,7 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
     n_audio = n_subs = 0
     n_video = 0 if side_file else 1  # in a final file the film's video comes first
     per_kind: dict[str, int] = {}
-    page_inputs = iter(range(pages_input, 1 << 16)) if pages_input is not None else iter(())
+    page_inputs = itertools.count(pages_input) if pages_input is not None else iter(())
     for stream in streams:
         k = per_kind.get(stream.kind, 0)
         per_kind[stream.kind] = k + 1
