@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 
+import av
 import pytest
 from shared_types import keys
 from shared_types.errors import ConditionFailedError
@@ -14,7 +15,11 @@ from shared_types.job_failure import fail_job
 from shared_types.models import JobStatus, JobUpdate, S3EventRecord
 from shared_types.runs import STALE_RUN_WRITES
 from shared_types.testing.captions import track_cues
-from shared_types.testing.media import make_broadcast_recording, make_video
+from shared_types.testing.media import (
+    make_broadcast_recording,
+    make_multiplex_recording,
+    make_video,
+)
 from shared_types.testing.timing import (
     beep_time,
     flash_time,
@@ -285,3 +290,23 @@ def test_the_job_names_what_its_file_could_not_hold(
     local_backend.output_storage.get_file(done.final_key, final)
     assert [c.text for c in track_cues(final, 0)] == ["HELLO TELETEXT"]
     assert [c.text for c in track_cues(final, 1)] == ["HALLO VIDEOTEXT"]
+
+
+def test_a_recorded_multiplex_keeps_the_films_programme_and_names_the_rest(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
+    # two channels recorded together: the other channel's picture and sound
+    # are not the film's (its sound used to become the film's second track)
+    recording = make_multiplex_recording(tmp_path / "mux.ts", seconds=4.0)
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, recording)
+
+    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
+
+    assert done.status == JobStatus.COMPLETED
+    assert done.left_out == ["video track 2 (another programme of the broadcast)",
+                             "audio track 2 (another programme of the broadcast)"]
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    assert measure(final).audio_s == pytest.approx(4.0, abs=0.1)
+    with av.open(str(final)) as container:
+        assert len(container.streams.audio) == 1

@@ -3,7 +3,8 @@
 Most of it is what the container cannot hold (DVB subtitles in MP4, a GoPro's
 telemetry in MKV): said once, after the list. What the conversion itself leaves
 out says why in its own name (:data:`OWN_REASONS`: a second video track, of
-which only the first is made 3D). The job page, ``stereo-spot convert`` and the
+which only the first is made 3D; another channel's tracks in a recording of a
+whole multiplex). The job page, ``stereo-spot convert`` and the
 engine's log all say it this way.
 """
 
@@ -14,12 +15,20 @@ from collections.abc import Sequence
 from shared_types.models import Container
 
 ONLY_FIRST_VIDEO = " (only the first is made 3D)"
-OWN_REASONS = (ONLY_FIRST_VIDEO,)
+OTHER_PROGRAMME = " (another programme of the broadcast)"
+OWN_REASONS = (ONLY_FIRST_VIDEO, OTHER_PROGRAMME)
+KIND_WORDS = {"audio": "audio track", "subtitle": "subtitle track", "video": "video track"}
 
 
 def extra_video_name(number: int) -> str:
     """The name of the source's video track ``number`` (2, 3, ...) beside the film."""
     return f"video track {number}{ONLY_FIRST_VIDEO}"
+
+
+def other_programme_name(kind: str, number: int) -> str:
+    """The name of the source's ``kind`` track ``number`` (1, 2, ...) that belongs
+    to another programme of a recorded multiplex than the film's."""
+    return f"{KIND_WORDS.get(kind, kind + ' track')} {number}{OTHER_PROGRAMME}"
 
 
 def left_out_sentence(items: Sequence[str], container: Container) -> str:

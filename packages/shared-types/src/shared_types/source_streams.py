@@ -18,7 +18,7 @@ from pathlib import Path
 from shared_types.mp4_boxes import Mp4BoxError, track_formats
 from shared_types.stream_names import ffmpeg_codec_names, ffmpeg_decoders
 from shared_types.teletext import stream_pages
-from shared_types.ts_program_map import TeletextPage
+from shared_types.ts_program_map import TeletextPage, programme_streams
 
 # The global tag of a side-streams file that says where the source's video began
 # (its segments, joined by the concat demuxer from 0, no longer say): see
@@ -55,6 +55,9 @@ class SourceStream:
     title: str | None = None
     index: int | None = None  # in its file (a cover is mapped by it)
     pages: tuple[TeletextPage, ...] = ()  # a teletext stream's subtitle pages
+    # a stream of another programme (channel) than the film's, in a recording of
+    # a whole broadcast multiplex: not the film's to keep
+    other_programme: bool = False
 
 
 def describe_stream(stream) -> SourceStream:
@@ -128,11 +131,12 @@ def file_streams(container) -> FileStreams:
     """The FileStreams of an open PyAV ``container`` (duck-typed); its video
     streams beside the film (a second camera angle, another programme of a
     broadcast) are among ``streams`` as kind "video": no mux keeps them, each
-    says so."""
+    says so; so are other programmes' audio and subtitles (``other_programme``)."""
     film = main_video(container)
     streams = _named(container, [describe_stream(s) for s in container.streams
                                  if s.type in ("audio", "subtitle", "attachment") or is_cover(s)
                                  or (s.type == "video" and s is not film)])
+    streams = _of_the_films_programme(container, film, streams)
     video = describe_stream(film) if film is not None else None
     start = (video_start_s(container) if video is not None
              else kept_video_start_s(dict(container.metadata)))
@@ -158,6 +162,21 @@ def _named(container, streams: list[SourceStream]) -> list[SourceStream]:
     return [replace(s, pages=stream_pages(path, s.index, pid=container.streams[s.index].id,
                                           language=s.language))
             if s.codec == "dvb_teletext" and s.index is not None else s for s in named]
+
+
+def _of_the_films_programme(container, film, streams: list[SourceStream]) -> list[SourceStream]:
+    """``streams``, those of another programme than the film's marked so
+    (``shared_types.ts_program_map``): a transport stream recorded whole
+    carries other channels' pictures, sound and subtitles."""
+    if film is None or "mpegts" not in container.format.name.split(","):
+        return streams
+    programmes = programme_streams(Path(container.name))
+    films = next((pids for pids in programmes if film.id in pids), None)
+    if len(programmes) < 2 or films is None:
+        return streams
+    return [replace(s, other_programme=True)
+            if s.index is not None and container.streams[s.index].id not in films else s
+            for s in streams]
 
 
 def data_tracks(container) -> list[SourceStream]:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from shared_types.left_out import extra_video_name
+from shared_types.left_out import extra_video_name, other_programme_name
 from shared_types.models import Container
 from shared_types.source_streams import (
     COVER_TAG,
@@ -125,7 +125,9 @@ def stream_args(streams: list[SourceStream], container: Container, input_index: 
     for stream in streams:
         k = per_kind.get(stream.kind, 0)
         per_kind[stream.kind] = k + 1
-        if stream.kind == "audio":
+        if stream.other_programme:  # another channel's, in a recorded multiplex
+            dropped.append(other_programme_name(stream.kind, k + 1 + (stream.kind == "video")))
+        elif stream.kind == "audio":
             args += ["-map", f"{input_index}:a:{k}",
                      *_audio_codec(stream, container, n_audio, repair_audio),
                      *_labels(stream, f"a:{n_audio}")]
@@ -186,7 +188,8 @@ def teletext_inputs(streams: Sequence[SourceStream], source: Path) -> list[str]:
 def _teletext(streams: Sequence[SourceStream]) -> list[tuple[int, SourceStream]]:
     """(index among the subtitle streams, stream) of each teletext stream with pages."""
     subtitles = [s for s in streams if s.kind == "subtitle"]
-    return [(k, s) for k, s in enumerate(subtitles) if s.codec in TELETEXT and s.pages]
+    return [(k, s) for k, s in enumerate(subtitles)
+            if s.codec in TELETEXT and s.pages and not s.other_programme]
 
 
 def _page_decoding(k: int, page: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""What an MPEG-TS programme map says of a teletext stream: its pages.
+"""What an MPEG-TS programme map says: each programme's streams, a teletext stream's pages.
 
 A DVB recording's teletext stream lists its pages in the PMT (EN 300 468
 teletext descriptor, tag 0x56, or the VBI teletext descriptor, 0x46): for each,
@@ -7,6 +7,9 @@ hearing, 1: the initial page) and the page number. FFmpeg keeps only the
 languages ("deu,deu,eng" on the stream), not which page is which, so
 :func:`described_pages` reads the tables themselves: the PAT (PID 0) names
 each programme's PMT, whose entry for the stream's PID holds the descriptor.
+A recording of a whole multiplex carries several programmes (channels), each
+with its own video, audio and subtitles: :func:`programme_streams` says which
+streams belong together, which FFmpeg's PyAV does not expose.
 Sections are taken only when their CRC checks out.
 """
 
@@ -51,6 +54,23 @@ def described_pages(path: Path, pid: int, *, max_bytes: int = MAX_SCAN_BYTES
     """The subtitle pages the PMT of the transport stream ``path`` lists for the
     stream on ``pid``, in the table's order; none when it lists none or the
     file cannot be read."""
+    for pmt in _programme_tables(path, max_bytes):
+        for es_pid, descriptors in _elementary_streams(pmt):
+            if es_pid == pid:
+                return list(_teletext_pages(descriptors))
+    return []
+
+
+def programme_streams(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> list[set[int]]:
+    """The PIDs of each programme's streams in the transport stream ``path``
+    (a recording of a whole multiplex carries several channels), in the order
+    of their PMT PIDs; none when it cannot be read."""
+    return [{pid for pid, _ in _elementary_streams(pmt)}
+            for pmt in _programme_tables(path, max_bytes)]
+
+
+def _programme_tables(path: Path, max_bytes: int) -> list[bytes]:
+    """The first PMT section of each programme the first PAT of ``path`` names."""
     try:
         with Path(path).open("rb") as fh:
             data = fh.read(max_bytes)
@@ -65,14 +85,13 @@ def described_pages(path: Path, pid: int, *, max_bytes: int = MAX_SCAN_BYTES
             pmt_pids |= _programme_maps(section)
         if pmt_pids:
             break
+    tables = []
     for pmt in sorted(pmt_pids):
-        for section in _sections(data, pmt, size):
-            if section[0] == PMT_TABLE:
-                pages = _stream_pages(section, pid)
-                if pages is not None:
-                    return pages
-                break
-    return []
+        table = next((section for section in _sections(data, pmt, size)
+                      if section[0] == PMT_TABLE), None)
+        if table is not None:
+            tables.append(table)
+    return tables
 
 
 def _packet_size(data: bytes) -> int | None:
@@ -133,19 +152,14 @@ def _programme_maps(pat: bytes) -> set[int]:
             if body[i] << 8 | body[i + 1]}
 
 
-def _stream_pages(pmt: bytes, pid: int) -> list[TeletextPage] | None:
-    """The subtitle pages a PMT section lists for ``pid``; None when the section
-    has no stream on that PID."""
+def _elementary_streams(pmt: bytes) -> Iterator[tuple[int, bytes]]:
+    """(PID, descriptors) of each stream a PMT section lists."""
     at = 12 + ((pmt[10] & 0x0F) << 8 | pmt[11])
     end = len(pmt) - 4
     while at + 5 <= end:
-        es_pid = (pmt[at + 1] & 0x1F) << 8 | pmt[at + 2]
         info = (pmt[at + 3] & 0x0F) << 8 | pmt[at + 4]
-        descriptors = pmt[at + 5:at + 5 + info]
+        yield (pmt[at + 1] & 0x1F) << 8 | pmt[at + 2], pmt[at + 5:at + 5 + info]
         at += 5 + info
-        if es_pid == pid:
-            return list(_teletext_pages(descriptors))
-    return None
 
 
 def _teletext_pages(descriptors: bytes) -> Iterator[TeletextPage]:

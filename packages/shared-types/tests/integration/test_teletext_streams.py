@@ -65,3 +65,4 @@ def test_an_ffmpeg_without_a_teletext_decoder_leaves_teletext_out(tmp_path: Path
     assert teletext.pages == ()
     _, dropped = stream_args(streams, Container.MKV)
     assert dropped == ["teletext"]  # named, not decoded: the mux would fail without it
+

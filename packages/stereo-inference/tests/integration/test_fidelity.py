@@ -6,7 +6,12 @@ from shared_types.source_streams import ATTACHED_PIC
 from shared_types.stereo_boxes import read_st3d
 from shared_types.subtitle_cues import TextCue
 from shared_types.testing.captions import track_cues
-from shared_types.testing.media import make_broadcast_recording, make_two_angle_video, make_video
+from shared_types.testing.media import (
+    make_broadcast_recording,
+    make_multiplex_recording,
+    make_two_angle_video,
+    make_video,
+)
 from shared_types.testing.media_facts import frame_packing_arrangements, media_facts
 from shared_types.testing.rich_media import make_rich_video
 
@@ -212,6 +217,30 @@ def test_each_teletext_language_is_a_subtitle_track_of_its_own(tmp_path):
         assert titles == ["Teletext subtitles", "Teletext subtitles (hard of hearing)"]
         assert track_cues(out, 0) == [TextCue(0.5, 1.5, "HELLO")]
         assert track_cues(out, 1) == [TextCue(0.7, 1.8, "BONJOUR")]
+
+
+def _tone_hz(path) -> float:
+    """The loudest frequency of the first audio track of ``path``."""
+    import numpy as np
+
+    with av.open(str(path)) as c:
+        stream = c.streams.audio[0]
+        samples = np.concatenate([f.to_ndarray().mean(0) for f in c.decode(stream)])
+        rate = stream.codec_context.sample_rate
+    spectrum = np.abs(np.fft.rfft(samples))
+    return float(np.argmax(spectrum) * rate / len(samples))
+
+
+def test_a_recorded_multiplex_keeps_the_films_programme_only(tmp_path, caplog):
+    # a whole multiplex recorded: the other channel's sound is not the film's
+    recording = make_multiplex_recording(tmp_path / "mux.ts")
+    out = tmp_path / "out.mkv"
+    with caplog.at_level("WARNING", logger="stereo_inference.mux"):
+        convert_file(recording, out, mode="half-sbs", start_at_zero=True)
+    with av.open(str(out)) as c:
+        assert [s.type for s in c.streams] == ["video", "audio"]
+    assert abs(_tone_hz(out) - 300) < 10  # programme 1's tone, not programme 2's 900 Hz
+    assert "audio track 2 (another programme of the broadcast)" in caplog.text
 
 
 def test_a_second_video_track_is_named_as_left_out_not_dropped_silently(tmp_path, caplog):

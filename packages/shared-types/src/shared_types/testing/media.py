@@ -76,6 +76,26 @@ def make_two_angle_video(path: Path, *, seconds: float = 2.0, size: tuple[int, i
     return path
 
 
+def make_multiplex_recording(path: Path, *, seconds: float = 2.0,
+                             size: tuple[int, int] = (96, 64), fps: int = 25) -> Path:
+    """Write an MPEG-TS at ``path`` as a recording of a whole broadcast multiplex
+    carries two channels: programme 1 a test pattern with a 300 Hz tone,
+    programme 2 a fractal with a 900 Hz tone (H.264 and MP2, in that stream
+    order: video 1, audio 1, video 2, audio 2). Returns ``path``."""
+    w, h = size
+    subprocess.run([
+        ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+        "-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate={fps}:duration={seconds}",
+        "-f", "lavfi", "-i", f"sine=frequency=300:duration={seconds}",
+        "-f", "lavfi", "-i", f"mandelbrot=size={w}x{h}:rate={fps}",
+        "-f", "lavfi", "-i", f"sine=frequency=900:duration={seconds}",
+        "-map", "0:v", "-map", "1:a", "-map", "2:v", "-map", "3:a", "-t", str(seconds),
+        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "mp2",
+        "-program", "title=One:st=0:st=1", "-program", "title=Two:st=2:st=3",
+        "-f", "mpegts", str(path)], check=True, timeout=120)
+    return path
+
+
 def make_broadcast_recording(source: Path, dest: Path,
                              subtitles: tuple[str, ...] = ("dvb_teletext", "dvb_subtitle"),
                              teletext: tuple[tuple, ...] = (("HELLO TELETEXT", 1.0, 2.5),),
