@@ -172,10 +172,13 @@ def _of_the_films_programme(container, film, streams: list[SourceStream]) -> lis
         return streams
     programmes = programme_streams(Path(container.name))
     films = next((pids for pids in programmes if film.id in pids), None)
-    if len(programmes) < 2 or films is None:
+    if films is None:
         return streams
+    # only what another programme's map lists (and the film's does not): a
+    # stream no map read names stays the film's
+    others = set().union(*programmes) - films
     return [replace(s, other_programme=True)
-            if s.index is not None and container.streams[s.index].id not in films else s
+            if s.index is not None and container.streams[s.index].id in others else s
             for s in streams]
 
 
