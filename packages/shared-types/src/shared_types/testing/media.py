@@ -59,20 +59,28 @@ def make_audio_only(path: Path, *, seconds: float = 1.0) -> Path:
     return path
 
 
+def _two_pictures(size: tuple[int, int], fps: int, seconds: float, *tones: int) -> list[str]:
+    """ffmpeg arguments: input 0 a test pattern, input 1 a fractal, then a sine
+    input per tone (Hz), all ``seconds`` long, and x264's settings for them."""
+    w, h = size
+    args = ["-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate={fps}:duration={seconds}",
+            "-f", "lavfi", "-i", f"mandelbrot=size={w}x{h}:rate={fps}"]
+    for tone in tones:
+        args += ["-f", "lavfi", "-i", f"sine=frequency={tone}:duration={seconds}"]
+    return [*args, "-t", str(seconds), "-c:v", "libx264", "-preset", "ultrafast",
+            "-pix_fmt", "yuv420p"]
+
+
 def make_two_angle_video(path: Path, *, seconds: float = 2.0, size: tuple[int, int] = (96, 64),
                          fps: int = 24) -> Path:
     """Write an H.264 + AAC file (``path``'s suffix picks the container) with two
     video tracks, as a camera recording two angles does: the film (a test
     pattern) first, a second angle (a fractal) after it. Returns ``path``."""
-    w, h = size
     subprocess.run([
         ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
-        "-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate={fps}:duration={seconds}",
-        "-f", "lavfi", "-i", f"mandelbrot=size={w}x{h}:rate={fps}",
-        "-f", "lavfi", "-i", f"sine=frequency=300:duration={seconds}",
-        "-map", "0:v", "-map", "1:v", "-map", "2:a", "-t", str(seconds),
-        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac",
-        str(path)], check=True, timeout=120)
+        *_two_pictures(size, fps, seconds, 300),
+        "-map", "0:v", "-map", "1:v", "-map", "2:a", "-c:a", "aac", str(path)],
+        check=True, timeout=120)
     return path
 
 
@@ -82,15 +90,10 @@ def make_multiplex_recording(path: Path, *, seconds: float = 2.0,
     carries two channels: programme 1 a test pattern with a 300 Hz tone,
     programme 2 a fractal with a 900 Hz tone (H.264 and MP2, in that stream
     order: video 1, audio 1, video 2, audio 2). Returns ``path``."""
-    w, h = size
     subprocess.run([
         ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
-        "-f", "lavfi", "-i", f"testsrc2=size={w}x{h}:rate={fps}:duration={seconds}",
-        "-f", "lavfi", "-i", f"sine=frequency=300:duration={seconds}",
-        "-f", "lavfi", "-i", f"mandelbrot=size={w}x{h}:rate={fps}",
-        "-f", "lavfi", "-i", f"sine=frequency=900:duration={seconds}",
-        "-map", "0:v", "-map", "1:a", "-map", "2:v", "-map", "3:a", "-t", str(seconds),
-        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "mp2",
+        *_two_pictures(size, fps, seconds, 300, 900),
+        "-map", "0:v", "-map", "2:a", "-map", "1:v", "-map", "3:a", "-c:a", "mp2",
         "-program", "title=One:st=0:st=1", "-program", "title=Two:st=2:st=3",
         "-f", "mpegts", str(path)], check=True, timeout=120)
     return path
