@@ -31,10 +31,11 @@ ATTACHED_PIC = 0x400
 COVER_TAG = "STEREO_SPOT_COVER"
 # Container tags every MP4 writer sets itself: none of them is the source's to keep.
 WRITER_TAGS = ("major_brand", "minor_version", "compatible_brands", "encoder")
-# Apple's QuickTime keys (an iPhone's location, make, model, software): MP4 writes
-# them only as 'mdta' keys (use_metadata_tags), which would also write the writer
-# tags again as keys of their own, so those are cleared then.
-QUICKTIME_PREFIX = "com.apple.quicktime."
+# A phone's own keys: Apple's QuickTime keys (an iPhone's location, make, model,
+# software), Android's (its version, a slow-motion clip's capture rate). MP4
+# writes them only as 'mdta' keys (use_metadata_tags), which would also write the
+# writer tags again as keys of their own, so those are cleared then.
+QUICKTIME_PREFIXES = ("com.apple.quicktime.", "com.android.")
 # SMPTE timecode as FFmpeg reads and writes it (HH:MM:SS:FF, ';' or '.' before a
 # drop-frame count); anything else is not passed on (the MP4 muxer refuses it).
 TIMECODE = re.compile(r"\d{2}:\d{2}:\d{2}[:;.]\d{2,3}")
@@ -201,10 +202,11 @@ def data_tracks(container) -> list[SourceStream]:
 
 
 def quicktime_tags(tags: dict[str, str]) -> dict[str, str]:
-    """Apple's QuickTime keys among a file's global ``tags``, spelt as Apple does
-    (all lower case but ``ISO6709``; an MKV side file upper-cases tag names)."""
+    """The phone's QuickTime keys (:data:`QUICKTIME_PREFIXES`) among a file's
+    global ``tags``, spelt as the phone does (all lower case but Apple's
+    ``ISO6709``; an MKV side file upper-cases tag names)."""
     return {key.lower().replace("iso6709", "ISO6709"): value for key, value in tags.items()
-            if key.lower().startswith(QUICKTIME_PREFIX)}
+            if key.lower().startswith(QUICKTIME_PREFIXES)}
 
 
 def file_timecode(container) -> str | None:

@@ -226,12 +226,13 @@ def test_an_attached_picture_disposition_makes_a_cover():
     assert is_cover(picture)
 
 
-def test_apples_keys_are_found_in_any_case_and_spelt_as_apple_does():
+def test_phones_keys_are_found_in_any_case_and_spelt_as_the_phone_does():
     tags = {"COM.APPLE.QUICKTIME.LOCATION.ISO6709": "+37.3349-122.0090+030.000/",
-            "com.apple.quicktime.make": "Apple", "title": "Holiday", "MAJOR_BRAND": "isom"}
+            "com.apple.quicktime.make": "Apple", "title": "Holiday", "MAJOR_BRAND": "isom",
+            "COM.ANDROID.CAPTURE.FPS": "240.0", "com.example.other": "x"}
     assert quicktime_tags(tags) == {
         "com.apple.quicktime.location.ISO6709": "+37.3349-122.0090+030.000/",
-        "com.apple.quicktime.make": "Apple"}
+        "com.apple.quicktime.make": "Apple", "com.android.capture.fps": "240.0"}
 
 
 def test_apples_keys_go_into_mp4_as_mdta_keys_without_the_writer_tags_twice():

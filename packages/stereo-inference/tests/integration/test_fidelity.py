@@ -151,14 +151,19 @@ IPHONE = {"title": "Beach", "com.apple.quicktime.location.ISO6709": "+37.3349-12
           "com.apple.quicktime.make": "Apple", "com.apple.quicktime.model": "iPhone 15"}
 
 
-def test_an_iphone_clips_location_make_and_model_are_kept_in_mp4(tmp_path):
-    clip = make_rich_video(tmp_path / "iphone.mp4", seconds=1.0, fps=FPS, cues=(), chapters=(),
-                           metadata=IPHONE)
+# an Android phone's slow-motion clip: its version and capture rate as 'mdta' keys
+ANDROID = {"title": "Surf", "com.android.version": "14", "com.android.capture.fps": "240.0"}
+
+
+@pytest.mark.parametrize("phone", [IPHONE, ANDROID], ids=["iphone", "android"])
+def test_a_phone_clips_own_keys_are_kept_in_mp4(tmp_path, phone):
+    clip = make_rich_video(tmp_path / "phone.mp4", seconds=1.0, fps=FPS, cues=(), chapters=(),
+                           metadata=phone)
     out = tmp_path / "out.mp4"
     convert_file(clip.path, out, mode="half-sbs")
     with av.open(str(out)) as c:
         tags = dict(c.metadata)
-    assert {k: tags.get(k) for k in IPHONE} == IPHONE  # Apple's spelling, exactly
+    assert {k: tags.get(k) for k in phone} == phone  # the phone's spelling, exactly
     assert tags["minor_version"] == "512"  # the writer's tags once, not "512;512"
 
 

@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from shared_types.ffmpeg import ffmpeg_path
+from shared_types.source_streams import QUICKTIME_PREFIXES
 from shared_types.subtitle_cues import format_srt
 
 # HDR10 mastering display (BT.2020 primaries, D65, 1000/0.0001 nits) in x265's syntax.
@@ -167,9 +168,9 @@ def make_rich_video(
             args += ["-map", f"{meta_input + 1}:v:0", "-disposition:v:1", "attached_pic"]
         args += ["-c:v", "copy", "-c:a", "aac", "-b:a", "96k",
                  "-c:s", "srt" if mkv else "mov_text"]
-        # an iPhone's keys (com.apple.quicktime.*) are 'mdta' keys in MP4
-        apple = any(k.startswith("com.apple.quicktime.") for k in metadata)
-        flags = "+faststart+use_metadata_tags" if apple else "+faststart"
+        # a phone's keys (com.apple.quicktime.*, com.android.*) are 'mdta' keys in MP4
+        phone = any(k.startswith(QUICKTIME_PREFIXES) for k in metadata)
+        flags = "+faststart+use_metadata_tags" if phone else "+faststart"
         args += ["-f", "matroska"] if mkv else ["-movflags", flags, "-f", "mp4"]
         subprocess.run([*args, str(path)], check=True, timeout=180)
         cover_bytes = picture.read_bytes() if picture is not None else None
