@@ -14,7 +14,8 @@ from shared_types.testing.rich_media import DEFAULT_AUDIO, make_rich_video
 SECONDS, FPS = 9.0, 12  # three 4 s segments (keyframe every second)
 TIMECODE = "10:00:00:00"
 IPHONE = {"com.apple.quicktime.location.ISO6709": "+48.8584+002.2945+035.000/",
-          "com.apple.quicktime.make": "Apple", "com.apple.quicktime.model": "iPhone 15"}
+          "com.apple.quicktime.make": "Apple", "com.apple.quicktime.model": "iPhone 15",
+          "com.android.capture.fps": "30.0"}  # (and an Android phone's key, kept alike)
 
 
 @pytest.fixture(scope="module")
