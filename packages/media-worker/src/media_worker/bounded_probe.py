@@ -16,7 +16,7 @@ from shared_types.frame_rate import stream_rate
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
 from shared_types.source_streams import describe_stream, file_timecode, video_labels
 
-from media_worker.errors import SourceUnreachableError, UnusableVideoError
+from media_worker.errors import SourceUnreachableError, TooLongError, UnusableVideoError
 from media_worker.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
 
 log = logging.getLogger(__name__)
@@ -209,8 +209,9 @@ def _check_streams(container, limits: ProbeLimits):
         raise _reject(_too_many_frames(stream.frames, limits))
     duration = _declared_duration(container, stream)
     if duration is not None and duration > limits.max_duration_s:
-        raise _reject(f"The video is too long ({duration / 60:.1f} min); the limit is "
-                      f"{limits.max_duration_s / 60:.1f} min.")
+        raise TooLongError(f"The video is too long ({duration / 60:.1f} min); the limit is "
+                           f"{limits.max_duration_s / 60:.1f} min.",
+                           container=container.format.name)
     return stream, width, height, duration
 
 

@@ -48,11 +48,12 @@ from media_worker.clip import cut_clip
 from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
 from media_worker.ffmpeg_runner import file_input
+from media_worker.played_timeline import played_source
 from media_worker.poster import store_poster
 from media_worker.segment_order import publish_order, segment_seconds
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
-from media_worker.source_file import source_file, source_input
+from media_worker.source_file import source_file
 from media_worker.splitting import prepare_and_split
 from media_worker.thumbnails import store_strip
 
@@ -180,8 +181,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
             if job.is_clip:
                 # Seconds of the parent's source, read where it lies (no copy, no probe).
                 source = cut_clip(
-                    deps.runner, source_input(backend.input_storage, info, work / "source.mp4",
-                                               urls=deps.source_urls),
+                    deps.runner, played_source(deps, info, work).ffmpeg_input(),
                     job.clip_start_s or 0.0, job.clip_duration_s or CLIP_SECONDS,
                     work / "clip.mp4", source_duration_s=_parent_duration(deps, job),
                     on_tick=alive.tick)

@@ -29,6 +29,15 @@ class UnusableVideoError(MediaWorkerError, InvalidMediaError):
     code = "invalid_media"
 
 
+class TooLongError(UnusableVideoError):
+    """The source's header says it lasts longer than allowed; ``container`` is its
+    demuxer (a transport stream whose clock jumps reads as hours long)."""
+
+    def __init__(self, message: str, *, container: str | None = None) -> None:
+        super().__init__(message)
+        self.container = container
+
+
 class SourceReplacedError(MediaWorkerError, PermanentError):
     """The job's upload was replaced by another one while it was being chunked."""
 

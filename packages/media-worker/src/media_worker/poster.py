@@ -23,6 +23,13 @@ POSTER_WIDTH = 320
 POSTER_AT_S = 1.0
 
 
+def jpeg_scale(width: int) -> str:
+    """The filter a JPEG frame of ``width`` pixels is made with: scaled, and
+    moved to the full range JPEG holds (FFmpeg's MJPEG encoder refuses a
+    limited-range frame, which a seek may hand it, as "non-standard")."""
+    return f"scale={width}:-2:out_range=full,format=yuvj420p"
+
+
 def poster_time(duration_s: float) -> float:
     """Where in the video the poster frame is taken (seconds)."""
     return max(0.0, min(POSTER_AT_S, duration_s / 2))
@@ -36,7 +43,7 @@ def make_poster(runner: FfmpegRunner, source_args: Sequence[str], duration_s: fl
     Ffmpeg*Error."""
     def frame_at(at: float) -> None:
         runner.run(["-ss", f"{at:.3f}", *source_args, "-map", "0:v:0", "-frames:v", "1",
-                    "-vf", f"scale={POSTER_WIDTH}:-2", "-q:v", "5", str(dest)],
+                    "-vf", jpeg_scale(POSTER_WIDTH), "-q:v", "5", str(dest)],
                    what="poster frame")
 
     at = poster_time(duration_s)
@@ -45,6 +52,7 @@ def make_poster(runner: FfmpegRunner, source_args: Sequence[str], duration_s: fl
     except FfmpegFailedError:
         if at == 0:
             raise
+    if at > 0 and (not dest.exists() or dest.stat().st_size == 0):
         frame_at(0.0)
     return dest
 

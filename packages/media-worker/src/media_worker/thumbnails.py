@@ -3,7 +3,7 @@ source, which the page's slider runs over to pick the moment to preview.
 
 Each thumbnail is one fast input seek (``-ss`` before ``-i``) and one decoded
 frame, so a two-hour film costs N short ffmpeg runs, not a full decode. The
-source is read where it lies (``source_file.locate_source``): on S3 through a
+source is read where it lies (``played_timeline.played_source``): on S3 through a
 presigned URL, so the header and N seeks cost a few Range requests, not a
 download of the film; only its header is probed there (the full bounded probe
 runs before the whole video is chunked). The strip is made instead of chunking
@@ -25,8 +25,8 @@ from shared_types.preview import THUMBNAILS, thumbnail_times
 from media_worker.bounded_probe import probe_header, probe_video
 from media_worker.deps import MediaDeps
 from media_worker.ffmpeg_runner import FfmpegRunner
-from media_worker.poster import store_poster
-from media_worker.source_file import locate_source
+from media_worker.played_timeline import played_source
+from media_worker.poster import jpeg_scale, store_poster
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ def make_thumbnails(runner: FfmpegRunner, source_args: Sequence[str], duration_s
         dest = out_dir / f"thumb-{i:02d}.jpg"
         try:
             runner.run(["-ss", f"{at:.3f}", *source_args, "-map", "0:v:0",
-                        "-frames:v", "1", "-vf", f"scale={THUMB_WIDTH}:-2", "-q:v", "6",
+                        "-frames:v", "1", "-vf", jpeg_scale(THUMB_WIDTH), "-q:v", "6",
                         str(dest)], what=f"thumbnail {i}")
         except StereoSpotError as exc:
             log.warning("thumbnail %d at %.3f s not made: %s", i, at, exc)
@@ -61,8 +61,7 @@ def store_strip(job: Job, info: ObjectInfo, work: Path, deps: MediaDeps) -> int:
     can read: the job fails with that reason), TransientError (storage), and
     ConditionFailedError when the job left the hold meanwhile."""
     backend, job_id = deps.backend, job.job_id
-    where = locate_source(backend.input_storage, info, work / "source.mp4",
-                          urls=deps.source_urls)
+    where = played_source(deps, info, work)
     if where.is_url:
         duration_s = probe_header(where.target, deps.limits, headers=where.headers).duration_s
     else:  # a local file is probed in full where it lies: no copy, refused early

@@ -143,3 +143,27 @@ def test_with_urls_off_an_s3_source_is_downloaded(s3, tmp_path):
     info = storage.put_bytes(source_key("film-5"), b"\x00" * 1000)
     where = locate_source(storage, info, tmp_path / "d.mp4", urls=False)
     assert not where.is_url and (tmp_path / "d.mp4").read_bytes() == b"\x00" * 1000
+
+
+def test_on_s3_only_a_transport_stream_whose_clock_jumps_is_fetched_for_a_preview(
+        s3, film, tmp_path):
+    from types import SimpleNamespace
+
+    from shared_types.testing.timing import make_joined_recording
+
+    from media_worker.played_timeline import played_source
+
+    storage, proxy = s3
+    deps = SimpleNamespace(backend=SimpleNamespace(input_storage=storage), source_urls=True,
+                           limits=LIMITS, runner=FfmpegRunner(ffmpeg_path(), timeout_s=120))
+    # an MP4 is read where it lies: a few Range requests
+    info = storage.put_file(source_key("film-1"), film, content_type="video/mp4")
+    before = proxy.served
+    assert played_source(deps, info, tmp_path).is_url
+    assert proxy.served - before < film.stat().st_size / 4
+    # a joined recording's header says 26 hours: it is fetched and put on one timeline
+    joined = make_joined_recording(tmp_path / "joined.ts", clocks=(100.0, 5.0))
+    info = storage.put_file(source_key("film-2"), joined, content_type="video/mp2t")
+    where = played_source(deps, info, tmp_path)
+    assert not where.is_url and where.target.endswith("played.mkv")
+    assert abs(probe_header(where.target, LIMITS).duration_s - 6.0) < 0.2

@@ -12,6 +12,7 @@ from shared_types.models import ConversionParams, Job, JobStatus, OutputMode, ne
 from shared_types.preview import THUMBNAILS, convert_whole, start_clip, thumbnail_times
 from shared_types.resend import resend_source
 from shared_types.testing.media import make_video
+from shared_types.testing.timing import make_joined_recording
 
 from media_worker.thumbnails import THUMB_WIDTH
 
@@ -109,3 +110,32 @@ def test_a_clip_is_cut_at_its_moment_and_chunked_then_the_whole_video(
     done = local_backend.jobs.get(whole.job_id)
     assert (done.status, done.params) == (JobStatus.CHUNKING_COMPLETE, params)
     assert len(segments_of(local_backend, job.job_id)) == done.total_segments >= 2
+
+
+def test_a_recording_whose_clock_jumps_is_previewed_on_its_played_timeline(
+        local_backend, upload, worker_for, tmp_path):
+    # two recordings joined with cat, the second one's clock 95 s behind: its
+    # own clock makes it "26 hours" long (wrapped); played, it lasts 6 s with a
+    # flash at 4 s. The strip, the clip's moment and the clip follow the latter.
+    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS, title="Joined",
+              status=JobStatus.AWAITING_CONFIRMATION)
+    local_backend.jobs.create(job)
+    source = make_joined_recording(tmp_path / "joined.ts", clocks=(100.0, 5.0), part_s=3.0,
+                                   flash_at=1.0, size=(160, 96))
+    upload(local_backend, job.job_id, source)
+    worker = worker_for(local_backend)
+    assert worker.process_chunking_once(wait_s=1)
+    held = local_backend.jobs.get(job.job_id)
+    assert held.status == JobStatus.AWAITING_CONFIRMATION, held.error
+    assert abs(held.source_duration_s - 6.0) < 0.2
+    assert held.thumbnails == THUMBNAILS
+
+    clip = start_clip(local_backend, held, 3.5, ConversionParams(), seconds=1.0)
+    assert worker.process_chunking_once(wait_s=1)
+    assert local_backend.jobs.get(clip.job_id).status == JobStatus.CHUNKING_COMPLETE
+    cut = tmp_path / "clip.mp4"
+    local_backend.input_storage.get_file(segments_of(local_backend, clip.job_id)[0], cut)
+    with av.open(str(cut)) as container:
+        frames = [(f.time, f.to_ndarray(format="gray").mean()) for f in container.decode(video=0)]
+    flash = max(frames, key=lambda frame: frame[1])[0] - frames[0][0]
+    assert abs(3.5 + flash - 4.0) <= 1 / 25, frames  # the flash at 4 s of the played film

@@ -62,22 +62,32 @@ def _jumping_format(path: Path) -> str | None:
     return None
 
 
-def continuous_copy_command(source: Path, dest: Path, muxer: str) -> list[str]:
-    """ffmpeg arguments (after the binary) copying every stream of ``source``
-    to ``dest`` as ``muxer`` on one continuous timeline; streams of a type
-    FFmpeg does not know are left out (no muxer could take them)."""
+def continuous_copy_command(source: Path, dest: Path, muxer: str, *,
+                            maps: Sequence[str] = ("0",)) -> list[str]:
+    """ffmpeg arguments (after the binary) copying the ``maps`` of ``source``
+    (every stream by default) to ``dest`` as ``muxer`` on one continuous
+    timeline; streams of a type FFmpeg does not know are left out (no muxer
+    could take them)."""
+    mapped = [arg for spec in maps for arg in ("-map", spec)]
     return ["-hide_banner", "-nostdin", "-loglevel", "error", "-y", "-i", str(source),
-            "-map", "0", "-ignore_unknown", "-c", "copy", "-f", muxer, str(dest)]
+            *mapped, "-ignore_unknown", "-c", "copy", "-f", muxer, str(dest)]
 
 
 def continuous_source(source: Path, folder: Path, run: Callable[[Sequence[str]], None], *,
-                      stem: str = "continuous") -> Path:
+                      stem: str = "continuous", to_seek: bool = False) -> Path:
     """``source`` itself when its clock never jumps, else a continuous copy of
     it written in ``folder`` (``stem`` + the format's suffix) by ``run`` (which
-    runs ffmpeg with the arguments it is given and raises on failure)."""
+    runs ffmpeg with the arguments it is given and raises on failure).
+    ``to_seek``: a copy of the picture and sound only, in Matroska, for reads
+    that seek by time (a transport stream seeks badly near its end)."""
     demuxer = _jumping_format(source)
     if demuxer is None:
         return source
+    if to_seek:
+        dest = Path(folder) / f"{stem}{DEFAULT_COPY_FORMAT[1]}"
+        run(continuous_copy_command(source, dest, DEFAULT_COPY_FORMAT[0],
+                                    maps=("0:v:0", "0:a?")))
+        return dest
     muxer, suffix = COPY_FORMATS.get(demuxer, DEFAULT_COPY_FORMAT)
     dest = Path(folder) / f"{stem}{suffix}"
     run(continuous_copy_command(source, dest, muxer))
