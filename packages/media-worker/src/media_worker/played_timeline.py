@@ -2,14 +2,16 @@
 
 The strip and a preview clip read a source where it lies and seek by time
 (``source_file.locate_source``). A transport stream whose clock jumps (two
-recordings joined, ``shared_types.clock_jumps``) has no such times: its own
-clock makes a 6 s file "26 hours" long, and a seek lands in the wrong part.
-Chunking converts a continuous copy of it; the preview must read the same copy,
-so the moment a person picks on the strip is the moment the clip starts at and
-the moment of the whole film. A local file is checked (MPEG-TS/PS only: a demux
-of its video packets) and copied when its clock jumps; a presigned URL is
-downloaded only when its header says more than the limit and it is a transport
-or program stream (any other reads in place, as before).
+recordings joined, ``shared_types.clock_jumps``) may have no such times: a
+backward jump or a wrapped clock makes a 6 s file "26 hours" long, more than
+any limit, so its strip failed. Chunking converts a continuous copy of it; the
+preview then reads one too (picture and sound, in Matroska, which seeks by its
+index). Only a header that says too long, from a transport or program stream,
+triggers it, locally and on S3 alike: the header costs a few reads, where
+finding every jump reads the whole file, which a two-hour recording's strip
+and every clip would wait for. A forward jump that stays under the limit is
+previewed on the source's own clock, the strip and the clips alike, so the
+moment a person picks is still the moment the clip starts at.
 """
 
 from __future__ import annotations
@@ -34,21 +36,20 @@ def played_source(deps: MediaDeps, info: ObjectInfo, work: Path) -> SourceLocati
     (UnusableVideoError), and Ffmpeg*Error from the copy."""
     storage = deps.backend.input_storage
     where = locate_source(storage, info, work / "source.mp4", urls=deps.source_urls)
+    try:
+        probe_header(where.target, deps.limits, headers=where.headers)
+        return where
+    except TooLongError as exc:
+        if exc.container not in JUMPING_FORMATS.split(","):
+            raise
     if where.is_url:
-        try:
-            probe_header(where.target, deps.limits, headers=where.headers)
-            return where
-        except TooLongError as exc:
-            if exc.container not in JUMPING_FORMATS.split(","):
-                raise
         where = SourceLocation(str(source_file(storage, info, work / "source.ts")))
-    source = Path(where.target)
 
     def run(args):
         deps.runner.run(args, what="putting the source on one timeline")
 
+    source = Path(where.target)
     continuous = continuous_source(source, work, run, stem="played", to_seek=True)
-    if continuous == source:
-        return where
-    log.info("source %s: its clock jumps; the preview reads a continuous copy", info.key)
+    if continuous != source:
+        log.info("source %s: its clock jumps; the preview reads a continuous copy", info.key)
     return SourceLocation(str(continuous))
