@@ -179,7 +179,8 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
     try:
         with _workspace(deps, job_id) as work:
             if job.is_clip:
-                # Seconds of the parent's source, read where it lies (no copy, no probe).
+                # Seconds of the parent's source, read where it lies (its header read;
+                # a joined recording's continuous copy: played_timeline).
                 source = cut_clip(
                     deps.runner, played_source(deps, info, work).ffmpeg_input(),
                     job.clip_start_s or 0.0, job.clip_duration_s or CLIP_SECONDS,

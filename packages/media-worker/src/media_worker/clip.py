@@ -3,12 +3,13 @@
 The cut re-encodes the video (so it starts exactly at ``start_s``, not at the
 keyframe before) with a keyframe every second, and the first audio track (if
 any) as AAC; what comes out is probed and chunked like any uploaded source.
-The input is read where it lies (``source_file.source_input``: the stored file,
-or a presigned URL ffmpeg reads with Range requests) and ``-ss`` comes before
-it, so ffmpeg seeks: ten seconds of a two-hour film on S3 read about ten
-seconds' worth of bytes, not the film. The parent is not probed again (that
-would read all of it); the range was checked against the duration recorded
-when its strip was made.
+The input is read where it lies (``played_timeline.played_source``: the
+stored file, or a presigned URL ffmpeg reads with Range requests; a joined
+recording's continuous copy) and ``-ss`` comes before it, so ffmpeg seeks:
+ten seconds of a two-hour film on S3 read about ten seconds' worth of bytes,
+not the film. The parent's packets are not probed again (that would read all
+of it; only its header is); the range was checked against the duration
+recorded when its strip was made.
 """
 
 from __future__ import annotations

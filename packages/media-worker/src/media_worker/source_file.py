@@ -6,7 +6,7 @@ A two-hour film is gigabytes; copying it for every 10 s preview would make the
 preview wait on the copy and double the disk it takes. The local backend's
 objects are plain files (``file://`` URIs) that are never rewritten in place
 (a source is written once, by rename), so reading one where it lies is safe.
-Elsewhere (S3) :func:`source_input` hands ffmpeg a presigned GET URL, signed
+Elsewhere (S3) :func:`locate_source` hands ffmpeg a presigned GET URL, signed
 with the worker's own credentials (its role already reads the input bucket):
 ffmpeg seeks over HTTP with Range requests and reads only the bytes it needs.
 The URL carries ``If-Match`` with the object's ETag, so a replaced upload
@@ -80,10 +80,3 @@ def locate_source(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
     if urlparse(url).scheme not in ("http", "https"):
         return SourceLocation(str(source_file(storage, info, dest)))
     return SourceLocation(url, {"If-Match": f'"{info.etag}"'} if info.etag else None)
-
-
-def source_input(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,
-                 urls: bool = True, expires_s: int = URL_EXPIRES_S) -> list[str]:
-    """ffmpeg input arguments for :func:`locate_source`; put ``-ss`` before
-    them so ffmpeg seeks instead of reading up to the moment."""
-    return locate_source(storage, info, dest, urls=urls, expires_s=expires_s).ffmpeg_input()

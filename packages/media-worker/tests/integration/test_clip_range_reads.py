@@ -15,7 +15,7 @@ from media_worker.bounded_probe import ProbeLimits, probe_header
 from media_worker.clip import cut_clip
 from media_worker.errors import SourceReplacedError, UnusableVideoError
 from media_worker.ffmpeg_runner import FfmpegRunner
-from media_worker.source_file import locate_source, source_input
+from media_worker.source_file import locate_source
 from media_worker.thumbnails import make_thumbnails
 
 from .counting_proxy import counting_proxy
@@ -60,7 +60,7 @@ def test_a_clip_from_the_middle_of_an_s3_film_reads_a_small_part_of_it(s3, film,
     runner = FfmpegRunner(ffmpeg_path(), timeout_s=120)
 
     before = proxy.served
-    args = source_input(storage, info, tmp_path / "download.mp4")
+    args = locate_source(storage, info, tmp_path / "download.mp4").ffmpeg_input()
     clip = cut_clip(runner, args, 30.0, 2.0, tmp_path / "clip.mp4", source_duration_s=FILM_S)
     served = proxy.served - before
 
@@ -80,7 +80,7 @@ def test_a_replaced_s3_source_fails_the_clip_instead_of_mixing_uploads(s3, film,
                      content_type="video/mp4")
     runner = FfmpegRunner(ffmpeg_path(), timeout_s=120)
     with pytest.raises(SourceReplacedError, match="replaced by another upload") as err:
-        cut_clip(runner, source_input(storage, info, tmp_path / "d.mp4"), 1.0, 1.0,
+        cut_clip(runner, locate_source(storage, info, tmp_path / "d.mp4").ffmpeg_input(), 1.0, 1.0,
                  tmp_path / "clip.mp4")
     assert err.value.code == "source_replaced"
     assert "4XX" in str(err.value.__cause__)  # what ffmpeg said stays in the chain (logs)
