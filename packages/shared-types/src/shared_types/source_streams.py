@@ -18,7 +18,7 @@ from pathlib import Path
 from shared_types.mp4_boxes import Mp4BoxError, track_formats
 from shared_types.stream_names import ffmpeg_codec_names, ffmpeg_decoders
 from shared_types.teletext import stream_pages
-from shared_types.ts_program_map import TeletextPage, programme_streams
+from shared_types.ts_program_map import ProgrammeMap, TeletextPage, read_programme_map
 
 # The global tag of a side-streams file that says where the source's video began
 # (its segments, joined by the concat demuxer from 0, no longer say): see
@@ -134,10 +134,14 @@ def file_streams(container) -> FileStreams:
     broadcast) are among ``streams`` as kind "video": no mux keeps them, each
     says so; so are other programmes' audio and subtitles (``other_programme``)."""
     film = main_video(container)
+    # a transport stream's programme tables, read once: its teletext pages and
+    # which streams are the film's programme's
+    tables = (read_programme_map(Path(container.name))
+              if "mpegts" in container.format.name.split(",") else ProgrammeMap())
     streams = _named(container, [describe_stream(s) for s in container.streams
                                  if s.type in ("audio", "subtitle", "attachment") or is_cover(s)
-                                 or (s.type == "video" and s is not film)])
-    streams = _of_the_films_programme(container, film, streams)
+                                 or (s.type == "video" and s is not film)], tables)
+    streams = _of_the_films_programme(container, film, streams, tables)
     video = describe_stream(film) if film is not None else None
     start = (video_start_s(container) if video is not None
              else kept_video_start_s(dict(container.metadata)))
@@ -148,7 +152,7 @@ def file_streams(container) -> FileStreams:
                        (container.start_time or 0) / 1e6)
 
 
-def _named(container, streams: list[SourceStream]) -> list[SourceStream]:
+def _named(container, streams: list[SourceStream], tables: ProgrammeMap) -> list[SourceStream]:
     """``streams`` with the codec names PyAV's FFmpeg could not give (a DVB
     recording's teletext) taken from the ffmpeg command line's description,
     and a teletext stream's subtitle pages (``shared_types.teletext``)."""
@@ -160,18 +164,20 @@ def _named(container, streams: list[SourceStream]) -> list[SourceStream]:
              else s for s in streams]
     if TELETEXT_DECODER not in ffmpeg_decoders():  # pages no mux here could decode
         return named
-    return [replace(s, pages=stream_pages(path, s.index, pid=container.streams[s.index].id,
+    return [replace(s, pages=stream_pages(path, s.index,
+                                          described=tables.pages(container.streams[s.index].id),
                                           language=s.language))
             if s.codec == "dvb_teletext" and s.index is not None else s for s in named]
 
 
-def _of_the_films_programme(container, film, streams: list[SourceStream]) -> list[SourceStream]:
-    """``streams``, those of another programme than the film's marked so
-    (``shared_types.ts_program_map``): a transport stream recorded whole
+def _of_the_films_programme(container, film, streams: list[SourceStream],
+                            tables: ProgrammeMap) -> list[SourceStream]:
+    """``streams``, those of another programme than the film's marked so (by
+    the file's programme ``tables``): a transport stream recorded whole
     carries other channels' pictures, sound and subtitles."""
-    if film is None or "mpegts" not in container.format.name.split(","):
+    if film is None:
         return streams
-    programmes = programme_streams(Path(container.name))
+    programmes = tables.programmes()
     films = next((pids for pids in programmes if film.id in pids), None)
     if films is None:
         return streams

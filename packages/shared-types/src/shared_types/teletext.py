@@ -16,10 +16,10 @@ not show in the packets read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from shared_types.ts_program_map import TeletextPage, described_pages
+from shared_types.ts_program_map import TeletextPage
 
 TELETEXT_UNITS = (0x02, 0x03)  # data_unit_id: EBU teletext (non-)subtitle data
 UNIT_BYTES = 46  # id, length (44), field/line, framing code, 42 payload bytes
@@ -80,9 +80,10 @@ def _scan(path: Path, index: int, max_s: float) -> tuple[list[str], bool]:
     """(:func:`stream_subtitle_pages`, whether the scan read the whole stream)."""
     import av  # vendor import stays in this function
 
-    whole = [True]
+    whole = True
 
     def packets(container):
+        nonlocal whole
         stream = container.streams[index]
         first = None
         for packet in container.demux(stream):
@@ -90,30 +91,29 @@ def _scan(path: Path, index: int, max_s: float) -> tuple[list[str], bool]:
                 t = float(packet.pts * packet.time_base)
                 first = t if first is None else first
                 if t - first > max_s:
-                    whole[0] = False
+                    whole = False
                     return
             if packet.size:
                 yield bytes(packet)
 
     try:
         with av.open(str(path)) as container:
-            return subtitle_pages(packets(container)), whole[0]
+            return subtitle_pages(packets(container)), whole
     except (av.error.FFmpegError, OSError, ValueError, IndexError):
         return [], False
 
 
-def stream_pages(path: Path, index: int, *, pid: int | None = None,
+def stream_pages(path: Path, index: int, *, described: Sequence[TeletextPage] = (),
                  language: str | None = None, max_s: float = MAX_SCAN_S
                  ) -> tuple[TeletextPage, ...]:
-    """The subtitle pages of teletext stream ``index`` (on ``pid``) of ``path``:
-    those the programme map lists, in its order, with their languages (less
+    """The subtitle pages of teletext stream ``index`` of ``path``: those the
+    programme map lists for it (``described``), in its order, with their languages (less
     those never sent, when the page headers were read to the end: a service
     lists pages the programme has no subtitles on), then those only the page
     headers flag, with the stream's ``language`` when it names one language
     (FFmpeg joins a descriptor's several with commas)."""
     flagged, whole = _scan(path, index, max_s)
-    described = [page for page in (described_pages(path, pid) if pid is not None else [])
-                 if page.number in flagged or not whole]
+    described = [page for page in described if page.number in flagged or not whole]
     listed = {page.number for page in described}
     single = language if language and "," not in language and language != "und" else None
     return (*described, *(TeletextPage(number, single) for number in flagged

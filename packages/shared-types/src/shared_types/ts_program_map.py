@@ -5,10 +5,10 @@ teletext descriptor, tag 0x56, or the VBI teletext descriptor, 0x46): for each,
 an ISO 639-2 language, a type (2: subtitles, 5: subtitles for the hard of
 hearing, 1: the initial page) and the page number. FFmpeg keeps only the
 languages ("deu,deu,eng" on the stream), not which page is which, so
-:func:`described_pages` reads the tables themselves: the PAT (PID 0) names
+:func:`read_programme_map` reads the tables themselves: the PAT (PID 0) names
 each programme's PMT, whose entry for the stream's PID holds the descriptor.
 A recording of a whole multiplex carries several programmes (channels), each
-with its own video, audio and subtitles: :func:`programme_streams` says which
+with its own video, audio and subtitles: :meth:`ProgrammeMap.programmes` says which
 streams belong together, which FFmpeg's PyAV does not expose.
 Sections are taken only when their CRC checks out.
 """
@@ -49,24 +49,31 @@ def mpeg_crc32(data: bytes) -> int:
     return crc
 
 
-def described_pages(path: Path, pid: int, *, max_bytes: int = MAX_SCAN_BYTES
-                    ) -> list[TeletextPage]:
-    """The subtitle pages the PMT of the transport stream ``path`` lists for the
-    stream on ``pid``, in the table's order; none when it lists none or the
-    file cannot be read."""
-    for pmt in _programme_tables(path, max_bytes):
-        for es_pid, descriptors in _elementary_streams(pmt):
-            if es_pid == pid:
-                return list(_teletext_pages(descriptors))
-    return []
+@dataclass(frozen=True)
+class ProgrammeMap:
+    """The programme tables of a transport stream, read once (:func:`read_programme_map`)."""
+
+    tables: tuple[bytes, ...] = ()  # the first PMT section of each programme
+
+    def pages(self, pid: int) -> list[TeletextPage]:
+        """The subtitle pages listed for the stream on ``pid``, in the table's
+        order; none when no table lists any."""
+        for pmt in self.tables:
+            for es_pid, descriptors in _elementary_streams(pmt):
+                if es_pid == pid:
+                    return list(_teletext_pages(descriptors))
+        return []
+
+    def programmes(self) -> list[set[int]]:
+        """The PIDs of each programme's streams (a recording of a whole
+        multiplex carries several channels), in the order of their PMT PIDs."""
+        return [{pid for pid, _ in _elementary_streams(pmt)} for pmt in self.tables]
 
 
-def programme_streams(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> list[set[int]]:
-    """The PIDs of each programme's streams in the transport stream ``path``
-    (a recording of a whole multiplex carries several channels), in the order
-    of their PMT PIDs; none when it cannot be read."""
-    return [{pid for pid, _ in _elementary_streams(pmt)}
-            for pmt in _programme_tables(path, max_bytes)]
+def read_programme_map(path: Path, *, max_bytes: int = MAX_SCAN_BYTES) -> ProgrammeMap:
+    """The programme map of the transport stream ``path``, from its first
+    ``max_bytes``; an empty one when it cannot be read."""
+    return ProgrammeMap(tuple(_programme_tables(path, max_bytes)))
 
 
 def _programme_tables(path: Path, max_bytes: int) -> list[bytes]:

@@ -11,7 +11,7 @@ from shared_types.testing.media import (
     make_multiplex_recording,
     make_video,
 )
-from shared_types.ts_program_map import programme_streams
+from shared_types.ts_program_map import read_programme_map
 
 
 def test_a_recorded_multiplex_marks_the_other_programmes_streams(tmp_path: Path):
@@ -19,7 +19,7 @@ def test_a_recorded_multiplex_marks_the_other_programmes_streams(tmp_path: Path)
     with av.open(str(recording)) as container:
         pids = [s.id for s in container.streams]
         streams = file_streams(container).streams
-    assert programme_streams(recording) == [set(pids[:2]), set(pids[2:])]
+    assert read_programme_map(recording).programmes() == [set(pids[:2]), set(pids[2:])]
     assert [(s.kind, s.other_programme) for s in streams] == [
         ("audio", False), ("video", True), ("audio", True)]
     # one programme (every other recording): nothing marked
@@ -27,4 +27,4 @@ def test_a_recorded_multiplex_marks_the_other_programmes_streams(tmp_path: Path)
     single = make_broadcast_recording(clean, tmp_path / "single.ts")
     with av.open(str(single)) as container:
         assert not any(s.other_programme for s in file_streams(container).streams)
-    assert len(programme_streams(single)) == 1
+    assert len(read_programme_map(single).programmes()) == 1

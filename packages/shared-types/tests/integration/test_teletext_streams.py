@@ -8,7 +8,7 @@ import av
 from shared_types.source_streams import file_streams
 from shared_types.teletext import stream_pages, stream_subtitle_pages
 from shared_types.testing.media import make_broadcast_recording, make_video
-from shared_types.ts_program_map import TeletextPage, described_pages
+from shared_types.ts_program_map import TeletextPage, read_programme_map
 
 
 def test_teletext_is_named_with_its_subtitle_pages(tmp_path: Path):
@@ -38,15 +38,16 @@ def test_each_page_is_named_with_what_the_programme_map_says_of_it(tmp_path: Pat
         pid = container.streams[teletext.index].id
     english, french = TeletextPage("888", "eng"), TeletextPage("777", "fra", True)
     assert teletext.pages == (english, french)
-    assert described_pages(recording, pid) == [english, french, TeletextPage("150", "deu")]
+    assert read_programme_map(recording).pages(pid) == [english, french, TeletextPage("150", "deu")]
     # read only in part, the headers cannot say the listed page never comes
-    assert stream_pages(recording, teletext.index, pid=pid, max_s=0.1) == (
+    assert stream_pages(recording, teletext.index, max_s=0.1,
+                        described=read_programme_map(recording).pages(pid)) == (
         english, french, TeletextPage("150", "deu"))
     # no programme map entry: the stream's own language, when it names one
     assert stream_pages(recording, teletext.index, language="eng") == (
         TeletextPage("777", "eng"), TeletextPage("888", "eng"))
-    assert described_pages(recording, pid + 99) == []
-    assert described_pages(tmp_path / "missing.ts", pid) == []
+    assert read_programme_map(recording).pages(pid + 99) == []
+    assert read_programme_map(tmp_path / "missing.ts").pages(pid) == []
 
 
 def test_an_ffmpeg_without_a_teletext_decoder_leaves_teletext_out(tmp_path: Path, monkeypatch):

@@ -3,7 +3,7 @@ PMT, whose teletext descriptor says each page's language and type."""
 
 from pathlib import Path
 
-from shared_types.ts_program_map import TeletextPage, described_pages, mpeg_crc32
+from shared_types.ts_program_map import TeletextPage, mpeg_crc32, read_programme_map
 
 TELETEXT_PID, PMT_PID = 0x102, 0x1000
 
@@ -63,10 +63,10 @@ def test_the_crc_is_mpeg2s():
 def test_subtitle_pages_are_named_with_language_and_kind(tmp_path):
     path = _write(tmp_path, _packets(0, _pat()) + _packets(PMT_PID, _pmt(ENTRIES)))
     # the initial page (type 1) is not a subtitle; magazine 0 is page 8xx
-    assert described_pages(path, TELETEXT_PID) == [
+    assert read_programme_map(path).pages(TELETEXT_PID) == [
         TeletextPage("150", "deu"), TeletextPage("777", "deu", True),
         TeletextPage("801", "eng")]
-    assert described_pages(path, 0x1FF) == []
+    assert read_programme_map(path).pages(0x1FF) == []
 
 
 def test_a_programme_map_over_two_packets_in_blu_ray_packets_is_read(tmp_path):
@@ -74,13 +74,13 @@ def test_a_programme_map_over_two_packets_in_blu_ray_packets_is_read(tmp_path):
     assert len(pmt) > 184
     data = (_packets(0, _pat(), prefix=b"\0\0\0\0")
             + _packets(PMT_PID, pmt, prefix=b"\0\0\0\0"))
-    assert len(described_pages(_write(tmp_path, data), TELETEXT_PID)) == 24
+    assert len(read_programme_map(_write(tmp_path, data)).pages(TELETEXT_PID)) == 24
 
 
 def test_a_damaged_table_or_a_file_that_is_no_stream_gives_none(tmp_path):
     damaged = bytearray(_pmt(ENTRIES))
     damaged[-9] ^= 0x01  # one bit of a page number
     data = _packets(0, _pat()) + _packets(PMT_PID, bytes(damaged))
-    assert described_pages(_write(tmp_path, data), TELETEXT_PID) == []
-    assert described_pages(_write(tmp_path, b"not a transport stream" * 40), 1) == []
-    assert described_pages(tmp_path / "missing.ts", 1) == []
+    assert read_programme_map(_write(tmp_path, data)).pages(TELETEXT_PID) == []
+    assert read_programme_map(_write(tmp_path, b"not a transport stream" * 40)).pages(1) == []
+    assert read_programme_map(tmp_path / "missing.ts").pages(1) == []
