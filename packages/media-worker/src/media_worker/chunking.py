@@ -182,7 +182,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                 # Seconds of the parent's source, read where it lies (its header read;
                 # a joined recording's continuous copy: played_timeline).
                 source = cut_clip(
-                    deps.runner, played_source(deps, info, work).ffmpeg_input(),
+                    deps.runner, played_source(deps, info, work)[0].ffmpeg_input(),
                     job.clip_start_s or 0.0, job.clip_duration_s or CLIP_SECONDS,
                     work / "clip.mp4", source_duration_s=_parent_duration(deps, job),
                     on_tick=alive.tick)

@@ -22,7 +22,7 @@ from pathlib import Path
 from shared_types.clock_jumps import JUMPING_FORMATS, continuous_source
 from shared_types.models import ObjectInfo
 
-from media_worker.bounded_probe import probe_header
+from media_worker.bounded_probe import SourceHeader, probe_header
 from media_worker.deps import MediaDeps
 from media_worker.errors import TooLongError
 from media_worker.source_file import SourceLocation, locate_source, source_file
@@ -30,15 +30,16 @@ from media_worker.source_file import SourceLocation, locate_source, source_file
 log = logging.getLogger(__name__)
 
 
-def played_source(deps: MediaDeps, info: ObjectInfo, work: Path) -> SourceLocation:
+def played_source(deps: MediaDeps, info: ObjectInfo, work: Path
+                  ) -> tuple[SourceLocation, SourceHeader | None]:
     """Where to read the source ``info`` names by its played times, with ``work``
-    for a copy. Raises like :func:`locate_source` and :func:`probe_header`
+    for a copy, and its header when it is read where it lies (None for a copy).
+    Raises like :func:`locate_source` and :func:`probe_header`
     (UnusableVideoError), and Ffmpeg*Error from the copy."""
     storage = deps.backend.input_storage
     where = locate_source(storage, info, work / "source.mp4", urls=deps.source_urls)
     try:
-        probe_header(where.target, deps.limits, headers=where.headers)
-        return where
+        return where, probe_header(where.target, deps.limits, headers=where.headers)
     except TooLongError as exc:
         if exc.container not in JUMPING_FORMATS.split(","):
             raise
@@ -52,4 +53,4 @@ def played_source(deps: MediaDeps, info: ObjectInfo, work: Path) -> SourceLocati
     continuous = continuous_source(source, work, run, stem="played", to_seek=True)
     if continuous != source:
         log.info("source %s: its clock jumps; the preview reads a continuous copy", info.key)
-    return SourceLocation(str(continuous))
+    return SourceLocation(str(continuous)), None

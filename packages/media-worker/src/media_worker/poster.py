@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
 
 from shared_types import keys
@@ -47,12 +48,10 @@ def make_poster(runner: FfmpegRunner, source_args: Sequence[str], duration_s: fl
                    what="poster frame")
 
     at = poster_time(duration_s)
-    try:
-        frame_at(at)
-    except FfmpegFailedError:
-        if at == 0:
-            raise
-    if at > 0 and (not dest.exists() or dest.stat().st_size == 0):
+    if at > 0:
+        with suppress(FfmpegFailedError):  # no frame after it: the first one below
+            frame_at(at)
+    if not dest.exists() or dest.stat().st_size == 0:
         frame_at(0.0)
     return dest
 

@@ -22,7 +22,7 @@ from shared_types.errors import StereoSpotError
 from shared_types.models import Job, JobStatus, JobUpdate, ObjectInfo
 from shared_types.preview import THUMBNAILS, thumbnail_times
 
-from media_worker.bounded_probe import probe_header, probe_video
+from media_worker.bounded_probe import probe_video
 from media_worker.deps import MediaDeps
 from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.played_timeline import played_source
@@ -61,9 +61,9 @@ def store_strip(job: Job, info: ObjectInfo, work: Path, deps: MediaDeps) -> int:
     can read: the job fails with that reason), TransientError (storage), and
     ConditionFailedError when the job left the hold meanwhile."""
     backend, job_id = deps.backend, job.job_id
-    where = played_source(deps, info, work)
-    if where.is_url:
-        duration_s = probe_header(where.target, deps.limits, headers=where.headers).duration_s
+    where, header = played_source(deps, info, work)
+    if header is not None and where.is_url:  # read in place: its header says enough
+        duration_s = header.duration_s
     else:  # a local file is probed in full where it lies: no copy, refused early
         duration_s = probe_video(Path(where.target), deps.limits).duration_s
     source_args = where.ffmpeg_input()

@@ -159,11 +159,11 @@ def test_on_s3_only_a_transport_stream_whose_clock_jumps_is_fetched_for_a_previe
     # an MP4 is read where it lies: a few Range requests
     info = storage.put_file(source_key("film-1"), film, content_type="video/mp4")
     before = proxy.served
-    assert played_source(deps, info, tmp_path).is_url
+    assert played_source(deps, info, tmp_path)[0].is_url
     assert proxy.served - before < film.stat().st_size / 4
     # a joined recording's header says 26 hours: it is fetched and put on one timeline
     joined = make_joined_recording(tmp_path / "joined.ts", clocks=(100.0, 5.0))
     info = storage.put_file(source_key("film-2"), joined, content_type="video/mp2t")
-    where = played_source(deps, info, tmp_path)
+    where, _ = played_source(deps, info, tmp_path)
     assert not where.is_url and where.target.endswith("played.mkv")
     assert abs(probe_header(where.target, LIMITS).duration_s - 6.0) < 0.2
