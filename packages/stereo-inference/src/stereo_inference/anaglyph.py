@@ -70,8 +70,9 @@ def mix_cpu(luma: np.ndarray, uv: np.ndarray, out: np.ndarray,
             method: AnaglyphMethod) -> None:
     """Write the anaglyph into ``out`` (h*3/2, w) yuv420p from the warped eyes.
 
-    ``luma`` (h, 2w): the left eye's luma beside the right eye's. ``uv`` (h, w):
-    the eyes' U planes side by side, above their V planes side by side.
+    ``luma`` (h, 2w): the left eye's luma beside the right eye's. ``uv``
+    (h/2, w, 4): the eyes' U side by side in channel 0, their V in channel 1
+    (as ``remap.remap_planes`` warps them); channel 2 is overwritten.
     """
     import cv2
 
@@ -79,8 +80,9 @@ def mix_cpu(luma: np.ndarray, uv: np.ndarray, out: np.ndarray,
     left_m, right_m, a, b = _chroma_terms(AnaglyphMethod(method))
     # The eyes' luma at chroma size is the warped luma averaged 2x2 (an exact
     # 2:1 bilinear resize), never a second warp.
-    small = cv2.resize(luma, (w, h // 2), interpolation=cv2.INTER_LINEAR)
-    wide = cv2.merge([small, uv[: h // 2], uv[h // 2 :]]).astype(np.float32)
+    uv[..., 2] = cv2.resize(luma, (w, h // 2), interpolation=cv2.INTER_LINEAR)
+    # three channels: OpenCV's transform has a fast path for them, not for four
+    wide = cv2.cvtColor(uv, cv2.COLOR_BGRA2BGR).astype(np.float32)
     terms = cv2.transform(wide[:, : w // 2], left_m)
     terms += cv2.transform(wide[:, w // 2 :], right_m)
     # to uint8 in one pass, rounded and saturated (OpenCV's conversion)
@@ -97,13 +99,13 @@ def mix_cpu(luma: np.ndarray, uv: np.ndarray, out: np.ndarray,
 @cache
 def _chroma_terms(method: AnaglyphMethod):
     """(left 3x4, right 3x4, a, b): matrices giving (luma output's chroma part +
-    128, U, V) at chroma size, and the luma output's weights of the eyes' luma."""
+    128, U, V) at chroma size from an eye's (U, V, luma) and an offset, and the
+    luma output's weights of the eyes' luma."""
     nl, nr, k = yuv_matrices(method)
-    left = np.concatenate([nl, k[:, None]], axis=1)
-    right = np.concatenate([nr, np.zeros((3, 1))], axis=1)
-    left[0, 3] += 128
-    a, b = float(left[0, 0]), float(right[0, 0])
-    left[0, 0] = right[0, 0] = 0
+    left = np.stack([nl[:, 1], nl[:, 2], nl[:, 0], k + (128, 0, 0)], axis=1)
+    right = np.stack([nr[:, 1], nr[:, 2], nr[:, 0], np.zeros(3)], axis=1)
+    a, b = float(left[0, 2]), float(right[0, 2])
+    left[0, 2] = right[0, 2] = 0
     return left.astype(np.float32), right.astype(np.float32), a, b
 
 

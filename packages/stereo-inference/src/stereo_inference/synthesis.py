@@ -29,7 +29,7 @@ from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.device_frames import depth_input, eye_planes, join_planes, upload
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import pack
-from stereo_inference.remap import packed_map, remap_rows, shrink, widened_map
+from stereo_inference.remap import packed_map, remap_planes, remap_rows, shrink, widened_map
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
@@ -135,31 +135,25 @@ class StereoRenderer:
             chroma_map = packed_map(left, right, h // 2, w // 2, sbs, subsample=2)
             remap_rows(shrink(eyes[i, :sh], w, h), luma_map, out[i, :oh], repeats)
             chroma_in = eyes[i, sh:].reshape(2, sh // 2, sw // 2)
+            warped = remap_planes([shrink(c, w // 2, h // 2) for c in chroma_in], chroma_map,
+                                  repeats)
             chroma_out = out[i, oh:].reshape(2, oh // 2, ow // 2)
-            for c in range(2):
-                remap_rows(shrink(chroma_in[c], w // 2, h // 2), chroma_map, chroma_out[c],
-                           repeats)
+            chroma_out[0], chroma_out[1] = warped[..., 0], warped[..., 1]
         return out
 
     def _anaglyph_cpu(self, eyes: np.ndarray, plan: np.ndarray, w: int, h: int) -> np.ndarray:
-        """Both eyes warped side by side (luma in one ``remap``, U over V in
-        another: yuv420p keeps them in that order), then mixed into the output.
+        """Both eyes warped side by side (luma in one ``remap``, U and V together
+        in another), then mixed into the output.
 
         ``plan`` is at chroma width (w/2): the chroma planes use it as it is,
         the luma stretched to full width (depth is far coarser than either).
         """
-        b, sh, sw = eyes.shape[0], eyes.shape[1] * 2 // 3, eyes.shape[2]
+        b, sh = eyes.shape[0], eyes.shape[1] * 2 // 3
         out = np.empty((b, h * 3 // 2, w), np.uint8)
         for i in range(b):
             left, right = plan[b + i], plan[i]
-            uv = eyes[i, sh:].reshape(sh, sw // 2)
-            if (sh, sw) != (h, w):
-                uv = np.vstack([shrink(c, w // 2, h // 2) for c in uv.reshape(2, sh // 2, -1)])
-            chroma_map = packed_map(left, right, h // 2, w // 2, True)
-            warped_uv = np.empty((h, w), np.uint8)  # U of both eyes over V of both
-            for c in range(2):  # one map for both planes
-                remap_rows(uv[c * (h // 2):(c + 1) * (h // 2)], chroma_map,
-                           warped_uv[c * (h // 2):(c + 1) * (h // 2)])
+            uv = [shrink(c, w // 2, h // 2) for c in eyes[i, sh:].reshape(2, sh // 2, -1)]
+            warped_uv = remap_planes(uv, packed_map(left, right, h // 2, w // 2, True))
             mix_cpu(remap_rows(shrink(eyes[i, :sh], w, h), widened_map(left, right, h, w)),
                     warped_uv, out[i], self.params.anaglyph_method)
         return out

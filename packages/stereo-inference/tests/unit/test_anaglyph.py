@@ -56,8 +56,8 @@ def mix(left: np.ndarray, right: np.ndarray, method) -> np.ndarray:
     """``mix_cpu`` with its inputs laid out: the eyes side by side, U above V."""
     (ly, (lu, lv)), (ry, (ru, rv)) = planes(left), planes(right)
     out = np.empty_like(left)
-    mix_cpu(np.hstack([ly, ry]), np.vstack([np.hstack([lu, ru]), np.hstack([lv, rv])]), out,
-            method)
+    uv = np.hstack([lu, ru]), np.hstack([lv, rv])
+    mix_cpu(np.hstack([ly, ry]), cv2.merge([*uv, *uv]), out, method)
     return out
 
 

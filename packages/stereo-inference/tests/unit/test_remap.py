@@ -1,6 +1,6 @@
 import numpy as np
 
-from stereo_inference.remap import packed_map, remap_rows, shrink, stretch_plan
+from stereo_inference.remap import packed_map, remap_planes, remap_rows, shrink, stretch_plan
 
 
 def plane(h: int, w: int, seed: int = 0) -> np.ndarray:
@@ -49,6 +49,17 @@ def test_remap_writes_both_stacked_eyes_into_the_given_buffer():
     assert np.array_equal(out[:4], p)
     assert np.array_equal(out[4:, :5], p[:, 1:])
     assert np.array_equal(out[4:, 5], p[:, 5])
+
+
+def test_planes_warped_together_are_each_the_pixels_warped_alone():
+    u, v = plane(6, 16, seed=1), plane(6, 16, seed=2)
+    rng = np.random.default_rng(3)
+    # fractional, out-of-frame and stacked (two-eye) positions alike
+    map_x = (np.arange(16, dtype=np.float32) + rng.uniform(-3, 3, (12, 16))).astype(np.float32)
+    both = remap_planes([u, v], map_x, repeats=2)
+    assert both.shape == (12, 16, 4)
+    for k, p in enumerate((u, v, u, v)):
+        assert np.array_equal(both[..., k], remap_rows(p, map_x, repeats=2))
 
 
 def test_a_widened_map_puts_half_width_positions_at_full_width_and_never_mixes_the_eyes():
