@@ -16,7 +16,12 @@ from shared_types.frame_rate import stream_rate
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
 from shared_types.source_streams import describe_stream, file_timecode, video_labels
 
-from media_worker.errors import SourceUnreachableError, TooLongError, UnusableVideoError
+from media_worker.errors import (
+    SourceUnreachableError,
+    TooLongError,
+    UnknownFormatError,
+    UnusableVideoError,
+)
 from media_worker.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
 
 log = logging.getLogger(__name__)
@@ -117,7 +122,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
                             timeout=limits.timeout_s)
     except (av.error.FFmpegError, OSError, ValueError) as exc:
         log.info("probe of %s failed to open: %s", path, exc)
-        raise _reject(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "
+        raise UnknownFormatError(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "
                       "damaged).") from exc
     with container:
         stream, width, height, duration = _check_streams(container, limits)
@@ -175,7 +180,7 @@ def probe_header(target: str, limits: ProbeLimits, *,
         raise SourceUnreachableError(f"reading the source failed: {exc}") from exc
     except (av.error.FFmpegError, OSError, ValueError) as exc:
         log.info("header probe failed to open: %s", exc)
-        raise _reject(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "
+        raise UnknownFormatError(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "
                       "damaged).") from exc
     with container:
         _, width, height, duration = _check_streams(container, limits)

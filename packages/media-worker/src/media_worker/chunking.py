@@ -150,14 +150,15 @@ def _parent_duration(deps: MediaDeps, clip: Job) -> float | None:
 
 
 def _on_one_timeline(source: Path, work: Path, deps: MediaDeps, alive: JobKeepAlive) -> Path:
-    """``source``, or in its place a copy on one continuous timeline when its
-    clock jumps (``shared_types.clock_jumps``: joined recordings)."""
+    """``source``, or in its place a copy on one timeline when its clock jumps
+    (``shared_types.clock_jumps``: joined recordings) or it has none (a raw
+    H.264/HEVC stream: ``shared_types.raw_video``)."""
     def run(args):
         deps.runner.run(args, on_tick=alive.tick, what="putting the source on one timeline")
 
     continuous = continuous_source(source, work, run)
     if continuous != source:
-        log.info("source %s: its clock jumps; converting a continuous copy", source.name)
+        log.info("source %s: not on one timeline; converting a copy that is", source.name)
         source.unlink()
     return continuous
 

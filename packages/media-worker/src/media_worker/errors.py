@@ -38,6 +38,10 @@ class TooLongError(UnusableVideoError):
         self.container = container
 
 
+class UnknownFormatError(UnusableVideoError):
+    """The source opens as none of the video formats read (``VIDEO_DEMUXERS``)."""
+
+
 class SourceReplacedError(MediaWorkerError, PermanentError):
     """The job's upload was replaced by another one while it was being chunked."""
 

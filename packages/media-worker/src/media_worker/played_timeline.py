@@ -11,7 +11,10 @@ triggers it, locally and on S3 alike: the header costs a few reads, where
 finding every jump reads the whole file, which a two-hour recording's strip
 and every clip would wait for. A forward jump that stays under the limit is
 previewed on the source's own clock, the strip and the clips alike, so the
-moment a person picks is still the moment the clip starts at.
+moment a person picks is still the moment the clip starts at. A raw H.264/HEVC
+stream (``shared_types.raw_video``) has no clock at all: no demuxer of the
+header probe opens it, and when its first bytes say it is one, it is
+downloaded and read through a timed copy as well.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ from pathlib import Path
 
 from shared_types.clock_jumps import JUMPING_FORMATS, continuous_source
 from shared_types.models import ObjectInfo
+from shared_types.raw_video import HEAD_BYTES, starts_as_elementary_stream
 
 from media_worker.bounded_probe import SourceHeader, probe_header
 from media_worker.deps import MediaDeps
-from media_worker.errors import TooLongError
+from media_worker.errors import TooLongError, UnknownFormatError
 from media_worker.source_file import SourceLocation, locate_source, source_file
 
 log = logging.getLogger(__name__)
@@ -43,6 +47,9 @@ def played_source(deps: MediaDeps, info: ObjectInfo, work: Path
     except TooLongError as exc:
         if exc.container not in JUMPING_FORMATS.split(","):
             raise
+    except UnknownFormatError:
+        if not _raw(where):
+            raise
     if where.is_url:
         where = SourceLocation(str(source_file(storage, info, work / "source.ts")))
 
@@ -52,5 +59,14 @@ def played_source(deps: MediaDeps, info: ObjectInfo, work: Path
     source = Path(where.target)
     continuous = continuous_source(source, work, run, stem="played", to_seek=True)
     if continuous != source:
-        log.info("source %s: its clock jumps; the preview reads a continuous copy", info.key)
+        log.info("source %s: not on one timeline; the preview reads a copy that is", info.key)
     return SourceLocation(str(continuous)), None
+
+
+def _raw(where: SourceLocation) -> bool:
+    """Whether the source begins as a raw H.264/HEVC stream (its first bytes
+    only: anything else that no demuxer opens is not downloaded to find out)."""
+    try:
+        return starts_as_elementary_stream(where.head(HEAD_BYTES))
+    except OSError:
+        return False

@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
+from urllib.request import Request, urlopen
 
 from shared_types.models import ObjectInfo
 from shared_types.ports import ObjectStorage
@@ -27,6 +28,7 @@ from media_worker.ffmpeg_runner import file_input, url_input
 
 # Long enough for the slowest strip or clip cut (ffmpeg's own timeout is shorter).
 URL_EXPIRES_S = 3600
+HEAD_TIMEOUT_S = 30
 
 
 def stored_path(storage: ObjectStorage, key: str) -> Path | None:
@@ -59,6 +61,17 @@ class SourceLocation:
     @property
     def is_url(self) -> bool:
         return self.target.startswith(("http://", "https://"))
+
+    def head(self, size: int) -> bytes:
+        """The first ``size`` bytes (fewer for a shorter file): one ranged GET
+        for a URL. Raises OSError (urllib's errors are OSErrors)."""
+        if not self.is_url:
+            with open(self.target, "rb") as f:
+                return f.read(size)
+        request = Request(self.target, headers={**(self.headers or {}),
+                                                "Range": f"bytes=0-{size - 1}"})
+        with urlopen(request, timeout=HEAD_TIMEOUT_S) as response:  # noqa: S310 (http(s) only)
+            return response.read(size)
 
     def ffmpeg_input(self) -> list[str]:
         """ffmpeg input arguments reading this location and nothing else."""

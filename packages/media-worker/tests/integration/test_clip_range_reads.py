@@ -9,11 +9,13 @@ import av
 import pytest
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.keys import source_key
+from shared_types.raw_video import HEAD_BYTES, starts_as_elementary_stream
 from shared_types.testing.media import make_video
+from shared_types.testing.timing import make_raw_stream
 
 from media_worker.bounded_probe import ProbeLimits, probe_header
 from media_worker.clip import cut_clip
-from media_worker.errors import SourceReplacedError, UnusableVideoError
+from media_worker.errors import SourceReplacedError, UnknownFormatError, UnusableVideoError
 from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.source_file import locate_source
 from media_worker.thumbnails import make_thumbnails
@@ -103,6 +105,25 @@ def test_the_strip_of_an_s3_film_reads_its_header_and_a_few_seeks(s3, film, tmp_
     assert len(thumbs) == 4 and all(t.read_bytes()[:2] == b"\xff\xd8" for t in thumbs)
     print(f"header + 4 thumbnails read {served} of {info.size} bytes ({served / info.size:.1%})")
     assert 0 < served < info.size * 0.35
+
+
+def test_an_s3_source_that_no_demuxer_opens_is_told_apart_by_its_first_bytes(s3, tmp_path):
+    # a raw camera stream opens as no container, and neither does a non-video;
+    # their first bytes (one ranged GET) say which one to download for a copy
+    storage, proxy = s3
+    raw = make_raw_stream(tmp_path / "pi.h264", seconds=20.0, size=(320, 240))
+    junk = tmp_path / "notes.bin"
+    junk.write_bytes(bytes(range(256)) * 4096)  # 1 MiB
+    for name, path, begins_raw in (("raw", raw, True), ("junk", junk, False)):
+        info = storage.put_file(source_key(f"film-{name}"), path)
+        where = locate_source(storage, info, tmp_path / f"{name}.download")
+        with pytest.raises(UnknownFormatError):
+            probe_header(where.target, LIMITS, headers=where.headers)
+        before = proxy.served
+        head = where.head(HEAD_BYTES)
+        assert head == path.read_bytes()[:HEAD_BYTES]
+        assert starts_as_elementary_stream(head) is begins_raw
+        assert proxy.served - before < 4096  # the bytes asked for, not the file
 
 
 def test_an_unreachable_store_is_transient_not_a_bad_video(tmp_path):

@@ -26,6 +26,7 @@ from shared_types.testing.timing import (
     frame_times,
     make_joined_recording,
     make_paused_video,
+    make_raw_stream,
 )
 
 from media_worker.bootstrap import build_worker
@@ -83,6 +84,25 @@ def test_a_recording_whose_clock_jumps_is_converted_as_its_parts_played_in_turn(
     assert max(b - a for a, b in zip(times, times[1:], strict=False)) < 0.08
     assert flash_time(final) == pytest.approx(7.0, abs=0.06)  # 2 parts of 3 s, then 1 s
     assert beep_time(final) == pytest.approx(7.0, abs=0.06)
+
+
+@pytest.mark.parametrize("codec", ["h264", "hevc"])
+def test_a_raw_camera_stream_is_converted_at_the_rate_it_states(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path, codec):
+    # no container and no timestamps; coded out of display order (B-frames)
+    source = make_raw_stream(tmp_path / f"camera.{codec}", codec=codec, seconds=5.0, fps=30,
+                             flash_at=4.0, size=(96, 64))
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, source)
+
+    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
+
+    assert done.source_frames == 150 and done.total_segments >= 2
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    times = frame_times(final)
+    assert len(times) == 150 and times == sorted(times)
+    assert flash_time(final) == pytest.approx(4.0, abs=1.5 / 30)
 
 
 def test_split_and_concat_keep_every_frame_and_the_av_timeline(

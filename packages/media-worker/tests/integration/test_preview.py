@@ -12,7 +12,7 @@ from shared_types.models import ConversionParams, Job, JobStatus, OutputMode, ne
 from shared_types.preview import THUMBNAILS, convert_whole, start_clip, thumbnail_times
 from shared_types.resend import resend_source
 from shared_types.testing.media import make_video
-from shared_types.testing.timing import make_joined_recording
+from shared_types.testing.timing import make_joined_recording, make_raw_stream
 
 from media_worker.thumbnails import THUMB_WIDTH
 
@@ -139,3 +139,32 @@ def test_a_recording_whose_clock_jumps_is_previewed_on_its_played_timeline(
         frames = [(f.time, f.to_ndarray(format="gray").mean()) for f in container.decode(video=0)]
     flash = max(frames, key=lambda frame: frame[1])[0] - frames[0][0]
     assert abs(3.5 + flash - 4.0) <= 1 / 25, frames  # the flash at 4 s of the played film
+
+
+def test_a_raw_camera_stream_is_previewed_on_the_timeline_its_rate_gives(
+        local_backend, upload, worker_for, tmp_path):
+    # a Raspberry Pi camera's .h264: no container, no clock; 4 s at 30 a second
+    # with a flash at 3 s. No demuxer of the header probe opens it: the strip
+    # and the clip read a timed copy.
+    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS, title="Pi",
+              status=JobStatus.AWAITING_CONFIRMATION)
+    local_backend.jobs.create(job)
+    source = make_raw_stream(tmp_path / "pi.h264", seconds=4.0, fps=30, flash_at=3.0,
+                             size=(160, 96))
+    upload(local_backend, job.job_id, source)
+    worker = worker_for(local_backend)
+    assert worker.process_chunking_once(wait_s=1)
+    held = local_backend.jobs.get(job.job_id)
+    assert held.status == JobStatus.AWAITING_CONFIRMATION, held.error
+    assert abs(held.source_duration_s - 4.0) < 0.1
+    assert held.thumbnails == THUMBNAILS
+
+    clip = start_clip(local_backend, held, 2.5, ConversionParams(), seconds=1.0)
+    assert worker.process_chunking_once(wait_s=1)
+    assert local_backend.jobs.get(clip.job_id).status == JobStatus.CHUNKING_COMPLETE
+    cut = tmp_path / "clip.mp4"
+    local_backend.input_storage.get_file(segments_of(local_backend, clip.job_id)[0], cut)
+    with av.open(str(cut)) as container:
+        frames = [(f.time, f.to_ndarray(format="gray").mean()) for f in container.decode(video=0)]
+    flash = max(frames, key=lambda frame: frame[1])[0] - frames[0][0]
+    assert abs(2.5 + flash - 3.0) <= 1.5 / 30, frames

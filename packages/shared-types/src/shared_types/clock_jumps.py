@@ -22,6 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from shared_types.raw_video import COPY_SUFFIX as RAW_COPY_SUFFIX
+from shared_types.raw_video import raw_stream, timed_copy_command
+
 TS_DISCONT = 0x0200  # AVFMT_TS_DISCONT: the format's timestamps may jump
 # the demuxers whose formats allow a jumping clock (and only those are tried)
 JUMPING_FORMATS = "mpegts,mpeg"
@@ -75,11 +78,18 @@ def continuous_copy_command(source: Path, dest: Path, muxer: str, *,
 
 def continuous_source(source: Path, folder: Path, run: Callable[[Sequence[str]], None], *,
                       stem: str = "continuous", to_seek: bool = False) -> Path:
-    """``source`` itself when its clock never jumps, else a continuous copy of
-    it written in ``folder`` (``stem`` + the format's suffix) by ``run`` (which
-    runs ffmpeg with the arguments it is given and raises on failure).
+    """``source`` itself when it plays on one timeline, else a copy of it that
+    does, written in ``folder`` (``stem`` + the format's suffix) by ``run``
+    (which runs ffmpeg with the arguments it is given and raises on failure):
+    a continuous copy when its clock jumps, a timed one when it has no clock
+    at all (a raw elementary stream: ``shared_types.raw_video``).
     ``to_seek``: a copy of the picture and sound only, in Matroska, for reads
     that seek by time (a transport stream seeks badly near its end)."""
+    raw = raw_stream(source)
+    if raw is not None:
+        dest = Path(folder) / f"{stem}{RAW_COPY_SUFFIX}"
+        run(timed_copy_command(source, dest, raw))
+        return dest
     demuxer = _jumping_format(source)
     if demuxer is None:
         return source

@@ -169,18 +169,19 @@ def _say_if_cut_short(input_path: Path, info: VideoInfo, seconds: float) -> None
 @contextmanager
 def _on_one_timeline(input_path: Path, output_path: Path, ffmpeg: str | None,
                      timeout_s: float) -> Iterator[Path]:
-    """``input_path``, or a copy of it on one continuous timeline when its clock
-    jumps (``shared_types.clock_jumps``: joined recordings), written beside the
-    output and removed when the conversion ends. Raises InvalidInputError
-    when the copy fails."""
+    """``input_path``, or a copy of it on one timeline when its clock jumps
+    (``shared_types.clock_jumps``: joined recordings) or it has none (a raw
+    H.264/HEVC stream: ``shared_types.raw_video``), written beside the output
+    and removed when the conversion ends. Raises InvalidInputError when the
+    copy fails."""
     def run(args):
         try:
             subprocess.run([ffmpeg or ffmpeg_path(), *args], check=True, capture_output=True,
                            timeout=timeout_s)
         except subprocess.CalledProcessError as exc:
             tail = exc.stderr.decode("utf-8", "replace")[-500:].strip()
-            raise InvalidInputError(f"the input's clock jumps and copying it onto one "
-                                    f"timeline failed: {tail}") from exc
+            raise InvalidInputError(f"copying the input onto one timeline failed: {tail}"
+                                    ) from exc
         except subprocess.TimeoutExpired as exc:
             raise EngineTransientError("copying the input onto one timeline took longer "
                                        f"than {timeout_s:g} s") from exc
@@ -188,7 +189,7 @@ def _on_one_timeline(input_path: Path, output_path: Path, ffmpeg: str | None,
     source = continuous_source(input_path, output_path.parent, run,
                                stem=f".{output_path.stem}.continuous")
     if source != input_path:
-        log.info("%s: its clock jumps; converting a continuous copy", input_path.name)
+        log.info("%s: not on one timeline; converting a copy that is", input_path.name)
     try:
         yield source
     finally:

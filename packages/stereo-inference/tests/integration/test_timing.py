@@ -1,6 +1,7 @@
 """The engine keeps every frame's source timestamp: pauses, VFR, and segments
 that start later on the source's timeline (as media-worker cuts them); a
-recording whose clock jumps plays its parts one after another."""
+recording whose clock jumps plays its parts one after another; a raw H.264
+stream, which has no clock, plays at the rate it states."""
 
 import subprocess
 
@@ -14,6 +15,7 @@ from shared_types.testing.timing import (
     frame_times,
     make_joined_recording,
     make_paused_video,
+    make_raw_stream,
 )
 
 from stereo_inference import convert_file
@@ -114,4 +116,23 @@ def test_a_recording_whose_clock_jumps_plays_its_parts_in_turn(tmp_path):
     assert max(b - a for a, b in zip(times, times[1:], strict=False)) < 0.08
     assert flash_time(out) == pytest.approx(4.0, abs=0.06)  # 3 s of part one, then 1 s
     assert beep_time(out) == pytest.approx(4.0, abs=0.06)
+    assert [p.name for p in out_dir.iterdir()] == ["out.mp4"]  # the copy is gone
+
+
+@pytest.mark.parametrize("b_frames", [True, False], ids=["reordered", "in-order"])
+def test_a_raw_camera_stream_plays_at_the_rate_it_states(tmp_path, b_frames):
+    # a Raspberry Pi camera's .h264: no container, no timestamps, 30 a second
+    raw = make_raw_stream(tmp_path / "pi.h264", seconds=3.0, fps=30, flash_at=2.0,
+                          b_frames=b_frames)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    out = out_dir / "out.mp4"
+
+    result = convert_file(raw, out, mode="half-sbs")
+
+    times = frame_times(out)
+    assert result.frames == len(times) == 90
+    assert times == sorted(times)
+    assert times[-1] == pytest.approx(89 / 30, abs=0.01)  # not 0.04 s, not 3.6 s
+    assert flash_time(out) == pytest.approx(2.0, abs=0.05)
     assert [p.name for p in out_dir.iterdir()] == ["out.mp4"]  # the copy is gone

@@ -3,7 +3,8 @@
 ``make_paused_video`` writes a clip whose picture stops for a while (a jump in
 its timestamps, as a camera that paused recording or an edit leaves) with a
 white flash and a beep at the same known moment after the pause;
-``make_joined_recording`` joins transport streams whose clocks differ.
+``make_joined_recording`` joins transport streams whose clocks differ;
+``make_raw_stream`` writes a bare H.264/HEVC stream, which has no clock at all.
 ``damage_audio_frames`` breaks some of a transport stream's AAC frames, as a
 weak broadcast signal does. ``frame_times``, ``flash_time`` and ``beep_time``
 read any file back on the timeline a player shows: seconds since the file's start.
@@ -65,6 +66,24 @@ def make_joined_recording(path: Path, *, clocks: tuple[float, ...] = (100.0, 5.0
         data += part.read_bytes()
         part.unlink()
     path.write_bytes(bytes(data))
+    return path
+
+
+def make_raw_stream(path: Path, *, codec: str = "h264", seconds: float = 3.0, fps: int = 30,
+                    flash_at: float = 2.0, b_frames: bool = True,
+                    size: tuple[int, int] = (64, 48), gop: int = 30) -> Path:
+    """Write a raw elementary stream (no container, no timestamps: a Raspberry
+    Pi camera's ``.h264``) of ``codec`` ("h264" or "hevc") at ``fps``, stated in
+    its parameter sets, with one white frame at ``flash_at`` s; ``b_frames``
+    codes pictures out of their display order. Returns ``path``."""
+    encoder = {"h264": ["-c:v", "libx264", "-bf", "2" if b_frames else "0"],
+               "hevc": ["-c:v", "libx265", "-x265-params",
+                        f"log-level=error:bframes={2 if b_frames else 0}"]}[codec]
+    subprocess.run([
+        ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y",
+        "-f", "lavfi", "-i", _flash_picture(size, fps, seconds, flash_at),
+        *encoder, "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", str(gop),
+        "-f", codec, str(path)], check=True, timeout=120)
     return path
 
 
