@@ -15,6 +15,7 @@ from shared_types.byte_size import size_words
 from shared_types.frame_rate import stream_rate
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
 from shared_types.source_streams import describe_stream, file_timecode, video_labels
+from shared_types.stream_names import codec_name
 
 from media_worker.errors import (
     SourceUnreachableError,
@@ -129,7 +130,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
         frames, end_s, gap, leading = _scan_packets(container, stream, limits, path)
         has_audio = bool(container.streams.audio)
         container_name = container.format.name
-        codec = stream.codec_context.name
+        codec = codec_name(stream.codec_context)
         labels = tuple(video_labels(describe_stream(stream)).items())
         timecode = file_timecode(container)
     if frames == 0 or end_s <= 0:

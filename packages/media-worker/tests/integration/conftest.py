@@ -60,7 +60,7 @@ def make_odd_video(path: Path, *, seconds: float = 4.0) -> Path:
 def make_foreign_codec_video(path: Path, codec: list[str], audio: str | None, *,
                              seconds: float = 4.0) -> Path:
     """A video in ``codec`` in the container ``path``'s suffix picks (.mov for
-    ProRes, .webm for VP8, .ogv, .mxf, .gif), with ``audio`` (a codec; None:
+    ProRes, .webm for VP8, .ogv, .mxf, .gif, .ivf, .y4m), with ``audio`` (a codec; None:
     a picture alone)."""
     sound = ["-f", "lavfi", "-i", f"sine=frequency=300:sample_rate=48000:duration={seconds}",
              "-c:a", audio] if audio else []
@@ -92,10 +92,19 @@ SOURCES = {
                                "-ac", "2", "-f", "dv"], "pcm_s16le"),
     "animated-gif": lambda p: make_foreign_codec_video(
         p.with_suffix(".gif"), ["-c:v", "gif"], None),
+    # codec tools' own files: libvpx's and SVT-AV1's IVF, uncompressed YUV4MPEG2
+    "vp9-in-ivf": lambda p: make_foreign_codec_video(
+        p.with_suffix(".ivf"), ["-c:v", "libvpx-vp9", "-deadline", "realtime",
+                                "-cpu-used", "8"], None),
+    "av1-in-ivf": lambda p: make_foreign_codec_video(
+        p.with_suffix(".ivf"), ["-c:v", "libsvtav1", "-preset", "12",
+                                "-svtav1-params", "log-level=0"], None),
+    "uncompressed-y4m": lambda p: make_foreign_codec_video(
+        p.with_suffix(".y4m"), ["-pix_fmt", "yuv420p"], None),
 }
 # sources re-encoded once before splitting (media_worker.splitting.reencode_reason)
 REENCODED = {"sparse-keyframes", "prores-in-mov", "vp8-in-webm", "theora-in-ogg",
-             "animated-gif", "dv-camcorder"}
+             "animated-gif", "dv-camcorder", "uncompressed-y4m"}
 
 
 @pytest.fixture(params=sorted(SOURCES))

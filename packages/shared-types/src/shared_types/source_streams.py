@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from shared_types.mp4_boxes import Mp4BoxError, track_formats
-from shared_types.stream_names import ffmpeg_codec_names, ffmpeg_decoders
+from shared_types.stream_names import codec_name, ffmpeg_codec_names, ffmpeg_decoders
 from shared_types.teletext import stream_pages
 from shared_types.ts_program_map import ProgrammeMap, TeletextPage, read_programme_map
 
@@ -67,7 +67,7 @@ def describe_stream(stream) -> SourceStream:
     meta = {k.lower(): v for k, v in stream.metadata.items()}
     return SourceStream(
         kind="cover" if is_cover(stream) else stream.type,
-        codec=cc.name if cc is not None else "", index=stream.index,
+        codec=codec_name(cc) if cc is not None else "", index=stream.index,
         channels=(getattr(cc, "channels", 0) or 0) if stream.type == "audio" else 0,
         language=meta.get("language"), title=meta.get("title") or meta.get("name"),
     )

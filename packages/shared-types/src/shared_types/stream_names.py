@@ -1,4 +1,8 @@
-"""Codec names of streams that PyAV's FFmpeg cannot name, from FFmpeg's own.
+"""Codec names of streams: the codec's own, and those PyAV's FFmpeg cannot name.
+
+:func:`codec_name` is a stream's codec ("av1"), never the decoder PyAV picked
+for it ("libdav1d"): an AV1 source read as "libdav1d" was taken for a codec no
+MP4 segment holds and re-encoded before it was cut.
 
 PyAV's bundled FFmpeg has no teletext decoder, so a DVB recording's teletext
 stream comes back from PyAV with no codec at all; the ``ffmpeg`` command line
@@ -20,6 +24,14 @@ from shared_types.ffmpeg import ffmpeg_path
 
 _STREAM_LINE = re.compile(r"Stream #0:(\d+)(?:\[[^\]]*\])?(?:\([^)]*\))?: \w+: (\w+)")
 DESCRIBE_TIMEOUT_S = 60
+
+
+def codec_name(codec_context) -> str:
+    """The codec of a PyAV stream's ``codec_context`` by FFmpeg's codec name
+    ("av1", "opus"), not its decoder's ("libdav1d", "libopus"); "" when it has
+    no codec."""
+    codec = getattr(codec_context, "codec", None)
+    return codec.canonical_name if codec is not None else ""
 
 
 def ffmpeg_codec_names(path: Path, demuxer: str) -> dict[int, str]:

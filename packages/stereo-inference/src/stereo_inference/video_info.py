@@ -9,6 +9,7 @@ import av
 from pydantic import BaseModel
 from shared_types.frame_rate import stream_rate
 from shared_types.hdr import HdrInfo, frame_color, hdr_info
+from shared_types.stream_names import codec_name
 
 from stereo_inference.errors import InvalidInputError
 
@@ -57,7 +58,7 @@ def probe_video(path: Path) -> VideoInfo:
 
 def _describe(container, path: Path) -> VideoInfo:
     videos = [s for s in container.streams.video if s.codec_context is not None]
-    audio = [s.codec_context.name for s in container.streams.audio]
+    audio = [codec_name(s.codec_context) for s in container.streams.audio]
     if not videos:
         kind = "audio-only file" if audio else "file without a video stream"
         raise InvalidInputError(f"{path.name} is an {kind}; a video is required")
@@ -83,7 +84,7 @@ def _describe(container, path: Path) -> VideoInfo:
         duration_s=duration,
         indexed_s=(float(stream.duration * stream.time_base)
                    if stream.frames and stream.duration and stream.time_base else None),
-        codec=stream.codec_context.name,
+        codec=codec_name(stream.codec_context),
         rotation=rotation,
         sample_aspect=(sar.numerator, sar.denominator) if sar else None,
         audio_codecs=audio,
