@@ -37,13 +37,12 @@ TEXT_SUBTITLES = frozenset({"subrip", "srt", "ass", "ssa", "mov_text", "webvtt",
 # Picture subtitles MKV holds (Blu-ray PGS, DVD, DVB). Anything else a source may
 # carry as a subtitle stream (ARIB, others) but caption tracks and teletext (below)
 # no muxer here writes: copying one fails the whole mux, so it is left out.
-# Codec and decoder names alike: PyAV names a stream by its decoder (``dvbsub``).
-MKV_BITMAP_SUBTITLES = frozenset({"hdmv_pgs_subtitle", "pgssub", "dvd_subtitle", "dvdsub",
-                                  "dvb_subtitle", "dvbsub"})
+# (Codecs by FFmpeg's codec names: ``stream_names.codec_name``.)
+MKV_BITMAP_SUBTITLES = frozenset({"hdmv_pgs_subtitle", "dvd_subtitle", "dvb_subtitle"})
 # CEA-608 captions as a track of their own (a MOV's c608: broadcast and editing
 # tools write them), which no muxer here copies: FFmpeg's caption decoder turns
-# them into text, kept like any text subtitle (PyAV names them by that decoder).
-CAPTION_TRACKS = frozenset({"eia_608", "cc_dec"})
+# them into text, kept like any text subtitle.
+CAPTION_TRACKS = frozenset({"eia_608"})
 # A DVB recording's teletext: its subtitle pages (``SourceStream.pages``, found by
 # ``shared_types.teletext``; not the rest of the service) become text through the
 # command line's libzvbi decoder, each page lasting until the next one
@@ -60,11 +59,8 @@ HARD_OF_HEARING = " (hard of hearing)"  # after a teletext page's title
 TEXT_TITLES = {**dict.fromkeys(CAPTION_TRACKS, "Closed captions"),
                **dict.fromkeys(TELETEXT, "Teletext subtitles")}
 SUBTITLE_NAMES = {
-    "hdmv_pgs_subtitle": "Blu-ray (PGS) subtitles", "pgssub": "Blu-ray (PGS) subtitles",
-    "dvd_subtitle": "DVD subtitles", "dvdsub": "DVD subtitles",
-    "dvb_subtitle": "DVB subtitles", "dvbsub": "DVB subtitles",
-    "dvb_teletext": "teletext", "libzvbi_teletextdec": "teletext",
-    "eia_608": "closed captions", "cc_dec": "closed captions",
+    "hdmv_pgs_subtitle": "Blu-ray (PGS) subtitles", "dvd_subtitle": "DVD subtitles",
+    "dvb_subtitle": "DVB subtitles", "dvb_teletext": "teletext", "eia_608": "closed captions",
 }
 # Audio an MP4 holds and common players decode; anything else becomes AAC.
 MP4_AUDIO = frozenset({"aac", "mp3", "ac3", "eac3", "opus", "flac", "alac"})

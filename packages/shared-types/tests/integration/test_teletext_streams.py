@@ -17,7 +17,7 @@ def test_teletext_is_named_with_its_subtitle_pages(tmp_path: Path):
     with av.open(str(recording)) as container:
         subtitles = [s for s in file_streams(container).streams if s.kind == "subtitle"]
     assert [(s.codec, s.pages) for s in subtitles] == [
-        ("dvb_teletext", (TeletextPage("888"),)), ("dvbsub", ())]
+        ("dvb_teletext", (TeletextPage("888"),)), ("dvb_subtitle", ())]
     # a service carrying no subtitles, and a stream that is not teletext, have none
     bare = make_broadcast_recording(clean, tmp_path / "bare.ts", teletext=())
     assert stream_subtitle_pages(bare, subtitles[0].index) == []

@@ -306,12 +306,12 @@ def test_subtitle_streams_no_muxer_here_writes_are_left_out_not_copied(container
     # teletext with no subtitle page (a service's index, news), an ARIB caption
     # stream: copying one fails the whole mux
     broadcast = [SourceStream("subtitle", "dvb_teletext"), SourceStream("subtitle", "arib_caption"),
-                 SourceStream("subtitle", "dvbsub")]
+                 SourceStream("subtitle", "dvb_subtitle")]
     args, dropped = stream_args(broadcast, container)
     assert "1:s:0" not in args and "1:s:1" not in args
     assert dropped[:2] == ["teletext", "arib_caption subtitles"]  # named for people
     assert decoding_args(broadcast) == []
-    # DVB subtitles (PyAV names them by their decoder): MKV holds them, MP4 does not
+    # DVB subtitles: MKV holds them, MP4 does not
     assert ("1:s:2" in args) == (container is Container.MKV)
 
 
@@ -319,7 +319,7 @@ def test_subtitle_streams_no_muxer_here_writes_are_left_out_not_copied(container
                                                   (Container.MKV, "srt")])
 def test_each_teletext_subtitle_page_becomes_a_text_track_of_its_own(container, codec):
     german, french = TeletextPage("777", "deu"), TeletextPage("888", "fra", True)
-    streams = [SourceStream("subtitle", "dvbsub"),
+    streams = [SourceStream("subtitle", "dvb_subtitle"),
                SourceStream("subtitle", "dvb_teletext", language="deu,fra",
                             pages=(german, french))]
     args, dropped = stream_args(streams, container, pages_input=2)
@@ -357,8 +357,8 @@ def test_each_teletext_subtitle_page_becomes_a_text_track_of_its_own(container, 
 @pytest.mark.parametrize(("container", "codec"), [(Container.MP4, "mov_text"),
                                                   (Container.MKV, "srt")])
 def test_a_caption_track_becomes_text_named_closed_captions(container, codec):
-    # a MOV's c608 track (PyAV names it by its decoder, cc_dec): no muxer copies it
-    tracks = [SourceStream("subtitle", "cc_dec"),
+    # a MOV's c608 track: no muxer copies it
+    tracks = [SourceStream("subtitle", "eia_608"),
               SourceStream("subtitle", "eia_608", language="fra", title="CC1")]
     args, dropped = stream_args(tracks, container)
     assert dropped == []
@@ -366,6 +366,6 @@ def test_a_caption_track_becomes_text_named_closed_captions(container, codec):
     assert f"-map 1:s:0 -c:s:0 {codec} -metadata:s:s:0 title=Closed captions" in joined
     assert f"-map 1:s:1 -c:s:1 {codec}" in joined and "title=CC1" in joined
     side, _ = side_streams_command(Path("s.mov"), Path("side.mkv"), tracks[:1])
-    assert "srt" in side and subtitle_name("cc_dec") == "closed captions"
+    assert "srt" in side and subtitle_name("eia_608") == "closed captions"
 
 

@@ -49,7 +49,7 @@ def test_a_source_without_captions_gets_none(tmp_path):
     assert caption_cues(out) == []
 
 
-@pytest.mark.parametrize(("output", "codec"), [("out.mp4", "mov_text"), ("out.mkv", "srt")])
+@pytest.mark.parametrize(("output", "codec"), [("out.mp4", "mov_text"), ("out.mkv", "subrip")])
 def test_a_caption_track_becomes_a_text_track_named_closed_captions(tmp_path, output, codec):
     source = make_caption_track_video(tmp_path / "edit.mov", text="FROM A TRACK")
     out = tmp_path / output

@@ -70,7 +70,7 @@ def test_an_hdr_film_in_mkv_keeps_every_stream_and_says_top_bottom(film_mkv, tmp
     convert_file(film_mkv.path, out, mode="tb")
     facts = media_facts(out)
     assert_everything_kept(film_mkv, facts)
-    assert [s.codec for s in facts.of_kind("subtitle")] == ["srt"]  # copied as-is
+    assert [s.codec for s in facts.of_kind("subtitle")] == ["subrip"]  # copied as-is
     assert (facts.width, facts.height) == (854, 960)
     assert facts.stereo_mode == "top_bottom"
     # x265 writes no frame-packing SEI: the engine's own, on every keyframe
@@ -113,7 +113,7 @@ def test_the_container_argument_wins_over_the_file_name(phone_mp4, tmp_path):
     convert_file(phone_mp4.path, out, mode="half-tb", container="mkv")
     facts = media_facts(out)
     assert facts.stereo_mode == "top_bottom"
-    assert [s.codec for s in facts.of_kind("subtitle")] == ["srt"]
+    assert [s.codec for s in facts.of_kind("subtitle")] == ["subrip"]
 
 
 @pytest.mark.parametrize("suffix", [".mp4", ".mkv"])

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.frame_rate import stream_rate
+from shared_types.stream_names import codec_name
 
 _STEREO_SIDE_DATA = "STEREO3D"
 
@@ -137,7 +138,7 @@ def _telemetry(path: Path) -> tuple[tuple[float, bytes], ...]:
 def _stream_facts(stream) -> StreamFacts:
     cc = stream.codec_context
     return StreamFacts(
-        kind=stream.type, codec=cc.name if cc else "",
+        kind=stream.type, codec=codec_name(cc) if cc else "",
         language=_meta(stream.metadata, "language"),
         title=_meta(stream.metadata, "title", "name"),
         channels=cc.channels if stream.type == "audio" else None,
