@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import av
 import numpy as np
+import pytest
 from shared_types import keys
 from shared_types.models import ConversionParams, Job, JobStatus, OutputMode, new_job_id
 from shared_types.preview import THUMBNAILS, convert_whole, start_clip, thumbnail_times
@@ -112,25 +113,38 @@ def test_a_clip_is_cut_at_its_moment_and_chunked_then_the_whole_video(
     assert len(segments_of(local_backend, job.job_id)) == done.total_segments >= 2
 
 
-def test_a_recording_whose_clock_jumps_is_previewed_on_its_played_timeline(
-        local_backend, upload, worker_for, tmp_path):
+# Sources with no timeline of their own to seek on, each played for DURATION s
+# with a flash at FLASH s: the strip, the clip's moment and the clip follow it.
+OFF_TIMELINE = {
     # two recordings joined with cat, the second one's clock 95 s behind: its
-    # own clock makes it "26 hours" long (wrapped); played, it lasts 6 s with a
-    # flash at 4 s. The strip, the clip's moment and the clip follow the latter.
-    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS, title="Joined",
+    # own clock makes it "26 hours" long (wrapped); played, it lasts 6 s
+    "joined-recording": (lambda d: make_joined_recording(
+        d / "joined.ts", clocks=(100.0, 5.0), part_s=3.0, flash_at=1.0, size=(160, 96)),
+        6.0, 4.0, 1 / 25),
+    # a Raspberry Pi camera's .h264: no container, no clock, 30 a second; no
+    # demuxer of the header probe opens it
+    "raw-camera-stream": (lambda d: make_raw_stream(
+        d / "pi.h264", seconds=4.0, fps=30, flash_at=3.0, size=(160, 96)), 4.0, 3.0, 1.5 / 30),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(OFF_TIMELINE))
+def test_a_source_off_one_timeline_is_previewed_on_its_played_timeline(
+        local_backend, upload, worker_for, tmp_path, kind):
+    make, duration, flash_at, one_frame = OFF_TIMELINE[kind]
+    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS, title=kind,
               status=JobStatus.AWAITING_CONFIRMATION)
     local_backend.jobs.create(job)
-    source = make_joined_recording(tmp_path / "joined.ts", clocks=(100.0, 5.0), part_s=3.0,
-                                   flash_at=1.0, size=(160, 96))
-    upload(local_backend, job.job_id, source)
+    upload(local_backend, job.job_id, make(tmp_path))
     worker = worker_for(local_backend)
     assert worker.process_chunking_once(wait_s=1)
     held = local_backend.jobs.get(job.job_id)
     assert held.status == JobStatus.AWAITING_CONFIRMATION, held.error
-    assert abs(held.source_duration_s - 6.0) < 0.2
+    assert abs(held.source_duration_s - duration) < 0.2
     assert held.thumbnails == THUMBNAILS
 
-    clip = start_clip(local_backend, held, 3.5, ConversionParams(), seconds=1.0)
+    clip_at = flash_at - 0.5
+    clip = start_clip(local_backend, held, clip_at, ConversionParams(), seconds=1.0)
     assert worker.process_chunking_once(wait_s=1)
     assert local_backend.jobs.get(clip.job_id).status == JobStatus.CHUNKING_COMPLETE
     cut = tmp_path / "clip.mp4"
@@ -138,33 +152,4 @@ def test_a_recording_whose_clock_jumps_is_previewed_on_its_played_timeline(
     with av.open(str(cut)) as container:
         frames = [(f.time, f.to_ndarray(format="gray").mean()) for f in container.decode(video=0)]
     flash = max(frames, key=lambda frame: frame[1])[0] - frames[0][0]
-    assert abs(3.5 + flash - 4.0) <= 1 / 25, frames  # the flash at 4 s of the played film
-
-
-def test_a_raw_camera_stream_is_previewed_on_the_timeline_its_rate_gives(
-        local_backend, upload, worker_for, tmp_path):
-    # a Raspberry Pi camera's .h264: no container, no clock; 4 s at 30 a second
-    # with a flash at 3 s. No demuxer of the header probe opens it: the strip
-    # and the clip read a timed copy.
-    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS, title="Pi",
-              status=JobStatus.AWAITING_CONFIRMATION)
-    local_backend.jobs.create(job)
-    source = make_raw_stream(tmp_path / "pi.h264", seconds=4.0, fps=30, flash_at=3.0,
-                             size=(160, 96))
-    upload(local_backend, job.job_id, source)
-    worker = worker_for(local_backend)
-    assert worker.process_chunking_once(wait_s=1)
-    held = local_backend.jobs.get(job.job_id)
-    assert held.status == JobStatus.AWAITING_CONFIRMATION, held.error
-    assert abs(held.source_duration_s - 4.0) < 0.1
-    assert held.thumbnails == THUMBNAILS
-
-    clip = start_clip(local_backend, held, 2.5, ConversionParams(), seconds=1.0)
-    assert worker.process_chunking_once(wait_s=1)
-    assert local_backend.jobs.get(clip.job_id).status == JobStatus.CHUNKING_COMPLETE
-    cut = tmp_path / "clip.mp4"
-    local_backend.input_storage.get_file(segments_of(local_backend, clip.job_id)[0], cut)
-    with av.open(str(cut)) as container:
-        frames = [(f.time, f.to_ndarray(format="gray").mean()) for f in container.decode(video=0)]
-    flash = max(frames, key=lambda frame: frame[1])[0] - frames[0][0]
-    assert abs(2.5 + flash - 3.0) <= 1.5 / 30, frames
+    assert abs(clip_at + flash - flash_at) <= one_frame, frames
