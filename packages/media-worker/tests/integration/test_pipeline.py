@@ -67,42 +67,39 @@ def test_every_frame_keeps_its_source_time_across_cuts_pauses_included(
     assert beep_time(final) == pytest.approx(beep_time(source), abs=0.001)
 
 
-def test_a_recording_whose_clock_jumps_is_converted_as_its_parts_played_in_turn(
-        local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
-    # three recordings joined with cat; their clocks jump forwards, then backwards
-    source = make_joined_recording(tmp_path / "joined.ts", clocks=(20.0, 200.0, 7.0), gop=25)
+# Sources with no one timeline of their own: (source, frames, when its flash
+# and beep play, how close)
+OFF_TIMELINE = {
+    # three recordings joined with cat; their clocks jump forwards, then
+    # backwards; the flash and beep 2 parts of 3 s, then 1 s in
+    "joined-recording": (lambda d: make_joined_recording(
+        d / "joined.ts", clocks=(20.0, 200.0, 7.0), gop=25), 225, 7.0, 0.06),
+    # no container and no timestamps; coded out of display order (B-frames);
+    # at the 30 a second the stream states (FFmpeg's 25 would put it at 4.8 s)
+    **{f"raw-{codec}": (lambda d, codec=codec: make_raw_stream(
+        d / f"camera.{codec}", codec=codec, seconds=5.0, fps=30, flash_at=4.0,
+        size=(96, 64)), 150, 4.0, 1.5 / 30) for codec in ("h264", "hevc")},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(OFF_TIMELINE))
+def test_a_source_off_one_timeline_is_converted_as_it_plays(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path, kind):
+    make, frames, flash_at, close = OFF_TIMELINE[kind]
     job = new_job(local_backend)
-    upload(local_backend, job.job_id, source)
+    upload(local_backend, job.job_id, make(tmp_path))
 
     done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
 
-    assert done.source_frames == 225 and done.total_segments >= 2
+    assert done.source_frames == frames and done.total_segments >= 2
     final = tmp_path / "final.mp4"
     local_backend.output_storage.get_file(done.final_key, final)
     times = frame_times(final)
-    assert len(times) == 225
+    assert len(times) == frames and times == sorted(times)
     assert max(b - a for a, b in zip(times, times[1:], strict=False)) < 0.08
-    assert flash_time(final) == pytest.approx(7.0, abs=0.06)  # 2 parts of 3 s, then 1 s
-    assert beep_time(final) == pytest.approx(7.0, abs=0.06)
-
-
-@pytest.mark.parametrize("codec", ["h264", "hevc"])
-def test_a_raw_camera_stream_is_converted_at_the_rate_it_states(
-        local_backend, new_job, upload, convert_segments, worker_for, tmp_path, codec):
-    # no container and no timestamps; coded out of display order (B-frames)
-    source = make_raw_stream(tmp_path / f"camera.{codec}", codec=codec, seconds=5.0, fps=30,
-                             flash_at=4.0, size=(96, 64))
-    job = new_job(local_backend)
-    upload(local_backend, job.job_id, source)
-
-    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
-
-    assert done.source_frames == 150 and done.total_segments >= 2
-    final = tmp_path / "final.mp4"
-    local_backend.output_storage.get_file(done.final_key, final)
-    times = frame_times(final)
-    assert len(times) == 150 and times == sorted(times)
-    assert flash_time(final) == pytest.approx(4.0, abs=1.5 / 30)
+    assert flash_time(final) == pytest.approx(flash_at, abs=close)
+    if kind == "joined-recording":  # the raw streams carry no sound
+        assert beep_time(final) == pytest.approx(flash_at, abs=close)
 
 
 def test_split_and_concat_keep_every_frame_and_the_av_timeline(
