@@ -123,8 +123,8 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
                             timeout=limits.timeout_s)
     except (av.error.FFmpegError, OSError, ValueError) as exc:
         log.info("probe of %s failed to open: %s", path, exc)
-        raise UnknownFormatError(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "
-                      "damaged).") from exc
+        raise UnknownFormatError(f"{NOT_A_VIDEO} (it is not in a known video format, "
+                                 "or it is damaged).") from exc
     with container:
         stream, width, height, duration = _check_streams(container, limits)
         frames, end_s, gap, leading = _scan_packets(container, stream, limits, path)
@@ -181,8 +181,8 @@ def probe_header(target: str, limits: ProbeLimits, *,
         raise SourceUnreachableError(f"reading the source failed: {exc}") from exc
     except (av.error.FFmpegError, OSError, ValueError) as exc:
         log.info("header probe failed to open: %s", exc)
-        raise UnknownFormatError(f"{NOT_A_VIDEO} (it is not in a known video format, or it is "
-                      "damaged).") from exc
+        raise UnknownFormatError(f"{NOT_A_VIDEO} (it is not in a known video format, "
+                                 "or it is damaged).") from exc
     with container:
         _, width, height, duration = _check_streams(container, limits)
         has_audio = bool(container.streams.audio)
