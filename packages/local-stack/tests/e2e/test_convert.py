@@ -58,6 +58,23 @@ def test_convert_of_a_file_that_is_not_a_video_fails_with_one_line(
     assert not (tmp_path / "o.mp4").exists()
 
 
+def test_a_download_cut_off_near_its_end_is_converted_as_far_as_it_goes(
+    tmp_path: Path, stack_env, run_cli
+):
+    # a faststart MP4 whose last tenth is missing (a download that stopped;
+    # short enough of its length to be taken, not refused as incomplete): its
+    # last segment ends in a packet cut mid-way, which the decoder refuses; the
+    # engine ran alone converted it, the stack failed the whole job on it
+    whole = make_video(tmp_path / "whole.mp4", seconds=6.0, size=(320, 180), fps=24)
+    cut = tmp_path / "cut.mp4"
+    cut.write_bytes(whole.read_bytes()[: whole.stat().st_size * 9 // 10])
+    out = tmp_path / "out.mp4"
+    result = run_cli(["convert", str(cut), "-o", str(out), "--workers", "1",
+                      "--segment-seconds", "1"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert 96 <= video_facts(out).frames < 144
+
+
 def _live_video_workers(marker: str) -> list[int]:
     """Pids of running video-workers started with ``marker`` in their environment."""
     pids = []

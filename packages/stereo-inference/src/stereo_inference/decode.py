@@ -1,6 +1,7 @@
 """Threaded decoding with PyAV into batches ready for the GPU/CPU stages.
 
-A background thread decodes (with FFmpeg's own frame threads), makes an
+A background thread decodes (with FFmpeg's own frame threads; a packet the
+decoder refuses is skipped, as players skip it: ``readable_frames``), makes an
 interlaced source progressive (``deinterlace``), scales each frame once for
 the depth estimator and once to the eye geometry, and hands batches over a
 small bounded queue, so decoding overlaps depth and warping.
@@ -23,6 +24,7 @@ from stereo_inference import planes
 from stereo_inference.deinterlace import progressive_frames
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.picture_captions import PictureCaptions
+from stereo_inference.readable_frames import ReadableFrames
 from stereo_inference.stage_clock import StageClock
 
 _END = object()
@@ -147,7 +149,8 @@ class FrameReader:
         # planes copied straight into the batch when the frame needs no conversion
         direct = self.eye_filter is None and not self.turns
         batch = None
-        frames = progressive_frames(container.decode(stream), stream)
+        frames = progressive_frames(iter(ReadableFrames(container, stream, self.path.name)),
+                                    stream)
         while True:
             with self.clock.stage("decode"):  # the handing over below is not decoding
                 frame = next(frames, None)

@@ -23,6 +23,7 @@ from stereo_inference.arrays import device_type, rgb_frames
 from stereo_inference.depth import estimate_in_batches, load_estimator
 from stereo_inference.depth_state import snapshot
 from stereo_inference.errors import InvalidInputError
+from stereo_inference.readable_frames import ReadableFrames
 from stereo_inference.runtime import resolve_device
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.video_info import probe_video
@@ -97,7 +98,7 @@ def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float) -> n
             if end and end > back:
                 container.seek(int(end - back), stream=stream)
             frames: deque = deque(maxlen=count)
-            frames.extend(container.decode(stream))
+            frames.extend(ReadableFrames(container, stream, path.name))
             if not frames:
                 return None
             return np.stack([f.to_ndarray(width=w, height=h, format="rgb24",
