@@ -12,6 +12,7 @@ from shared_types.hdr import HdrInfo, frame_color, hdr_info
 from shared_types.stream_names import codec_name
 
 from stereo_inference.errors import InvalidInputError
+from stereo_inference.readable_frames import ReadableFrames
 
 MAX_DIMENSION = 8192
 
@@ -104,6 +105,6 @@ def _duration_s(container, stream) -> float:
 def _first_frame(container, stream):
     """Decode one frame: proves the stream is decodable (colour is None when it
     is not) and reads its rotation, colour description and HDR metadata."""
-    for frame in container.decode(stream):
+    for frame in ReadableFrames(container, stream, Path(container.name).name):
         return int(round(frame.rotation or 0)) % 360, frame_color(frame), hdr_info(frame)
     return 0, None, HdrInfo(bit_depth=8)

@@ -305,3 +305,4 @@ def test_a_cut_off_download_converts_what_it_holds_and_says_so(tmp_path, caplog,
     assert 24 <= result.frames < 192
     assert "cut.mp4 ends after" in caplog.text and "of the 8.0 s its index lists" in caplog.text
     assert read_video(tmp_path / "b.mp4")["frames"] == result.frames
+
