@@ -29,12 +29,13 @@ log = logging.getLogger(__name__)
 # playlist (hls), a concat list or an image pipe that could reach other files.
 # Every container a video reaches people in: phones and cameras (MP4/MOV, DV),
 # the web (WebM, Ogg Theora, FLV, animated GIF), broadcast and production
-# (MPEG-TS/PS, MXF), Windows (AVI, ASF), codec tools' own (libvpx's and AV1
-# encoders' IVF, uncompressed YUV4MPEG2); no playlist, concat or image sequence.
-# Raw H.264/HEVC streams have no clock: they are read through a timed copy
-# (``shared_types.raw_video``), so their demuxers are not here.
+# (MPEG-TS/PS, MXF, a DVD tool's bare MPEG-2 video), Windows (AVI, ASF), codec
+# tools' own (libvpx's and AV1 encoders' IVF, uncompressed YUV4MPEG2); no
+# playlist, concat or image sequence. Raw H.264/HEVC streams have no clock:
+# they are read through a timed copy (``shared_types.raw_video``), so their
+# demuxers are not here (bare MPEG-2 video's parser stamps every picture).
 VIDEO_DEMUXERS = ("mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf,"
-                  "ogg,mxf,dv,gif,ivf,yuv4mpegpipe")
+                  "ogg,mxf,dv,gif,ivf,yuv4mpegpipe,mpegvideo")
 STDERR_TAIL_CHARS = 2000
 URL_REQUEST_BYTES = 1 << 19  # about a second of a typical film per Range request
 URL_HEADER_BYTES = 1 << 16  # the requests that read the container's header

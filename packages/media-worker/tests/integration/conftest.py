@@ -60,7 +60,7 @@ def make_odd_video(path: Path, *, seconds: float = 4.0) -> Path:
 def make_foreign_codec_video(path: Path, codec: list[str], audio: str | None, *,
                              seconds: float = 4.0) -> Path:
     """A video in ``codec`` in the container ``path``'s suffix picks (.mov for
-    ProRes, .webm for VP8, .ogv, .mxf, .gif, .ivf, .y4m), with ``audio`` (a codec; None:
+    ProRes, .webm for VP8, .ogv, .mxf, .gif, .ivf, .y4m, .m2v), with ``audio`` (a codec; None:
     a picture alone)."""
     sound = ["-f", "lavfi", "-i", f"sine=frequency=300:sample_rate=48000:duration={seconds}",
              "-c:a", audio] if audio else []
@@ -101,10 +101,14 @@ SOURCES = {
                                 "-svtav1-params", "log-level=0"], None),
     "uncompressed-y4m": lambda p: make_foreign_codec_video(
         p.with_suffix(".y4m"), ["-pix_fmt", "yuv420p"], None),
+    # a DVD authoring tool's bare MPEG-2 video (its parser stamps each picture)
+    "mpeg2-elementary-stream": lambda p: make_foreign_codec_video(
+        p.with_suffix(".m2v"), ["-c:v", "mpeg2video", "-b:v", "2M", "-bf", "2",
+                                "-f", "mpeg2video"], None),
 }
 # sources re-encoded once before splitting (media_worker.splitting.reencode_reason)
 REENCODED = {"sparse-keyframes", "prores-in-mov", "vp8-in-webm", "theora-in-ogg",
-             "animated-gif", "dv-camcorder", "uncompressed-y4m"}
+             "animated-gif", "dv-camcorder", "uncompressed-y4m", "mpeg2-elementary-stream"}
 
 
 @pytest.fixture(params=sorted(SOURCES))
