@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from shared_types.failure import disk_full_message, is_disk_full
+from shared_types.ffmpeg import QUIET
 
 from media_worker.errors import (
     FfmpegDiskFullError,
@@ -83,7 +84,7 @@ class FfmpegRunner:
         """Run ``ffmpeg <args>`` (its output last). Raises FfmpegFailedError
         (non-zero exit), FfmpegDiskFullError (the disk filled up), FfmpegTimeoutError
         (over the limit) or FfmpegKilledError (killed by a signal)."""
-        argv = [self.binary, "-hide_banner", "-nostdin", "-loglevel", "error", "-y", *args]
+        argv = [self.binary, *QUIET, *args]
         log.debug("running %s", argv)
         with tempfile.TemporaryFile() as err:
             proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,

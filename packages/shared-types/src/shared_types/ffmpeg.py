@@ -1,5 +1,6 @@
 """Where the ffmpeg binary is: an explicit path, else the pinned imageio-ffmpeg
-static build (the same ffmpeg on every machine), else ``ffmpeg`` on PATH."""
+static build (the same ffmpeg on every machine), else ``ffmpeg`` on PATH; and
+the arguments every unattended run starts with."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from functools import cache
 
 from shared_types.errors import FfmpegNotFoundError
 
-__all__ = ["FfmpegNotFoundError", "ffmpeg_path"]
+__all__ = ["QUIET", "FfmpegNotFoundError", "ffmpeg_path"]
+
+# no banner, no reading stdin, errors only, overwrite: a run no one watches
+QUIET = ("-hide_banner", "-nostdin", "-loglevel", "error", "-y")
 
 
 @cache

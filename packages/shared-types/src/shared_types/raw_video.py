@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from shared_types.ffmpeg import QUIET
+
 RAW_DEMUXERS = "h264,hevc"
 DEFAULT_RATE = Fraction(25)  # what FFmpeg and players assume when the stream states none
 MAX_RATE = 1000
@@ -88,6 +90,5 @@ def timed_copy_command(source: Path, dest: Path, raw: RawStream) -> list[str]:
     ``dest`` in Matroska, each picture at its time at ``raw.rate`` (the rate
     its parameter sets state, which FFmpeg's command line also reads)."""
     codec = REENCODE if raw.reordered else ("-c", "copy")
-    return ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-            "-framerate", str(raw.rate), "-f", raw.demuxer, "-i", str(source),
+    return [*QUIET, "-framerate", str(raw.rate), "-f", raw.demuxer, "-i", str(source),
             "-map", "0:v:0", *codec, "-f", "matroska", str(dest)]
