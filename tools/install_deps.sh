@@ -16,7 +16,9 @@ if [[ -z "$PY" ]]; then
 fi
 
 stamp=.venv/.install-deps.stamp
-hash=$(cat constraints.txt tools/install_deps.sh packages/*/pyproject.toml | sha256sum | cut -d' ' -f1)
+# C sources too: an editable install compiles the engine's extension in place
+hash=$(cat constraints.txt tools/install_deps.sh packages/*/pyproject.toml packages/*/setup.py \
+  packages/*/csrc/* | sha256sum | cut -d' ' -f1)
 compile_sources() { .venv/bin/python -m compileall -q packages/*/src >/dev/null; }
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$hash" && -x .venv/bin/python ]]; then
   compile_sources

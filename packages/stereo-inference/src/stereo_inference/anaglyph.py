@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from shared_types.models import AnaglyphMethod
 
+from stereo_inference import native
+
 if TYPE_CHECKING:  # the tensor (GPU) mixes import torch when called
     import torch
 
@@ -66,23 +68,29 @@ def yuv_matrices(method: AnaglyphMethod) -> tuple[np.ndarray, np.ndarray, np.nda
     return nl, nr, o - nl @ o - nr @ o
 
 
-def mix_cpu(luma: np.ndarray, uv: np.ndarray, out: np.ndarray,
+def mix_cpu(luma: np.ndarray, u: np.ndarray, v: np.ndarray, out: np.ndarray,
             method: AnaglyphMethod) -> None:
     """Write the anaglyph into ``out`` (h*3/2, w) yuv420p from the warped eyes.
 
-    ``luma`` (h, 2w): the left eye's luma beside the right eye's. ``uv``
-    (h/2, w, 4): the eyes' U side by side in channel 0, their V in channel 1
-    (as ``remap.remap_planes`` warps them); channel 2 is overwritten.
+    ``luma`` (h, 2w): the left eye's luma beside the right eye's; ``u`` and
+    ``v`` (h/2, w): their U planes side by side, and their V planes. The C
+    extension mixes all three planes in one pass each, in float throughout;
+    without it, OpenCV's steps below do the same mix with rounded
+    intermediates (the luma output's chroma part kept as uint8).
     """
     import cv2
 
     h, w = luma.shape[0], luma.shape[1] // 2
     left_m, right_m, a, b = _chroma_terms(AnaglyphMethod(method))
+    if native.planes is not None:
+        native.planes.anaglyph(luma, u, v, out[:h], *out[h:].reshape(2, h // 2, w // 2),
+                               *_unbiased(left_m, right_m), a, b)
+        return
     # The eyes' luma at chroma size is the warped luma averaged 2x2 (an exact
-    # 2:1 bilinear resize), never a second warp.
-    uv[..., 2] = cv2.resize(luma, (w, h // 2), interpolation=cv2.INTER_LINEAR)
-    # three channels: OpenCV's transform has a fast path for them, not for four
-    wide = cv2.cvtColor(uv, cv2.COLOR_BGRA2BGR).astype(np.float32)
+    # 2:1 bilinear resize), never a second warp. Three channels: OpenCV's
+    # transform has a fast path for them, not for four.
+    small = cv2.resize(luma, (w, h // 2), interpolation=cv2.INTER_LINEAR)
+    wide = cv2.merge((u, v, small)).astype(np.float32)
     terms = cv2.transform(wide[:, : w // 2], left_m)
     terms += cv2.transform(wide[:, w // 2 :], right_m)
     # to uint8 in one pass, rounded and saturated (OpenCV's conversion)
@@ -94,6 +102,14 @@ def mix_cpu(luma: np.ndarray, uv: np.ndarray, out: np.ndarray,
     mixed = cv2.addWeighted(luma[:, :w], a, luma[:, w:], b, 0.0)
     up = cv2.resize(term, (w, h), interpolation=cv2.INTER_LINEAR)
     cv2.addWeighted(mixed, 1.0, up, 1.0, -128.0, dst=out[:h])
+
+
+def _unbiased(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_chroma_terms``' matrices without the +128 that stores the luma
+    output's chroma part as uint8 (the C mix keeps it in float)."""
+    left = left.copy()
+    left[0, 3] -= 128
+    return left, right
 
 
 @cache

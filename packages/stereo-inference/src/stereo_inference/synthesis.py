@@ -135,10 +135,8 @@ class StereoRenderer:
             chroma_map = packed_map(left, right, h // 2, w // 2, sbs, subsample=2)
             remap_rows(shrink(eyes[i, :sh], w, h), luma_map, out[i, :oh], repeats)
             chroma_in = eyes[i, sh:].reshape(2, sh // 2, sw // 2)
-            warped = remap_planes([shrink(c, w // 2, h // 2) for c in chroma_in], chroma_map,
-                                  repeats)
-            chroma_out = out[i, oh:].reshape(2, oh // 2, ow // 2)
-            chroma_out[0], chroma_out[1] = warped[..., 0], warped[..., 1]
+            remap_planes([shrink(c, w // 2, h // 2) for c in chroma_in], chroma_map,
+                         list(out[i, oh:].reshape(2, oh // 2, ow // 2)), repeats)
         return out
 
     def _anaglyph_cpu(self, eyes: np.ndarray, plan: np.ndarray, w: int, h: int) -> np.ndarray:
@@ -155,7 +153,7 @@ class StereoRenderer:
             uv = [shrink(c, w // 2, h // 2) for c in eyes[i, sh:].reshape(2, sh // 2, -1)]
             warped_uv = remap_planes(uv, packed_map(left, right, h // 2, w // 2, True))
             mix_cpu(remap_rows(shrink(eyes[i, :sh], w, h), widened_map(left, right, h, w)),
-                    warped_uv, out[i], self.params.anaglyph_method)
+                    *warped_uv, out[i], self.params.anaglyph_method)
         return out
 
     def _anaglyph(self, luma, chroma, depth) -> np.ndarray:

@@ -56,24 +56,25 @@ def mix(left: np.ndarray, right: np.ndarray, method) -> np.ndarray:
     """``mix_cpu`` with its inputs laid out: the eyes side by side, U above V."""
     (ly, (lu, lv)), (ry, (ru, rv)) = planes(left), planes(right)
     out = np.empty_like(left)
-    uv = np.hstack([lu, ru]), np.hstack([lv, rv])
-    mix_cpu(np.hstack([ly, ry]), cv2.merge([*uv, *uv]), out, method)
+    mix_cpu(np.hstack([ly, ry]), np.hstack([lu, ru]), np.hstack([lv, rv]), out, method)
     return out
 
 
 @pytest.mark.parametrize("method", list(AnaglyphMethod))
-def test_mixing_planes_matches_mixing_rgb(method):
+def test_mixing_planes_matches_mixing_rgb(method, cpu_loops):
     left, right = to_yuv(smooth_rgb(1)), to_yuv(smooth_rgb(2))
     out = mix(left, right, method)
     diff = np.abs(out.astype(int) - float_reference(left, right, method))
     # rounding and chroma resampling, except where Dubois clips RGB (planes clip Y, U, V)
     mean, worst = (0.6, 12) if method is AnaglyphMethod.DUBOIS else (0.5, 6)
+    if cpu_loops == "c":  # float from the planes in to the planes out: one rounding
+        mean = 0.25
     assert diff.mean() < mean
     assert diff.max() <= worst
 
 
 @pytest.mark.parametrize("method", list(AnaglyphMethod))
-def test_the_tensor_mixer_matches_the_opencv_mixer(method):
+def test_the_tensor_mixer_matches_the_cpu_mixer(method, cpu_loops):
     left, right = to_yuv(smooth_rgb(3)), to_yuv(smooth_rgb(4))
     out = mix(left, right, method)
     ly, ry = (torch.from_numpy(planes(x)[0]).float()[None, None] for x in (left, right))
@@ -85,7 +86,7 @@ def test_the_tensor_mixer_matches_the_opencv_mixer(method):
 
 
 @pytest.mark.parametrize("method", list(AnaglyphMethod))
-def test_the_left_eye_is_red_and_the_right_eye_cyan(method):
+def test_the_left_eye_is_red_and_the_right_eye_cyan(method, cpu_loops):
     white, black = torch.ones(1, 3, 2, 2), torch.zeros(1, 3, 2, 2)
     left_only, right_only = mix_rgb(white, black, method), mix_rgb(black, white, method)
     assert left_only[:, 0].mean() > 0.4

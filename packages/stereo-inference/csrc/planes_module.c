@@ -1,0 +1,160 @@
+/* stereo_inference._planes: the Python face of the engine's C plane loops.
+ *
+ * Arguments are numpy arrays (any object with the buffer protocol) checked
+ * for kind and shape here, so the loops in rowwarp.c and anaglyph_mix.c see
+ * only valid planes; those loops run without the GIL. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "planes.h"
+
+#define MAX_VIEWS 8
+
+typedef struct {
+    Py_buffer views[MAX_VIEWS];
+    int count;
+} Views;
+
+static void release(Views *v) {
+    for (int i = 0; i < v->count; i++) PyBuffer_Release(&v->views[i]);
+    v->count = 0;
+}
+
+static char kind(const Py_buffer *view) {
+    const char *f = view->format;
+    if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
+    return (f[0] != '\0' && f[1] == '\0') ? f[0] : '?';
+}
+
+/* A 2-D plane of kind `want` ('B' uint8, 'H' uint16, 'f' float32, 0 any of B/H),
+ * contiguous along x; NULL with the reason set otherwise. */
+static Py_buffer *plane(Views *v, PyObject *obj, const char *name, char want, int writable) {
+    Py_buffer *view = &v->views[v->count];
+    int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+    if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
+    v->count++;
+    if (view->ndim != 2 || view->strides[1] != view->itemsize || view->shape[0] > INT_MAX
+        || view->shape[1] > INT_MAX / 2) {
+        PyErr_Format(PyExc_ValueError, "%s must be 2-D and contiguous along x", name);
+        return NULL;
+    }
+    char k = kind(view);
+    int ok = want ? (k == want) : ((k == 'B' && view->itemsize == 1)
+                                   || (k == 'H' && view->itemsize == 2));
+    if (!ok) {
+        PyErr_Format(PyExc_TypeError, "%s must be %s", name,
+                     want == 'f' ? "float32" : (want == 'B' ? "uint8" : "uint8 or uint16"));
+        return NULL;
+    }
+    return view;
+}
+
+static int shaped(const Py_buffer *view, Py_ssize_t rows, Py_ssize_t cols, const char *name) {
+    if (view->shape[0] == rows && view->shape[1] == cols) return 0;
+    PyErr_Format(PyExc_ValueError, "%s must be %zd x %zd, not %zd x %zd", name, rows, cols,
+                 view->shape[0], view->shape[1]);
+    return -1;
+}
+
+static PyObject *remap_x(PyObject *self, PyObject *args) {
+    PyObject *src_obj, *map_obj, *dst_obj;
+    int simd = 1;
+    if (!PyArg_ParseTuple(args, "OOO|p", &src_obj, &map_obj, &dst_obj, &simd)) return NULL;
+    Views v = {.count = 0};
+    Py_buffer *src, *map, *dst;
+    if (!(src = plane(&v, src_obj, "src", 0, 0)) || !(map = plane(&v, map_obj, "map_x", 'f', 0))
+        || !(dst = plane(&v, dst_obj, "dst", 0, 1)))
+        goto fail;
+    if (kind(src) != kind(dst)) {
+        PyErr_SetString(PyExc_TypeError, "src and dst must both be uint8 or both uint16");
+        goto fail;
+    }
+    Py_ssize_t h = src->shape[0], w = src->shape[1], rows = dst->shape[0], cols = dst->shape[1];
+    if (shaped(map, rows, cols, "map_x") < 0) goto fail;
+    if (h < 1 || w < 2 || rows % h != 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "dst must be a whole number of src's rows, src at least 2 samples wide");
+        goto fail;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    rowwarp_plane(src->buf, src->strides[0], (int)h, (int)w, kind(src) == 'H', map->buf,
+                  map->strides[0], dst->buf, dst->strides[0], (int)rows, (int)cols, simd);
+    Py_END_ALLOW_THREADS
+    release(&v);
+    Py_RETURN_NONE;
+fail:
+    release(&v);
+    return NULL;
+}
+
+/* Twelve float32 coefficients (a 3x4 matrix), C-contiguous, copied out. */
+static int matrix(PyObject *obj, const char *name, float out[12]) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    int ok = kind(&view) == 'f' && view.len == 12 * (Py_ssize_t)sizeof(float);
+    if (ok) memcpy(out, view.buf, sizeof(float) * 12);
+    else PyErr_Format(PyExc_TypeError, "%s must be 3x4 float32", name);
+    PyBuffer_Release(&view);
+    return ok ? 0 : -1;
+}
+
+static PyObject *anaglyph(PyObject *self, PyObject *args) {
+    PyObject *objs[6], *lobj, *robj;
+    float a, b, left[12], right[12];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOff", &objs[0], &objs[1], &objs[2], &objs[3],
+                          &objs[4], &objs[5], &lobj, &robj, &a, &b))
+        return NULL;
+    if (matrix(lobj, "left", left) < 0 || matrix(robj, "right", right) < 0) return NULL;
+    static const char *names[6] = {"luma", "u", "v", "out_y", "out_u", "out_v"};
+    Views v = {.count = 0};
+    Py_buffer *p[6];
+    for (int i = 0; i < 6; i++)
+        if (!(p[i] = plane(&v, objs[i], names[i], 'B', i >= 3))) goto fail;
+    Py_ssize_t h = p[3]->shape[0], w = p[3]->shape[1];
+    if (h % 2 || w % 2 || h < 2 || w < 2) {
+        PyErr_SetString(PyExc_ValueError, "out_y must have an even, non-zero size");
+        goto fail;
+    }
+    Py_ssize_t sizes[6][2] = {{h, 2 * w}, {h / 2, w}, {h / 2, w}, {h, w}, {h / 2, w / 2},
+                              {h / 2, w / 2}};
+    for (int i = 0; i < 6; i++)
+        if (shaped(p[i], sizes[i][0], sizes[i][1], names[i]) < 0) goto fail;
+    MixPlanes planes = {
+        p[0]->buf, p[1]->buf, p[2]->buf, p[0]->strides[0], p[1]->strides[0], p[2]->strides[0],
+        p[3]->buf, p[4]->buf, p[5]->buf, p[3]->strides[0], p[4]->strides[0], p[5]->strides[0],
+        (int)h, (int)w};
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = anaglyph_mix(&planes, left, right, a, b);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    release(&v);
+    Py_RETURN_NONE;
+fail:
+    release(&v);
+    return NULL;
+}
+
+static PyObject *simd(PyObject *self, PyObject *noargs) {
+    return PyUnicode_FromString(planes_have_avx2() ? "avx2" : "scalar");
+}
+
+static PyMethodDef methods[] = {
+    {"remap_x", remap_x, METH_VARARGS,
+     "remap_x(src, map_x, dst, simd=True): dst[r, x] = src[r % h] read at map_x[r, x], "
+     "linearly, the ends replicated (OpenCV's bilinear remap along rows, to the bit)."},
+    {"anaglyph", anaglyph, METH_VARARGS,
+     "anaglyph(luma, u, v, out_y, out_u, out_v, left, right, a, b): the anaglyph of two "
+     "warped eyes (side by side in luma, u, v) into the output planes; left and right are "
+     "3x4 float32 matrices over (U, V, luma at chroma size, 1), a and b the luma weights."},
+    {"simd", simd, METH_NOARGS, "The vector instructions remap_x uses on this CPU."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_planes",
+                                    "The engine's C loops over image planes.", -1, methods};
+
+PyMODINIT_FUNC PyInit__planes(void) { return PyModule_Create(&module); }

@@ -1,0 +1,164 @@
+/* Planes resampled along x only: the CPU warp's inner loop.
+ *
+ * rowwarp_plane writes dst[r, x] = src[r % h, :] read at map[r, x], linearly
+ * between its two neighbours, the ends replicated. The
+ * value is OpenCV 5's bilinear remap at whole rows, to the bit: the weight is
+ * the position's fraction in float, p0 + a * (p1 - p0) with one rounding (a
+ * fused multiply-add), then the nearest integer, ties to even. OpenCV's remap is a general 2-D gather; a warp moves pixels along
+ * rows only, so here both neighbours come from one 32-bit load and, with
+ * AVX2, eight pixels take one gather.
+ *
+ * Planes are uint8 or uint16 (10-bit), contiguous along x; the map is float32
+ * of dst's shape, and dst has as many rows as a multiple of src's (two eyes
+ * stacked read the plane twice).
+ */
+#include "planes.h"
+
+#include <math.h>
+#include <stdint.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define ROWWARP_X86 1
+#endif
+
+/* The neighbour pair of position v in a row of w samples: left index and weight. */
+static inline int pair(float v, int w, float *a) {
+    float f = floorf(v);
+    int i = (int)f;
+    if (!(f >= 0.0f)) { /* left of the row, or not a number: the first sample */
+        *a = 0.0f;
+        return 0;
+    }
+    if (f > (float)(w - 2)) { /* at or past the last sample */
+        *a = 1.0f;
+        return w - 2;
+    }
+    *a = v - f;
+    return i;
+}
+
+#define SCALAR_ROW(T, NAME)                                                        \
+    static void NAME(const T *s, int w, const float *m, T *d, int n) {            \
+        for (int x = 0; x < n; x++) {                                              \
+            float a;                                                               \
+            int i = pair(m[x], w, &a);                                             \
+            float p0 = (float)s[i], p1 = (float)s[i + 1];                          \
+            d[x] = (T)lrintf(fmaf(a, p1 - p0, p0));                                \
+        }                                                                          \
+    }
+SCALAR_ROW(uint8_t, row_u8)
+SCALAR_ROW(uint16_t, row_u16)
+
+#ifdef ROWWARP_X86
+/* Eight positions: clamped left indices and weights, as pair() gives them. */
+__attribute__((target("avx2,fma"))) static inline __m256i pairs8(const float *m, int w, __m256 *a) {
+    __m256 v = _mm256_loadu_ps(m);
+    __m256 f = _mm256_floor_ps(v);
+    __m256 before = _mm256_cmp_ps(f, _mm256_setzero_ps(), _CMP_NGE_UQ); /* f < 0 or NaN */
+    __m256 after = _mm256_cmp_ps(f, _mm256_set1_ps((float)(w - 2)), _CMP_GT_OQ);
+    __m256 wt = _mm256_sub_ps(v, f);
+    wt = _mm256_blendv_ps(wt, _mm256_setzero_ps(), before);
+    *a = _mm256_blendv_ps(wt, _mm256_set1_ps(1.0f), after);
+    __m256 idx = _mm256_blendv_ps(f, _mm256_setzero_ps(), before);
+    idx = _mm256_blendv_ps(idx, _mm256_set1_ps((float)(w - 2)), after);
+    return _mm256_cvttps_epi32(idx);
+}
+
+__attribute__((target("avx2,fma"))) static inline __m256i lerp8(__m256i p0i, __m256i p1i, __m256 a) {
+    __m256 p0 = _mm256_cvtepi32_ps(p0i), p1 = _mm256_cvtepi32_ps(p1i);
+    return _mm256_cvtps_epi32(_mm256_fmadd_ps(a, _mm256_sub_ps(p1, p0), p0)); /* ties to even */
+}
+
+/* Eight neighbour pairs from a 16-byte window of the row when their left
+ * indices lie within it (a warp moves neighbours together: nearly always),
+ * else from a gather, which reads 4 bytes at s + i for i <= w - 2: two past
+ * the row's end, so the caller keeps this off the buffer's last row. */
+__attribute__((target("avx2,fma"))) static void row_u8_avx2(const uint8_t *s, int w, const float *m,
+                                                         uint8_t *d, int n) {
+    const __m256i low = _mm256_set1_epi32(0xff), span = _mm256_set1_epi32(14);
+    int x = 0;
+    for (; w >= 16 && x + 8 <= n; x += 8) {
+        __m256 a;
+        __m256i i = pairs8(m + x, w, &a), p0, p1;
+        int base = _mm256_cvtsi256_si32(i) - 4;
+        base = base < 0 ? 0 : (base > w - 16 ? w - 16 : base);
+        __m256i off = _mm256_sub_epi32(i, _mm256_set1_epi32(base));
+        __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), off),
+                                      _mm256_cmpgt_epi32(off, span));
+        if (_mm256_testz_si256(out, out)) {
+            __m128i win = _mm_loadu_si128((const __m128i *)(s + base));
+            __m128i o16 = _mm_packs_epi32(_mm256_castsi256_si128(off),
+                                          _mm256_extracti128_si256(off, 1));
+            __m128i o8 = _mm_packus_epi16(o16, o16);
+            p0 = _mm256_cvtepu8_epi32(_mm_shuffle_epi8(win, o8));
+            p1 = _mm256_cvtepu8_epi32(_mm_shuffle_epi8(win, _mm_add_epi8(o8, _mm_set1_epi8(1))));
+        } else {
+            __m256i g = _mm256_i32gather_epi32((const int *)s, i, 1);
+            p0 = _mm256_and_si256(g, low);
+            p1 = _mm256_and_si256(_mm256_srli_epi32(g, 8), low);
+        }
+        __m256i r = lerp8(p0, p1, a);
+        __m128i r16 = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storel_epi64((__m128i *)(d + x), _mm_packus_epi16(r16, r16));
+    }
+    row_u8(s, w, m + x, d + x, n - x);
+}
+
+/* Reads 4 bytes at s + 2i for i <= w - 2: within the row. */
+__attribute__((target("avx2,fma"))) static void row_u16_avx2(const uint16_t *s, int w, const float *m,
+                                                          uint16_t *d, int n) {
+    const __m256i low = _mm256_set1_epi32(0xffff);
+    int x = 0;
+    for (; x + 8 <= n; x += 8) {
+        __m256 a;
+        __m256i i = pairs8(m + x, w, &a);
+        __m256i g = _mm256_i32gather_epi32((const int *)s, i, 2);
+        __m256i r = lerp8(_mm256_and_si256(g, low), _mm256_srli_epi32(g, 16), a);
+        __m128i r16 = _mm_packus_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+        _mm_storeu_si128((__m128i *)(d + x), r16);
+    }
+    row_u16(s, w, m + x, d + x, n - x);
+}
+
+int planes_have_avx2(void) {
+    static int known = -1;
+    if (known < 0) {
+        __builtin_cpu_init();
+        known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return known;
+}
+#else
+int planes_have_avx2(void) { return 0; }
+#endif
+
+void rowwarp_plane(const char *src, ptrdiff_t sstride, int h, int w, int wide, const float *map,
+                   ptrdiff_t mstride, char *dst, ptrdiff_t dstride, int rows, int cols,
+                   int simd) {
+    int fast = simd && planes_have_avx2();
+    for (int r = 0; r < rows; r++) {
+        int sr = r % h;
+        const char *srow = src + sr * sstride;
+        const float *mrow = (const float *)((const char *)map + r * mstride);
+        char *drow = dst + r * dstride;
+        if (wide) {
+#ifdef ROWWARP_X86
+            if (fast) {
+                row_u16_avx2((const uint16_t *)srow, w, mrow, (uint16_t *)drow, cols);
+                continue;
+            }
+#endif
+            row_u16((const uint16_t *)srow, w, mrow, (uint16_t *)drow, cols);
+        } else {
+#ifdef ROWWARP_X86
+            /* the gather reads two bytes past a row: never on the buffer's last one */
+            int last = sstride > 0 ? sr == h - 1 : sr == 0;
+            if (fast && !last) {
+                row_u8_avx2((const uint8_t *)srow, w, mrow, (uint8_t *)drow, cols);
+                continue;
+            }
+#endif
+            row_u8((const uint8_t *)srow, w, mrow, (uint8_t *)drow, cols);
+        }
+    }
+}

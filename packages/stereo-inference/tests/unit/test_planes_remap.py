@@ -1,0 +1,129 @@
+"""The C row resampler (``_planes.remap_x``) gives OpenCV's remap pixels to the bit."""
+
+import ctypes
+import mmap
+
+import cv2
+import numpy as np
+import pytest
+
+planes = pytest.importorskip(
+    "stereo_inference._planes", reason="the C extension was not built (no C compiler)")
+
+KINDS = [(np.uint8, 256), (np.uint16, 1024)]
+PATHS = [pytest.param(True, id="simd"), pytest.param(False, id="scalar")]
+
+
+def opencv(src: np.ndarray, map_x: np.ndarray) -> np.ndarray:
+    """OpenCV's bilinear remap along rows, the stacked eyes reading ``src`` again."""
+    rows, cols = map_x.shape
+    map_y = np.repeat((np.arange(rows) % src.shape[0]).astype(np.float32)[:, None], cols, 1)
+    return cv2.remap(src, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def warp_like_map(rows: int, cols: int, w: int, seed: int) -> np.ndarray:
+    """Positions as a warp makes them (near x, with jumps and holes) plus every edge case."""
+    rng = np.random.default_rng(seed)
+    x = np.arange(cols, dtype=np.float32) * (w / cols)
+    m = x + 6 * np.sin(x / 30) + rng.normal(0, 0.3, (rows, cols))
+    m[:, ::37] += rng.uniform(-40, 40, (rows, len(range(0, cols, 37))))  # depth edges
+    edges = [-1e9, -3.5, -1.0, -0.25, 0.0, 0.5, w - 2, w - 1.5, w - 1, w - 0.5, w, w + 7.25, 1e9]
+    m[0, : min(cols, len(edges))] = edges[:cols]
+    m[2] = np.floor(m[2])  # whole positions: weight 0
+    return m.astype(np.float32)
+
+
+@pytest.mark.parametrize("simd", PATHS)
+@pytest.mark.parametrize(("dtype", "top"), KINDS)
+def test_every_position_is_read_as_opencv_reads_it(dtype, top, simd):
+    rng = np.random.default_rng(1)
+    src = rng.integers(0, top, (37, 203)).astype(dtype)
+    for cols, repeats in ((203, 1), (406, 1), (101, 2), (5, 1)):  # same, 2x, half, a tail only
+        m = warp_like_map(37 * repeats, cols, 203, seed=cols)
+        out = np.zeros((37 * repeats, cols), dtype)
+        planes.remap_x(src, m, out, simd)
+        assert np.array_equal(out, opencv(src, m))
+    # not a number (OpenCV's answer there is its own): the row's first sample
+    m[:, 1] = np.nan
+    planes.remap_x(src, m, out, simd)
+    assert np.array_equal(out[:, 1], src[:, 0])
+
+
+# (position, left sample, right sample) whose value lands within a rounding of
+# .5: the multiply and add rounded once (a fused multiply-add, as OpenCV does)
+# give another level than rounded twice (found among 20 million random draws)
+NEAR_HALF = {
+    np.uint8: [(24.918224334716797, 240, 26)],
+    np.uint16: [(343.8879699707031, 742, 77), (52.92115020751953, 429, 968),
+                (286.9808044433594, 938, 391), (120.99313354492188, 828, 27),
+                (36.382698, 528, 869), (245.98232, 388, 77)],
+}
+
+
+@pytest.mark.parametrize("simd", PATHS)
+@pytest.mark.parametrize(("dtype", "top"), KINDS)
+def test_values_halfway_between_two_levels_round_as_opencv_rounds_them(dtype, top, simd):
+    rng = np.random.default_rng(2)
+    src = rng.integers(0, top, (64, 512)).astype(dtype)
+    m = (np.arange(511, dtype=np.float32) + rng.random((64, 511), dtype=np.float32))
+    for row, (x, p0, p1) in enumerate(NEAR_HALF[dtype]):
+        src[row, int(x) : int(x) + 2] = p0, p1
+        m[row, :16] = np.float32(x)  # eight lanes and more of it
+    out = np.empty((64, 511), dtype)
+    planes.remap_x(src, m, out, simd)
+    assert np.array_equal(out, opencv(src, m))
+
+
+@pytest.mark.parametrize("simd", PATHS)
+def test_views_with_their_own_row_strides_are_read_in_place(simd):
+    base = np.random.default_rng(3).integers(0, 256, (24, 64)).astype(np.uint8)
+    m = warp_like_map(12, 40, 40, seed=4)
+    for src in (base[::2, 5:45], base[::-2, 5:45]):  # every other row; upside down
+        out = np.empty((24, 80), np.uint8)[:12, :40]
+        planes.remap_x(src, m, out, simd)
+        assert np.array_equal(out, opencv(np.ascontiguousarray(src), m))
+
+
+@pytest.mark.parametrize(("dtype", "top"), KINDS)
+def test_a_plane_ending_where_memory_ends_is_never_read_past(dtype, top):
+    # the plane's last row ends at a page that cannot be read: a read past it kills the test
+    page = mmap.PAGESIZE
+    buf = mmap.mmap(-1, 2 * page)
+    libc = ctypes.CDLL(None)
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    assert libc.mprotect(ctypes.c_void_p(addr + page), page, 0) == 0  # PROT_NONE
+    try:
+        itemsize = np.dtype(dtype).itemsize
+        w = 64
+        h = page // (w * itemsize)
+        src = np.frombuffer(buf, dtype, count=h * w).reshape(h, w)
+        src[:] = np.random.default_rng(5).integers(0, top, (h, w))
+        m = np.full((h, w), w - 1.25, np.float32)  # every pixel reads the last pair
+        m[:, ::2] = 0.5  # eight far-apart positions: a gather, not a window of the row
+        out = np.empty((h, w), dtype)
+        for simd in (True, False):
+            planes.remap_x(src, m, out, simd)
+            assert np.array_equal(out, opencv(src.copy(), m))
+        del src
+    finally:
+        libc.mprotect(ctypes.c_void_p(addr + page), page, 3)  # read/write again
+        buf.close()
+
+
+def test_mismatched_planes_are_refused_with_the_reason():
+    src = np.zeros((4, 8), np.uint8)
+    with pytest.raises(TypeError, match="map_x must be float32"):
+        planes.remap_x(src, np.zeros((4, 8), np.float64), np.zeros((4, 8), np.uint8))
+    with pytest.raises(TypeError, match="must both be uint8 or both uint16"):
+        planes.remap_x(src, np.zeros((4, 8), np.float32), np.zeros((4, 8), np.uint16))
+    with pytest.raises(ValueError, match="map_x must be 4 x 8, not 4 x 7"):
+        planes.remap_x(src, np.zeros((4, 7), np.float32), np.zeros((4, 8), np.uint8))
+    with pytest.raises(ValueError, match="whole number of src's rows"):
+        planes.remap_x(src, np.zeros((6, 8), np.float32), np.zeros((6, 8), np.uint8))
+    with pytest.raises(ValueError, match="contiguous along x"):
+        planes.remap_x(src[:, ::2], np.zeros((4, 4), np.float32), np.zeros((4, 4), np.uint8))
+    with pytest.raises(ValueError, match="dst must be 2-D"):
+        planes.remap_x(src, np.zeros((4, 8), np.float32), np.zeros((4, 8), np.uint8)[None])
+    with pytest.raises(BufferError):
+        planes.remap_x(src, np.zeros((4, 8), np.float32),
+                       np.zeros((4, 8), np.uint8).data.toreadonly())
