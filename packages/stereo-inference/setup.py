@@ -16,8 +16,10 @@ setup(
             ["csrc/planes_module.c", "csrc/rowwarp.c", "csrc/anaglyph_mix.c"],
             include_dirs=["csrc"],
             depends=["csrc/planes.h"],
-            # no contraction beyond the fused multiply-adds the source asks for
-            extra_compile_args=["-O3", "-ffp-contract=off"],
+            # no contraction beyond the fused multiply-adds the source asks for;
+            # Python's own -fwrapv (wrapping signed ints) keeps loops over 2 * i
+            # from vectorising: these loops are 1.4-2x faster without it
+            extra_compile_args=["-O3", "-ffp-contract=off", "-fno-wrapv"],
             optional=True,
         )
     ]

@@ -10,10 +10,24 @@
 /* Whether this CPU runs the AVX2 + FMA loops. */
 int planes_have_avx2(void);
 
-/* dst[r, x] = src[r % h] read at map[r, x]; uint16 samples when wide, else uint8. */
-void rowwarp_plane(const char *src, ptrdiff_t sstride, int h, int w, int wide, const float *map,
-                   ptrdiff_t mstride, char *dst, ptrdiff_t dstride, int rows, int cols,
-                   int simd);
+/* A source plane: h rows of w samples, uint16 when wide, else uint8. */
+typedef struct {
+    const char *buf;
+    ptrdiff_t stride;
+    int h, w, wide;
+} SrcPlane;
+
+/* dst[r, x] = src[r % h] read at map[r, x] (rows x cols). */
+void rowwarp_plane(const SrcPlane *src, const float *map, ptrdiff_t mstride, char *dst,
+                   ptrdiff_t dstride, int rows, int cols, int simd);
+
+/* The same with the map made row by row from a warp plan (prows x pcols): its
+ * rows stretched to dst's (linearly, half-pixel centres), and when widen, each
+ * of its `eyes` blocks stretched 2x along x with positions doubled (a plan
+ * made at half width). Returns -1 when out of memory. */
+int rowwarp_plan(const SrcPlane *src, const float *plan, ptrdiff_t pstride, int prows,
+                 int pcols, int eyes, int widen, char *dst, ptrdiff_t dstride, int rows,
+                 int simd);
 
 /* Where the mix reads and writes: eyes side by side, the output's three planes. */
 typedef struct {

@@ -28,7 +28,7 @@ static char kind(const Py_buffer *view) {
 
 /* A 2-D plane of kind `want` ('B' uint8, 'H' uint16, 'f' float32, 0 any of B/H),
  * contiguous along x; NULL with the reason set otherwise. */
-static Py_buffer *plane(Views *v, PyObject *obj, const char *name, char want, int writable) {
+static Py_buffer *view(Views *v, PyObject *obj, const char *name, char want, int writable) {
     Py_buffer *view = &v->views[v->count];
     int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
     if (PyObject_GetBuffer(obj, view, flags) < 0) return NULL;
@@ -56,30 +56,72 @@ static int shaped(const Py_buffer *view, Py_ssize_t rows, Py_ssize_t cols, const
     return -1;
 }
 
+/* src and dst of one kind, dst a whole number of src's rows: the source plane. */
+static int source(const Py_buffer *src, const Py_buffer *dst, SrcPlane *out) {
+    if (kind(src) != kind(dst)) {
+        PyErr_SetString(PyExc_TypeError, "src and dst must both be uint8 or both uint16");
+        return -1;
+    }
+    if (src->shape[0] < 1 || src->shape[1] < 2 || dst->shape[0] % src->shape[0] != 0) {
+        PyErr_SetString(PyExc_ValueError,
+                        "dst must be a whole number of src's rows, src at least 2 samples wide");
+        return -1;
+    }
+    *out = (SrcPlane){src->buf, src->strides[0], (int)src->shape[0], (int)src->shape[1],
+                      kind(src) == 'H'};
+    return 0;
+}
+
 static PyObject *remap_x(PyObject *self, PyObject *args) {
     PyObject *src_obj, *map_obj, *dst_obj;
     int simd = 1;
     if (!PyArg_ParseTuple(args, "OOO|p", &src_obj, &map_obj, &dst_obj, &simd)) return NULL;
     Views v = {.count = 0};
     Py_buffer *src, *map, *dst;
-    if (!(src = plane(&v, src_obj, "src", 0, 0)) || !(map = plane(&v, map_obj, "map_x", 'f', 0))
-        || !(dst = plane(&v, dst_obj, "dst", 0, 1)))
+    SrcPlane plane;
+    if (!(src = view(&v, src_obj, "src", 0, 0)) || !(map = view(&v, map_obj, "map_x", 'f', 0))
+        || !(dst = view(&v, dst_obj, "dst", 0, 1)) || source(src, dst, &plane) < 0
+        || shaped(map, dst->shape[0], dst->shape[1], "map_x") < 0)
         goto fail;
-    if (kind(src) != kind(dst)) {
-        PyErr_SetString(PyExc_TypeError, "src and dst must both be uint8 or both uint16");
-        goto fail;
-    }
-    Py_ssize_t h = src->shape[0], w = src->shape[1], rows = dst->shape[0], cols = dst->shape[1];
-    if (shaped(map, rows, cols, "map_x") < 0) goto fail;
-    if (h < 1 || w < 2 || rows % h != 0) {
-        PyErr_SetString(PyExc_ValueError,
-                        "dst must be a whole number of src's rows, src at least 2 samples wide");
-        goto fail;
-    }
     Py_BEGIN_ALLOW_THREADS
-    rowwarp_plane(src->buf, src->strides[0], (int)h, (int)w, kind(src) == 'H', map->buf,
-                  map->strides[0], dst->buf, dst->strides[0], (int)rows, (int)cols, simd);
+    rowwarp_plane(&plane, map->buf, map->strides[0], dst->buf, dst->strides[0],
+                  (int)dst->shape[0], (int)dst->shape[1], simd);
     Py_END_ALLOW_THREADS
+    release(&v);
+    Py_RETURN_NONE;
+fail:
+    release(&v);
+    return NULL;
+}
+
+static PyObject *remap_plan(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"src", "plan", "dst", "eyes", "widen", "simd", NULL};
+    PyObject *src_obj, *plan_obj, *dst_obj;
+    int eyes = 1, widen = 0, simd = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|ipp", keywords, &src_obj, &plan_obj,
+                                     &dst_obj, &eyes, &widen, &simd))
+        return NULL;
+    Views v = {.count = 0};
+    Py_buffer *src, *plan, *dst;
+    SrcPlane plane;
+    if (!(src = view(&v, src_obj, "src", 0, 0)) || !(plan = view(&v, plan_obj, "plan", 'f', 0))
+        || !(dst = view(&v, dst_obj, "dst", 0, 1)) || source(src, dst, &plane) < 0)
+        goto fail;
+    Py_ssize_t pcols = plan->shape[1];
+    if (eyes < 1 || pcols % eyes != 0 || plan->shape[0] < 1) {
+        PyErr_SetString(PyExc_ValueError, "plan must have rows and split into `eyes` blocks");
+        goto fail;
+    }
+    if (shaped(dst, dst->shape[0], widen ? 2 * pcols : pcols, "dst") < 0) goto fail;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = rowwarp_plan(&plane, plan->buf, plan->strides[0], (int)plan->shape[0], (int)pcols,
+                      eyes, widen, dst->buf, dst->strides[0], (int)dst->shape[0], simd);
+    Py_END_ALLOW_THREADS
+    if (rc < 0) {
+        PyErr_NoMemory();
+        goto fail;
+    }
     release(&v);
     Py_RETURN_NONE;
 fail:
@@ -109,7 +151,7 @@ static PyObject *anaglyph(PyObject *self, PyObject *args) {
     Views v = {.count = 0};
     Py_buffer *p[6];
     for (int i = 0; i < 6; i++)
-        if (!(p[i] = plane(&v, objs[i], names[i], 'B', i >= 3))) goto fail;
+        if (!(p[i] = view(&v, objs[i], names[i], 'B', i >= 3))) goto fail;
     Py_ssize_t h = p[3]->shape[0], w = p[3]->shape[1];
     if (h % 2 || w % 2 || h < 2 || w < 2) {
         PyErr_SetString(PyExc_ValueError, "out_y must have an even, non-zero size");
@@ -146,6 +188,11 @@ static PyMethodDef methods[] = {
     {"remap_x", remap_x, METH_VARARGS,
      "remap_x(src, map_x, dst, simd=True): dst[r, x] = src[r % h] read at map_x[r, x], "
      "linearly, the ends replicated (OpenCV's bilinear remap along rows, to the bit)."},
+    {"remap_plan", (PyCFunction)(void (*)(void))remap_plan, METH_VARARGS | METH_KEYWORDS,
+     "remap_plan(src, plan, dst, eyes=1, widen=False, simd=True): remap_x with the map made "
+     "row by row from a warp plan: its rows stretched to dst's (linearly, half-pixel "
+     "centres) and, when widen, each of its eyes blocks stretched 2x along x, positions "
+     "doubled (a plan made at half width)."},
     {"anaglyph", anaglyph, METH_VARARGS,
      "anaglyph(luma, u, v, out_y, out_u, out_v, left, right, a, b): the anaglyph of two "
      "warped eyes (side by side in luma, u, v) into the output planes; left and right are "

@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #define ROWWARP_X86 1
@@ -132,33 +133,90 @@ int planes_have_avx2(void) {
 int planes_have_avx2(void) { return 0; }
 #endif
 
-void rowwarp_plane(const char *src, ptrdiff_t sstride, int h, int w, int wide, const float *map,
-                   ptrdiff_t mstride, char *dst, ptrdiff_t dstride, int rows, int cols,
-                   int simd) {
+/* One row of dst from source row sr read at positions m. */
+static void warp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, int fast) {
+    const char *srow = src->buf + sr * src->stride;
+    if (src->wide) {
+#ifdef ROWWARP_X86
+        if (fast) {
+            row_u16_avx2((const uint16_t *)srow, src->w, m, (uint16_t *)d, n);
+            return;
+        }
+#endif
+        row_u16((const uint16_t *)srow, src->w, m, (uint16_t *)d, n);
+        return;
+    }
+#ifdef ROWWARP_X86
+    /* the gather reads two bytes past a row: never on the buffer's last one */
+    int last = src->stride > 0 ? sr == src->h - 1 : sr == 0;
+    if (fast && !last) {
+        row_u8_avx2((const uint8_t *)srow, src->w, m, (uint8_t *)d, n);
+        return;
+    }
+#endif
+    row_u8((const uint8_t *)srow, src->w, m, (uint8_t *)d, n);
+}
+
+void rowwarp_plane(const SrcPlane *src, const float *map, ptrdiff_t mstride, char *dst,
+                   ptrdiff_t dstride, int rows, int cols, int simd) {
+    int fast = simd && planes_have_avx2();
+    for (int r = 0; r < rows; r++)
+        warp_row(src, r % src->h, (const float *)((const char *)map + r * mstride),
+                 dst + r * dstride, cols, fast);
+}
+
+/* Row r of rows as a position between plan rows: (row, weight of the next),
+ * half-pixel centres, the ends held (OpenCV's bilinear resize along y). */
+static int plan_row(int r, int rows, int prows, float *fy) {
+    double sy = (r + 0.5) * prows / rows - 0.5;
+    int y0 = (int)floor(sy);
+    *fy = (float)(sy - y0);
+    if (y0 < 0) {
+        *fy = 0.0f;
+        return 0;
+    }
+    if (y0 >= prows - 1) {
+        *fy = 0.0f;
+        return prows - 1;
+    }
+    return y0;
+}
+
+/* A widened map row: each of `eyes` blocks of v (`e` wide) upsampled 2x
+ * (weights 1/4 and 3/4, the block's own ends held), positions doubled. The
+ * ends apart, so that the loop between them vectorises. */
+static void widen_row(const float *restrict v, int e, int eyes, float *restrict out) {
+    for (int k = 0; k < eyes; k++, v += e, out += 2 * e) {
+        for (int i = 1; i < e - 1; i++) {
+            out[2 * i] = 2.0f * (0.25f * v[i - 1] + 0.75f * v[i]) + 0.5f;
+            out[2 * i + 1] = 2.0f * (0.75f * v[i] + 0.25f * v[i + 1]) + 0.5f;
+        }
+        int last = e - 1;
+        out[0] = 2.0f * v[0] + 0.5f;
+        out[1] = 2.0f * (0.75f * v[0] + 0.25f * v[e > 1 ? 1 : 0]) + 0.5f;
+        out[2 * last] = 2.0f * (0.25f * v[last > 0 ? last - 1 : 0] + 0.75f * v[last]) + 0.5f;
+        out[2 * last + 1] = 2.0f * v[last] + 0.5f;
+    }
+}
+
+int rowwarp_plan(const SrcPlane *src, const float *plan, ptrdiff_t pstride, int prows,
+                 int pcols, int eyes, int widen, char *dst, ptrdiff_t dstride, int rows,
+                 int simd) {
+    int cols = widen ? 2 * pcols : pcols;
+    float *v = malloc(sizeof(float) * (size_t)(pcols + cols));
+    if (v == NULL) return -1;
+    float *m = widen ? v + pcols : v;
     int fast = simd && planes_have_avx2();
     for (int r = 0; r < rows; r++) {
-        int sr = r % h;
-        const char *srow = src + sr * sstride;
-        const float *mrow = (const float *)((const char *)map + r * mstride);
-        char *drow = dst + r * dstride;
-        if (wide) {
-#ifdef ROWWARP_X86
-            if (fast) {
-                row_u16_avx2((const uint16_t *)srow, w, mrow, (uint16_t *)drow, cols);
-                continue;
-            }
-#endif
-            row_u16((const uint16_t *)srow, w, mrow, (uint16_t *)drow, cols);
-        } else {
-#ifdef ROWWARP_X86
-            /* the gather reads two bytes past a row: never on the buffer's last one */
-            int last = sstride > 0 ? sr == h - 1 : sr == 0;
-            if (fast && !last) {
-                row_u8_avx2((const uint8_t *)srow, w, mrow, (uint8_t *)drow, cols);
-                continue;
-            }
-#endif
-            row_u8((const uint8_t *)srow, w, mrow, (uint8_t *)drow, cols);
-        }
+        float fy;
+        int y0 = plan_row(r, rows, prows, &fy), y1 = y0 + (fy > 0.0f);
+        const float *p0 = (const float *)((const char *)plan + y0 * pstride);
+        const float *p1 = (const float *)((const char *)plan + y1 * pstride);
+        const float f0 = 1.0f - fy;
+        for (int c = 0; c < pcols; c++) v[c] = p0[c] * f0 + p1[c] * fy;
+        if (widen) widen_row(v, pcols / eyes, eyes, m);
+        warp_row(src, r % src->h, m, dst + r * dstride, cols, fast);
     }
+    free(v);
+    return 0;
 }

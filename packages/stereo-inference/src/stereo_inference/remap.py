@@ -2,15 +2,19 @@
 
 The warp plan (source x per pixel) is computed by ``stereo_inference.warp`` on
 a few rows; here it is stretched to the frame and applied with linear
-interpolation along each row. Both eyes of a packed layout come from one map
+interpolation along each row. Both eyes of a packed layout come from one plan
 over the packed plane, so one call writes the finished plane straight into
-the output frame.
+the output frame (``warp_packed``, ``warp_widened``).
 
 The resampling itself is in the engine's C extension (``native``; csrc/
 rowwarp.c: a warp moves pixels along rows only, so both neighbours come from
-one load, eight pixels at a time with AVX2), ~3x faster than OpenCV's general
-2-D ``remap`` for the same pixels to the bit. Where the extension was not
-built (no C compiler at install) OpenCV's ``remap`` does it.
+one load, eight pixels at a time with AVX2), which also stretches the plan
+to each row as it goes: no frame-sized map of positions is ever made. Given
+the same map it gives OpenCV's ``remap`` pixels to the bit, ~3x faster; its
+row-by-row stretch rounds positions differently from OpenCV's ``resize`` by
+an ulp, which moves about one sample in 50,000 by one level. Where the
+extension was not built (no C compiler at install) the maps are made whole
+(``packed_map``, ``widened_map``) and OpenCV's ``remap`` applies them.
 """
 
 from __future__ import annotations
@@ -76,6 +80,47 @@ def shrink(plane: np.ndarray, w: int, h: int) -> np.ndarray:
         return plane
     exact = sh in (h, 2 * h) and sw in (w, 2 * w)
     return cv2.resize(plane, (w, h), interpolation=cv2.INTER_LINEAR if exact else cv2.INTER_AREA)
+
+
+def warp_packed(planes: list[np.ndarray], left: np.ndarray, right: np.ndarray,
+                dsts: list[np.ndarray], side_by_side: bool, subsample: int = 1) -> None:
+    """Each (h, w) eye plane of ``planes`` warped by both eyes' (rows, W) plans
+    into its packed ``dsts`` plane: (h, 2w) side by side or (2h, w) stacked.
+    ``subsample`` 2: the planes are chroma, half the plans' size.
+
+    With the C extension the map is made row by row beside the warp (never a
+    whole frame of positions); without it, ``packed_map`` and ``remap_planes``.
+    """
+    if native.planes is None or not all(_native(p) for p in planes):
+        h, w = planes[0].shape
+        remap_planes(planes, packed_map(left, right, h, w, side_by_side, subsample), dsts,
+                     repeats=1 if side_by_side else 2)
+        return
+    if subsample > 1:
+        left, right = (np.ascontiguousarray(p[:, ::subsample]) / subsample for p in (left, right))
+    left, right = (p.astype(np.float32, copy=False) for p in (left, right))
+    for plane, dst in zip(planes, dsts, strict=True):
+        if side_by_side:
+            native.planes.remap_plan(plane, np.concatenate([left, right], axis=1), dst, eyes=2)
+        else:
+            h = plane.shape[0]
+            native.planes.remap_plan(plane, left, dst[:h])
+            native.planes.remap_plan(plane, right, dst[h:])
+
+
+def warp_widened(plane: np.ndarray, left: np.ndarray, right: np.ndarray,
+                 dst: np.ndarray | None = None) -> np.ndarray:
+    """The (h, w) ``plane`` warped by both eyes' plans made at half width
+    ((rows, w/2) each), side by side at full width: (h, 2w), into ``dst`` when
+    given (``widened_map``'s positions, made row by row with the C extension)."""
+    h, w = plane.shape[:2]
+    if native.planes is None or not _native(plane):
+        return remap_rows(plane, widened_map(left, right, h, w), dst)
+    if dst is None:
+        dst = np.empty((h, 2 * w), plane.dtype)
+    plans = np.concatenate([left, right], axis=1).astype(np.float32, copy=False)
+    native.planes.remap_plan(plane, plans, dst, eyes=2, widen=True)
+    return dst
 
 
 def remap_rows(plane: np.ndarray, map_x: np.ndarray, dst: np.ndarray | None = None,

@@ -29,7 +29,7 @@ from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.device_frames import depth_input, eye_planes, join_planes, upload
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import pack
-from stereo_inference.remap import packed_map, remap_planes, remap_rows, shrink, widened_map
+from stereo_inference.remap import shrink, warp_packed, warp_widened
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
@@ -114,11 +114,12 @@ class StereoRenderer:
         return self.normalizer.normalize(raw, small)
 
     def _render_cpu(self, eyes: np.ndarray, depth: np.ndarray) -> np.ndarray:
-        """The same as the tensor path, resampled with OpenCV (faster on a CPU).
+        """The same as the tensor path, resampled along rows by ``remap`` (the
+        engine's C loops, or OpenCV: faster than torch on a CPU).
 
         ``eyes`` may be larger than the eye images (half layouts decode at full
         size): they are area-averaged first, cheaper than the decoder's scaler.
-        Each packed plane is one ``remap`` over both eyes, written in place.
+        Each packed plane is one warp over both eyes, written in place.
         """
         b, sh, sw = eyes.shape[0], eyes.shape[1] * 2 // 3, eyes.shape[2]
         w, h = self.eye_size or (sw, sh)
@@ -127,21 +128,18 @@ class StereoRenderer:
         plan = to_numpy(self._plan(depth, h, w)[:, 0])
         sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
         ow, oh = (2 * w, h) if sbs else (w, 2 * h)
-        repeats = 1 if sbs else 2
         out = np.empty((b, oh * 3 // 2, ow), eyes.dtype)
         for i in range(b):
             left, right = plan[b + i], plan[i]
-            luma_map = packed_map(left, right, h, w, sbs)
-            chroma_map = packed_map(left, right, h // 2, w // 2, sbs, subsample=2)
-            remap_rows(shrink(eyes[i, :sh], w, h), luma_map, out[i, :oh], repeats)
+            warp_packed([shrink(eyes[i, :sh], w, h)], left, right, [out[i, :oh]], sbs)
             chroma_in = eyes[i, sh:].reshape(2, sh // 2, sw // 2)
-            remap_planes([shrink(c, w // 2, h // 2) for c in chroma_in], chroma_map,
-                         list(out[i, oh:].reshape(2, oh // 2, ow // 2)), repeats)
+            warp_packed([shrink(c, w // 2, h // 2) for c in chroma_in], left, right,
+                        list(out[i, oh:].reshape(2, oh // 2, ow // 2)), sbs, subsample=2)
         return out
 
     def _anaglyph_cpu(self, eyes: np.ndarray, plan: np.ndarray, w: int, h: int) -> np.ndarray:
-        """Both eyes warped side by side (luma in one ``remap``, U and V together
-        in another), then mixed into the output.
+        """Both eyes warped side by side (luma in one warp, U and V in another),
+        then mixed into the output.
 
         ``plan`` is at chroma width (w/2): the chroma planes use it as it is,
         the luma stretched to full width (depth is far coarser than either).
@@ -151,9 +149,10 @@ class StereoRenderer:
         for i in range(b):
             left, right = plan[b + i], plan[i]
             uv = [shrink(c, w // 2, h // 2) for c in eyes[i, sh:].reshape(2, sh // 2, -1)]
-            warped_uv = remap_planes(uv, packed_map(left, right, h // 2, w // 2, True))
-            mix_cpu(remap_rows(shrink(eyes[i, :sh], w, h), widened_map(left, right, h, w)),
-                    *warped_uv, out[i], self.params.anaglyph_method)
+            warped_uv = [np.empty((h // 2, w), np.uint8) for _ in uv]
+            warp_packed(uv, left, right, warped_uv, side_by_side=True)
+            mix_cpu(warp_widened(shrink(eyes[i, :sh], w, h), left, right), *warped_uv, out[i],
+                    self.params.anaglyph_method)
         return out
 
     def _anaglyph(self, luma, chroma, depth) -> np.ndarray:

@@ -127,3 +127,54 @@ def test_mismatched_planes_are_refused_with_the_reason():
     with pytest.raises(BufferError):
         planes.remap_x(src, np.zeros((4, 8), np.float32),
                        np.zeros((4, 8), np.uint8).data.toreadonly())
+
+
+def ramp(h: int, w: int) -> np.ndarray:
+    """uint16 samples that say where they are: 64 levels a pixel, so a warped
+    sample is its source position to 1/64 px."""
+    return np.tile((np.arange(w) * 64).astype(np.uint16), (h, 1))
+
+
+@pytest.mark.parametrize("simd", PATHS)
+@pytest.mark.parametrize(("rows", "widen"), [(12, False), (5, False), (12, True), (7, True)])
+def test_a_plan_stretched_row_by_row_reads_where_its_whole_map_would(rows, widen, simd):
+    from stereo_inference.remap import packed_map, widened_map
+
+    h, w = 48, 64
+    rng = np.random.default_rng(6)
+    pw = w // 2 if widen else w  # widened plans are made at half width
+    base = np.arange(pw, dtype=np.float32) + 4 * np.sin(np.arange(pw) / 5)
+    left = (base + rng.uniform(-2, 2, (rows, pw))).astype(np.float32)
+    right = (left + rng.uniform(0, 3, (rows, 1))).astype(np.float32)
+    if widen:
+        src, m = ramp(h, w), widened_map(left, right, h, w)
+    else:
+        src, m = ramp(h, w), packed_map(left, right, h, w, side_by_side=True)
+    out = np.empty(m.shape, np.uint16)
+    planes.remap_plan(src, np.concatenate([left, right], axis=1), out, eyes=2, widen=widen,
+                      simd=simd)
+    expected = np.clip(m, 0, w - 1) * 64
+    assert np.abs(out - expected).max() <= 0.5 + 1e-3  # the same positions, rounded once
+
+
+def test_a_widened_plan_holds_each_eye_s_own_ends():
+    h, w = 4, 16
+    left = np.full((2, w // 2), 3.0, np.float32)
+    right = np.full((2, w // 2), 5.0, np.float32)
+    right[:, 0] = 0.0  # the right eye's first column reads far left
+    out = np.empty((h, 2 * w), np.uint16)
+    planes.remap_plan(ramp(h, w), np.concatenate([left, right], axis=1), out, eyes=2, widen=True)
+    assert np.all(out[:, w - 1] == 64 * 6.5)  # left's last column: its own 3.0, doubled + 0.5
+    assert np.all(out[:, w] == 64 * 0.5)  # right's first: its own 0.0, not blended with left
+    assert np.all(out[:, w + 1] == round(64 * (2 * 0.75 * 0.0 + 2 * 0.25 * 5.0 + 0.5)))
+
+
+def test_plans_that_do_not_fit_are_refused_with_the_reason():
+    src = np.zeros((4, 8), np.uint8)
+    with pytest.raises(ValueError, match="dst must be 4 x 16, not 4 x 8"):
+        planes.remap_plan(src, np.zeros((2, 8), np.float32), np.zeros((4, 8), np.uint8),
+                          widen=True)
+    with pytest.raises(ValueError, match="split into `eyes` blocks"):
+        planes.remap_plan(src, np.zeros((2, 9), np.float32), np.zeros((4, 9), np.uint8), eyes=2)
+    with pytest.raises(TypeError, match="plan must be float32"):
+        planes.remap_plan(src, np.zeros((2, 8)), np.zeros((4, 8), np.uint8))

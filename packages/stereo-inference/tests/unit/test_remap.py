@@ -93,3 +93,47 @@ def test_a_widened_map_puts_half_width_positions_at_full_width_and_never_mixes_t
                                atol=1e-5)
     assert np.all(out[:, 2 * half - 1] == 2 * (half - 1) + 0.5)  # left's own last column
     np.testing.assert_allclose(out[:, 2 * half :], 4.5)  # right eye: 2 * 2 + 0.5, all of it
+
+
+@pytest.mark.parametrize(("side_by_side", "subsample"), [(True, 1), (False, 1), (True, 2),
+                                                          (False, 2)])
+def test_packed_planes_are_the_same_with_and_without_the_extension(side_by_side, subsample,
+                                                                   monkeypatch):
+    from stereo_inference.remap import warp_packed
+
+    if native.planes is None:
+        pytest.skip("the C extension was not built (no C compiler)")
+    h, w = 24 // subsample, 40 // subsample
+    rng = np.random.default_rng(7)
+    x = np.arange(40, dtype=np.float32)
+    left = (x + rng.uniform(-3, 3, (6, 40))).astype(np.float32)  # plans at luma size
+    right = (left + 2).astype(np.float32)
+    planes = [plane(h, w, seed=8), plane(h, w, seed=9)]
+    shape = (h, 2 * w) if side_by_side else (2 * h, w)
+    results = []
+    for _ in range(2):  # with the C extension, then with OpenCV alone
+        dsts = [np.zeros(shape, np.uint8) for _ in planes]
+        warp_packed(planes, left, right, dsts, side_by_side, subsample)
+        results.append(np.stack(dsts).astype(int))
+        monkeypatch.setattr(native, "planes", None)
+    # the maps' float roundings differ (made row by row, or by OpenCV's resize)
+    assert np.abs(results[0] - results[1]).max() <= 1
+    assert (results[0] != results[1]).mean() < 0.001
+
+
+def test_a_widened_plane_is_the_same_with_and_without_the_extension(monkeypatch):
+    from stereo_inference.remap import warp_widened
+
+    if native.planes is None:
+        pytest.skip("the C extension was not built (no C compiler)")
+    rng = np.random.default_rng(10)
+    x = np.arange(20, dtype=np.float32)
+    left = (x + rng.uniform(-3, 3, (6, 20))).astype(np.float32)  # plans at half width
+    right = (left + 1.5).astype(np.float32)
+    p = plane(24, 40, seed=11)
+    with_c = warp_widened(p, left, right).astype(int)
+    monkeypatch.setattr(native, "planes", None)
+    alone = warp_widened(p, left, right).astype(int)
+    assert with_c.shape == alone.shape == (24, 80)
+    assert np.abs(with_c - alone).max() <= 1
+    assert (with_c != alone).mean() < 0.001
