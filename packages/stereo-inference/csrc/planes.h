@@ -17,32 +17,52 @@ typedef struct {
     int h, w, wide;
 } SrcPlane;
 
+/* Row d (n samples) from source row sr read at positions m; AVX2 when fast. */
+void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, int fast);
+
 /* dst[r, x] = src[r % h] read at map[r, x] (rows x cols). */
 void rowwarp_plane(const SrcPlane *src, const float *map, ptrdiff_t mstride, char *dst,
                    ptrdiff_t dstride, int rows, int cols, int simd);
 
-/* The same with the map made row by row from a warp plan (prows x pcols): its
- * rows stretched to dst's (linearly, half-pixel centres), and when widen, each
- * of its `eyes` blocks stretched 2x along x with positions doubled (a plan
- * made at half width). Returns -1 when out of memory. */
-int rowwarp_plan(const SrcPlane *src, const float *plan, ptrdiff_t pstride, int prows,
-                 int pcols, int eyes, int widen, char *dst, ptrdiff_t dstride, int rows,
+/* A warp plan: rows x cols source positions, `eyes` blocks side by side; when
+ * widen, made at half width (each block is stretched 2x along x, positions
+ * doubled). */
+typedef struct {
+    const float *buf;
+    ptrdiff_t stride;
+    int rows, cols, eyes, widen;
+} Plan;
+
+/* The positions of row r of a plane `rows` high: the plan's rows stretched
+ * (linearly, half-pixel centres), widened when asked; cols (2 cols when
+ * widened) floats inside scratch, which holds 3 cols. */
+const float *plan_positions(const Plan *plan, int r, int rows, float *scratch);
+
+/* rowwarp_plane with the map made row by row from plan (plan_positions).
+ * Returns -1 when out of memory. */
+int rowwarp_plan(const SrcPlane *src, const Plan *plan, char *dst, ptrdiff_t dstride, int rows,
                  int simd);
 
-/* Where the mix reads and writes: eyes side by side, the output's three planes. */
+/* The anaglyph mix's coefficients: output (luma's chroma-size part, U, V) =
+ * left[k] . (U, V, luma, 1) + right[k] . (U, V, luma, 1) over the eyes' planes
+ * at chroma size (the eye's luma averaged 2x2); the luma output = a * left
+ * luma + b * right luma + its chroma-size part upsampled (bilinear). */
 typedef struct {
-    const uint8_t *luma, *u, *v; /* (h, 2w), (h/2, w), (h/2, w): left eye, then right */
-    ptrdiff_t luma_stride, u_stride, v_stride;
-    uint8_t *out_y, *out_u, *out_v; /* (h, w), (h/2, w/2), (h/2, w/2) */
-    ptrdiff_t y_stride, u_out_stride, v_out_stride;
-    int h, w;
-} MixPlanes;
+    float left[12], right[12], a, b;
+} MixCoefficients;
 
-/* The anaglyph of two warped eyes: each output (luma's chroma-size part, U, V)
- * = left[k] . (U, V, luma, 1) + right[k] . (U, V, luma, 1) at chroma size (the
- * eye's luma averaged 2x2); the luma output = a * left luma + b * right luma +
- * its chroma-size part upsampled (bilinear). Returns -1 when out of memory. */
-int anaglyph_mix(const MixPlanes *p, const float left[12], const float right[12], float a,
-                 float b);
+/* Where the anaglyph comes from and goes: the source's planes (y h x w, u and
+ * v h/2 x w/2, warped here by `plan`, made at chroma width for both eyes) and
+ * the output's (out_y h x w, out_u and out_v h/2 x w/2). */
+typedef struct {
+    SrcPlane y, u, v;
+    Plan plan;
+    uint8_t *out_y, *out_u, *out_v;
+    ptrdiff_t y_stride, u_stride, v_stride;
+} AnaglyphPlanes;
+
+/* Both eyes warped and mixed into the anaglyph row by row, every
+ * intermediate in row buffers. Returns -1 when out of memory. */
+int anaglyph_warp_mix(const AnaglyphPlanes *p, const MixCoefficients *c, int simd);
 
 #endif

@@ -113,10 +113,10 @@ static PyObject *remap_plan(PyObject *self, PyObject *args, PyObject *kwargs) {
         goto fail;
     }
     if (shaped(dst, dst->shape[0], widen ? 2 * pcols : pcols, "dst") < 0) goto fail;
+    Plan p = {plan->buf, plan->strides[0], (int)plan->shape[0], (int)pcols, eyes, widen};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = rowwarp_plan(&plane, plan->buf, plan->strides[0], (int)plan->shape[0], (int)pcols,
-                      eyes, widen, dst->buf, dst->strides[0], (int)dst->shape[0], simd);
+    rc = rowwarp_plan(&plane, &p, dst->buf, dst->strides[0], (int)dst->shape[0], simd);
     Py_END_ALLOW_THREADS
     if (rc < 0) {
         PyErr_NoMemory();
@@ -140,34 +140,44 @@ static int matrix(PyObject *obj, const char *name, float out[12]) {
     return ok ? 0 : -1;
 }
 
-static PyObject *anaglyph(PyObject *self, PyObject *args) {
-    PyObject *objs[6], *lobj, *robj;
-    float a, b, left[12], right[12];
-    if (!PyArg_ParseTuple(args, "OOOOOOOOff", &objs[0], &objs[1], &objs[2], &objs[3],
-                          &objs[4], &objs[5], &lobj, &robj, &a, &b))
+static PyObject *anaglyph(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"y", "u", "v", "plan", "out_y", "out_u", "out_v", "left",
+                               "right", "a", "b", "simd", NULL};
+    PyObject *objs[7], *lobj, *robj;
+    MixCoefficients c;
+    int simd = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOOff|p", keywords, &objs[0], &objs[1],
+                                     &objs[2], &objs[3], &objs[4], &objs[5], &objs[6], &lobj,
+                                     &robj, &c.a, &c.b, &simd))
         return NULL;
-    if (matrix(lobj, "left", left) < 0 || matrix(robj, "right", right) < 0) return NULL;
-    static const char *names[6] = {"luma", "u", "v", "out_y", "out_u", "out_v"};
+    if (matrix(lobj, "left", c.left) < 0 || matrix(robj, "right", c.right) < 0) return NULL;
+    static const char *names[7] = {"y", "u", "v", "plan", "out_y", "out_u", "out_v"};
     Views v = {.count = 0};
-    Py_buffer *p[6];
-    for (int i = 0; i < 6; i++)
-        if (!(p[i] = view(&v, objs[i], names[i], 'B', i >= 3))) goto fail;
-    Py_ssize_t h = p[3]->shape[0], w = p[3]->shape[1];
-    if (h % 2 || w % 2 || h < 2 || w < 2) {
-        PyErr_SetString(PyExc_ValueError, "out_y must have an even, non-zero size");
+    Py_buffer *p[7];
+    for (int i = 0; i < 7; i++)
+        if (!(p[i] = view(&v, objs[i], names[i], i == 3 ? 'f' : 'B', i >= 4))) goto fail;
+    Py_ssize_t h = p[0]->shape[0], w = p[0]->shape[1];
+    if (h % 2 || w % 2 || h < 2 || w < 4) {
+        PyErr_SetString(PyExc_ValueError, "y must be an even size, at least 4 wide");
         goto fail;
     }
-    Py_ssize_t sizes[6][2] = {{h, 2 * w}, {h / 2, w}, {h / 2, w}, {h, w}, {h / 2, w / 2},
-                              {h / 2, w / 2}};
-    for (int i = 0; i < 6; i++)
+    Py_ssize_t sizes[7][2] = {{h, w}, {h / 2, w / 2}, {h / 2, w / 2}, {p[3]->shape[0], w},
+                              {h, w}, {h / 2, w / 2}, {h / 2, w / 2}};
+    for (int i = 0; i < 7; i++)
         if (shaped(p[i], sizes[i][0], sizes[i][1], names[i]) < 0) goto fail;
-    MixPlanes planes = {
-        p[0]->buf, p[1]->buf, p[2]->buf, p[0]->strides[0], p[1]->strides[0], p[2]->strides[0],
-        p[3]->buf, p[4]->buf, p[5]->buf, p[3]->strides[0], p[4]->strides[0], p[5]->strides[0],
-        (int)h, (int)w};
+    if (p[3]->shape[0] < 1) {
+        PyErr_SetString(PyExc_ValueError, "plan must have rows");
+        goto fail;
+    }
+    AnaglyphPlanes planes = {
+        {p[0]->buf, p[0]->strides[0], (int)h, (int)w, 0},
+        {p[1]->buf, p[1]->strides[0], (int)h / 2, (int)w / 2, 0},
+        {p[2]->buf, p[2]->strides[0], (int)h / 2, (int)w / 2, 0},
+        {p[3]->buf, p[3]->strides[0], (int)p[3]->shape[0], (int)w, 2, 0},
+        p[4]->buf, p[5]->buf, p[6]->buf, p[4]->strides[0], p[5]->strides[0], p[6]->strides[0]};
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = anaglyph_mix(&planes, left, right, a, b);
+    rc = anaglyph_warp_mix(&planes, &c, simd);
     Py_END_ALLOW_THREADS
     if (rc < 0) {
         PyErr_NoMemory();
@@ -193,10 +203,12 @@ static PyMethodDef methods[] = {
      "row by row from a warp plan: its rows stretched to dst's (linearly, half-pixel "
      "centres) and, when widen, each of its eyes blocks stretched 2x along x, positions "
      "doubled (a plan made at half width)."},
-    {"anaglyph", anaglyph, METH_VARARGS,
-     "anaglyph(luma, u, v, out_y, out_u, out_v, left, right, a, b): the anaglyph of two "
-     "warped eyes (side by side in luma, u, v) into the output planes; left and right are "
-     "3x4 float32 matrices over (U, V, luma at chroma size, 1), a and b the luma weights."},
+    {"anaglyph", (PyCFunction)(void (*)(void))anaglyph, METH_VARARGS | METH_KEYWORDS,
+     "anaglyph(y, u, v, plan, out_y, out_u, out_v, left, right, a, b, simd=True): the "
+     "anaglyph of a frame's planes (y h x w, u and v h/2 x w/2), both eyes warped by plan "
+     "(rows x w: the two eyes' plans at chroma width, side by side) and mixed into the "
+     "output planes; left and right are 3x4 float32 matrices over (U, V, luma at chroma "
+     "size, 1), a and b the luma weights."},
     {"simd", simd, METH_NOARGS, "The vector instructions remap_x uses on this CPU."},
     {NULL, NULL, 0, NULL},
 };

@@ -133,8 +133,7 @@ int planes_have_avx2(void) {
 int planes_have_avx2(void) { return 0; }
 #endif
 
-/* One row of dst from source row sr read at positions m. */
-static void warp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, int fast) {
+void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, int fast) {
     const char *srow = src->buf + sr * src->stride;
     if (src->wide) {
 #ifdef ROWWARP_X86
@@ -161,8 +160,8 @@ void rowwarp_plane(const SrcPlane *src, const float *map, ptrdiff_t mstride, cha
                    ptrdiff_t dstride, int rows, int cols, int simd) {
     int fast = simd && planes_have_avx2();
     for (int r = 0; r < rows; r++)
-        warp_row(src, r % src->h, (const float *)((const char *)map + r * mstride),
-                 dst + r * dstride, cols, fast);
+        rowwarp_row(src, r % src->h, (const float *)((const char *)map + r * mstride),
+                    dst + r * dstride, cols, fast);
 }
 
 /* Row r of rows as a position between plan rows: (row, weight of the next),
@@ -199,24 +198,26 @@ static void widen_row(const float *restrict v, int e, int eyes, float *restrict 
     }
 }
 
-int rowwarp_plan(const SrcPlane *src, const float *plan, ptrdiff_t pstride, int prows,
-                 int pcols, int eyes, int widen, char *dst, ptrdiff_t dstride, int rows,
+const float *plan_positions(const Plan *plan, int r, int rows, float *scratch) {
+    float fy;
+    int y0 = plan_row(r, rows, plan->rows, &fy), y1 = y0 + (fy > 0.0f);
+    const float *p0 = (const float *)((const char *)plan->buf + y0 * plan->stride);
+    const float *p1 = (const float *)((const char *)plan->buf + y1 * plan->stride);
+    const float f0 = 1.0f - fy;
+    for (int c = 0; c < plan->cols; c++) scratch[c] = p0[c] * f0 + p1[c] * fy;
+    if (!plan->widen) return scratch;
+    widen_row(scratch, plan->cols / plan->eyes, plan->eyes, scratch + plan->cols);
+    return scratch + plan->cols;
+}
+
+int rowwarp_plan(const SrcPlane *src, const Plan *plan, char *dst, ptrdiff_t dstride, int rows,
                  int simd) {
-    int cols = widen ? 2 * pcols : pcols;
-    float *v = malloc(sizeof(float) * (size_t)(pcols + cols));
-    if (v == NULL) return -1;
-    float *m = widen ? v + pcols : v;
-    int fast = simd && planes_have_avx2();
-    for (int r = 0; r < rows; r++) {
-        float fy;
-        int y0 = plan_row(r, rows, prows, &fy), y1 = y0 + (fy > 0.0f);
-        const float *p0 = (const float *)((const char *)plan + y0 * pstride);
-        const float *p1 = (const float *)((const char *)plan + y1 * pstride);
-        const float f0 = 1.0f - fy;
-        for (int c = 0; c < pcols; c++) v[c] = p0[c] * f0 + p1[c] * fy;
-        if (widen) widen_row(v, pcols / eyes, eyes, m);
-        warp_row(src, r % src->h, m, dst + r * dstride, cols, fast);
-    }
-    free(v);
+    float *scratch = malloc(sizeof(float) * 3 * (size_t)plan->cols);
+    if (scratch == NULL) return -1;
+    int cols = plan->widen ? 2 * plan->cols : plan->cols, fast = simd && planes_have_avx2();
+    for (int r = 0; r < rows; r++)
+        rowwarp_row(src, r % src->h, plan_positions(plan, r, rows, scratch), dst + r * dstride,
+                    cols, fast);
+    free(scratch);
     return 0;
 }

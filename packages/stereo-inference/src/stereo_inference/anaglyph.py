@@ -68,24 +68,42 @@ def yuv_matrices(method: AnaglyphMethod) -> tuple[np.ndarray, np.ndarray, np.nda
     return nl, nr, o - nl @ o - nr @ o
 
 
+def warp_mix_cpu(y: np.ndarray, u: np.ndarray, v: np.ndarray, left: np.ndarray,
+                 right: np.ndarray, out: np.ndarray, method: AnaglyphMethod) -> None:
+    """Write the anaglyph into ``out`` (h*3/2, w) yuv420p from a frame's planes
+    (``y`` (h, w), ``u`` and ``v`` (h/2, w/2)) warped into both eyes by their
+    plans ``left`` and ``right`` (rows, w/2), made at chroma width.
+
+    The C extension warps and mixes row by row, in float throughout (no warped
+    plane is ever whole); without it the eyes are warped whole (``remap``) and
+    ``mix_cpu`` mixes them with OpenCV.
+    """
+    h, w = y.shape
+    if native.planes is None:
+        from stereo_inference.remap import warp_packed, warp_widened
+
+        warped_uv = [np.empty((h // 2, w), np.uint8) for _ in (u, v)]
+        warp_packed([u, v], left, right, warped_uv, side_by_side=True)
+        mix_cpu(warp_widened(y, left, right), *warped_uv, out, method)
+        return
+    left_m, right_m, a, b = _chroma_terms(AnaglyphMethod(method))
+    plan = np.concatenate([left, right], axis=1).astype(np.float32, copy=False)
+    native.planes.anaglyph(y, u, v, plan, out[:h], *out[h:].reshape(2, h // 2, w // 2),
+                           *_unbiased(left_m, right_m), a, b)
+
+
 def mix_cpu(luma: np.ndarray, u: np.ndarray, v: np.ndarray, out: np.ndarray,
             method: AnaglyphMethod) -> None:
-    """Write the anaglyph into ``out`` (h*3/2, w) yuv420p from the warped eyes.
+    """Write the anaglyph into ``out`` (h*3/2, w) yuv420p from the warped eyes,
+    with OpenCV (the C extension's ``anaglyph`` does the same in float).
 
     ``luma`` (h, 2w): the left eye's luma beside the right eye's; ``u`` and
-    ``v`` (h/2, w): their U planes side by side, and their V planes. The C
-    extension mixes all three planes in one pass each, in float throughout;
-    without it, OpenCV's steps below do the same mix with rounded
-    intermediates (the luma output's chroma part kept as uint8).
+    ``v`` (h/2, w): their U planes side by side, and their V planes.
     """
     import cv2
 
     h, w = luma.shape[0], luma.shape[1] // 2
     left_m, right_m, a, b = _chroma_terms(AnaglyphMethod(method))
-    if native.planes is not None:
-        native.planes.anaglyph(luma, u, v, out[:h], *out[h:].reshape(2, h // 2, w // 2),
-                               *_unbiased(left_m, right_m), a, b)
-        return
     # The eyes' luma at chroma size is the warped luma averaged 2x2 (an exact
     # 2:1 bilinear resize), never a second warp. Three channels: OpenCV's
     # transform has a fast path for them, not for four.

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from shared_types.models import ConversionParams, OutputMode
 
-from stereo_inference.anaglyph import mix_cpu, mix_tensor
+from stereo_inference.anaglyph import mix_tensor, warp_mix_cpu
 from stereo_inference.arrays import (
     concat,
     device_type,
@@ -29,7 +29,7 @@ from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.device_frames import depth_input, eye_planes, join_planes, upload
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import pack
-from stereo_inference.remap import shrink, warp_packed, warp_widened
+from stereo_inference.remap import shrink, warp_packed
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
@@ -138,8 +138,7 @@ class StereoRenderer:
         return out
 
     def _anaglyph_cpu(self, eyes: np.ndarray, plan: np.ndarray, w: int, h: int) -> np.ndarray:
-        """Both eyes warped side by side (luma in one warp, U and V in another),
-        then mixed into the output.
+        """Both eyes warped and mixed into the output (``anaglyph.warp_mix_cpu``).
 
         ``plan`` is at chroma width (w/2): the chroma planes use it as it is,
         the luma stretched to full width (depth is far coarser than either).
@@ -147,12 +146,9 @@ class StereoRenderer:
         b, sh = eyes.shape[0], eyes.shape[1] * 2 // 3
         out = np.empty((b, h * 3 // 2, w), np.uint8)
         for i in range(b):
-            left, right = plan[b + i], plan[i]
-            uv = [shrink(c, w // 2, h // 2) for c in eyes[i, sh:].reshape(2, sh // 2, -1)]
-            warped_uv = [np.empty((h // 2, w), np.uint8) for _ in uv]
-            warp_packed(uv, left, right, warped_uv, side_by_side=True)
-            mix_cpu(warp_widened(shrink(eyes[i, :sh], w, h), left, right), *warped_uv, out[i],
-                    self.params.anaglyph_method)
+            u, v = (shrink(c, w // 2, h // 2) for c in eyes[i, sh:].reshape(2, sh // 2, -1))
+            warp_mix_cpu(shrink(eyes[i, :sh], w, h), u, v, plan[b + i], plan[i], out[i],
+                         self.params.anaglyph_method)
         return out
 
     def _anaglyph(self, luma, chroma, depth) -> np.ndarray:
