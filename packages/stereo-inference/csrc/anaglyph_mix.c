@@ -18,12 +18,6 @@ static inline uint8_t level(float f) {
     return (uint8_t)(i > 255 ? 255 : i);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define VECTOR_CLONES
-#endif
-
 /* One chroma row of the output from the warped rows: the luma output's
  * chroma part into term, U and V out. y0, y1: the two luma rows (both eyes
  * side by side, 2w); u, v: the eyes' chroma rows side by side (w). Three

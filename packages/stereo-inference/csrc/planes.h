@@ -7,6 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A function the compiler vectorises twice, for AVX2 and for any x86-64 (or
+ * the one way elsewhere), the CPU choosing at load time. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define VECTOR_CLONES
+#endif
+
 /* Whether this CPU runs the AVX2 + FMA loops. */
 int planes_have_avx2(void);
 

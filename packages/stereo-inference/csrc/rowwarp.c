@@ -184,7 +184,8 @@ static int plan_row(int r, int rows, int prows, float *fy) {
 /* A widened map row: each of `eyes` blocks of v (`e` wide) upsampled 2x
  * (weights 1/4 and 3/4, the block's own ends held), positions doubled. The
  * ends apart, so that the loop between them vectorises. */
-static void widen_row(const float *restrict v, int e, int eyes, float *restrict out) {
+VECTOR_CLONES static void widen_row(const float *restrict v, int e, int eyes,
+                                    float *restrict out) {
     for (int k = 0; k < eyes; k++, v += e, out += 2 * e) {
         for (int i = 1; i < e - 1; i++) {
             out[2 * i] = 2.0f * (0.25f * v[i - 1] + 0.75f * v[i]) + 0.5f;
@@ -198,13 +199,19 @@ static void widen_row(const float *restrict v, int e, int eyes, float *restrict 
     }
 }
 
+/* v = p0 * (1 - fy) + p1 * fy over n positions. */
+VECTOR_CLONES static void blend_rows(const float *restrict p0, const float *restrict p1, float fy,
+                                     int n, float *restrict v) {
+    const float f0 = 1.0f - fy;
+    for (int c = 0; c < n; c++) v[c] = p0[c] * f0 + p1[c] * fy;
+}
+
 const float *plan_positions(const Plan *plan, int r, int rows, float *scratch) {
     float fy;
     int y0 = plan_row(r, rows, plan->rows, &fy), y1 = y0 + (fy > 0.0f);
-    const float *p0 = (const float *)((const char *)plan->buf + y0 * plan->stride);
-    const float *p1 = (const float *)((const char *)plan->buf + y1 * plan->stride);
-    const float f0 = 1.0f - fy;
-    for (int c = 0; c < plan->cols; c++) scratch[c] = p0[c] * f0 + p1[c] * fy;
+    blend_rows((const float *)((const char *)plan->buf + y0 * plan->stride),
+               (const float *)((const char *)plan->buf + y1 * plan->stride), fy, plan->cols,
+               scratch);
     if (!plan->widen) return scratch;
     widen_row(scratch, plan->cols / plan->eyes, plan->eyes, scratch + plan->cols);
     return scratch + plan->cols;
