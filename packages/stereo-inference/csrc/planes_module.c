@@ -20,6 +20,16 @@ static void release(Views *v) {
     v->count = 0;
 }
 
+#define FAILED (-2) /* the reason is set already */
+
+/* The views released; None after a loop's 0, else its error (-1: out of memory). */
+static PyObject *done(Views *v, int rc) {
+    release(v);
+    if (rc == 0) Py_RETURN_NONE;
+    if (rc == -1) PyErr_NoMemory();
+    return NULL;
+}
+
 static char kind(const Py_buffer *view) {
     const char *f = view->format;
     if (f[0] == '<' || f[0] == '=' || f[0] == '@') f++;
@@ -87,11 +97,9 @@ static PyObject *remap_x(PyObject *self, PyObject *args) {
     rowwarp_plane(&plane, map->buf, map->strides[0], dst->buf, dst->strides[0],
                   (int)dst->shape[0], (int)dst->shape[1], simd);
     Py_END_ALLOW_THREADS
-    release(&v);
-    Py_RETURN_NONE;
+    return done(&v, 0);
 fail:
-    release(&v);
-    return NULL;
+    return done(&v, FAILED);
 }
 
 static PyObject *remap_plan(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -118,15 +126,9 @@ static PyObject *remap_plan(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_BEGIN_ALLOW_THREADS
     rc = rowwarp_plan(&plane, &p, dst->buf, dst->strides[0], (int)dst->shape[0], simd);
     Py_END_ALLOW_THREADS
-    if (rc < 0) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    release(&v);
-    Py_RETURN_NONE;
+    return done(&v, rc);
 fail:
-    release(&v);
-    return NULL;
+    return done(&v, FAILED);
 }
 
 /* Twelve float32 coefficients (a 3x4 matrix), C-contiguous, copied out. */
@@ -179,15 +181,9 @@ static PyObject *anaglyph(PyObject *self, PyObject *args, PyObject *kwargs) {
     Py_BEGIN_ALLOW_THREADS
     rc = anaglyph_warp_mix(&planes, &c, simd);
     Py_END_ALLOW_THREADS
-    if (rc < 0) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    release(&v);
-    Py_RETURN_NONE;
+    return done(&v, rc);
 fail:
-    release(&v);
-    return NULL;
+    return done(&v, FAILED);
 }
 
 static PyObject *simd(PyObject *self, PyObject *noargs) {
