@@ -120,9 +120,11 @@ def _convert(args, settings: InferenceSettings) -> int:
         f"{result.fps:.1f} fps, depth {result.depth_model}"
     )
     if args.timings and result.stages:
+        from stereo_inference.native import backend
         from stereo_inference.stage_clock import describe
 
         print(describe(result.stages))
+        print(f"CPU plane loops: {backend()}")
     return 0
 
 

@@ -141,13 +141,11 @@ def remap_rows(plane: np.ndarray, map_x: np.ndarray, dst: np.ndarray | None = No
 
 def remap_planes(planes: list[np.ndarray], map_x: np.ndarray,
                  dsts: list[np.ndarray] | None = None, repeats: int = 1) -> list[np.ndarray]:
-    """Up to four same-size planes (uint8 or uint16) resampled at one ``map_x``,
-    each into its ``dsts`` entry when given; the warped planes in order.
-    Without the extension they go through one four-channel OpenCV ``remap``
-    (its SIMD path for four channels costs about what one plane costs)."""
+    """Up to four same-size planes (uint8 or uint16) resampled at one ``map_x``
+    by OpenCV (where the C extension is missing), each into its ``dsts`` entry
+    when given; the warped planes in order. One four-channel ``remap``: its
+    SIMD path for four channels costs about what one plane costs."""
     dsts = dsts or [None] * len(planes)
-    if native.planes is not None and all(_native(p) for p in planes):
-        return [remap_rows(p, map_x, d, repeats) for p, d in zip(planes, dsts, strict=True)]
     four = remap_rows(cv2.merge((list(planes) * 4)[:4]), map_x, repeats=repeats)
     out = []
     for k, d in enumerate(dsts):

@@ -5,6 +5,7 @@ import av
 import pytest
 from shared_types.ffmpeg import ffmpeg_path
 
+from stereo_inference import native
 from stereo_inference.cli import build_parser, main
 
 from .conftest import read_video
@@ -25,10 +26,17 @@ def test_timings_say_where_the_time_went(clip, tmp_path, capsys, monkeypatch):
     out = tmp_path / "o.mp4"
     assert main(["convert", str(clip), str(out), "--mode", "half-sbs", "--preset",
                  "ultrafast", "--no-progress", "--timings"]) == 0
-    line = capsys.readouterr().out.splitlines()[-1]
+    line, loops = capsys.readouterr().out.splitlines()[-2:]
     assert line.startswith("busy/CPU s per stage: ")
     for stage in ("decode", "depth", "render", "encode", "mux", "codec threads"):
         assert f"{stage} " in line
+    # and what ran the render's loops: the C extension (built here), else OpenCV
+    assert loops == f"CPU plane loops: {native.backend()}"
+    assert loops.endswith(("c-avx2", "c-scalar", "opencv"))
+    monkeypatch.setattr(native, "planes", None)
+    assert main(["convert", str(clip), str(out), "--preset", "ultrafast", "--no-progress",
+                 "--timings"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "CPU plane loops: opencv"
     # without the flag, only the summary line
     assert main(["convert", str(clip), str(out), "--no-progress"]) == 0
     assert "per stage" not in capsys.readouterr().out
