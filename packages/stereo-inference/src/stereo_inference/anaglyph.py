@@ -23,6 +23,7 @@ import numpy as np
 from shared_types.models import AnaglyphMethod
 
 from stereo_inference import native
+from stereo_inference.remap import warp_packed, warp_widened
 
 if TYPE_CHECKING:  # the tensor (GPU) mixes import torch when called
     import torch
@@ -80,16 +81,13 @@ def warp_mix_cpu(y: np.ndarray, u: np.ndarray, v: np.ndarray, left: np.ndarray,
     """
     h, w = y.shape
     if native.planes is None:
-        from stereo_inference.remap import warp_packed, warp_widened
-
         warped_uv = [np.empty((h // 2, w), np.uint8) for _ in (u, v)]
         warp_packed([u, v], left, right, warped_uv, side_by_side=True)
         mix_cpu(warp_widened(y, left, right), *warped_uv, out, method)
         return
-    left_m, right_m, a, b = _chroma_terms(AnaglyphMethod(method))
     plan = np.concatenate([left, right], axis=1).astype(np.float32, copy=False)
     native.planes.anaglyph(y, u, v, plan, out[:h], *out[h:].reshape(2, h // 2, w // 2),
-                           *_unbiased(left_m, right_m), a, b)
+                           *_float_terms(AnaglyphMethod(method)))
 
 
 def mix_cpu(luma: np.ndarray, u: np.ndarray, v: np.ndarray, out: np.ndarray,
@@ -122,12 +120,14 @@ def mix_cpu(luma: np.ndarray, u: np.ndarray, v: np.ndarray, out: np.ndarray,
     cv2.addWeighted(mixed, 1.0, up, 1.0, -128.0, dst=out[:h])
 
 
-def _unbiased(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``_chroma_terms``' matrices without the +128 that stores the luma
-    output's chroma part as uint8 (the C mix keeps it in float)."""
+@cache
+def _float_terms(method: AnaglyphMethod):
+    """``_chroma_terms`` without the +128 that stores the luma output's chroma
+    part as uint8 (the C mix keeps it in float)."""
+    left, right, a, b = _chroma_terms(method)
     left = left.copy()
     left[0, 3] -= 128
-    return left, right
+    return left, right, a, b
 
 
 @cache

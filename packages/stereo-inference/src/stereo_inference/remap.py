@@ -99,9 +99,10 @@ def warp_packed(planes: list[np.ndarray], left: np.ndarray, right: np.ndarray,
     if subsample > 1:
         left, right = (np.ascontiguousarray(p[:, ::subsample]) / subsample for p in (left, right))
     left, right = (p.astype(np.float32, copy=False) for p in (left, right))
+    both = np.concatenate([left, right], axis=1) if side_by_side else None
     for plane, dst in zip(planes, dsts, strict=True):
         if side_by_side:
-            native.planes.remap_plan(plane, np.concatenate([left, right], axis=1), dst, eyes=2)
+            native.planes.remap_plan(plane, both, dst, eyes=2)
         else:
             h = plane.shape[0]
             native.planes.remap_plan(plane, left, dst[:h])
@@ -126,15 +127,12 @@ def warp_widened(plane: np.ndarray, left: np.ndarray, right: np.ndarray,
 def remap_rows(plane: np.ndarray, map_x: np.ndarray, dst: np.ndarray | None = None,
                repeats: int = 1) -> np.ndarray:
     """``plane`` (h, w[, c]) uint8, uint16 or float32 resampled along x at
-    ``map_x`` (repeats*h, W), linearly, the ends replicated; written into
-    ``dst`` when given. ``repeats`` 2 reads the plane twice, stacked (two eyes
-    on top of each other)."""
+    ``map_x`` (repeats*h, W) by OpenCV, linearly, the ends replicated; written
+    into ``dst`` when given. ``repeats`` 2 reads the plane twice, stacked (two
+    eyes on top of each other). For float images (``warp_view``) and where the
+    C extension is missing: the C loops take the plan itself (``warp_packed``).
+    """
     rows, cols = map_x.shape
-    if native.planes is not None and _native(plane):
-        if dst is None:
-            dst = np.empty((rows, cols), plane.dtype)
-        native.planes.remap_x(plane, map_x, dst)
-        return dst
     return cv2.remap(plane, map_x, _rows(rows // repeats, cols, repeats), cv2.INTER_LINEAR,
                      dst=dst, borderMode=cv2.BORDER_REPLICATE)
 
@@ -157,6 +155,6 @@ def remap_planes(planes: list[np.ndarray], map_x: np.ndarray,
 
 
 def _native(plane: np.ndarray) -> bool:
-    """Whether ``_planes.remap_x`` takes ``plane``: 2-D uint8/uint16, contiguous along x."""
+    """Whether the C loops take ``plane``: 2-D uint8/uint16, contiguous along x."""
     return (plane.ndim == 2 and plane.dtype in (np.uint8, np.uint16) and plane.shape[1] >= 2
             and plane.strides[1] == plane.itemsize)

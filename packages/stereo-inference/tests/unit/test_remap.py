@@ -41,7 +41,7 @@ def test_a_stacked_map_with_chroma_subsampling_halves_positions():
     assert np.allclose(m[6], [1, 2, 3, 4])
 
 
-def test_remap_writes_both_stacked_eyes_into_the_given_buffer(cpu_loops):
+def test_remap_writes_both_stacked_eyes_into_the_given_buffer():
     p = plane(4, 6)
     identity = np.tile(np.arange(6, dtype=np.float32), (8, 1))
     identity[4:] += 1  # the lower eye reads one pixel to the right
@@ -53,7 +53,7 @@ def test_remap_writes_both_stacked_eyes_into_the_given_buffer(cpu_loops):
     assert np.array_equal(out[4:, 5], p[:, 5])
 
 
-def test_planes_warped_together_are_each_the_pixels_warped_alone(cpu_loops):
+def test_planes_warped_together_are_each_the_pixels_warped_alone():
     u, v = plane(6, 16, seed=1), plane(6, 16, seed=2)
     rng = np.random.default_rng(3)
     # fractional, out-of-frame and stacked (two-eye) positions alike
@@ -64,18 +64,6 @@ def test_planes_warped_together_are_each_the_pixels_warped_alone(cpu_loops):
         assert np.shares_memory(both[k], dsts[k])
         assert np.array_equal(both[k], remap_rows(p, map_x, repeats=2))
     assert [w.shape for w in remap_planes([u, v], map_x, repeats=2)] == [(12, 16)] * 2
-
-
-@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
-def test_the_extension_and_opencv_give_the_same_pixels(dtype, monkeypatch):
-    if native.planes is None:
-        pytest.skip("the C extension was not built (no C compiler)")
-    rng = np.random.default_rng(4)
-    p = (rng.random((10, 40)) * 1000).astype(dtype)
-    map_x = (np.arange(40, dtype=np.float32) * 0.5 + rng.uniform(-4, 4, (20, 40)))
-    with_c = remap_rows(p, map_x.astype(np.float32), repeats=2)
-    monkeypatch.setattr(native, "planes", None)
-    assert np.array_equal(with_c, remap_rows(p, map_x.astype(np.float32), repeats=2))
 
 
 def test_a_widened_map_puts_half_width_positions_at_full_width_and_never_mixes_the_eyes():
