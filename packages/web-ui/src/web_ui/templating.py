@@ -23,6 +23,12 @@ MODE_LABELS: dict[OutputMode, str] = {
 }
 
 
+# What the file pickers offer: any video, plus containers and bare streams
+# browsers do not file under video/* (the media worker reads them all:
+# media_worker.ffmpeg_runner.VIDEO_DEMUXERS and shared_types.raw_video)
+SOURCE_FILE_TYPES = "video/*,.mxf,.gif,.h264,.264,.hevc,.h265,.265,.ivf,.y4m,.m2v"
+
+
 def iso_utc(epoch: float | None) -> str:
     """An ISO 8601 UTC time for a ``<time datetime>`` attribute ('' for None)."""
     if epoch is None:
@@ -53,6 +59,7 @@ def build_templates() -> Jinja2Templates:
     env.globals.update(
         modes=MODE_LABELS, layout_tags=LAYOUT_TAGS,
         anaglyph_methods=list(AnaglyphMethod), depth_models=list(DepthModel),
+        source_file_types=SOURCE_FILE_TYPES,
     )
     return templates
 

@@ -76,6 +76,14 @@ def test_a_created_job_page_offers_a_resumable_upload(client, backend, settings)
     assert f'data-events-url="/jobs/{job.job_id}/events"' in r.text
 
 
+def test_both_file_pickers_offer_every_source_type_the_stack_reads(client, backend):
+    from web_ui.templating import SOURCE_FILE_TYPES
+
+    assert ".m2v" in SOURCE_FILE_TYPES and ".h264" in SOURCE_FILE_TYPES
+    for page in ("/", f"/jobs/{add_job(backend).job_id}"):
+        assert f'accept="{SOURCE_FILE_TYPES}"' in client.get(page).text
+
+
 def test_a_running_job_page_shows_progress_and_no_upload(client, backend):
     job = add_job(backend, status=JobStatus.CHUNKING_COMPLETE, total_segments=3)
     r = client.get(f"/jobs/{job.job_id}")
