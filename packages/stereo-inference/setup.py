@@ -1,5 +1,5 @@
 """The engine's one C extension, ``stereo_inference._planes``: its CPU loops over
-image planes (the warp's row resampling, the anaglyph mix), sources in csrc/.
+image planes (the warp's plan and row resampling, the anaglyph mix), sources in csrc/.
 
 Optional: where it cannot be compiled (no C compiler or Python headers) the
 package installs without it, and ``stereo_inference.remap`` and
@@ -13,7 +13,8 @@ setup(
     ext_modules=[
         Extension(
             "stereo_inference._planes",
-            ["csrc/planes_module.c", "csrc/rowwarp.c", "csrc/anaglyph_mix.c"],
+            ["csrc/planes_module.c", "csrc/warp_plan.c", "csrc/rowwarp.c",
+             "csrc/anaglyph_mix.c"],
             include_dirs=["csrc"],
             depends=["csrc/planes.h"],
             # no contraction beyond the fused multiply-adds the source asks for;

@@ -1,6 +1,6 @@
 /* The engine's C loops over image planes (the extension stereo_inference._planes):
- * row resampling for the CPU warp (rowwarp.c) and the anaglyph mix
- * (anaglyph_mix.c); planes_module.c is their Python face. Strides in bytes. */
+ * the warp's plan (warp_plan.c), row resampling for the CPU warp (rowwarp.c)
+ * and the anaglyph mix (anaglyph_mix.c); planes_module.c is their Python face. Strides in bytes. */
 #ifndef STEREO_SPOT_PLANES_H
 #define STEREO_SPOT_PLANES_H
 
@@ -17,6 +17,13 @@
 
 /* Whether this CPU runs the AVX2 + FMA loops. */
 int planes_have_avx2(void);
+
+/* The warp plan of one row of w disparities d (stereo_inference.warp.plan_warp,
+ * to the bit): the source x position each of the w right-view pixels samples,
+ * into out. Holes take their background neighbour's position, continued away
+ * from it when mirror. zbuf: scratch of w + 2 floats. */
+void warp_plan_row(const float *d, int w, float max_stretch, int mirror, float *zbuf,
+                   float *out);
 
 /* A source plane: h rows of w samples, uint16 when wide, else uint8. */
 typedef struct {

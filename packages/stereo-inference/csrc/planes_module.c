@@ -1,7 +1,7 @@
 /* stereo_inference._planes: the Python face of the engine's C plane loops.
  *
  * Arguments are numpy arrays (any object with the buffer protocol) checked
- * for kind and shape here, so the loops in rowwarp.c and anaglyph_mix.c see
+ * for kind and shape here, so the loops in warp_plan.c, rowwarp.c and anaglyph_mix.c see
  * only valid planes; those loops run without the GIL. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -131,6 +131,41 @@ fail:
     return done(&v, FAILED);
 }
 
+static PyObject *plan_warp(PyObject *self, PyObject *args, PyObject *kwargs) {
+    static char *keywords[] = {"disparity", "out", "max_stretch", "mirror", NULL};
+    PyObject *d_obj, *out_obj;
+    float max_stretch;
+    int mirror = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOf|p", keywords, &d_obj, &out_obj,
+                                     &max_stretch, &mirror))
+        return NULL;
+    Views v = {.count = 0};
+    Py_buffer *d, *out;
+    if (!(d = view(&v, d_obj, "disparity", 'f', 0)) || !(out = view(&v, out_obj, "out", 'f', 1))
+        || shaped(out, d->shape[0], d->shape[1], "out") < 0)
+        goto fail;
+    if (!(max_stretch >= 0.0f && max_stretch < 64.0f)) {
+        PyErr_SetString(PyExc_ValueError, "max_stretch must be in [0, 64)");
+        goto fail;
+    }
+    int rows = (int)d->shape[0], w = (int)d->shape[1], rc = 0;
+    float *zbuf = w > 0 ? malloc(sizeof(float) * ((size_t)w + 2)) : NULL;
+    if (w > 0 && zbuf == NULL) rc = -1;
+    else if (w > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        for (int r = 0; r < rows; r++) {
+            const char *row = (const char *)d->buf + r * d->strides[0];
+            char *dst = (char *)out->buf + r * out->strides[0];
+            warp_plan_row((const float *)row, w, max_stretch, mirror, zbuf, (float *)dst);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    free(zbuf);
+    return done(&v, rc);
+fail:
+    return done(&v, FAILED);
+}
+
 /* Twelve float32 coefficients (a 3x4 matrix), C-contiguous, copied out. */
 static int matrix(PyObject *obj, const char *name, float out[12]) {
     Py_buffer view;
@@ -191,6 +226,10 @@ static PyObject *simd(PyObject *self, PyObject *noargs) {
 }
 
 static PyMethodDef methods[] = {
+    {"plan_warp", (PyCFunction)(void (*)(void))plan_warp, METH_VARARGS | METH_KEYWORDS,
+     "plan_warp(disparity, out, max_stretch, mirror=False): the warp plan of each row of "
+     "disparity (rows x w float32) into out (the same): stereo_inference.warp.plan_warp's "
+     "values, to the bit; mirror is its fill='mirror'."},
     {"remap_x", remap_x, METH_VARARGS,
      "remap_x(src, map_x, dst, simd=True): dst[r, x] = src[r % h] read at map_x[r, x], "
      "linearly, the ends replicated (OpenCV's bilinear remap along rows, to the bit)."},

@@ -2,7 +2,8 @@
 
 ``setup.py`` compiles it at install when a C compiler is there; without one
 the package installs all the same, and the modules that use it
-(``remap``, ``anaglyph``) do the same work with OpenCV. They read
+(``remap`` and ``anaglyph`` with OpenCV, ``warp`` with numpy) do the same
+work without it. They read
 ``native.planes`` at each call, so a test can take it away.
 """
 

@@ -14,8 +14,10 @@ fold (occlusion) or stretch past ``max_stretch`` (a depth edge, i.e.
 disocclusion) cover nothing: those pixels are holes and take the source
 position of their background-side neighbour (``fill="replicate"``, the best
 scorer in bench/stereo_quality.py; ``"mirror"`` continues the texture instead).
-The plan is a few vectorised array ops written once for numpy (the CPU engine,
-which never imports torch) and torch tensors (CUDA; ``stereo_inference.arrays``).
+The plan is a few vectorised array ops written once for numpy and torch tensors
+(CUDA; ``stereo_inference.arrays``); on a CPU the engine's C loops
+(``native.planes.plan_warp``, row by row) give the same values, bit for bit,
+~3x faster, with the numpy code as their reference and fallback.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from stereo_inference import native
 from stereo_inference.arrays import (
     arange,
     as_float,
@@ -74,10 +77,13 @@ def _plan(disparity, max_stretch: float, fill: str):
     rows = as_float(disparity.reshape(b * h, w))
     on_gpu = is_tensor(rows)
     rows = rows.contiguous() if on_gpu else np.ascontiguousarray(rows)
+    src = namespace(rows).empty_like(rows)
+    if not on_gpu and native.planes is not None:
+        native.planes.plan_warp(rows, src, max_stretch, fill == "mirror")
+        return src.reshape(b, 1, h, w)
     step = max(1, (CHUNK_PIXELS if on_gpu else CPU_CHUNK_PIXELS) // w)  # rows are independent
     step = min(step, rows.shape[0])
     grid = _Grid(step, w, rows)
-    src = namespace(rows).empty_like(rows)
     with np.errstate(divide="ignore", invalid="ignore"):  # folds: masked out below
         for i in range(0, rows.shape[0], step):
             _plan_rows(rows[i : i + step], grid, max_stretch, fill, out=src[i : i + step])

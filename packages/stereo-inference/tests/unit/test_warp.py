@@ -4,6 +4,9 @@ import torch
 
 from stereo_inference.warp import plan_warp, warp_left_view, warp_view
 
+# every test plans with the engine's C loops and again with numpy alone
+pytestmark = pytest.mark.usefixtures("cpu_loops")
+
 
 def ramp_image(h=4, w=32):
     x = torch.arange(w, dtype=torch.float32) / w
@@ -139,3 +142,4 @@ def test_the_numpy_plan_is_the_tensor_plan(fill):
     assert array.dtype == np.float32
     np.testing.assert_allclose(array, tensor.numpy(), atol=1e-4)
     assert torch.equal(plan_warp(disparity, fill=fill), torch.from_numpy(array))
+
