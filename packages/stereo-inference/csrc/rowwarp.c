@@ -51,18 +51,15 @@ SCALAR_ROW(uint8_t, row_u8)
 SCALAR_ROW(uint16_t, row_u16)
 
 #ifdef ROWWARP_X86
-/* Eight positions: clamped left indices and weights, as pair() gives them. */
+/* Eight positions: clamped left indices and weights, as pair() gives them,
+ * with min and max instead of its tests: the position clamped into the row
+ * first (max takes 0 for NaN), its floor held at w - 2 (weight 1 at the end). */
 __attribute__((target("avx2,fma"))) static inline __m256i pairs8(const float *m, int w, __m256 *a) {
-    __m256 v = _mm256_loadu_ps(m);
-    __m256 f = _mm256_floor_ps(v);
-    __m256 before = _mm256_cmp_ps(f, _mm256_setzero_ps(), _CMP_NGE_UQ); /* f < 0 or NaN */
-    __m256 after = _mm256_cmp_ps(f, _mm256_set1_ps((float)(w - 2)), _CMP_GT_OQ);
-    __m256 wt = _mm256_sub_ps(v, f);
-    wt = _mm256_blendv_ps(wt, _mm256_setzero_ps(), before);
-    *a = _mm256_blendv_ps(wt, _mm256_set1_ps(1.0f), after);
-    __m256 idx = _mm256_blendv_ps(f, _mm256_setzero_ps(), before);
-    idx = _mm256_blendv_ps(idx, _mm256_set1_ps((float)(w - 2)), after);
-    return _mm256_cvttps_epi32(idx);
+    __m256 v = _mm256_max_ps(_mm256_loadu_ps(m), _mm256_setzero_ps());
+    v = _mm256_min_ps(v, _mm256_set1_ps((float)(w - 1)));
+    __m256 f = _mm256_min_ps(_mm256_floor_ps(v), _mm256_set1_ps((float)(w - 2)));
+    *a = _mm256_sub_ps(v, f);
+    return _mm256_cvttps_epi32(f);
 }
 
 __attribute__((target("avx2,fma"))) static inline __m256i lerp8(__m256i p0i, __m256i p1i, __m256 a) {
