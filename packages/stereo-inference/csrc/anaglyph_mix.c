@@ -83,7 +83,7 @@ static void output_luma(const AnaglyphPlanes *p, const MixCoefficients *c, int y
 
 int anaglyph_warp_mix(const AnaglyphPlanes *p, const MixCoefficients *c, int simd) {
     const int h = p->y.h, w = p->y.w, ch = h / 2, cw = w / 2;
-    const int fast = simd && planes_have_avx2();
+    const int level = planes_simd_level(simd);
     Plan luma_plan = p->plan, chroma_plan = p->plan;
     luma_plan.widen = 1;
     chroma_plan.widen = 0;
@@ -99,10 +99,10 @@ int anaglyph_warp_mix(const AnaglyphPlanes *p, const MixCoefficients *c, int sim
     for (int j = 0; j < ch; j++) {
         for (int y = 2 * j; y < 2 * j + 2; y++)
             rowwarp_row(&p->y, y, plan_positions(&luma_plan, y, h, scratch),
-                        (char *)ring + (size_t)(y % 4) * 2 * w, 2 * w, fast);
+                        (char *)ring + (size_t)(y % 4) * 2 * w, 2 * w, level);
         const float *m = plan_positions(&chroma_plan, j, ch, scratch);
-        rowwarp_row(&p->u, j, m, (char *)urow, w, fast);
-        rowwarp_row(&p->v, j, m, (char *)vrow, w, fast);
+        rowwarp_row(&p->u, j, m, (char *)urow, w, level);
+        rowwarp_row(&p->v, j, m, (char *)vrow, w, level);
         chroma_row(ring + (size_t)(2 * j % 4) * 2 * w, ring + (size_t)((2 * j + 1) % 4) * 2 * w,
                    urow, vrow, p->out_u + (ptrdiff_t)j * p->u_stride,
                    p->out_v + (ptrdiff_t)j * p->v_stride, term + (size_t)j * cw, w, c, scratch);

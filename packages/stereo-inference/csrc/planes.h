@@ -15,8 +15,14 @@
 #define VECTOR_CLONES
 #endif
 
-/* Whether this CPU runs the AVX2 + FMA loops. */
-int planes_have_avx2(void);
+/* The vector loops a call may use (its `simd` argument), each level
+ * including the ones below: none, AVX2 + FMA, and AVX-512 (F and BW) for
+ * the 8-bit row warp. */
+enum { SIMD_NONE = 0, SIMD_AVX2 = 1, SIMD_AVX512 = 2 };
+
+/* The best level this CPU runs; the level to use when `asked` at most. */
+int planes_simd(void);
+int planes_simd_level(int asked);
 
 /* The warp plan of one row of w disparities d (stereo_inference.warp.plan_warp,
  * to the bit): the source x position each of the w right-view pixels samples,
@@ -32,8 +38,9 @@ typedef struct {
     int h, w, wide;
 } SrcPlane;
 
-/* Row d (n samples) from source row sr read at positions m; AVX2 when fast. */
-void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, int fast);
+/* Row d (n samples) from source row sr read at positions m, with the vector
+ * loops of `level` (planes_simd_level) at most. */
+void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, int level);
 
 /* dst[r, x] = src[r % h] read at map[r, x] (rows x cols). */
 void rowwarp_plane(const SrcPlane *src, const float *map, ptrdiff_t mstride, char *dst,

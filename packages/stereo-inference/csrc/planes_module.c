@@ -84,8 +84,8 @@ static int source(const Py_buffer *src, const Py_buffer *dst, SrcPlane *out) {
 
 static PyObject *remap_x(PyObject *self, PyObject *args) {
     PyObject *src_obj, *map_obj, *dst_obj;
-    int simd = 1;
-    if (!PyArg_ParseTuple(args, "OOO|p", &src_obj, &map_obj, &dst_obj, &simd)) return NULL;
+    int simd = SIMD_AVX512;
+    if (!PyArg_ParseTuple(args, "OOO|i", &src_obj, &map_obj, &dst_obj, &simd)) return NULL;
     Views v = {.count = 0};
     Py_buffer *src, *map, *dst;
     SrcPlane plane;
@@ -105,8 +105,8 @@ fail:
 static PyObject *remap_plan(PyObject *self, PyObject *args, PyObject *kwargs) {
     static char *keywords[] = {"src", "plan", "dst", "eyes", "widen", "simd", NULL};
     PyObject *src_obj, *plan_obj, *dst_obj;
-    int eyes = 1, widen = 0, simd = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|ipp", keywords, &src_obj, &plan_obj,
+    int eyes = 1, widen = 0, simd = SIMD_AVX512;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|ipi", keywords, &src_obj, &plan_obj,
                                      &dst_obj, &eyes, &widen, &simd))
         return NULL;
     Views v = {.count = 0};
@@ -182,8 +182,8 @@ static PyObject *anaglyph(PyObject *self, PyObject *args, PyObject *kwargs) {
                                "right", "a", "b", "simd", NULL};
     PyObject *objs[7], *lobj, *robj;
     MixCoefficients c;
-    int simd = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOOff|p", keywords, &objs[0], &objs[1],
+    int simd = SIMD_AVX512;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOOOOOOOOff|i", keywords, &objs[0], &objs[1],
                                      &objs[2], &objs[3], &objs[4], &objs[5], &objs[6], &lobj,
                                      &robj, &c.a, &c.b, &simd))
         return NULL;
@@ -222,7 +222,8 @@ fail:
 }
 
 static PyObject *simd(PyObject *self, PyObject *noargs) {
-    return PyUnicode_FromString(planes_have_avx2() ? "avx2" : "scalar");
+    static const char *names[] = {"scalar", "avx2", "avx512"};
+    return PyUnicode_FromString(names[planes_simd()]);
 }
 
 static PyMethodDef methods[] = {
@@ -231,20 +232,21 @@ static PyMethodDef methods[] = {
      "disparity (rows x w float32) into out (the same): stereo_inference.warp.plan_warp's "
      "values, to the bit; mirror is its fill='mirror'."},
     {"remap_x", remap_x, METH_VARARGS,
-     "remap_x(src, map_x, dst, simd=True): dst[r, x] = src[r % h] read at map_x[r, x], "
-     "linearly, the ends replicated (OpenCV's bilinear remap along rows, to the bit)."},
+     "remap_x(src, map_x, dst, simd=2): dst[r, x] = src[r % h] read at map_x[r, x], "
+     "linearly, the ends replicated (OpenCV's bilinear remap along rows, to the bit). simd: the "
+     "vector loops it may use, 0 none, 1 AVX2, 2 AVX-512 (where the CPU has them)."},
     {"remap_plan", (PyCFunction)(void (*)(void))remap_plan, METH_VARARGS | METH_KEYWORDS,
-     "remap_plan(src, plan, dst, eyes=1, widen=False, simd=True): remap_x with the map made "
+     "remap_plan(src, plan, dst, eyes=1, widen=False, simd=2): remap_x with the map made "
      "row by row from a warp plan: its rows stretched to dst's (linearly, half-pixel "
      "centres) and, when widen, each of its eyes blocks stretched 2x along x, positions "
      "doubled (a plan made at half width)."},
     {"anaglyph", (PyCFunction)(void (*)(void))anaglyph, METH_VARARGS | METH_KEYWORDS,
-     "anaglyph(y, u, v, plan, out_y, out_u, out_v, left, right, a, b, simd=True): the "
+     "anaglyph(y, u, v, plan, out_y, out_u, out_v, left, right, a, b, simd=2): the "
      "anaglyph of a frame's planes (y h x w, u and v h/2 x w/2), both eyes warped by plan "
      "(rows x w: the two eyes' plans at chroma width, side by side) and mixed into the "
      "output planes; left and right are 3x4 float32 matrices over (U, V, luma at chroma "
      "size, 1), a and b the luma weights."},
-    {"simd", simd, METH_NOARGS, "The vector instructions remap_x uses on this CPU."},
+    {"simd", simd, METH_NOARGS, "The best vector loops this CPU runs: scalar, avx2 or avx512."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -4,9 +4,10 @@
  * between its two neighbours, the ends replicated. The
  * value is OpenCV 5's bilinear remap at whole rows, to the bit: the weight is
  * the position's fraction in float, p0 + a * (p1 - p0) with one rounding (a
- * fused multiply-add), then the nearest integer, ties to even. OpenCV's remap is a general 2-D gather; a warp moves pixels along
- * rows only, so here both neighbours come from one 32-bit load and, with
- * AVX2, eight pixels take one gather.
+ * fused multiply-add), then the nearest integer, ties to even. OpenCV's
+ * remap is a general 2-D gather; a warp moves pixels along rows only, so
+ * here eight (AVX2) or sixteen (AVX-512) neighbour pairs come from one
+ * window of the row, or one gather where a depth edge spreads them.
  *
  * Planes are uint8 or uint16 (10-bit), contiguous along x; the map is float32
  * of dst's shape, and dst has as many rows as a multiple of src's (two eyes
@@ -102,6 +103,43 @@ __attribute__((target("avx2,fma"))) static void row_u8_avx2(const uint8_t *s, in
     row_u8(s, w, m + x, d + x, n - x);
 }
 
+/* Sixteen samples a step: the row window is 32 bytes, widened to 16-bit
+ * words and read with one word permute per neighbour (AVX-512BW has no byte
+ * permute); the arithmetic is the AVX2 loop's, so are the pixels. */
+__attribute__((target("avx512f,avx512bw,avx2,fma"))) static void row_u8_avx512(
+    const uint8_t *s, int w, const float *m, uint8_t *d, int n) {
+    const __m512i low = _mm512_set1_epi32(0xff), span = _mm512_set1_epi32(30);
+    const __m512i one = _mm512_set1_epi16(1);
+    const __m512 last = _mm512_set1_ps((float)(w - 1)), last_pair = _mm512_set1_ps((float)(w - 2));
+    int x = 0;
+    for (; w >= 32 && x + 16 <= n; x += 16) {
+        __m512 v = _mm512_max_ps(_mm512_loadu_ps(m + x), _mm512_setzero_ps());
+        v = _mm512_min_ps(v, last);
+        __m512 f = _mm512_min_ps(_mm512_roundscale_ps(v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC),
+                                 last_pair);
+        __m512 a = _mm512_sub_ps(v, f);
+        __m512i i = _mm512_cvttps_epi32(f), p0, p1;
+        int base = _mm_cvtsi128_si32(_mm512_castsi512_si128(i)) - 8;
+        base = base < 0 ? 0 : (base > w - 32 ? w - 32 : base);
+        __m512i off = _mm512_sub_epi32(i, _mm512_set1_epi32(base));
+        if (_mm512_cmpgt_epu32_mask(off, span) == 0) { /* all in the window (negatives too big) */
+            __m512i win = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(s + base)));
+            __m512i o = _mm512_castsi256_si512(_mm512_cvtepi32_epi16(off));
+            p0 = _mm512_cvtepu16_epi32(_mm512_castsi512_si256(_mm512_permutexvar_epi16(o, win)));
+            p1 = _mm512_cvtepu16_epi32(
+                _mm512_castsi512_si256(_mm512_permutexvar_epi16(_mm512_add_epi16(o, one), win)));
+        } else {
+            __m512i g = _mm512_i32gather_epi32(i, (const void *)s, 1);
+            p0 = _mm512_and_si512(g, low);
+            p1 = _mm512_and_si512(_mm512_srli_epi32(g, 8), low);
+        }
+        __m512 f0 = _mm512_cvtepi32_ps(p0), f1 = _mm512_cvtepi32_ps(p1);
+        __m512i r = _mm512_cvtps_epi32(_mm512_fmadd_ps(a, _mm512_sub_ps(f1, f0), f0));
+        _mm_storeu_si128((__m128i *)(d + x), _mm512_cvtusepi32_epi8(r));
+    }
+    row_u8_avx2(s, w, m + x, d + x, n - x);
+}
+
 /* Reads 4 bytes at s + 2i for i <= w - 2: within the row. */
 __attribute__((target("avx2,fma"))) static void row_u16_avx2(const uint16_t *s, int w, const float *m,
                                                           uint16_t *d, int n) {
@@ -118,23 +156,30 @@ __attribute__((target("avx2,fma"))) static void row_u16_avx2(const uint16_t *s, 
     row_u16(s, w, m + x, d + x, n - x);
 }
 
-int planes_have_avx2(void) {
+int planes_simd(void) {
     static int known = -1;
     if (known < 0) {
         __builtin_cpu_init();
         known = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        if (known && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+            known = SIMD_AVX512;
     }
     return known;
 }
 #else
-int planes_have_avx2(void) { return 0; }
+int planes_simd(void) { return SIMD_NONE; }
 #endif
 
-void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, int fast) {
+int planes_simd_level(int asked) {
+    int best = planes_simd();
+    return asked < best ? (asked < 0 ? SIMD_NONE : asked) : best;
+}
+
+void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, int level) {
     const char *srow = src->buf + sr * src->stride;
     if (src->wide) {
 #ifdef ROWWARP_X86
-        if (fast) {
+        if (level >= SIMD_AVX2) {
             row_u16_avx2((const uint16_t *)srow, src->w, m, (uint16_t *)d, n);
             return;
         }
@@ -145,7 +190,11 @@ void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, in
 #ifdef ROWWARP_X86
     /* the gather reads two bytes past a row: never on the buffer's last one */
     int last = src->stride > 0 ? sr == src->h - 1 : sr == 0;
-    if (fast && !last) {
+    if (level >= SIMD_AVX512 && !last) {
+        row_u8_avx512((const uint8_t *)srow, src->w, m, (uint8_t *)d, n);
+        return;
+    }
+    if (level >= SIMD_AVX2 && !last) {
         row_u8_avx2((const uint8_t *)srow, src->w, m, (uint8_t *)d, n);
         return;
     }
@@ -155,10 +204,10 @@ void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, in
 
 void rowwarp_plane(const SrcPlane *src, const float *map, ptrdiff_t mstride, char *dst,
                    ptrdiff_t dstride, int rows, int cols, int simd) {
-    int fast = simd && planes_have_avx2();
+    int level = planes_simd_level(simd);
     for (int r = 0; r < rows; r++)
         rowwarp_row(src, r % src->h, (const float *)((const char *)map + r * mstride),
-                    dst + r * dstride, cols, fast);
+                    dst + r * dstride, cols, level);
 }
 
 /* Row r of rows as a position between plan rows: (row, weight of the next),
@@ -218,10 +267,10 @@ int rowwarp_plan(const SrcPlane *src, const Plan *plan, char *dst, ptrdiff_t dst
                  int simd) {
     float *scratch = malloc(sizeof(float) * 3 * (size_t)plan->cols);
     if (scratch == NULL) return -1;
-    int cols = plan->widen ? 2 * plan->cols : plan->cols, fast = simd && planes_have_avx2();
+    int cols = plan->widen ? 2 * plan->cols : plan->cols, level = planes_simd_level(simd);
     for (int r = 0; r < rows; r++)
         rowwarp_row(src, r % src->h, plan_positions(plan, r, rows, scratch), dst + r * dstride,
-                    cols, fast);
+                    cols, level);
     free(scratch);
     return 0;
 }

@@ -16,5 +16,6 @@ except ImportError:  # no C compiler at install: OpenCV does the work, slower
 
 
 def backend() -> str:
-    """What does the CPU plane loops here: ``c-avx2``, ``c-scalar`` or ``opencv``."""
+    """What does the CPU plane loops here: ``c-avx512``, ``c-avx2``, ``c-scalar``
+    or ``opencv``."""
     return f"c-{planes.simd()}" if planes is not None else "opencv"

@@ -8,7 +8,7 @@ the output frame (``warp_packed``, ``warp_widened``).
 
 The resampling itself is in the engine's C extension (``native``; csrc/
 rowwarp.c: a warp moves pixels along rows only, so both neighbours come from
-one load, eight pixels at a time with AVX2), which also stretches the plan
+one load, 8 or 16 pixels at a time with AVX2 or AVX-512), which also stretches the plan
 to each row as it goes: no frame-sized map of positions is ever made. Given
 the same map it gives OpenCV's ``remap`` pixels to the bit, ~3x faster; its
 row-by-row stretch rounds positions differently from OpenCV's ``resize`` by

@@ -32,7 +32,7 @@ def test_timings_say_where_the_time_went(clip, tmp_path, capsys, monkeypatch):
         assert f"{stage} " in line
     # and what ran the render's loops: the C extension (built here), else OpenCV
     assert loops == f"CPU plane loops: {native.backend()}"
-    assert loops.endswith(("c-avx2", "c-scalar", "opencv"))
+    assert loops.endswith(("c-avx512", "c-avx2", "c-scalar", "opencv"))
     monkeypatch.setattr(native, "planes", None)
     assert main(["convert", str(clip), str(out), "--preset", "ultrafast", "--no-progress",
                  "--timings"]) == 0
