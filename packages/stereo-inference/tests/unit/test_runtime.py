@@ -1,6 +1,7 @@
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 from stereo_inference.runtime import compute_threads, partial_path, resolve_device
@@ -86,3 +87,26 @@ def test_a_cpu_renders_one_batch_per_core_up_to_a_cap_and_a_gpu_one(monkeypatch)
     monkeypatch.setattr(runtime.os, "cpu_count", lambda: None)
     assert runtime.renderers("cpu", None) == 1
     assert runtime.renderers("cuda", 16) == runtime.renderers("cuda:1", None) == 1
+
+
+
+BLAS_THREADS = """import ctypes, stereo_inference
+with open("/proc/self/maps") as maps:
+    path = next((line.split()[-1] for line in maps if "scipy_openblas" in line), None)
+print(ctypes.CDLL(path).scipy_openblas_get_num_threads64_() if path else "none")
+"""
+
+
+@pytest.mark.parametrize(("chosen", "threads"), [(None, "1"), ("2", "2")])
+def test_the_engine_loads_numpy_with_one_blas_thread_unless_the_user_chose(chosen, threads):
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if chosen:
+        env["OPENBLAS_NUM_THREADS"] = chosen
+    out = subprocess.run([sys.executable, "-c", BLAS_THREADS], env=env, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    if out == "none":
+        pytest.skip("numpy here is not built on scipy-openblas")
+    assert out == threads
