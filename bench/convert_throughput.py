@@ -16,11 +16,16 @@ median busy and CPU seconds (``stereo_inference.stage_clock``; ``codec
 threads`` is FFmpeg's decoder and x264's threads, CPU only). ``--floor``
 adds ``ffmpeg on the output``: the same plain transcode run on a converted
 output, the part of a conversion no depth or warp speed-up can remove (a
-warped picture can cost x264 more than its source).
+warped picture can cost x264 more than its source). ``--baseline TREE`` adds
+``base-cli`` runs: the same CLI with another checkout's ``packages/*/src``
+first on ``PYTHONPATH`` (its C extension built in place: ``python setup.py
+build_ext --inplace`` in its packages/stereo-inference), in the same rounds,
+with ``vs_base`` (time over the baseline's) for a same-run A/B of a change.
 
     .venv/bin/python bench/convert_throughput.py                       # 720p, 20 s
     .venv/bin/python bench/convert_throughput.py --resolution 1080p --seconds 5 --repeat 1
     .venv/bin/python bench/convert_throughput.py --seconds 8 --modes half-sbs --malloc-ab
+    .venv/bin/python bench/convert_throughput.py --seconds 8 --no-in-process --baseline /tmp/base
     .venv/bin/python bench/convert_throughput.py --modes half-sbs --no-cli --device cuda \\
         --depth depth-anything-v2-small --random-weights --resolution 1080p
 
@@ -163,6 +168,8 @@ def main(argv=None) -> dict:
     p.add_argument("--ffmpeg", default=None,
                    help="ffmpeg binary for the engine's final mux (audio, subtitles, chapters)")
     p.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
+    p.add_argument("--baseline", type=Path, default=None,
+                   help="another checkout whose CLI runs beside this one's (same-run A/B)")
     args = p.parse_args(argv)
     modes = [OutputMode(m).value for m in args.modes.split(",")]
     seconds = args.frames / args.fps if args.frames else args.seconds
@@ -173,6 +180,9 @@ def main(argv=None) -> dict:
                                        gop=args.fps * 2)
         models_dir = work / "models"
         env = {**os.environ, "STEREO_SPOT_MODELS_DIR": str(models_dir)}
+        base_env = ({**env, "PYTHONPATH": os.pathsep.join(
+            str(d) for d in sorted(args.baseline.glob("packages/*/src")))}
+            if args.baseline else None)
         if args.random_weights and args.depth.startswith("depth-anything"):
             from stereo_inference.depth.architectures import random_depth_anything
 
@@ -189,6 +199,9 @@ def main(argv=None) -> dict:
                 if not args.no_cli:
                     runs.setdefault(f"cli {mode}", []).append(
                         run_child(cli_argv(clip, work / "cli.mp4", mode, args), env))
+                if base_env:
+                    runs.setdefault(f"base-cli {mode}", []).append(
+                        run_child(cli_argv(clip, work / "base.mp4", mode, args), base_env))
                 if args.malloc_ab:
                     runs.setdefault(f"cli-default-malloc {mode}", []).append(run_child(
                         cli_argv(clip, work / "cli.mp4", mode, args, CLI_DEFAULT_MALLOC), env))
@@ -210,6 +223,10 @@ def main(argv=None) -> dict:
         if half and not name.endswith("half-sbs"):
             result["vs_half_sbs"] = round(result["s"] / half["s"], 3)
             result["cpu_vs_half_sbs"] = round(result["cpu_s"] / half["cpu_s"], 3)
+        base = results.get(f"base-cli {name.split(' ', 1)[1]}") if kind == "cli" else None
+        if base:
+            result["vs_base"] = round(result["s"] / base["s"], 3)
+            result["cpu_vs_base"] = round(result["cpu_s"] / base["cpu_s"], 3)
     summary = {"resolution": args.resolution, "seconds": seconds, "fps": args.fps,
                "depth": args.depth, "device": args.device or "auto", "repeat": args.repeat,
                "load_average": [round(v, 1) for v in os.getloadavg()],
