@@ -86,17 +86,16 @@ def context_state(
 
 def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float) -> np.ndarray | None:
     """The last ``count`` frames as (N,h,w,3) uint8 at ``size``, scaled like the
-    engine's reader scales its depth input; decoding starts at a keyframe a
-    couple of seconds before them rather than at the start of the file."""
+    engine's reader scales its depth input; decoding starts at the keyframe at
+    or before the first of them, not at the start of the file."""
     w, h = size
     try:
         with av.open(str(path)) as container:
             stream = container.streams.video[0]
             stream.thread_type = "AUTO"
-            end = stream.duration or (container.duration or 0) / av.time_base / stream.time_base
-            back = (count / max(fps, 1.0) + 2.0) / stream.time_base
-            if end and end > back:
-                container.seek(int(end - back), stream=stream)
+            first = _tail_start(container, stream, count, fps)
+            if first is not None:
+                container.seek(first, stream=stream)  # backward: the keyframe at or before
             frames: deque = deque(maxlen=count)
             frames.extend(ReadableFrames(container, stream, path.name))
             if not frames:
@@ -105,3 +104,24 @@ def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float) -> n
                                           interpolation="FAST_BILINEAR") for f in frames])
     except av.FFmpegError as exc:
         raise InvalidInputError(f"cannot decode {path.name}: {exc}") from exc
+
+
+def _tail_start(container, stream, count: int, fps: float) -> int | None:
+    """The timestamp (``stream``'s time base) just after where the last ``count``
+    frames begin, or None where that is the file's start or is not known.
+
+    A segment keeps the source's timestamps (media-worker cuts without
+    resetting them): segment k starts k segments in, so the tail is counted
+    back from its own end, start time plus duration. Half a frame past the
+    first tail frame's timestamp, so that a tail beginning on a keyframe is
+    decoded from that keyframe, not the one before it.
+    """
+    tb = stream.time_base
+    if not tb:
+        return None
+    duration = stream.duration or (container.duration or 0) / av.time_base / tb
+    if not duration:
+        return None
+    start = stream.start_time or 0
+    first = start + duration - (count - 0.5) / max(fps, 1.0) / tb
+    return int(first) if first > start else None

@@ -1,8 +1,13 @@
 """Depth state warmed on the previous segment's tail (real PyAV, heuristic depth)."""
 
+import subprocess
+from pathlib import Path
 
+import av
 import pytest
+from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, DepthModel
+from shared_types.testing.media import make_video
 
 from stereo_inference import convert_file
 from stereo_inference.errors import InvalidInputError
@@ -65,3 +70,42 @@ def test_an_unusable_context_is_ignored(halves, tmp_path):
         result = convert_file(second, tmp_path / "o.mp4", mode="tb", context_path=context)
         assert result.depth_state == plain.depth_state
         assert result.frames == 24
+
+
+@pytest.fixture(scope="module")
+def kept_clock_segment(media) -> Path:
+    """The third second of a 3 s clip (keyframes every half second), cut as
+    media-worker cuts: the source's timestamps kept (it starts at 2 s)."""
+    whole = make_video(media / "clocked.mp4", seconds=3.0, gop=12, audio=False)
+    out = media / "clocked"
+    out.mkdir()
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(whole),
+                    "-c", "copy", "-f", "segment", "-segment_time", "1",
+                    "-segment_time_delta", "0.05", str(out / "%05d.mp4")],
+                   check=True, timeout=60)
+    last = sorted(out.glob("*.mp4"))[-1]
+    with av.open(str(last)) as c:
+        stream = c.streams.video[0]
+        assert float(stream.start_time * stream.time_base) == pytest.approx(2.0)
+    return last
+
+
+def test_the_warm_up_decodes_from_the_keyframe_before_its_tail_on_the_sources_clock(
+        kept_clock_segment, monkeypatch):
+    import stereo_inference.seams as seams
+
+    decoded = []
+
+    class Counted(seams.ReadableFrames):
+        def __iter__(self):
+            for frame in super().__iter__():
+                decoded.append(frame.pts)
+                yield frame
+
+    monkeypatch.setattr(seams, "ReadableFrames", Counted)
+    state = warm_depth_state(kept_clock_segment, ConversionParams(), tail_frames=8)
+    assert len(decoded) == 12  # from the keyframe at 2.5 s: 8 tail frames and 4 before
+    decoded.clear()
+    monkeypatch.setattr(seams, "_tail_start", lambda *args: None)  # the whole segment
+    assert warm_depth_state(kept_clock_segment, ConversionParams(), tail_frames=8) == state
+    assert len(decoded) == 24
