@@ -14,7 +14,7 @@ setup(
         Extension(
             "stereo_inference._planes",
             ["csrc/planes_module.c", "csrc/warp_plan.c", "csrc/rowwarp.c",
-             "csrc/anaglyph_mix.c"],
+             "csrc/halve.c", "csrc/anaglyph_mix.c"],
             include_dirs=["csrc"],
             depends=["csrc/planes.h"],
             # no contraction beyond the fused multiply-adds the source asks for;

@@ -1,5 +1,6 @@
 /* The engine's C loops over image planes (the extension stereo_inference._planes):
  * the warp's plan (warp_plan.c), row resampling for the CPU warp (rowwarp.c)
+ * from rows halved first for the half layouts (halve.c)
  * and the anaglyph mix (anaglyph_mix.c); planes_module.c is their Python face. Strides in bytes. */
 #ifndef STEREO_SPOT_PLANES_H
 #define STEREO_SPOT_PLANES_H
@@ -31,12 +32,24 @@ int planes_simd_level(int asked);
 void warp_plan_row(const float *d, int w, float max_stretch, int mirror, float *zbuf,
                    float *out);
 
-/* A source plane: h rows of w samples, uint16 when wide, else uint8. */
+/* How a source plane is read: as it is, or pair-averaged 2:1 along x or
+ * along y (the half layouts' eyes, from full-size frames). */
+enum { HALVE_NONE = 0, HALVE_X = 1, HALVE_Y = 2 };
+
+/* A source plane as the warp reads it: h rows of w samples, uint16 when
+ * wide, else uint8. When halved, buf holds twice as many samples along that
+ * axis (stride is still one stored row's). padded: at least 4 bytes can be
+ * read past its last row. */
 typedef struct {
     const char *buf;
     ptrdiff_t stride;
-    int h, w, wide;
+    int h, w, wide, halve, padded;
 } SrcPlane;
+
+/* Row sr of a halved plane (src->halve) into row (w samples): the means of
+ * its sample pairs rounded as OpenCV's 2:1 linear resize rounds them, halves
+ * up for uint8, ties to even for uint16. */
+void halve_row(const SrcPlane *src, int sr, char *row);
 
 /* Row d (n samples) from source row sr read at positions m, with the vector
  * loops of `level` (planes_simd_level) at most. */
@@ -60,8 +73,9 @@ typedef struct {
  * widened) floats inside scratch, which holds 3 cols. */
 const float *plan_positions(const Plan *plan, int r, int rows, float *scratch);
 
-/* rowwarp_plane with the map made row by row from plan (plan_positions).
- * Returns -1 when out of memory. */
+/* rowwarp_plane with the map made row by row from plan (plan_positions),
+ * each source row halved first when src->halve. Returns -1 when out of
+ * memory. */
 int rowwarp_plan(const SrcPlane *src, const Plan *plan, char *dst, ptrdiff_t dstride, int rows,
                  int simd);
 

@@ -66,19 +66,26 @@ static int shaped(const Py_buffer *view, Py_ssize_t rows, Py_ssize_t cols, const
     return -1;
 }
 
-/* src and dst of one kind, dst a whole number of src's rows: the source plane. */
-static int source(const Py_buffer *src, const Py_buffer *dst, SrcPlane *out) {
+/* src and dst of one kind, dst a whole number of the rows src is read as
+ * (halved: half its rows or samples, which must be even): the source plane. */
+static int source(const Py_buffer *src, const Py_buffer *dst, int halve, SrcPlane *out) {
     if (kind(src) != kind(dst)) {
         PyErr_SetString(PyExc_TypeError, "src and dst must both be uint8 or both uint16");
         return -1;
     }
-    if (src->shape[0] < 1 || src->shape[1] < 2 || dst->shape[0] % src->shape[0] != 0) {
+    Py_ssize_t h = src->shape[0], w = src->shape[1];
+    if ((halve == HALVE_X && w % 2) || (halve == HALVE_Y && h % 2)) {
+        PyErr_SetString(PyExc_ValueError, "a halved src must have an even size along that axis");
+        return -1;
+    }
+    h /= halve == HALVE_Y ? 2 : 1;
+    w /= halve == HALVE_X ? 2 : 1;
+    if (h < 1 || w < 2 || dst->shape[0] % h != 0) {
         PyErr_SetString(PyExc_ValueError,
                         "dst must be a whole number of src's rows, src at least 2 samples wide");
         return -1;
     }
-    *out = (SrcPlane){src->buf, src->strides[0], (int)src->shape[0], (int)src->shape[1],
-                      kind(src) == 'H'};
+    *out = (SrcPlane){src->buf, src->strides[0], (int)h, (int)w, kind(src) == 'H', halve, 0};
     return 0;
 }
 
@@ -90,7 +97,7 @@ static PyObject *remap_x(PyObject *self, PyObject *args) {
     Py_buffer *src, *map, *dst;
     SrcPlane plane;
     if (!(src = view(&v, src_obj, "src", 0, 0)) || !(map = view(&v, map_obj, "map_x", 'f', 0))
-        || !(dst = view(&v, dst_obj, "dst", 0, 1)) || source(src, dst, &plane) < 0
+        || !(dst = view(&v, dst_obj, "dst", 0, 1)) || source(src, dst, HALVE_NONE, &plane) < 0
         || shaped(map, dst->shape[0], dst->shape[1], "map_x") < 0)
         goto fail;
     Py_BEGIN_ALLOW_THREADS
@@ -103,17 +110,21 @@ fail:
 }
 
 static PyObject *remap_plan(PyObject *self, PyObject *args, PyObject *kwargs) {
-    static char *keywords[] = {"src", "plan", "dst", "eyes", "widen", "simd", NULL};
+    static char *keywords[] = {"src", "plan", "dst", "eyes", "widen", "simd", "halve", NULL};
     PyObject *src_obj, *plan_obj, *dst_obj;
-    int eyes = 1, widen = 0, simd = SIMD_AVX512;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|ipi", keywords, &src_obj, &plan_obj,
-                                     &dst_obj, &eyes, &widen, &simd))
+    int eyes = 1, widen = 0, simd = SIMD_AVX512, halve = HALVE_NONE;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|ipii", keywords, &src_obj, &plan_obj,
+                                     &dst_obj, &eyes, &widen, &simd, &halve))
         return NULL;
+    if (halve < HALVE_NONE || halve > HALVE_Y) {
+        PyErr_SetString(PyExc_ValueError, "halve must be 0 (none), 1 (along x) or 2 (along y)");
+        return NULL;
+    }
     Views v = {.count = 0};
     Py_buffer *src, *plan, *dst;
     SrcPlane plane;
     if (!(src = view(&v, src_obj, "src", 0, 0)) || !(plan = view(&v, plan_obj, "plan", 'f', 0))
-        || !(dst = view(&v, dst_obj, "dst", 0, 1)) || source(src, dst, &plane) < 0)
+        || !(dst = view(&v, dst_obj, "dst", 0, 1)) || source(src, dst, halve, &plane) < 0)
         goto fail;
     Py_ssize_t pcols = plan->shape[1];
     if (eyes < 1 || pcols % eyes != 0 || plan->shape[0] < 1) {
@@ -236,10 +247,11 @@ static PyMethodDef methods[] = {
      "linearly, the ends replicated (OpenCV's bilinear remap along rows, to the bit). simd: the "
      "vector loops it may use, 0 none, 1 AVX2, 2 AVX-512 (where the CPU has them)."},
     {"remap_plan", (PyCFunction)(void (*)(void))remap_plan, METH_VARARGS | METH_KEYWORDS,
-     "remap_plan(src, plan, dst, eyes=1, widen=False, simd=2): remap_x with the map made "
-     "row by row from a warp plan: its rows stretched to dst's (linearly, half-pixel "
+     "remap_plan(src, plan, dst, eyes=1, widen=False, simd=2, halve=0): remap_x with the map "
+     "made row by row from a warp plan: its rows stretched to dst's (linearly, half-pixel "
      "centres) and, when widen, each of its eyes blocks stretched 2x along x, positions "
-     "doubled (a plan made at half width)."},
+     "doubled (a plan made at half width). halve 1 or 2: src is read pair-averaged along x "
+     "or y (OpenCV's 2:1 resize, to the bit), row by row."},
     {"anaglyph", (PyCFunction)(void (*)(void))anaglyph, METH_VARARGS | METH_KEYWORDS,
      "anaglyph(y, u, v, plan, out_y, out_u, out_v, left, right, a, b, simd=2): the "
      "anaglyph of a frame's planes (y h x w, u and v h/2 x w/2), both eyes warped by plan "

@@ -189,7 +189,7 @@ void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, in
     }
 #ifdef ROWWARP_X86
     /* the gather reads two bytes past a row: never on the buffer's last one */
-    int last = src->stride > 0 ? sr == src->h - 1 : sr == 0;
+    int last = !src->padded && (src->stride > 0 ? sr == src->h - 1 : sr == 0);
     if (level >= SIMD_AVX512 && !last) {
         row_u8_avx512((const uint8_t *)srow, src->w, m, (uint8_t *)d, n);
         return;
@@ -265,12 +265,24 @@ const float *plan_positions(const Plan *plan, int r, int rows, float *scratch) {
 
 int rowwarp_plan(const SrcPlane *src, const Plan *plan, char *dst, ptrdiff_t dstride, int rows,
                  int simd) {
-    float *scratch = malloc(sizeof(float) * 3 * (size_t)plan->cols);
+    /* positions (3 cols floats), then a halved source row with room to gather past it */
+    size_t row_bytes = src->halve ? ((size_t)src->w + 8) * (src->wide ? 2 : 1) : 0;
+    float *scratch = malloc(sizeof(float) * 3 * (size_t)plan->cols + row_bytes);
     if (scratch == NULL) return -1;
+    SrcPlane halved = {(const char *)(scratch + 3 * (size_t)plan->cols), 0, 1, src->w,
+                       src->wide, HALVE_NONE, 1};
     int cols = plan->widen ? 2 * plan->cols : plan->cols, level = planes_simd_level(simd);
-    for (int r = 0; r < rows; r++)
-        rowwarp_row(src, r % src->h, plan_positions(plan, r, rows, scratch), dst + r * dstride,
-                    cols, level);
+    for (int r = 0, done = -1; r < rows; r++) {
+        const float *m = plan_positions(plan, r, rows, scratch);
+        int sr = r % src->h;
+        if (!src->halve) {
+            rowwarp_row(src, sr, m, dst + r * dstride, cols, level);
+            continue;
+        }
+        if (sr != done) /* both eyes of a side-by-side row read the same source row */
+            halve_row(src, done = sr, (char *)halved.buf);
+        rowwarp_row(&halved, 0, m, dst + r * dstride, cols, level);
+    }
     free(scratch);
     return 0;
 }

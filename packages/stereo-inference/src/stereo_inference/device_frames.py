@@ -10,7 +10,7 @@ The depth stage uploads the batch and derives both things from those planes:
 - ``depth_input``: RGB at the depth model's size, with the source's YUV matrix
   and range (area-averaged: better than the CPU path's fast bilinear);
 - ``eye_planes``: the planes area-averaged to the eye size (the half
-  layouts' 2:1 squeeze), as the CPU path's ``remap.shrink`` does.
+  layouts' 2:1 squeeze), as the CPU path's ``remap.warp_packed`` does.
 
 Frames are (B, H*3/2, W) arrays as everywhere in the engine (``planes``):
 uint8, or 10-bit values in int16.

@@ -84,29 +84,45 @@ def shrink(plane: np.ndarray, w: int, h: int) -> np.ndarray:
 
 def warp_packed(planes: list[np.ndarray], left: np.ndarray, right: np.ndarray,
                 dsts: list[np.ndarray], side_by_side: bool, subsample: int = 1) -> None:
-    """Each (h, w) eye plane of ``planes`` warped by both eyes' (rows, W) plans
-    into its packed ``dsts`` plane: (h, 2w) side by side or (2h, w) stacked.
-    ``subsample`` 2: the planes are chroma, half the plans' size.
+    """Each eye plane of ``planes`` warped by both eyes' (rows, W) plans into its
+    packed ``dsts`` plane: (h, 2w) side by side or (2h, w) stacked, for an eye
+    of (h, w). ``subsample`` 2: the planes are chroma, half the plans' size.
 
-    With the C extension the map is made row by row beside the warp (never a
-    whole frame of positions); without it, ``packed_map`` and ``remap_planes``.
+    A plane larger than the eye (the half layouts decode at full size) is
+    squeezed to it first (``shrink``). With the C extension the map is made
+    row by row beside the warp (never a whole frame of positions), and a 2:1
+    squeeze is made there too, row by row as the warp reads it (the same
+    pixels); without it, ``packed_map`` and ``remap_planes``.
     """
+    dh, dw = dsts[0].shape
+    h, w = (dh, dw // 2) if side_by_side else (dh // 2, dw)
+    halve = [_halving(p.shape, h, w) for p in planes]
     if native.planes is None or not all(_native(p) for p in planes):
-        h, w = planes[0].shape
+        planes = [shrink(p, w, h) for p in planes]
         remap_planes(planes, packed_map(left, right, h, w, side_by_side, subsample), dsts,
                      repeats=1 if side_by_side else 2)
         return
+    planes = [p if k is not None else shrink(p, w, h) for p, k in zip(planes, halve, strict=True)]
     if subsample > 1:
         left, right = (np.ascontiguousarray(p[:, ::subsample]) / subsample for p in (left, right))
     left, right = (p.astype(np.float32, copy=False) for p in (left, right))
     both = np.concatenate([left, right], axis=1) if side_by_side else None
-    for plane, dst in zip(planes, dsts, strict=True):
+    for plane, dst, k in zip(planes, dsts, halve, strict=True):
         if side_by_side:
-            native.planes.remap_plan(plane, both, dst, eyes=2)
+            native.planes.remap_plan(plane, both, dst, eyes=2, halve=k or 0)
         else:
-            h = plane.shape[0]
-            native.planes.remap_plan(plane, left, dst[:h])
-            native.planes.remap_plan(plane, right, dst[h:])
+            native.planes.remap_plan(plane, left, dst[:h], halve=k or 0)
+            native.planes.remap_plan(plane, right, dst[h:], halve=k or 0)
+
+
+# The C loops' ``halve``: a plane read as it is, or pair-averaged along x or y.
+HALVE_NONE, HALVE_X, HALVE_Y = 0, 1, 2
+
+
+def _halving(shape: tuple[int, ...], h: int, w: int) -> int | None:
+    """How the C loops read a plane of ``shape`` as an (h, w) eye: as it is or
+    halved along one axis; None when it takes ``shrink`` (another ratio)."""
+    return {(h, w): HALVE_NONE, (h, 2 * w): HALVE_X, (2 * h, w): HALVE_Y}.get(tuple(shape[:2]))
 
 
 def warp_widened(plane: np.ndarray, left: np.ndarray, right: np.ndarray,

@@ -118,8 +118,9 @@ class StereoRenderer:
         engine's C loops, or OpenCV: faster than torch on a CPU).
 
         ``eyes`` may be larger than the eye images (half layouts decode at full
-        size): they are area-averaged first, cheaper than the decoder's scaler.
-        Each packed plane is one warp over both eyes, written in place.
+        size): ``warp_packed`` squeezes them as it reads them, cheaper than the
+        decoder's scaler. Each packed plane is one warp over both eyes, written
+        in place.
         """
         b, sh, sw = eyes.shape[0], eyes.shape[1] * 2 // 3, eyes.shape[2]
         w, h = self.eye_size or (sw, sh)
@@ -131,9 +132,8 @@ class StereoRenderer:
         out = np.empty((b, oh * 3 // 2, ow), eyes.dtype)
         for i in range(b):
             left, right = plan[b + i], plan[i]
-            warp_packed([shrink(eyes[i, :sh], w, h)], left, right, [out[i, :oh]], sbs)
-            chroma_in = eyes[i, sh:].reshape(2, sh // 2, sw // 2)
-            warp_packed([shrink(c, w // 2, h // 2) for c in chroma_in], left, right,
+            warp_packed([eyes[i, :sh]], left, right, [out[i, :oh]], sbs)
+            warp_packed(list(eyes[i, sh:].reshape(2, sh // 2, sw // 2)), left, right,
                         list(out[i, oh:].reshape(2, oh // 2, ow // 2)), sbs, subsample=2)
         return out
 

@@ -189,3 +189,36 @@ def test_plans_that_do_not_fit_are_refused_with_the_reason():
         planes.remap_plan(src, np.zeros((2, 9), np.float32), np.zeros((4, 9), np.uint8), eyes=2)
     with pytest.raises(TypeError, match="plan must be float32"):
         planes.remap_plan(src, np.zeros((2, 8)), np.zeros((4, 8), np.uint8))
+
+
+@pytest.mark.parametrize("simd", PATHS)
+@pytest.mark.parametrize(("dtype", "top"), KINDS)
+@pytest.mark.parametrize("axis", ["x", "y"])
+def test_a_halved_source_is_opencvs_2_to_1_resize_then_the_warp(axis, dtype, top, simd):
+    h, w = 36, 128  # the plane as the warp reads it
+    rng = np.random.default_rng(9)
+    full = rng.integers(0, top, (h, 2 * w) if axis == "x" else (2 * h, w)).astype(dtype)
+    squeezed = cv2.resize(full, (w, h), interpolation=cv2.INTER_LINEAR)
+    x = np.arange(w, dtype=np.float32)
+    left = (x + 3 * np.sin(x / 9) + rng.uniform(-2, 2, (9, 1))).astype(np.float32)
+    right = (left + rng.uniform(0, 4, (9, 1)) + 0.5).astype(np.float32)
+    plan = np.concatenate([left, right], axis=1)
+    expected = np.empty((h, 2 * w), dtype)
+    planes.remap_plan(squeezed, plan, expected, eyes=2, simd=simd)
+    out = np.empty_like(expected)
+    planes.remap_plan(full, plan, out, eyes=2, simd=simd, halve=1 if axis == "x" else 2)
+    assert np.array_equal(out, expected)
+    one_eye = np.empty((h, w), dtype)  # top-bottom: one call an eye
+    planes.remap_plan(full, right, one_eye, simd=simd, halve=1 if axis == "x" else 2)
+    planes.remap_plan(squeezed, right, expected[:, :w], simd=simd)
+    assert np.array_equal(one_eye, expected[:, :w])
+
+
+def test_a_halved_source_must_be_even_along_the_halved_axis():
+    plan = np.zeros((2, 8), np.float32)
+    with pytest.raises(ValueError, match="even size"):
+        planes.remap_plan(np.zeros((4, 17), np.uint8), plan, np.zeros((4, 8), np.uint8), halve=1)
+    with pytest.raises(ValueError, match="even size"):
+        planes.remap_plan(np.zeros((5, 8), np.uint8), plan, np.zeros((4, 8), np.uint8), halve=2)
+    with pytest.raises(ValueError, match="halve must be"):
+        planes.remap_plan(np.zeros((4, 16), np.uint8), plan, np.zeros((4, 8), np.uint8), halve=3)

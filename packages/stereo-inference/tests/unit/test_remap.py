@@ -83,10 +83,13 @@ def test_a_widened_map_puts_half_width_positions_at_full_width_and_never_mixes_t
     np.testing.assert_allclose(out[:, 2 * half :], 4.5)  # right eye: 2 * 2 + 0.5, all of it
 
 
+@pytest.mark.parametrize("source", ["eye", "2:1", "other"])
 @pytest.mark.parametrize(("side_by_side", "subsample"), [(True, 1), (False, 1), (True, 2),
                                                           (False, 2)])
 def test_packed_planes_are_the_same_with_and_without_the_extension(side_by_side, subsample,
-                                                                   monkeypatch):
+                                                                   source, monkeypatch):
+    """Planes at the eye's size, or larger (a half layout's full-size frame:
+    squeezed 2:1 as the C loops read it, another ratio by ``shrink``)."""
     from stereo_inference.remap import warp_packed
 
     if native.planes is None:
@@ -96,7 +99,9 @@ def test_packed_planes_are_the_same_with_and_without_the_extension(side_by_side,
     x = np.arange(40, dtype=np.float32)
     left = (x + rng.uniform(-3, 3, (6, 40))).astype(np.float32)  # plans at luma size
     right = (left + 2).astype(np.float32)
-    planes = [plane(h, w, seed=8), plane(h, w, seed=9)]
+    ph, pw = {"eye": (h, w), "2:1": (h, 2 * w) if side_by_side else (2 * h, w),
+              "other": (h + 5, w + 7)}[source]
+    planes = [plane(ph, pw, seed=8), plane(ph, pw, seed=9)]
     shape = (h, 2 * w) if side_by_side else (2 * h, w)
     results = []
     for _ in range(2):  # with the C extension, then with OpenCV alone
