@@ -1,8 +1,8 @@
 /* stereo_inference._planes: the Python face of the engine's C plane loops.
  *
  * Arguments are numpy arrays (any object with the buffer protocol) checked
- * for kind and shape here, so the loops in warp_plan.c, rowwarp.c and anaglyph_mix.c see
- * only valid planes; those loops run without the GIL. */
+ * for kind and shape here, so the loops in warp_plan.c, rowwarp.c, halve.c
+ * and anaglyph_mix.c see only valid planes; those loops run without the GIL. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 

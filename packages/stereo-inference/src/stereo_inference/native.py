@@ -1,10 +1,9 @@
 """The engine's C extension (``_planes``, sources in csrc/), or None where it was not built.
 
 ``setup.py`` compiles it at install when a C compiler is there; without one
-the package installs all the same, and the modules that use it
-(``remap`` and ``anaglyph`` with OpenCV, ``warp`` with numpy) do the same
-work without it. They read
-``native.planes`` at each call, so a test can take it away.
+the package installs all the same, and the modules that use it do the same
+work without it (``remap`` and ``anaglyph`` with OpenCV, ``warp`` with
+numpy). They read ``native.planes`` at each call, so a test can take it away.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ the output frame (``warp_packed``, ``warp_widened``).
 
 The resampling itself is in the engine's C extension (``native``; csrc/
 rowwarp.c: a warp moves pixels along rows only, so both neighbours come from
-one load, 8 or 16 pixels at a time with AVX2 or AVX-512), which also stretches the plan
-to each row as it goes: no frame-sized map of positions is ever made. Given
+one load, 8 or 16 pixels at a time with AVX2 or AVX-512), which also
+stretches the plan to each row as it goes (and squeezes the half layouts'
+rows 2:1): no frame-sized map of positions is ever made. Given
 the same map it gives OpenCV's ``remap`` pixels to the bit, ~3x faster; its
 row-by-row stretch rounds positions differently from OpenCV's ``resize`` by
 an ulp, which moves about one sample in 50,000 by one level. Where the
