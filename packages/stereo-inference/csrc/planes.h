@@ -1,7 +1,7 @@
 /* The engine's C loops over image planes (the extension stereo_inference._planes):
  * the warp's plan (warp_plan.c), row resampling for the CPU warp (rowwarp.c)
- * from rows halved first for the half layouts (halve.c)
- * and the anaglyph mix (anaglyph_mix.c); planes_module.c is their Python face. Strides in bytes. */
+ * from rows halved first for the half layouts (halve.c) and the anaglyph mix
+ * (anaglyph_mix.c); planes_module.c is their Python face. Strides in bytes. */
 #ifndef STEREO_SPOT_PLANES_H
 #define STEREO_SPOT_PLANES_H
 

@@ -172,7 +172,8 @@ int planes_simd(void) { return SIMD_NONE; }
 
 int planes_simd_level(int asked) {
     int best = planes_simd();
-    return asked < best ? (asked < 0 ? SIMD_NONE : asked) : best;
+    asked = asked < SIMD_NONE ? SIMD_NONE : asked;
+    return asked < best ? asked : best;
 }
 
 void rowwarp_row(const SrcPlane *src, int sr, const float *m, char *d, int n, int level) {
@@ -272,16 +273,13 @@ int rowwarp_plan(const SrcPlane *src, const Plan *plan, char *dst, ptrdiff_t dst
     SrcPlane halved = {(const char *)(scratch + 3 * (size_t)plan->cols), 0, 1, src->w,
                        src->wide, HALVE_NONE, 1};
     int cols = plan->widen ? 2 * plan->cols : plan->cols, level = planes_simd_level(simd);
-    for (int r = 0, done = -1; r < rows; r++) {
+    for (int r = 0; r < rows; r++) {
         const float *m = plan_positions(plan, r, rows, scratch);
         int sr = r % src->h;
-        if (!src->halve) {
-            rowwarp_row(src, sr, m, dst + r * dstride, cols, level);
-            continue;
-        }
-        if (sr != done) /* both eyes of a side-by-side row read the same source row */
-            halve_row(src, done = sr, (char *)halved.buf);
-        rowwarp_row(&halved, 0, m, dst + r * dstride, cols, level);
+        if (src->halve) /* the row squeezed just before it is read (one call: both eyes) */
+            halve_row(src, sr, (char *)halved.buf);
+        rowwarp_row(src->halve ? &halved : src, src->halve ? 0 : sr, m, dst + r * dstride,
+                    cols, level);
     }
     free(scratch);
     return 0;

@@ -97,33 +97,34 @@ def warp_packed(planes: list[np.ndarray], left: np.ndarray, right: np.ndarray,
     """
     dh, dw = dsts[0].shape
     h, w = (dh, dw // 2) if side_by_side else (dh // 2, dw)
-    halve = [_halving(p.shape, h, w) for p in planes]
     if native.planes is None or not all(_native(p) for p in planes):
-        planes = [shrink(p, w, h) for p in planes]
-        remap_planes(planes, packed_map(left, right, h, w, side_by_side, subsample), dsts,
+        remap_planes([shrink(p, w, h) for p in planes],
+                     packed_map(left, right, h, w, side_by_side, subsample), dsts,
                      repeats=1 if side_by_side else 2)
         return
-    planes = [p if k is not None else shrink(p, w, h) for p, k in zip(planes, halve, strict=True)]
     if subsample > 1:
         left, right = (np.ascontiguousarray(p[:, ::subsample]) / subsample for p in (left, right))
     left, right = (p.astype(np.float32, copy=False) for p in (left, right))
     both = np.concatenate([left, right], axis=1) if side_by_side else None
-    for plane, dst, k in zip(planes, dsts, halve, strict=True):
+    for plane, dst in zip(planes, dsts, strict=True):
+        plane, halve = _as_read(plane, h, w)
         if side_by_side:
-            native.planes.remap_plan(plane, both, dst, eyes=2, halve=k or 0)
+            native.planes.remap_plan(plane, both, dst, eyes=2, halve=halve)
         else:
-            native.planes.remap_plan(plane, left, dst[:h], halve=k or 0)
-            native.planes.remap_plan(plane, right, dst[h:], halve=k or 0)
+            native.planes.remap_plan(plane, left, dst[:h], halve=halve)
+            native.planes.remap_plan(plane, right, dst[h:], halve=halve)
 
 
 # The C loops' ``halve``: a plane read as it is, or pair-averaged along x or y.
 HALVE_NONE, HALVE_X, HALVE_Y = 0, 1, 2
 
 
-def _halving(shape: tuple[int, ...], h: int, w: int) -> int | None:
-    """How the C loops read a plane of ``shape`` as an (h, w) eye: as it is or
-    halved along one axis; None when it takes ``shrink`` (another ratio)."""
-    return {(h, w): HALVE_NONE, (h, 2 * w): HALVE_X, (2 * h, w): HALVE_Y}.get(tuple(shape[:2]))
+def _as_read(plane: np.ndarray, h: int, w: int) -> tuple[np.ndarray, int]:
+    """``plane`` and the ``halve`` the C loops read it with as an (h, w) eye: a
+    2:1 squeeze along x or y made as its rows are read, else none (the plane
+    squeezed by ``shrink`` first when it has another size)."""
+    halve = {(h, 2 * w): HALVE_X, (2 * h, w): HALVE_Y}.get(plane.shape[:2], HALVE_NONE)
+    return (plane if halve != HALVE_NONE else shrink(plane, w, h)), halve
 
 
 def warp_widened(plane: np.ndarray, left: np.ndarray, right: np.ndarray,
