@@ -16,7 +16,10 @@ settings, same machine). One process measures, on one clip:
 - ``depth stage``: the estimator as a conversion wraps it (flow stabilisation)
   plus normalisation, on a batch as the decoder hands it.
 - ``render``: ``StereoRenderer.render`` alone (upload, plan, warp, pack, download).
-- ``convert``: ``convert_file`` end to end, with its per-stage busy seconds.
+- ``convert``: ``convert_file`` end to end, with its per-stage busy seconds
+  and the process's CPU seconds; ``--nvdec-ab`` also converts with the
+  software decoder instead of NVDEC (``stereo_inference.nvdec``) and compares
+  the two outputs.
 
 Frames per second of each, and ratios to ``transcode``. Needs a CUDA device
 for the figures that matter; runs anywhere (``--device cpu --depth tiny`` is a
@@ -115,6 +118,9 @@ def main(argv=None) -> dict:
                    help="also convert with the host spinning while it waits for the GPU")
     p.add_argument("--decoder-threads", default="",
                    help="also convert with the decoder on these many threads (comma-separated)")
+    p.add_argument("--nvdec-ab", action="store_true",
+                   help="also convert decoding in software, compare the outputs (and in "
+                        "--pairs, time that conversion too)")
     p.add_argument("--pairs", type=int, default=0,
                    help="then time the transcode and the default conversion one after "
                         "the other this many times: the median of the pairs' ratios")
@@ -144,6 +150,10 @@ def main(argv=None) -> dict:
         from stereo_inference import cuda_graphs
     except ImportError:  # an engine from before the graphs
         cuda_graphs = None
+    try:
+        from stereo_inference import nvdec
+    except ImportError:  # an engine from before NVDEC
+        nvdec = None
 
     dev = args.device
     mode = OutputMode(args.mode)
@@ -158,6 +168,10 @@ def main(argv=None) -> dict:
     if dev.startswith("cuda"):
         results["gpu"] = torch.cuda.get_device_name()
         results["nvenc"] = nvenc_available()
+        if nvdec is not None:
+            results["nvdec_used"] = nvdec.usable(
+                dev, codec=info.codec, pix_fmt=info.pix_fmt, eye_format="yuv420p",
+                filtered=False, rotation=info.rotation)
     fps: dict[str, float] = {}
 
     def record(name: str, seconds: float, n: int) -> None:
@@ -191,6 +205,20 @@ def main(argv=None) -> dict:
             for batch in (1, 8):
                 record(f"decode B={batch}", timed(lambda b=batch: sum(
                     len(x.eyes) for x in reader(b)), repeat=args.repeat), frames)
+            if results.get("nvdec_used"):
+                def on_nvdec():
+                    got = sum(len(x.eyes) for x in FrameReader(
+                        args.clip, eye_size=(w, h), depth_size=None, eye_format="yuv420p",
+                        batch_size=8, nvdec=nvdec.DevicePlanes(dev)))
+                    sync(dev)
+                    return got
+                record("decode nvdec B=8", timed(on_nvdec, repeat=args.repeat), frames)
+                results["nvdec_decode_vs_software"] = _decoded_difference(
+                    FrameReader(args.clip, eye_size=(w, h), depth_size=None,
+                                eye_format="yuv420p", batch_size=8,
+                                nvdec=nvdec.DevicePlanes(dev)), reader(8))
+                print("nvdec_decode_vs_software", results["nvdec_decode_vs_software"],
+                      flush=True)
         if not {"model", "depth", "render"} <= skip:
             sample = next(iter(reader(16)))  # 16 frames to feed the other stages
 
@@ -309,6 +337,8 @@ def main(argv=None) -> dict:
                 variants.append(Variant("convert no x264", encode=False))
             if args.waits_ab:
                 variants.append(Variant("convert spinning waits", sleeping_waits=False))
+            if args.nvdec_ab and nvdec is not None:
+                variants.append(Variant("convert software decode", nvdec=False))
             variants += [Variant(f"convert decoder threads={n}", decoder_threads=int(n))
                          for n in filter(None, args.decoder_threads.split(","))]
             import stereo_inference.convert as converting
@@ -322,6 +352,8 @@ def main(argv=None) -> dict:
                     cuda_graphs.ENABLED = v.graphs
                 if cuda_streams is not None:
                     cuda_streams.ENABLED = v.streams
+                if nvdec is not None:
+                    nvdec.ENABLED = v.nvdec
                 if default_pixels:
                     engine.GPU_BATCH_PIXELS = v.batch * w * h if v.batch else default_pixels
                 sys.setswitchinterval(v.switch_ms / 1000 if v.switch_ms else switch)
@@ -336,24 +368,33 @@ def main(argv=None) -> dict:
                 out = work / f"{v.name.replace(' ', '_')}.mp4"
 
                 def convert(stages=stages, out=out, cores=v.cores):
+                    cpu = _cpu_s()
                     result = convert_file(args.clip, out, mode=mode, params=params,
                                           models_dir=models, device=dev, ffmpeg=args.ffmpeg,
                                           cores=cores)
-                    stages.append(result.stages)
+                    stages.append({**result.stages, "process_cpu_s": round(_cpu_s() - cpu, 2)})
                 record(v.name, timed(convert, repeat=args.repeat), frames)
                 results[f"{v.name} stages"] = stages[-1]
             apply(Variant("as shipped"))
             if args.pairs:  # each ratio from two runs seconds apart: the machine's drift cancels
-                ratios = []
+                paired = [Variant("as shipped")]
+                if args.nvdec_ab and nvdec is not None:
+                    paired.append(Variant("software decode", nvdec=False))
+                ratios: dict[str, list[float]] = {v.name: [] for v in paired}
                 for _ in range(args.pairs):
                     plain = timed(transcode, repeat=1, warm_up=False)
-                    ours = timed(lambda: convert_file(
-                        args.clip, work / "pair.mp4", mode=mode, params=params,
-                        models_dir=models, device=dev, ffmpeg=args.ffmpeg),
-                                 repeat=1, warm_up=False)
-                    ratios.append(round(plain / ours, 3))
-                results["pairs"] = {"ratios": ratios, "median": round(statistics.median(ratios), 3)}
-                print("pairs", results["pairs"], flush=True)
+                    for v in paired:
+                        apply(v)
+                        ours = timed(lambda: convert_file(
+                            args.clip, work / "pair.mp4", mode=mode, params=params,
+                            models_dir=models, device=dev, ffmpeg=args.ffmpeg),
+                                     repeat=1, warm_up=False)
+                        ratios[v.name].append(round(plain / ours, 3))
+                    apply(Variant("as shipped"))
+                for name, got in ratios.items():
+                    key = "pairs" if name == "as shipped" else f"pairs {name}"
+                    results[key] = {"ratios": got, "median": round(statistics.median(got), 3)}
+                    print(key, results[key], flush=True)
             if args.streams_ab and cuda_streams is not None:  # the same picture either way
                 results["streams_vs_one_stream"] = _difference(
                     work / "convert.mp4", work / "convert_one_stream.mp4")
@@ -362,6 +403,9 @@ def main(argv=None) -> dict:
 
                 results["graphs_recorded"] = {"model": inner._forward.recorded,
                                               "stabiliser": stabilized._KEYFRAMES.recorded}
+            if args.nvdec_ab and nvdec is not None:  # NVDEC decodes the same pictures
+                results["nvdec_vs_software"] = _difference(
+                    work / "convert.mp4", work / "convert_software_decode.mp4")
             if args.graphs_ab and cuda_graphs is not None:
                 results["graphs_vs_none"] = _difference(
                     work / "convert.mp4", work / "convert_no_graphs.mp4")
@@ -389,6 +433,19 @@ def _difference(a: Path, b: Path) -> dict:
             "max_abs": int(max(d.max() for d in diffs))}
 
 
+def _decoded_difference(a, b) -> dict:
+    """Frames and largest absolute sample difference of two ``FrameReader``s'
+    batches (NVDEC's on the device against the software decoder's)."""
+    import numpy as np
+    from stereo_inference.arrays import to_numpy
+
+    frames, largest = 0, 0
+    for x, y in zip(a, b, strict=True):
+        diff = np.abs(to_numpy(x.eyes).astype(np.int16) - to_numpy(y.eyes).astype(np.int16))
+        frames, largest = frames + len(diff), max(largest, int(diff.max()))
+    return {"frames": frames, "max_abs": largest}
+
+
 @dataclass(frozen=True)
 class Variant:
     """One conversion to time: its name and what it changes from the engine as shipped."""
@@ -402,6 +459,15 @@ class Variant:
     encode: bool = True  # False: frames made, not encoded
     sleeping_waits: bool = True  # False: the host spins while it waits for the GPU
     decoder_threads: int | None = None  # the decoder alone (None: as ``cores`` says)
+    nvdec: bool = True  # False: decoded in software where NVDEC would decode
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process so far, all its threads."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _with_threads(reader_class, threads: int):

@@ -20,6 +20,7 @@ from shared_types.models import Container, ConversionParams, DepthModel, OutputM
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import container_of
 
+from stereo_inference import nvdec
 from stereo_inference.arrays import device_type
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import ensure_installed, load_estimator
@@ -248,6 +249,9 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
                               bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range),
                               color=color)
     on_gpu = device_type(dev) == "cuda"
+    on_nvdec = nvdec.usable(dev, codec=info.codec, pix_fmt=info.pix_fmt,
+                            eye_format=renderer.eye_format, filtered=tone is not None,
+                            rotation=info.rotation)
     # Frames are decoded at full size: the OpenCV path halves half-layout eyes
     # itself while warping, a GPU after the upload (no scaler pass either way).
     # A GPU also makes the model's input from the uploaded frames.
@@ -264,6 +268,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         threads=job.cores,
         clock=clock,
         allocate=pinned_empty if on_gpu else np.empty,
+        nvdec=nvdec.DevicePlanes(dev) if on_nvdec else None,
     )
     partial = partial_path(output_path)
     video_only = partial.with_name(partial.stem + ".video.mp4")

@@ -4,11 +4,13 @@ A background thread decodes (with FFmpeg's own frame threads; a packet the
 decoder refuses is skipped, as players skip it: ``readable_frames``), makes an
 interlaced source progressive (``deinterlace``), scales each frame once for
 the depth estimator and once to the eye geometry, and hands batches over a
-small bounded queue, so decoding overlaps depth and warping.
+small bounded queue, so decoding overlaps depth and warping. On a GPU it may
+decode on NVDEC into batches on the device instead (``nvdec``).
 """
 
 from __future__ import annotations
 
+import logging
 import queue
 import threading
 from collections.abc import Iterator
@@ -27,6 +29,7 @@ from stereo_inference.picture_captions import PictureCaptions
 from stereo_inference.readable_frames import ReadableFrames
 from stereo_inference.stage_clock import StageClock
 
+log = logging.getLogger(__name__)
 _END = object()
 
 
@@ -41,7 +44,7 @@ class EyeFilter(Protocol):
 @dataclass
 class FrameBatch:
     depth_rgb: np.ndarray | None  # (B,h,w,3) uint8 at the estimator's size; None on a GPU
-    eyes: np.ndarray  # (B,H*3/2,W) uint8 yuv420p, or (B,H,W,3) rgb24
+    eyes: np.ndarray  # (B,H*3/2,W) uint8 yuv420p, or (B,H,W,3) rgb24; a tensor from NVDEC
     pts: list[int | None] = field(default_factory=list)
     durations: list[int | None] = field(default_factory=list)
     time_base: Fraction | None = None
@@ -58,6 +61,8 @@ class FrameReader:
     ``depth_size`` None leaves ``depth_rgb`` out (a GPU makes it from the eyes:
     ``device_frames``). ``allocate(shape, dtype)`` gives the arrays eyes are
     copied into (default ``np.empty``; page-locked memory for a GPU).
+    ``nvdec`` (``nvdec.DevicePlanes``): decode on it into batches on its device
+    (the caller checked ``nvdec.usable``), unless the stream is interlaced.
     Raises InvalidInputError (from the iterator) when the stream cannot be decoded.
     """
 
@@ -75,9 +80,12 @@ class FrameReader:
         threads: int | None = None,
         clock: StageClock | None = None,
         allocate=np.empty,
+        nvdec=None,
     ) -> None:
         self.path = Path(path)
         self.allocate = allocate
+        self.nvdec = nvdec
+        self._handed = None  # the pts of the last frame handed over
         self.clock = clock or StageClock()  # decoding's busy time is "decode"
         # the display rotation (counter-clockwise degrees) is applied to the
         # frames, so the packed output is upright and needs no display matrix
@@ -118,6 +126,9 @@ class FrameReader:
         while not self._stop.is_set():
             try:
                 self._queue.put(item, timeout=0.1)
+                if isinstance(item, FrameBatch):
+                    self._handed = next((p for p in reversed(item.pts) if p is not None),
+                                        self._handed)
                 return True
             except queue.Full:
                 continue
@@ -125,17 +136,66 @@ class FrameReader:
 
     def _run(self) -> None:
         try:
-            with av.open(str(self.path)) as container:
-                stream = container.streams.video[0]
-                stream.thread_type = "AUTO"
-                if self.threads:
-                    stream.codec_context.thread_count = self.threads
-                self._decode(container, stream)
+            if self.nvdec is not None:
+                try:
+                    self._open(self.nvdec)
+                    self._put(_END)
+                    return
+                except _Interlaced:
+                    log.info("%s is interlaced: decoded in software, to be deinterlaced",
+                             self.path.name)
+            self._open(None)
             self._put(_END)
         except av.FFmpegError as exc:
             self._put(InvalidInputError(f"cannot decode {self.path.name}: {exc}"))
         except BaseException as exc:  # handed to the consumer, which re-raises it
             self._put(exc)
+
+    def _open(self, nvdec) -> None:
+        """Decode the whole stream, on ``nvdec`` when given (raising _Interlaced at
+        the first interlaced frame), else in software, from the first frame after
+        the ones handed over already."""
+        with av.open(str(self.path), hwaccel=nvdec.hwaccel if nvdec else None) as container:
+            stream = container.streams.video[0]
+            stream.thread_type = "AUTO"
+            if self.threads:
+                stream.codec_context.thread_count = self.threads
+            if nvdec is None:
+                self._decode(container, stream)
+            else:
+                self._decode_on(nvdec, container, stream)
+
+    def _decode_on(self, nvdec, container, stream) -> None:
+        """``_decode`` on NVDEC: every frame copied into a batch on its device."""
+        batch, eyes, pts, durations = None, 0, [], []
+        captions = PictureCaptions()
+        frames = iter(ReadableFrames(container, stream, self.path.name))
+        while True:
+            with self.clock.stage("decode"):
+                frame = next(frames, None)
+                if frame is None:
+                    break
+                if frame.interlaced_frame:  # bwdif runs on the software path's frames
+                    raise _Interlaced
+                if batch is None:
+                    batch = nvdec.batch_array(self.eye_size, self.batch_size)
+                nvdec.read_into(frame, batch[eyes])
+            if self._stop.is_set():
+                return
+            eyes += 1
+            pts.append(frame.pts)
+            durations.append(frame.duration or None)
+            captions.read(frame)
+            if eyes == self.batch_size:
+                nvdec.settle(batch)
+                if not self._put(FrameBatch(None, batch, pts, durations, stream.time_base,
+                                            captions.take())):
+                    return
+                batch, eyes, pts, durations = None, 0, [], []
+        if eyes:
+            nvdec.settle(batch)
+            self._put(FrameBatch(None, batch[:eyes], pts, durations, stream.time_base,
+                                 captions.take()))
 
     def _decode(self, container, stream) -> None:
         ew, eh = self.eye_size
@@ -151,6 +211,8 @@ class FrameReader:
         batch = None
         frames = progressive_frames(iter(ReadableFrames(container, stream, self.path.name)),
                                     stream)
+        if self._handed is not None:  # NVDEC handed these over before it gave up
+            frames = (f for f in frames if f.pts is None or f.pts > self._handed)
         while True:
             with self.clock.stage("decode"):  # the handing over below is not decoding
                 frame = next(frames, None)
@@ -213,6 +275,10 @@ class FrameReader:
             time_base=stream.time_base,
             captions=captions,
         )
+
+
+class _Interlaced(Exception):  # noqa: N818 -- a signal, not an error
+    """NVDEC met an interlaced frame: the software path decodes from there."""
 
 
 def rotate(image: np.ndarray, fmt: str, turns: int) -> np.ndarray:

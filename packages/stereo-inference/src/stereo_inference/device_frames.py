@@ -35,10 +35,13 @@ def pinned_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
     return torch.empty(shape, dtype=kind, pin_memory=True).numpy().view(dtype)
 
 
-def upload(frames: np.ndarray, device):
-    """``frames`` (B, H*3/2, W) on ``device``; 10-bit samples as int16 (they fit)."""
+def upload(frames, device):
+    """``frames`` (B, H*3/2, W) on ``device``; 10-bit samples as int16 (they fit).
+    A tensor (NVDEC's batch: ``nvdec``) is moved only if it is elsewhere."""
     import torch
 
+    if isinstance(frames, torch.Tensor):
+        return frames.to(device, non_blocking=True)
     if frames.dtype == np.uint16:
         frames = frames.view(np.int16)
     return torch.from_numpy(frames).to(device, non_blocking=True)

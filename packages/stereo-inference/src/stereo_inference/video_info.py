@@ -29,6 +29,7 @@ class VideoInfo(BaseModel):
     # when it does not say: what a cut-off download still claims
     indexed_s: float | None = None
     codec: str
+    pix_fmt: str | None = None  # the decoder's sample format ("yuv420p"), when it says
     rotation: int  # degrees, from the display matrix
     sample_aspect: tuple[int, int] | None
     audio_codecs: list[str]
@@ -86,6 +87,7 @@ def _describe(container, path: Path) -> VideoInfo:
         indexed_s=(float(stream.duration * stream.time_base)
                    if stream.frames and stream.duration and stream.time_base else None),
         codec=codec_name(stream.codec_context),
+        pix_fmt=stream.codec_context.pix_fmt,
         rotation=rotation,
         sample_aspect=(sar.numerator, sar.denominator) if sar else None,
         audio_codecs=audio,

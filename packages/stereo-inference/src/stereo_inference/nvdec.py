@@ -1,0 +1,124 @@
+"""Decoding on the GPU's NVDEC, straight into the depth stage's batch on the device.
+
+On a GPU machine without NVENC the output is encoded by x264 on the CPU, and
+FFmpeg's software decoder took 2.6-5 CPU seconds of every 300 1080p frames
+from it (a fifth of what x264 itself uses) before the frames were even
+uploaded. NVDEC decodes on the GPU, and through PyAV's ``cuda`` hwaccel its
+frames stay there: each frame's planes are taken into torch through DLPack
+and copied into a (B, H*3/2, W) batch tensor on the device, in the engine's
+yuv420p layout (NVDEC's NV12 chroma de-interleaved by the copy). No CPU
+scaler pass, no page-locked staging, no upload.
+
+Used where it gives the same frames as the software path (``usable``): an
+8-bit 4:2:0 stream of a codec NVDEC decodes, no rotation and no tone mapping
+(both run on host arrays). H.264, HEVC, VP9 and AV1 decoding is bit-exact by
+their specifications, so the pictures are the software decoder's. A frame the
+GPU's decoder does not take comes back as a software frame
+(``allow_software_fallback``) and is copied all the same, and the first
+frame marked interlaced sends the whole decode back to the software path,
+which deinterlaces it (``decode.FrameReader``).
+
+Ordering: FFmpeg queues its copies out of NVDEC's surfaces on CUDA's legacy
+default stream, which is the decoding thread's current stream in torch too,
+so the batch's copies run after them; a batch is handed over only once they
+are done (``arrays.settle``), so the depth stage's own stream reads whole frames.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import av
+
+from stereo_inference.arrays import device_type, settle
+
+log = logging.getLogger(__name__)
+
+ENABLED = True  # off: a GPU conversion decodes in software (benchmarks compare the two)
+# the decoders NVDEC runs for PyAV's cuda hwaccel (8-bit 4:2:0 in all of them)
+CODECS = frozenset({"h264", "hevc", "vp8", "vp9", "av1", "mpeg1video", "mpeg2video"})
+SOURCE_FORMATS = frozenset({"yuv420p", "yuvj420p"})  # what NVDEC gives as NV12
+_COPIED = frozenset({"cuda", "nv12", "yuv420p", "yuvj420p"})  # frames copied plane by plane
+
+
+def usable(device, *, codec: str, pix_fmt: str | None, eye_format: str, filtered: bool,
+           rotation: int) -> bool:
+    """Whether a conversion on ``device`` decodes on NVDEC: a CUDA device whose
+    driver has it, an 8-bit 4:2:0 stream (``pix_fmt``) of a ``codec`` it
+    decodes, 8-bit output (``eye_format``), and no eye filter or rotation
+    between the decoder and the batch."""
+    if not (ENABLED and device_type(device) == "cuda" and codec in CODECS
+            and pix_fmt in SOURCE_FORMATS and eye_format == "yuv420p" and not filtered
+            and not rotation % 360):
+        return False
+    from av.codec.hwaccel import hwdevices_available
+
+    return "cuda" in hwdevices_available()
+
+
+class DevicePlanes:
+    """Frames' planes copied into batch tensors on ``device``: the device's
+    counterpart of ``planes.batch_array`` and ``planes.read_into``, for the
+    decoding thread. ``hwaccel`` is what the container is opened with (None on
+    a CPU device, where it only copies software frames: the tests' case)."""
+
+    def __init__(self, device) -> None:
+        import torch
+
+        self.device = torch.device(device)
+        self.hwaccel = None
+        if self.device.type == "cuda":
+            from av.codec.hwaccel import HWAccel
+
+            index = self.device.index
+            self.hwaccel = HWAccel(device_type="cuda",
+                                   device=None if index is None else str(index),
+                                   allow_software_fallback=True, is_hw_owned=True)
+
+    def batch_array(self, size: tuple[int, int], frames: int):
+        """An empty (frames, H*3/2, W) uint8 tensor on the device."""
+        import torch
+
+        w, h = size
+        return torch.empty((frames, h * 3 // 2, w), dtype=torch.uint8, device=self.device)
+
+    def read_into(self, frame: av.VideoFrame, out) -> None:
+        """Copy ``frame`` (NVDEC's NV12 on the GPU, or a software yuv420p or nv12
+        frame) into ``out`` (H*3/2, W), area-averaged when its size differs (a
+        stream that changes size midway)."""
+        h, w = out.shape[0] * 2 // 3, out.shape[1]
+        if frame.format.name not in _COPIED:  # a software frame of another kind
+            frame = frame.reformat(format="yuv420p")
+        luma = _plane(frame, 0)
+        chroma = out[h:].view(2, h // 2, w // 2)
+        if len(frame.planes) == 2:  # NV12: U and V interleaved
+            uv = _plane(frame, 1).permute(2, 0, 1)
+        else:
+            uv = (_plane(frame, 1), _plane(frame, 2))
+        if tuple(luma.shape) == (h, w):
+            out[:h].copy_(luma, non_blocking=True)
+            for dst, src in zip(chroma, uv, strict=True):
+                dst.copy_(src, non_blocking=True)
+            return
+        out[:h].copy_(_resized(luma.to(self.device), (h, w)))
+        for dst, src in zip(chroma, uv, strict=True):
+            dst.copy_(_resized(src.to(self.device), (h // 2, w // 2)))
+
+    @staticmethod
+    def settle(batch) -> None:
+        """Return once the copies queued into ``batch`` are done."""
+        settle(batch)
+
+
+def _plane(frame: av.VideoFrame, index: int):
+    """Plane ``index`` of ``frame`` as a tensor, without a copy (DLPack)."""
+    from torch.utils.dlpack import from_dlpack
+
+    # (PyAV takes no consumer stream: the copies are ordered on the legacy default one)
+    return from_dlpack(frame.planes[index].__dlpack__(stream=None))
+
+
+def _resized(plane, size: tuple[int, int]):
+    from torch.nn import functional as F  # noqa: N812
+
+    return F.interpolate(plane[None, None].float(), size=size, mode="area").round_()[0, 0]
