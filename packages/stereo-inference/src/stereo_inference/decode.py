@@ -144,6 +144,9 @@ class FrameReader:
                 except _Interlaced:
                     log.info("%s is interlaced: decoded in software, to be deinterlaced",
                              self.path.name)
+                except av.FFmpegError as exc:  # the software decoder says if it is the file
+                    log.warning("%s: NVDEC failed (%s); decoding in software",
+                                self.path.name, exc)
             self._open(None)
             self._put(_END)
         except av.FFmpegError as exc:

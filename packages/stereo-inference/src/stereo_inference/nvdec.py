@@ -18,6 +18,15 @@ GPU's decoder does not take comes back as a software frame
 frame marked interlaced sends the whole decode back to the software path,
 which deinterlaces it (``decode.FrameReader``).
 
+One CUDA context: FFmpeg decodes in the device's primary context, torch's,
+but only if that context's flags are the ones it asks for (blocking sync:
+host waits sleep); torch made it with CUDA's default flags, and FFmpeg
+then refused the device ("Operation not supported"). ``usable`` sets the
+flags FFmpeg wants on the primary context first (CUDA allows it on an
+active context; torch's waits then sleep too, as ``arrays.settle`` already
+makes its own). A context of FFmpeg's own instead would not order its
+copies with torch's: frames read through DLPack came out torn.
+
 Ordering: FFmpeg queues its copies out of NVDEC's surfaces on CUDA's legacy
 default stream, which is the decoding thread's current stream in torch too,
 so the batch's copies run after them; a batch is handed over only once they
@@ -26,7 +35,9 @@ are done (``arrays.settle``), so the depth stage's own stream reads whole frames
 
 from __future__ import annotations
 
+import ctypes
 import logging
+from functools import cache
 
 import av
 
@@ -53,7 +64,33 @@ def usable(device, *, codec: str, pix_fmt: str | None, eye_format: str, filtered
         return False
     from av.codec.hwaccel import hwdevices_available
 
-    return "cuda" in hwdevices_available()
+    return "cuda" in hwdevices_available() and _shared_context(_index(device))
+
+
+CU_CTX_SCHED_BLOCKING_SYNC = 4  # the primary context's flags FFmpeg asks for
+
+
+@cache
+def _shared_context(index: int) -> bool:
+    """Whether the primary context of CUDA device ``index`` has (now) the flags
+    FFmpeg's cuda device needs to share it with torch."""
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        device = ctypes.c_int()
+        failed = (cuda.cuInit(0) or cuda.cuDeviceGet(ctypes.byref(device), index)
+                  or cuda.cuDevicePrimaryCtxSetFlags_v2(device, CU_CTX_SCHED_BLOCKING_SYNC))
+    except (OSError, AttributeError) as exc:  # no driver library, or an old one
+        failed = exc
+    if failed:
+        log.warning("NVDEC left unused: the CUDA context cannot be shared (%s)", failed)
+    return not failed
+
+
+def _index(device) -> int:
+    import torch
+
+    device = torch.device(device)
+    return device.index if device.index is not None else torch.cuda.current_device()
 
 
 class DevicePlanes:

@@ -90,25 +90,28 @@ def test_an_interlaced_source_goes_back_to_the_software_path_and_is_deinterlaced
     np.testing.assert_array_equal(eyes, want)  # the software reader deinterlaces
 
 
-class InterlacedAfter(nvdec.DevicePlanes):
-    """Meets an interlaced frame after ``n`` frames (a broadcast turning 1080i)."""
+class FailingAfter(nvdec.DevicePlanes):
+    """Stops NVDEC after ``n`` frames with ``error``: an interlaced frame (a
+    broadcast turning 1080i) or FFmpeg's (a device it cannot open, say)."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, error: Exception) -> None:
         super().__init__("cpu")
-        self.left = n
+        self.left, self.error = n, error
 
     def read_into(self, frame, out) -> None:
         if not self.left:
-            raise decode._Interlaced
+            raise self.error
         self.left -= 1
         super().read_into(frame, out)
 
 
+@pytest.mark.parametrize("error", [decode._Interlaced(),
+                                   av.error.OSError(95, "Operation not supported")])
 @pytest.mark.parametrize("after", [0, 7, 10])
-def test_a_switch_midway_hands_every_frame_over_once(tmp_path, after):
+def test_a_switch_midway_hands_every_frame_over_once(tmp_path, after, error):
     """Batches handed over on the device stay; the software path goes on after them."""
     clip = make_video(tmp_path / "c.mp4", seconds=1.0, size=(64, 48), fps=12, audio=False)
-    got = read_all(clip, nvdec=InterlacedAfter(after))
+    got = read_all(clip, nvdec=FailingAfter(after, error))
     assert sum(isinstance(b.eyes, torch.Tensor) for b in got) == after // 5
     pts, eyes = frames_of(got)
     want_pts, want = frames_of(read_all(clip))
@@ -120,6 +123,8 @@ def test_nvdec_is_chosen_only_where_it_gives_the_software_paths_frames(monkeypat
     plain = dict(codec="h264", pix_fmt="yuv420p", eye_format="yuv420p", filtered=False,
                  rotation=0)
     monkeypatch.setattr("av.codec.hwaccel.hwdevices_available", lambda: ["cuda"])
+    monkeypatch.setattr(nvdec, "_shared_context", lambda index: True)
+    monkeypatch.setattr(nvdec, "_index", lambda device: 0)
     assert nvdec.usable("cuda", **plain)
     assert nvdec.usable("cuda:1", **{**plain, "codec": "hevc", "pix_fmt": "yuvj420p"})
     for change in ({"codec": "prores"}, {"pix_fmt": "yuv420p10le"}, {"pix_fmt": "yuv422p"},
@@ -132,3 +137,20 @@ def test_nvdec_is_chosen_only_where_it_gives_the_software_paths_frames(monkeypat
     monkeypatch.setattr(nvdec, "ENABLED", True)
     monkeypatch.setattr("av.codec.hwaccel.hwdevices_available", lambda: ["vaapi"])
     assert not nvdec.usable("cuda", **plain)  # an FFmpeg built without it
+    monkeypatch.setattr("av.codec.hwaccel.hwdevices_available", lambda: ["cuda"])
+    monkeypatch.setattr(nvdec, "_shared_context", lambda index: False)
+    assert not nvdec.usable("cuda", **plain)  # torch's CUDA context could not be shared
+
+
+def test_a_machine_without_a_cuda_driver_shares_no_context(caplog):
+    """(On a GPU machine this sets the primary context's flags, and says True.)"""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libcuda.so.1")
+        pytest.skip("this machine has a CUDA driver")
+    except OSError:
+        pass
+    nvdec._shared_context.cache_clear()
+    assert not nvdec._shared_context(0)
+    assert "NVDEC left unused" in caplog.text
