@@ -484,9 +484,9 @@ def _made_not_encoded(write):
     come out) and makes every other frame without encoding it."""
     from stereo_inference import planes
 
-    def made(encoder, frames, fmt, pts, durations) -> None:
+    def made(encoder, frames, fmt, pts, durations, captions=None) -> None:
         if not encoder.frames:
-            write(encoder, frames[:1], fmt, pts[:1], durations[:1])
+            write(encoder, frames[:1], fmt, pts[:1], durations[:1], captions)
         for array in frames[1 if encoder.frames == 1 else 0:]:
             planes.to_frame(array, fmt)
             encoder.frames += 1
