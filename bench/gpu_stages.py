@@ -368,11 +368,16 @@ def main(argv=None) -> dict:
                 out = work / f"{v.name.replace(' ', '_')}.mp4"
 
                 def convert(stages=stages, out=out, cores=v.cores):
-                    cpu = _cpu_s()
+                    cpu, start, written = _cpu_s(), time.perf_counter(), []
                     result = convert_file(args.clip, out, mode=mode, params=params,
                                           models_dir=models, device=dev, ffmpeg=args.ffmpeg,
-                                          cores=cores)
-                    stages.append({**result.stages, "process_cpu_s": round(_cpu_s() - cpu, 2)})
+                                          cores=cores, progress=lambda n, total: written.append(
+                                              time.perf_counter()))
+                    end = time.perf_counter()
+                    # when x264 took its first batch and its last, and when the file was done
+                    stages.append({**result.stages, "process_cpu_s": round(_cpu_s() - cpu, 2),
+                                   "timeline_s": [round(t - start, 3)
+                                                  for t in (written[0], written[-1], end)]})
                 record(v.name, timed(convert, repeat=args.repeat), frames)
                 results[f"{v.name} stages"] = stages[-1]
             apply(Variant("as shipped"))
