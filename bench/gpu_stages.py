@@ -171,7 +171,7 @@ def main(argv=None) -> dict:
         if nvdec is not None:
             results["nvdec_used"] = nvdec.usable(
                 dev, codec=info.codec, pix_fmt=info.pix_fmt, eye_format="yuv420p",
-                filtered=False, rotation=info.rotation)
+                filtered=False)
     fps: dict[str, float] = {}
 
     def record(name: str, seconds: float, n: int) -> None:

@@ -250,8 +250,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
                               color=color)
     on_gpu = device_type(dev) == "cuda"
     on_nvdec = nvdec.usable(dev, codec=info.codec, pix_fmt=info.pix_fmt,
-                            eye_format=renderer.eye_format, filtered=tone is not None,
-                            rotation=info.rotation)
+                            eye_format=renderer.eye_format, filtered=tone is not None)
     # Frames are decoded at full size: the OpenCV path halves half-layout eyes
     # itself while warping, a GPU after the upload (no scaler pass either way).
     # A GPU also makes the model's input from the uploaded frames.

@@ -62,7 +62,8 @@ class FrameReader:
     ``device_frames``). ``allocate(shape, dtype)`` gives the arrays eyes are
     copied into (default ``np.empty``; page-locked memory for a GPU).
     ``nvdec`` (``nvdec.DevicePlanes``): decode on it into batches on its device
-    (the caller checked ``nvdec.usable``), unless the stream is interlaced.
+    (the caller checked ``nvdec.usable``), unless the stream is interlaced;
+    neither ``eye_filter`` nor ``depth_size`` is used then.
     Raises InvalidInputError (from the iterator) when the stream cannot be decoded.
     """
 
@@ -182,7 +183,7 @@ class FrameReader:
                     raise _Interlaced
                 if batch is None:
                     batch = nvdec.batch_array(self.eye_size, self.batch_size)
-                nvdec.read_into(frame, batch[eyes])
+                nvdec.read_into(frame, batch[eyes], self.turns)
             if self._stop.is_set():
                 return
             eyes += 1

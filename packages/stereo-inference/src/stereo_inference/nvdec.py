@@ -10,13 +10,13 @@ yuv420p layout (NVDEC's NV12 chroma de-interleaved by the copy). No CPU
 scaler pass, no page-locked staging, no upload.
 
 Used where it gives the same frames as the software path (``usable``): an
-8-bit 4:2:0 stream of a codec NVDEC decodes, no rotation and no tone mapping
-(both run on host arrays). H.264, HEVC, VP9 and AV1 decoding is bit-exact by
-their specifications, so the pictures are the software decoder's. A frame the
-GPU's decoder does not take comes back as a software frame
-(``allow_software_fallback``) and is copied all the same, and the first
-frame marked interlaced sends the whole decode back to the software path,
-which deinterlaces it (``decode.FrameReader``).
+8-bit 4:2:0 stream of a codec NVDEC decodes, and no tone mapping (it runs on
+host arrays). A phone's portrait video is turned upright by the copy. H.264,
+HEVC, VP9 and AV1 decoding is bit-exact by their specifications, so the
+pictures are the software decoder's. A frame the GPU's decoder does not take
+comes back as a software frame (``allow_software_fallback``) and is copied
+all the same, and the first frame marked interlaced sends the whole decode
+back to the software path, which deinterlaces it (``decode.FrameReader``).
 
 One CUDA context: FFmpeg decodes in the device's primary context, torch's,
 but only if that context's flags are the ones it asks for (blocking sync:
@@ -52,15 +52,14 @@ SOURCE_FORMATS = frozenset({"yuv420p", "yuvj420p"})  # what NVDEC gives as NV12
 _COPIED = frozenset({"cuda", "nv12", "yuv420p", "yuvj420p"})  # frames copied plane by plane
 
 
-def usable(device, *, codec: str, pix_fmt: str | None, eye_format: str, filtered: bool,
-           rotation: int) -> bool:
+def usable(device, *, codec: str, pix_fmt: str | None, eye_format: str,
+           filtered: bool) -> bool:
     """Whether a conversion on ``device`` decodes on NVDEC: a CUDA device whose
     driver has it, an 8-bit 4:2:0 stream (``pix_fmt``) of a ``codec`` it
-    decodes, 8-bit output (``eye_format``), and no eye filter or rotation
-    between the decoder and the batch."""
+    decodes, 8-bit output (``eye_format``), and no eye filter between the
+    decoder and the batch."""
     if not (ENABLED and device_type(device) == "cuda" and codec in CODECS
-            and pix_fmt in SOURCE_FORMATS and eye_format == "yuv420p" and not filtered
-            and not rotation % 360):
+            and pix_fmt in SOURCE_FORMATS and eye_format == "yuv420p" and not filtered):
         return False
     from av.codec.hwaccel import hwdevices_available
 
@@ -119,10 +118,11 @@ class DevicePlanes:
         w, h = size
         return torch.empty((frames, h * 3 // 2, w), dtype=torch.uint8, device=self.device)
 
-    def read_into(self, frame: av.VideoFrame, out) -> None:
+    def read_into(self, frame: av.VideoFrame, out, turns: int = 0) -> None:
         """Copy ``frame`` (NVDEC's NV12 on the GPU, or a software yuv420p or nv12
-        frame) into ``out`` (H*3/2, W), area-averaged when its size differs (a
-        stream that changes size midway)."""
+        frame) into ``out`` (H*3/2, W), turned counter-clockwise by ``turns``
+        quarter turns (as ``decode.rotate``), area-averaged when its size
+        differs (a stream that changes size midway)."""
         h, w = out.shape[0] * 2 // 3, out.shape[1]
         if frame.format.name not in _COPIED:  # a software frame of another kind
             frame = frame.reformat(format="yuv420p")
@@ -132,6 +132,8 @@ class DevicePlanes:
             uv = _plane(frame, 1).permute(2, 0, 1)
         else:
             uv = (_plane(frame, 1), _plane(frame, 2))
+        if turns % 4:
+            luma, uv = luma.rot90(turns), [plane.rot90(turns) for plane in uv]
         if tuple(luma.shape) == (h, w):
             out[:h].copy_(luma, non_blocking=True)
             for dst, src in zip(chroma, uv, strict=True):

@@ -79,6 +79,18 @@ def test_the_reader_hands_device_batches_of_the_software_paths_frames(tmp_path):
     np.testing.assert_array_equal(eyes, want)
 
 
+@pytest.mark.parametrize("rotation", [90, 180, 270])
+def test_a_phone_video_is_turned_upright_as_the_software_path_turns_it(tmp_path, rotation):
+    clip = make_video(tmp_path / "c.mp4", seconds=0.5, size=(64, 48), fps=12, audio=False)
+    size = (48, 64) if rotation % 180 else (64, 48)  # the picture as displayed
+    got = read_all(clip, eye_size=size, rotation=rotation, nvdec=nvdec.DevicePlanes("cpu"))
+    assert all(isinstance(b.eyes, torch.Tensor) for b in got)
+    _, eyes = frames_of(got)
+    _, want = frames_of(read_all(clip, eye_size=size, rotation=rotation))
+    assert eyes.shape == want.shape == (6, size[1] * 3 // 2, size[0])
+    np.testing.assert_array_equal(eyes, want)
+
+
 def test_an_interlaced_source_goes_back_to_the_software_path_and_is_deinterlaced(tmp_path):
     clip = make_video(tmp_path / "i.mp4", seconds=1.0, size=(64, 48), fps=12, audio=False,
                       interlaced=True)
@@ -98,11 +110,11 @@ class FailingAfter(nvdec.DevicePlanes):
         super().__init__("cpu")
         self.left, self.error = n, error
 
-    def read_into(self, frame, out) -> None:
+    def read_into(self, frame, out, turns: int = 0) -> None:
         if not self.left:
             raise self.error
         self.left -= 1
-        super().read_into(frame, out)
+        super().read_into(frame, out, turns)
 
 
 @pytest.mark.parametrize("error", [decode._Interlaced(),
@@ -120,16 +132,14 @@ def test_a_switch_midway_hands_every_frame_over_once(tmp_path, after, error):
 
 
 def test_nvdec_is_chosen_only_where_it_gives_the_software_paths_frames(monkeypatch):
-    plain = dict(codec="h264", pix_fmt="yuv420p", eye_format="yuv420p", filtered=False,
-                 rotation=0)
+    plain = dict(codec="h264", pix_fmt="yuv420p", eye_format="yuv420p", filtered=False)
     monkeypatch.setattr("av.codec.hwaccel.hwdevices_available", lambda: ["cuda"])
     monkeypatch.setattr(nvdec, "_shared_context", lambda index: True)
     monkeypatch.setattr(nvdec, "_index", lambda device: 0)
     assert nvdec.usable("cuda", **plain)
     assert nvdec.usable("cuda:1", **{**plain, "codec": "hevc", "pix_fmt": "yuvj420p"})
     for change in ({"codec": "prores"}, {"pix_fmt": "yuv420p10le"}, {"pix_fmt": "yuv422p"},
-                   {"pix_fmt": None}, {"eye_format": "yuv420p10le"}, {"filtered": True},
-                   {"rotation": 90}):
+                   {"pix_fmt": None}, {"eye_format": "yuv420p10le"}, {"filtered": True}):
         assert not nvdec.usable("cuda", **{**plain, **change}), change
     assert not nvdec.usable("cpu", **plain)
     monkeypatch.setattr(nvdec, "ENABLED", False)
