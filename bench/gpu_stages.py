@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from sample_difference import batches_difference, videos_difference  # a sibling script
+
 TRANSCODE = """
 import sys, time, av
 from fractions import Fraction
@@ -213,7 +215,7 @@ def main(argv=None) -> dict:
                     sync(dev)
                     return got
                 record("decode nvdec B=8", timed(on_nvdec, repeat=args.repeat), frames)
-                results["nvdec_decode_vs_software"] = _decoded_difference(
+                results["nvdec_decode_vs_software"] = batches_difference(
                     FrameReader(args.clip, eye_size=(w, h), depth_size=None,
                                 eye_format="yuv420p", batch_size=8,
                                 nvdec=nvdec.DevicePlanes(dev)), reader(8))
@@ -401,7 +403,7 @@ def main(argv=None) -> dict:
                     results[key] = {"ratios": got, "median": round(statistics.median(got), 3)}
                     print(key, results[key], flush=True)
             if args.streams_ab and cuda_streams is not None:  # the same picture either way
-                results["streams_vs_one_stream"] = _difference(
+                results["streams_vs_one_stream"] = videos_difference(
                     work / "convert.mp4", work / "convert_one_stream.mp4")
             if cuda_graphs is not None:  # signatures replayed from graphs
                 from stereo_inference.depth import stabilized
@@ -409,10 +411,10 @@ def main(argv=None) -> dict:
                 results["graphs_recorded"] = {"model": inner._forward.recorded,
                                               "stabiliser": stabilized._KEYFRAMES.recorded}
             if args.nvdec_ab and nvdec is not None:  # NVDEC decodes the same pictures
-                results["nvdec_vs_software"] = _difference(
+                results["nvdec_vs_software"] = videos_difference(
                     work / "convert.mp4", work / "convert_software_decode.mp4")
             if args.graphs_ab and cuda_graphs is not None:
-                results["graphs_vs_none"] = _difference(
+                results["graphs_vs_none"] = videos_difference(
                     work / "convert.mp4", work / "convert_no_graphs.mp4")
     if "transcode" in fps:
         results["vs_transcode"] = {k: round(v / fps["transcode"], 3) for k, v in fps.items()}
@@ -422,33 +424,6 @@ def main(argv=None) -> dict:
     if args.out:
         args.out.write_text(text)
     return results
-
-
-def _difference(a: Path, b: Path) -> dict:
-    """Mean and largest absolute difference of two videos' decoded samples, and
-    the frames compared (a race between streams would show as garbage)."""
-    import av
-    import numpy as np
-
-    with av.open(str(a)) as ca, av.open(str(b)) as cb:
-        pairs = zip(ca.decode(video=0), cb.decode(video=0), strict=False)
-        diffs = [np.abs(fa.to_ndarray(format="yuv420p").astype(np.int16)
-                        - fb.to_ndarray(format="yuv420p").astype(np.int16)) for fa, fb in pairs]
-    return {"frames": len(diffs), "mean_abs": round(float(np.mean([d.mean() for d in diffs])), 4),
-            "max_abs": int(max(d.max() for d in diffs))}
-
-
-def _decoded_difference(a, b) -> dict:
-    """Frames and largest absolute sample difference of two ``FrameReader``s'
-    batches (NVDEC's on the device against the software decoder's)."""
-    import numpy as np
-    from stereo_inference.arrays import to_numpy
-
-    frames, largest = 0, 0
-    for x, y in zip(a, b, strict=True):
-        diff = np.abs(to_numpy(x.eyes).astype(np.int16) - to_numpy(y.eyes).astype(np.int16))
-        frames, largest = frames + len(diff), max(largest, int(diff.max()))
-    return {"frames": frames, "max_abs": largest}
 
 
 @dataclass(frozen=True)
