@@ -16,6 +16,8 @@ class CountingProxy:
         self.upstream = (up.hostname or "127.0.0.1", up.port or 80)
         self.served = 0
         self._lock = threading.Lock()
+        self._closed = threading.Condition(self._lock)  # notified as a relay ends
+        self.connections = 0  # relayed connections still open
         self._stop = threading.Event()
         self._relays: list[threading.Thread] = []
         self._open: set[socket.socket] = set()
@@ -40,6 +42,7 @@ class CountingProxy:
         upstream = socket.create_connection(self.upstream)
         with self._lock:
             self._open.update((client, upstream))
+            self.connections += 1
         try:
             back = threading.Thread(target=self._pipe, args=(upstream, client, True))
             back.start()
@@ -48,6 +51,8 @@ class CountingProxy:
         finally:
             with self._lock:
                 self._open.difference_update((client, upstream))
+                self.connections -= 1
+                self._closed.notify_all()
             client.close()
             upstream.close()
 
@@ -65,6 +70,12 @@ class CountingProxy:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+    def wait_connections(self, at_most: int, timeout_s: float = 10.0) -> bool:
+        """Wait until no more than ``at_most`` connections are open: those a
+        reader closed are relayed to their end and counted in ``served``."""
+        with self._closed:
+            return self._closed.wait_for(lambda: self.connections <= at_most, timeout_s)
 
     def close(self) -> None:
         self._stop.set()
