@@ -208,17 +208,17 @@ def main(argv=None) -> dict:
                 record(f"decode B={batch}", timed(lambda b=batch: sum(
                     len(x.eyes) for x in reader(b)), repeat=args.repeat), frames)
             if results.get("nvdec_used"):
+                def nvdec_reader() -> FrameReader:  # as a GPU conversion reads with NVDEC
+                    return FrameReader(args.clip, eye_size=(w, h), depth_size=None,
+                                       eye_format="yuv420p", batch_size=8,
+                                       nvdec=nvdec.DevicePlanes(dev))
+
                 def on_nvdec():
-                    got = sum(len(x.eyes) for x in FrameReader(
-                        args.clip, eye_size=(w, h), depth_size=None, eye_format="yuv420p",
-                        batch_size=8, nvdec=nvdec.DevicePlanes(dev)))
+                    got = sum(len(x.eyes) for x in nvdec_reader())
                     sync(dev)
                     return got
                 record("decode nvdec B=8", timed(on_nvdec, repeat=args.repeat), frames)
-                results["nvdec_decode_vs_software"] = batches_difference(
-                    FrameReader(args.clip, eye_size=(w, h), depth_size=None,
-                                eye_format="yuv420p", batch_size=8,
-                                nvdec=nvdec.DevicePlanes(dev)), reader(8))
+                results["nvdec_decode_vs_software"] = batches_difference(nvdec_reader(), reader(8))
                 print("nvdec_decode_vs_software", results["nvdec_decode_vs_software"],
                       flush=True)
         if not {"model", "depth", "render"} <= skip:

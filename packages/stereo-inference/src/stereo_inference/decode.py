@@ -23,6 +23,7 @@ import av
 import numpy as np
 
 from stereo_inference import planes
+from stereo_inference.arrays import settle
 from stereo_inference.deinterlace import progressive_frames
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.picture_captions import PictureCaptions
@@ -191,13 +192,13 @@ class FrameReader:
             durations.append(frame.duration or None)
             captions.read(frame)
             if eyes == self.batch_size:
-                nvdec.settle(batch)
+                settle(batch)  # the copies queued into it are done
                 if not self._put(FrameBatch(None, batch, pts, durations, stream.time_base,
                                             captions.take())):
                     return
                 batch, eyes, pts, durations = None, 0, [], []
         if eyes:
-            nvdec.settle(batch)
+            settle(batch)
             self._put(FrameBatch(None, batch[:eyes], pts, durations, stream.time_base,
                                  captions.take()))
 

@@ -41,7 +41,7 @@ from functools import cache
 
 import av
 
-from stereo_inference.arrays import device_type, settle
+from stereo_inference.arrays import device_type
 
 log = logging.getLogger(__name__)
 
@@ -142,11 +142,6 @@ class DevicePlanes:
         out[:h].copy_(_resized(luma.to(self.device), (h, w)))
         for dst, src in zip(chroma, uv, strict=True):
             dst.copy_(_resized(src.to(self.device), (h // 2, w // 2)))
-
-    @staticmethod
-    def settle(batch) -> None:
-        """Return once the copies queued into ``batch`` are done."""
-        settle(batch)
 
 
 def _plane(frame: av.VideoFrame, index: int):
