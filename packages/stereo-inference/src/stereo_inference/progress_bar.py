@@ -5,15 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeRemainingColumn,
-)
-
 
 @contextmanager
 def progress_bar(*, enabled: bool = True) -> Iterator[Callable[[int, int | None], None] | None]:
@@ -21,6 +12,16 @@ def progress_bar(*, enabled: bool = True) -> Iterator[Callable[[int, int | None]
     if not enabled:
         yield None
         return
+    # rich takes ~0.1 s to import: paid only when a bar is drawn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     columns = (
         TextColumn("converting"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
         TextColumn("{task.fields[fps]:.1f} fps"), TextColumn("ETA"), TimeRemainingColumn(),
