@@ -118,3 +118,27 @@ def test_a_process_builds_only_the_contracts_it_uses():
     count, built = done.stdout.strip().split(" ", 1)
     assert int(count) >= 15
     assert built == "['ConversionParams']"
+
+
+_FIRST_USE_IN_THREADS = """
+import threading
+from shared_types.models import Job, JobStatus
+start, jobs = threading.Barrier(16), []
+def make(i):
+    start.wait()  # every thread's first use at once: one builds, the others wait for it
+    jobs.append(Job.model_validate({"job_id": f"j{i}", "mode": "anaglyph", "status": "failed"}))
+threads = [threading.Thread(target=make, args=(i,)) for i in range(16)]
+for t in threads: t.start()
+for t in threads: t.join()
+assert len(jobs) == 16 and all(j.status is JobStatus.FAILED for j in jobs), jobs
+print(sorted(j.job_id for j in jobs) == sorted(f"j{i}" for i in range(16)))
+"""
+
+
+def test_a_contract_first_used_by_many_threads_at_once_validates_in_each():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _FIRST_USE_IN_THREADS], check=True,
+                          capture_output=True, text=True)
+    assert done.stdout.strip() == "True"
