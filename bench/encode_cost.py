@@ -11,7 +11,10 @@ x264 settings on one thread pinned to one core:
 - ``held``: the first frame's depth, held for the whole clip (the disparity
   never changes, the picture is otherwise the same kind of warp);
 - ``flat``: one depth everywhere (the layout's squeeze alone);
-- ``source``: the clip itself.
+- ``source``: the clip itself;
+- with ``--dead-band 0.01,0.03``, also ``dead band T``: the engine's depth
+  where it moved by at least T of its range since the last change, else the
+  last value (what a depth that stays put where little changed would cost).
 
 The renders are written lossless and decoded to raw frames first, so each
 timed run is x264 alone. Prints one JSON line: the median and the least of
@@ -58,6 +61,17 @@ def write_depth(path: Path, frames: list[np.ndarray], fps: int) -> Path:
     return path
 
 
+def dead_band(frames: list[np.ndarray], share: float) -> list[np.ndarray]:
+    """Each pixel keeps its last value until the depth there moves by ``share``
+    of the 16-bit range."""
+    held, out = frames[0], [frames[0]]
+    for frame in frames[1:]:
+        moved = np.abs(frame.astype(np.int32) - held) >= share * 65535
+        held = np.where(moved, frame, held)
+        out.append(held)
+    return out
+
+
 def raw_yuv(video: Path, raw: Path) -> tuple[int, int, int]:
     """``video`` decoded to raw yuv420p at ``raw``: (width, height, frames)."""
     n = 0
@@ -89,6 +103,7 @@ def main(argv=None) -> dict:
     p.add_argument("--mode", default="half-sbs")
     p.add_argument("--crf", type=int, default=20)
     p.add_argument("--preset", default="veryfast")
+    p.add_argument("--dead-band", default="", help="comma-separated shares of the depth range")
     args = p.parse_args(argv)
     fps = 30
     with tempfile.TemporaryDirectory(prefix="encode-cost-") as tmp:
@@ -103,19 +118,22 @@ def main(argv=None) -> dict:
                   "held": write_depth(work / "held.mkv", [depth[0]] * len(depth), fps),
                   "flat": write_depth(work / "flat.mkv",
                                       [np.full_like(depth[0], 32768)] * len(depth), fps)}
+        for share in (float(v) for v in args.dead_band.split(",") if v):
+            depths[f"dead band {share}"] = write_depth(work / f"band{share}.mkv",
+                                                       dead_band(depth, share), fps)
         raws = {"source": work / "source.yuv"}
         size = raw_yuv(clip, raws["source"])[:2]
         lossless = ConversionParams(crf=0, preset="ultrafast")
         for name, depth_video in depths.items():
-            convert_file(clip, work / f"{name}.mkv", mode=args.mode, params=lossless,
-                         depth_video=depth_video)
-            raws[name] = work / f"{name}.yuv"
-            raw_yuv(work / f"{name}.mkv", raws[name])
+            rendered = work / f"{name.replace(' ', '-')}.mkv"
+            convert_file(clip, rendered, mode=args.mode, params=lossless, depth_video=depth_video)
+            raws[name] = rendered.with_suffix(".yuv")
+            raw_yuv(rendered, raws[name])
         cpu: dict[str, list[float]] = {name: [] for name in raws}
         size_bytes: dict[str, int] = {}
         for _ in range(max(1, args.rounds)):
             for name, raw in raws.items():
-                used, size_bytes[name] = x264_cpu(raw, size, fps, work / f"{name}.x264.mp4",
+                used, size_bytes[name] = x264_cpu(raw, size, fps, raw.with_suffix(".x264.mp4"),
                                                   args.crf, args.preset)
                 cpu[name].append(round(used, 3))
     medians = {name: statistics.median(v) for name, v in cpu.items()}
