@@ -1,5 +1,8 @@
 """Model validation: bounded conversion params, statuses, errors, job updates."""
 
+import subprocess
+import sys
+
 import pytest
 from pydantic import ValidationError
 
@@ -99,7 +102,6 @@ def test_segment_completion_needs_an_integer_index():
 
 
 _BUILT_AFTER_IMPORT = """
-import sys
 from shared_types import models
 contracts = [m for m in vars(models).values() if isinstance(m, type)
              and issubclass(m, models.Contract) and m is not models.Contract]
@@ -110,9 +112,6 @@ print(len(contracts), sorted(m.__name__ for m in contracts if m.__pydantic_compl
 
 def test_a_process_builds_only_the_contracts_it_uses():
     # Building a validator costs ~5 ms a model at import; the engine's CLI uses one.
-    import subprocess
-    import sys
-
     done = subprocess.run([sys.executable, "-c", _BUILT_AFTER_IMPORT], check=True,
                           capture_output=True, text=True)
     count, built = done.stdout.strip().split(" ", 1)
@@ -136,9 +135,6 @@ print(sorted(j.job_id for j in jobs) == sorted(f"j{i}" for i in range(16)))
 
 
 def test_a_contract_first_used_by_many_threads_at_once_validates_in_each():
-    import subprocess
-    import sys
-
     done = subprocess.run([sys.executable, "-c", _FIRST_USE_IN_THREADS], check=True,
                           capture_output=True, text=True)
     assert done.stdout.strip() == "True"
