@@ -72,14 +72,12 @@ def dead_band(frames: list[np.ndarray], share: float) -> list[np.ndarray]:
     return out
 
 
-def raw_yuv(video: Path, raw: Path) -> tuple[int, int, int]:
-    """``video`` decoded to raw yuv420p at ``raw``: (width, height, frames)."""
-    n = 0
+def raw_yuv(video: Path, raw: Path) -> tuple[int, int]:
+    """``video`` decoded to raw yuv420p at ``raw``: its (width, height)."""
     with av.open(str(video)) as container, raw.open("wb") as out:
         for frame in container.decode(video=0):
             out.write(frame.reformat(format="yuv420p").to_ndarray().tobytes())
-            w, h, n = frame.width, frame.height, n + 1
-    return w, h, n
+    return frame.width, frame.height
 
 
 def x264_cpu(raw: Path, size: tuple[int, int], fps: int, out: Path, crf: int,
@@ -122,7 +120,7 @@ def main(argv=None) -> dict:
             depths[f"dead band {share}"] = write_depth(work / f"band{share}.mkv",
                                                        dead_band(depth, share), fps)
         raws = {"source": work / "source.yuv"}
-        size = raw_yuv(clip, raws["source"])[:2]
+        size = raw_yuv(clip, raws["source"])
         lossless = ConversionParams(crf=0, preset="ultrafast")
         for name, depth_video in depths.items():
             rendered = work / f"{name.replace(' ', '-')}.mkv"
