@@ -88,12 +88,8 @@ def run_child(argv: list[str], env: dict | None = None) -> tuple[float, float, f
     return wall, cpu, maxrss_kb / 1024
 
 
-def ffmpeg_argv(src: Path, dst: Path, crf: int, preset: str, converted: bool = False
-                ) -> list[str]:
-    # a converted output's SEI dropped on the way in: ffmpeg 9 cannot decode a file
-    # with both the frame-packing SEI and st3d (docs/ARCHITECTURE.md)
-    drop_sei = ["-bsf:v", "filter_units=remove_types=6"] if converted else []
-    return [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", *drop_sei, "-i", str(src),
+def ffmpeg_argv(src: Path, dst: Path, crf: int, preset: str) -> list[str]:
+    return [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-i", str(src),
             "-c:v", "libx264", "-crf", str(crf), "-preset", preset, "-pix_fmt", "yuv420p",
             "-c:a", "copy", str(dst)]
 
@@ -212,7 +208,7 @@ def main(argv=None) -> dict:
                     if args.floor:
                         runs.setdefault(f"ffmpeg on the output {mode}", []).append(run_child(
                             ffmpeg_argv(work / "in.mp4", work / "floor.mp4", args.crf,
-                                        args.preset, converted=True)))
+                                        args.preset)))
     reference = summarise(runs.pop("ffmpeg"), None) if not args.skip_ffmpeg else None
     results = {name: summarise(r, reference) for name, r in runs.items()}
     for name, per_run in stages.items():

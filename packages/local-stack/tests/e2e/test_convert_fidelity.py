@@ -8,7 +8,7 @@ from shared_types.stereo_boxes import read_st3d
 from shared_types.subtitle_cues import TextCue
 from shared_types.testing.captions import track_cues
 from shared_types.testing.media import make_broadcast_recording, make_two_angle_video, make_video
-from shared_types.testing.media_facts import media_facts
+from shared_types.testing.media_facts import ffmpeg_decode_error, media_facts
 from shared_types.testing.rich_media import DEFAULT_AUDIO, make_rich_video
 
 SECONDS, FPS = 9.0, 12  # three 4 s segments (keyframe every second)
@@ -64,6 +64,9 @@ def test_segmented_conversion_keeps_every_stream_chapter_tag_and_cue(
         assert facts.stereo_mode == "top_bottom"
     else:
         assert read_st3d(out) == 2
+    # every segment starts on a keyframe: the joined file decodes from any of them
+    assert ffmpeg_decode_error(out) is None
+    assert ffmpeg_decode_error(out, seek_s=5.0) is None
 
 
 @pytest.mark.parametrize("suffix", [".mp4", ".mkv"])

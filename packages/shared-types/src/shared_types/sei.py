@@ -2,7 +2,7 @@
 
 An encoder given new pixels writes only the SEI it knows of; what the source
 carried (closed captions: ``shared_types.a53``) or what the encoder cannot write
-(x265 and NVENC have no frame-packing SEI: ``shared_types.frame_packing``) is
+(the frame-packing SEI in the forms ``shared_types.frame_packing`` gives) is
 built here as one SEI NAL unit and put in front of the picture's first slice,
 after any delimiter, parameter sets and other SEI the encoder put first. Annex B
 byte streams, as x264, x265 and NVENC give them back.

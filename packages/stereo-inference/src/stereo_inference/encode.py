@@ -2,8 +2,8 @@
 
 Frames keep the source timestamps (constant or variable frame rate), sample
 aspect and colour description; SBS/TB layouts carry the frame-packing SEI
-(x264's own; on every keyframe of x265's and NVENC's, which cannot write it:
-``shared_types.frame_packing``); the source pictures' closed captions (A/53)
+(written here for every encoder, in the two forms ``shared_types.frame_packing``
+puts on a keyframe and on the picture after it); the source pictures' closed captions (A/53)
 are put back in the same pictures.
 Every other stream of the source (audio, subtitles, chapters, tags) is added
 afterwards by ``stereo_inference.mux``.
@@ -18,7 +18,7 @@ from pathlib import Path
 import av
 import numpy as np
 from shared_types.a53 import with_caption_sei
-from shared_types.frame_packing import frame_packing_sei
+from shared_types.frame_packing import PackingSeis
 from shared_types.hdr import HdrInfo
 from shared_types.sei import with_sei
 
@@ -26,8 +26,6 @@ from stereo_inference import planes
 from stereo_inference.errors import write_failure
 
 log = logging.getLogger(__name__)
-# x264's frame_packing_arrangement_type: 3 side by side, 4 top-bottom.
-_FRAME_PACKING = {"sbs": 3, "tb": 4}
 
 
 class StereoEncoder:
@@ -63,11 +61,9 @@ class StereoEncoder:
                            container_options={"movflags": "+faststart"} if faststart else None)
         self.size = size
         self.hdr = hdr if hdr is not None and hdr.bit_depth > 8 else None
-        self.video = self._add_video(size, fps, time_base, crf, preset, use_nvenc, packing)
+        self.video = self._add_video(size, fps, time_base, crf, preset, use_nvenc)
         self.hevc = self.video.codec_context.name == "libx265"
-        # the SEI an encoder without its own frame-packing SEI gets on each keyframe
-        self.packing_sei = (frame_packing_sei(packing, hevc=self.hevc)
-                            if packing and self.video.codec_context.name != "libx264" else None)
+        self.packing_seis = PackingSeis(packing, hevc=self.hevc) if packing else None
         if threads:  # None: the codec's automatic count (every core)
             self.video.codec_context.thread_count = threads
         if sample_aspect and sample_aspect[0] and sample_aspect[1]:
@@ -80,7 +76,7 @@ class StereoEncoder:
         self.span: tuple[int, int] | None = None  # first pts, last pts + duration written
         self.captions: dict[int, bytes] = {}  # cc_data by pts, until its picture is written
 
-    def _add_video(self, size, fps, time_base, crf, preset, use_nvenc, packing):
+    def _add_video(self, size, fps, time_base, crf, preset, use_nvenc):
         rate = Fraction(fps).limit_denominator(100000) if fps > 0 else Fraction(25)
         if self.hdr is not None:  # 10-bit HEVC (x265 has no frame-packing SEI)
             options = {"crf": str(crf), "preset": preset, "x265-params": self.hdr.x265_params}
@@ -93,8 +89,6 @@ class StereoEncoder:
             stream = self.out.add_stream("h264_nvenc", rate=rate, options=options)
         else:
             options = {"crf": str(crf), "preset": preset}
-            if packing in _FRAME_PACKING:
-                options["x264-params"] = f"frame-packing={_FRAME_PACKING[packing]}"
             stream = self.out.add_stream("libx264", rate=rate, options=options)
             # PyAV asks for slice threads; x264's frame threads (what the ffmpeg
             # CLI uses) encode about 25 % faster.
@@ -141,13 +135,14 @@ class StereoEncoder:
 
     def _mux(self, packet: av.Packet) -> None:
         """Write ``packet``, its picture's closed captions put back in first
-        (and, on a keyframe, the frame-packing SEI its encoder cannot write)."""
+        (and the frame-packing SEI its place in the stream calls for)."""
         cc = self.captions.pop(packet.pts, None) if self.captions else None
         data = None
         if cc is not None:
             data = with_caption_sei(bytes(packet), cc, hevc=self.hevc)
-        if self.packing_sei is not None and packet.is_keyframe:
-            data = with_sei(data or bytes(packet), self.packing_sei, hevc=self.hevc)
+        sei = self.packing_seis.for_picture(packet.is_keyframe) if self.packing_seis else None
+        if sei is not None:
+            data = with_sei(data or bytes(packet), sei, hevc=self.hevc)
         self.out.mux(packet if data is None else _rewritten(packet, data))
 
     def close(self) -> None:

@@ -12,7 +12,11 @@ from shared_types.testing.media import (
     make_two_angle_video,
     make_video,
 )
-from shared_types.testing.media_facts import frame_packing_arrangements, media_facts
+from shared_types.testing.media_facts import (
+    ffmpeg_decode_error,
+    frame_packing_arrangements,
+    media_facts,
+)
 from shared_types.testing.rich_media import make_rich_video
 
 from stereo_inference import convert_file
@@ -53,6 +57,19 @@ def assert_everything_kept(source, out_facts):
     assert abs(out_facts.duration_s - src.duration_s) <= 1 / FPS
 
 
+def assert_tvs_and_the_ffmpeg_command_line_read_it(out, kind: int) -> None:
+    """The frame-packing SEI of arrangement ``kind`` on every keyframe with the
+    views' order unsaid, then said (left first) on the picture after it; and
+    the ffmpeg command line decodes the file from its start and from a seek
+    (it cannot when a keyframe's SEI and the container both say 3D:
+    shared-types' test_frame_packing)."""
+    seis = frame_packing_arrangements(out)
+    assert seis and {k for _, k, _ in seis} == {kind}
+    assert [views for _, _, views in seis] == [0, 1] * (len(seis) // 2)
+    assert ffmpeg_decode_error(out) is None
+    assert ffmpeg_decode_error(out, seek_s=SECONDS / 2) is None
+
+
 def test_a_phone_clip_keeps_every_stream_and_comes_out_upright_half_sbs(phone_mp4, tmp_path):
     out = tmp_path / "out.mp4"
     result = convert_file(phone_mp4.path, out, mode="half-sbs")
@@ -63,6 +80,7 @@ def test_a_phone_clip_keeps_every_stream_and_comes_out_upright_half_sbs(phone_mp
     assert facts.sample_aspect == (3, 4)  # the pixels turned with the picture
     assert facts.frame_packing == "SIDEBYSIDE"
     assert read_st3d(out) == 2
+    assert_tvs_and_the_ffmpeg_command_line_read_it(out, 3)
 
 
 def test_an_hdr_film_in_mkv_keeps_every_stream_and_says_top_bottom(film_mkv, tmp_path):
@@ -73,9 +91,8 @@ def test_an_hdr_film_in_mkv_keeps_every_stream_and_says_top_bottom(film_mkv, tmp
     assert [s.codec for s in facts.of_kind("subtitle")] == ["subrip"]  # copied as-is
     assert (facts.width, facts.height) == (854, 960)
     assert facts.stereo_mode == "top_bottom"
-    # x265 writes no frame-packing SEI: the engine's own, on every keyframe
     assert facts.frame_packing == "TOPBOTTOM"
-    assert {kind for _, kind in frame_packing_arrangements(out)} == {4}  # top-bottom
+    assert_tvs_and_the_ffmpeg_command_line_read_it(out, 4)  # HEVC's SEI, in MKV
     # still 10-bit HDR10: BT.2020 / PQ description, mastering display, light level
     source = media_facts(film_mkv.path)
     assert facts.pix_fmt == "yuv420p10le"

@@ -171,11 +171,12 @@ def _stereo_type(side_data) -> str:
     return kinds.get(int.from_bytes(raw[:4], "little"), "UNKNOWN")
 
 
-def frame_packing_arrangements(path: Path) -> list[tuple[int, int]]:
-    """(pts of its picture, frame_packing_arrangement_type) of each frame-packing SEI in the
-    first video stream of ``path`` (FFmpeg's own bitstream parser, read from
-    its ``trace_headers`` log: decoders fill their stereo side data from the
-    container's st3d or StereoMode too, so the SEI itself is read here)."""
+def frame_packing_arrangements(path: Path) -> list[tuple[int, int, int]]:
+    """(pts of its picture, frame_packing_arrangement_type, content_interpretation_type)
+    of each frame-packing SEI in the first video stream of ``path``, in decoding
+    order (FFmpeg's own bitstream parser, read from its ``trace_headers`` log:
+    decoders fill their stereo side data from the container's st3d or
+    StereoMode too, so the SEI itself is read here)."""
     import re
     import subprocess
 
@@ -192,5 +193,24 @@ def frame_packing_arrangements(path: Path) -> list[tuple[int, int]]:
             at = int(packet.group(1))
         kind = re.search(r"(?:fp|frame_packing)_arrangement_type +[01]+ = (\d+)", line)
         if kind:
-            found.append((at, int(kind.group(1))))
-    return found
+            found.append([at, int(kind.group(1)), -1])
+        views = re.search(r"content_interpretation_type +[01]+ = (\d+)", line)
+        if views and found:
+            found[-1][2] = int(views.group(1))
+    return [tuple(f) for f in found]
+
+
+def ffmpeg_decode_error(path: Path, *, seek_s: float | None = None) -> str | None:
+    """What the ffmpeg command line says when it decodes every picture of
+    ``path``'s first video stream (from ``seek_s`` on, when given), or None
+    when it decodes them all: how any tool built on it sees the file."""
+    import subprocess
+
+    from shared_types.ffmpeg import ffmpeg_path
+
+    seek = ["-ss", str(seek_s)] if seek_s is not None else []
+    done = subprocess.run(
+        [ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-nostdin", *seek, "-i", str(path),
+         "-map", "0:v:0", "-f", "null", "-"],
+        capture_output=True, text=True, errors="replace", timeout=300)
+    return None if done.returncode == 0 else (done.stderr.strip() or f"rc {done.returncode}")
