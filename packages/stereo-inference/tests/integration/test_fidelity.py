@@ -110,6 +110,7 @@ def test_mkv_subtitles_become_mov_text_in_mp4_and_the_half_width_stays_854(film_
     assert [s.codec for s in facts.of_kind("subtitle")] == ["mov_text"]
     assert (facts.width, facts.height) == (854, 480)  # each eye 427 wide
     assert read_st3d(out) == 2
+    assert_tvs_and_the_ffmpeg_command_line_read_it(out, 3)  # HEVC's SEI, in MP4
 
 
 @pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
