@@ -5,11 +5,12 @@ the arguments every unattended run starts with."""
 from __future__ import annotations
 
 import shutil
+import threading
 from functools import cache
 
 from shared_types.errors import FfmpegNotFoundError
 
-__all__ = ["QUIET", "FfmpegNotFoundError", "ffmpeg_path"]
+__all__ = ["QUIET", "FfmpegNotFoundError", "ffmpeg_path", "find_soon"]
 
 # no banner, no reading stdin, errors only, overwrite: a run no one watches
 QUIET = ("-hide_banner", "-nostdin", "-loglevel", "error", "-y")
@@ -35,3 +36,20 @@ def ffmpeg_path(explicit: str | None = None) -> str:
     raise FfmpegNotFoundError(
         "ffmpeg not found: install the imageio-ffmpeg package or set STEREO_SPOT_FFMPEG"
     )
+
+
+def find_soon(explicit: str | None = None) -> None:
+    """``ffmpeg_path(explicit)`` in a background thread, for a caller that will
+    run ffmpeg later: imageio-ffmpeg checks its build by running it once
+    (``ffmpeg -version``, 20-40 ms), which then overlaps the caller's work
+    instead of delaying its first run. A failure is left to that run."""
+    if explicit:
+        return
+
+    def find() -> None:
+        try:
+            ffmpeg_path()
+        except FfmpegNotFoundError:
+            pass
+
+    threading.Thread(target=find, name="find-ffmpeg", daemon=True).start()

@@ -15,7 +15,7 @@ import numpy as np
 from shared_types.clock_jumps import continuous_source
 from shared_types.conversion import ConversionResult
 from shared_types.depth_models import needs_weights
-from shared_types.ffmpeg import ffmpeg_path
+from shared_types.ffmpeg import ffmpeg_path, find_soon
 from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import container_of
@@ -103,6 +103,7 @@ def convert_file(
     """
     started = time.perf_counter()
     reuse_freed_memory()  # per-frame buffers, reused instead of page-faulted in anew
+    find_soon(ffmpeg)  # the final mux runs it: found while the frames convert
     input_path, output_path = Path(input_path), Path(output_path)
     with _on_one_timeline(input_path, output_path, ffmpeg, timeout_s) as input_path:
         mode = parse_mode(mode)
