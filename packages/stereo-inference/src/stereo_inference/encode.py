@@ -3,8 +3,8 @@
 Frames keep the source timestamps (constant or variable frame rate), sample
 aspect and colour description; SBS/TB layouts carry the frame-packing SEI
 (written here for every encoder, in the two forms ``shared_types.frame_packing``
-puts on a keyframe and on the picture after it); the source pictures' closed captions (A/53)
-are put back in the same pictures.
+puts on a keyframe and on the picture after it); the source pictures' closed
+captions (A/53) are put back in the same pictures.
 Every other stream of the source (audio, subtitles, chapters, tags) is added
 afterwards by ``stereo_inference.mux``.
 """
