@@ -59,3 +59,10 @@ def test_the_ffmpeg_command_line_stops_on_a_keyframe_with_both_stereo_signals(tm
     sei_only = tmp_path / "sei_only.mp4"
     _encode(sei_only, "libx264", "-x264-params", "frame-packing=3")
     assert ffmpeg_decode_error(sei_only) is None
+
+
+def test_only_packed_layouts_have_an_arrangement():
+    with pytest.raises(KeyError):
+        frame_packing_sei("anaglyph")
+    with pytest.raises(KeyError):
+        PackingSeis("anaglyph")
