@@ -42,8 +42,10 @@ def find_soon(explicit: str | None = None) -> None:
     """``ffmpeg_path(explicit)`` in a background thread, for a caller that will
     run ffmpeg later: imageio-ffmpeg checks its build by running it once
     (``ffmpeg -version``, 20-40 ms), which then overlaps the caller's work
-    instead of delaying its first run. A failure is left to that run."""
-    if explicit:
+    instead of delaying its first run. A failure is left to that run. Nothing
+    to do with an explicit binary, or once found (a worker converts many
+    segments in one process)."""
+    if explicit or ffmpeg_path.cache_info().currsize:
         return
 
     def find() -> None:

@@ -20,3 +20,9 @@ def test_an_explicit_binary_needs_no_finding(monkeypatch):
     monkeypatch.setattr(ffmpeg.threading, "Thread", None)  # would raise if used
     find_soon("/opt/ffmpeg/bin/ffmpeg")
     assert ffmpeg_path.cache_info().currsize == 0
+
+
+def test_once_found_there_is_nothing_to_find(monkeypatch):
+    ffmpeg_path()
+    monkeypatch.setattr(ffmpeg.threading, "Thread", None)  # would raise if used
+    find_soon()
