@@ -7,7 +7,8 @@
 
 /* Means of two samples, uint8: (a + b + 1) / 2; and uint16: (a + b) / 2, an
  * odd sum's half rounded to the even side. */
-#define MEAN_U8(a, b) ((uint8_t)(((a) + (b) + 1) >> 1))
+static inline uint8_t mean8(unsigned a, unsigned b) { return (uint8_t)((a + b + 1) >> 1); }
+
 static inline uint16_t mean16(unsigned a, unsigned b) {
     unsigned s = a + b;
     return (uint16_t)((s >> 1) + (s & (s >> 1) & 1u));
@@ -17,7 +18,7 @@ static inline uint16_t mean16(unsigned a, unsigned b) {
 VECTOR_CLONES static void rows_mean_u8(const uint8_t *restrict a, const uint8_t *restrict b,
                                        uint8_t *restrict out, int n) {
     for (int i = 0; i < n; i++)
-        out[i] = MEAN_U8(a[i], b[i]);
+        out[i] = mean8(a[i], b[i]);
 }
 
 VECTOR_CLONES static void rows_mean_u16(const uint16_t *restrict a, const uint16_t *restrict b,
@@ -32,7 +33,7 @@ VECTOR_CLONES static void rows_mean_u16(const uint16_t *restrict a, const uint16
 VECTOR_CLONES static void pairs_mean_u8(const uint8_t *restrict a, uint8_t *restrict out,
                                         int n) {
     for (int i = 0; i < n; i++)
-        out[i] = MEAN_U8(a[2 * i], a[2 * i + 1]);
+        out[i] = mean8(a[2 * i], a[2 * i + 1]);
 }
 
 VECTOR_CLONES static void pairs_mean_u16(const uint16_t *restrict a, uint16_t *restrict out,
