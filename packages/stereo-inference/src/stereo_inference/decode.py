@@ -28,6 +28,7 @@ from stereo_inference.deinterlace import progressive_frames
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.picture_captions import PictureCaptions
 from stereo_inference.readable_frames import ReadableFrames
+from stereo_inference.scaler import Scaler
 from stereo_inference.stage_clock import StageClock
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,7 @@ class FrameReader:
         # e.g. a ToneMapper: eyes are decoded in its format, then handed to it
         self.eye_filter = eye_filter
         self.decode_format = eye_filter.source_format if eye_filter else eye_format
+        self.scaler = Scaler()  # the decoding thread's
         self._queue: queue.Queue = queue.Queue(maxsize=prefetch)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="decode", daemon=True)
@@ -251,13 +253,14 @@ class FrameReader:
         ew, eh = eye_size
         small = None
         if depth_size:  # small and blurred or patch-embedded: the cheapest scaler will do
-            small = frame.to_ndarray(width=depth_size[0], height=depth_size[1], format="rgb24",
-                                     interpolation="FAST_BILINEAR")  # (the default: +1 ms/720p)
+            small = self.scaler.array(frame, width=depth_size[0], height=depth_size[1],
+                                      format="rgb24",
+                                      interpolation="FAST_BILINEAR")  # (the default: +1 ms/720p)
         if slot is not None:
             planes.read_into(frame, slot)
             eye = slot
         else:
-            eye = frame.to_ndarray(width=ew, height=eh, format=self.decode_format)
+            eye = self.scaler.array(frame, width=ew, height=eh, format=self.decode_format)
         if self.eye_filter is not None:
             eye = self.eye_filter(eye)
         if self.turns:

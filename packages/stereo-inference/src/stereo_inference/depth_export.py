@@ -24,6 +24,7 @@ from stereo_inference.depth import ensure_installed, estimate_in_batches, load_e
 from stereo_inference.depth_state import resume
 from stereo_inference.errors import EngineTransientError, InvalidInputError
 from stereo_inference.runtime import compute_threads, partial_path, resolve_device
+from stereo_inference.scaler import Scaler
 from stereo_inference.video_info import probe_video
 
 BATCH = 8
@@ -81,6 +82,7 @@ def _write(source: Path, target: Path, size, info, estimator, normalizer, progre
         depth_stream.pix_fmt = "gray16le"
         depth_stream.time_base = stream.time_base
         pending: list[tuple[np.ndarray, int | None]] = []
+        scaler = Scaler()
 
         def flush() -> None:
             nonlocal done
@@ -101,8 +103,8 @@ def _write(source: Path, target: Path, size, info, estimator, normalizer, progre
 
         with torch.inference_mode():
             for frame in src.decode(stream):
-                pending.append((frame.to_ndarray(width=w, height=h, format="rgb24",
-                                                 interpolation="FAST_BILINEAR"), frame.pts))
+                pending.append((scaler.array(frame, width=w, height=h, format="rgb24",
+                                             interpolation="FAST_BILINEAR"), frame.pts))
                 if len(pending) == BATCH:
                     flush()
             if pending:

@@ -24,6 +24,7 @@ from shared_types.sei import with_sei
 
 from stereo_inference import planes
 from stereo_inference.errors import write_failure
+from stereo_inference.scaler import Scaler
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,7 @@ class StereoEncoder:
         self.out = av.open(str(self.path), "w", format="mp4",
                            container_options={"movflags": "+faststart"} if faststart else None)
         self.size = size
+        self.scaler = Scaler()  # a frame of another size (the encoding thread's)
         self.hdr = hdr if hdr is not None and hdr.bit_depth > 8 else None
         self.video = self._add_video(size, fps, time_base, crf, preset, use_nvenc)
         self.hevc = self.video.codec_context.name == "libx265"
@@ -114,7 +116,7 @@ class StereoEncoder:
             for i, array in enumerate(frames):
                 frame = planes.to_frame(array, fmt)
                 if (frame.width, frame.height) != self.size:
-                    frame = frame.reformat(width=self.size[0], height=self.size[1])
+                    frame = self.scaler.frame(frame, width=self.size[0], height=self.size[1])
                 frame.pts = pts[i] if pts[i] is not None else self.frames
                 frame.time_base = self.time_base
                 if durations[i]:

@@ -42,6 +42,7 @@ from functools import cache
 import av
 
 from stereo_inference.arrays import device_type
+from stereo_inference.scaler import Scaler
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +104,7 @@ class DevicePlanes:
 
         self.device = torch.device(device)
         self.hwaccel = None
+        self.scaler = Scaler()  # software frames of another kind (the decoding thread's)
         if self.device.type == "cuda":
             from av.codec.hwaccel import HWAccel
 
@@ -125,7 +127,7 @@ class DevicePlanes:
         differs (a stream that changes size midway)."""
         h, w = out.shape[0] * 2 // 3, out.shape[1]
         if frame.format.name not in _COPIED:  # a software frame of another kind
-            frame = frame.reformat(format="yuv420p")
+            frame = self.scaler.frame(frame, format="yuv420p")
         luma = _plane(frame, 0)
         chroma = out[h:].view(2, h // 2, w // 2)
         if len(frame.planes) == 2:  # NV12: U and V interleaved

@@ -25,6 +25,7 @@ from stereo_inference.depth_state import snapshot
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.readable_frames import ReadableFrames
 from stereo_inference.runtime import resolve_device
+from stereo_inference.scaler import Scaler
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.video_info import probe_video
 
@@ -100,7 +101,8 @@ def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float) -> n
             frames.extend(ReadableFrames(container, stream, path.name))
             if not frames:
                 return None
-            return np.stack([f.to_ndarray(width=w, height=h, format="rgb24",
+            scaler = Scaler()
+            return np.stack([scaler.array(f, width=w, height=h, format="rgb24",
                                           interpolation="FAST_BILINEAR") for f in frames])
     except av.FFmpegError as exc:
         raise InvalidInputError(f"cannot decode {path.name}: {exc}") from exc
