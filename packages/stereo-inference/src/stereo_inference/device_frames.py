@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-# (Kr, Kb) of the YUV matrices, by FFmpeg's colorspace number
-_KR_KB = {1: (0.2126, 0.0722), 5: (0.299, 0.114), 6: (0.299, 0.114), 9: (0.2627, 0.0593),
-          10: (0.2627, 0.0593)}
-FULL_RANGE = 2  # FFmpeg's AVCOL_RANGE_JPEG
+from stereo_inference.yuv_matrices import FULL_RANGE, KR_KB
 
 
 def pinned_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
@@ -84,8 +81,8 @@ def depth_input(yuv, size: tuple[int, int], color: tuple | None, bit_depth: int 
     y = F.interpolate(luma.float(), size=(h, w), mode="area") * scale
     uv = F.interpolate(chroma.float(), size=(h, w), mode="area") * scale - 128
     height = luma.shape[2]
-    kr, kb = _KR_KB.get(color[2] if color else None,
-                        _KR_KB[1] if height >= 720 else _KR_KB[5])
+    kr, kb = KR_KB.get(color[2] if color else None,
+                        KR_KB[1] if height >= 720 else KR_KB[5])
     if color and color[3] == FULL_RANGE:
         y, uv = y / 255, uv / 255
     else:

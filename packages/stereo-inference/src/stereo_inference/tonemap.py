@@ -35,13 +35,13 @@ import numpy as np
 from shared_types.hdr import HdrInfo
 from shared_types.models import DynamicRange, OutputMode
 
+from stereo_inference.yuv_matrices import FULL_RANGE, KR_KB
+
 PQ, HLG = 16, 18  # FFmpeg's transfer characteristics numbers
 BT709, BT2020 = 1, 9  # primaries (and matrix numbers: 9 is BT.2020 non-constant)
-FULL_RANGE = 2
 SDR_WHITE_NITS = 100.0
 DEFAULT_PEAK_NITS = 1000.0
 SDR_COLOR = (BT709, BT709, BT709, 1)  # primaries, transfer, matrix, limited range
-_KR_KB = {1: (0.2126, 0.0722), 5: (0.299, 0.114), 6: (0.299, 0.114), 9: (0.2627, 0.0593)}
 _BT2020_TO_BT709 = np.array([[1.660491, -0.587641, -0.072850],
                              [-0.124550, 1.132900, -0.008349],
                              [-0.018151, -0.100579, 1.118730]], np.float32)
@@ -148,7 +148,7 @@ class ToneMapper:
         primaries, transfer, matrix, rng = color
         self.hlg = transfer == HLG
         self.peak = DEFAULT_PEAK_NITS if self.hlg else min(10000.0, peak_nits(hdr))
-        self.to_signal = _signal_matrix(*_KR_KB.get(matrix, _KR_KB[BT2020]), rng == FULL_RANGE)
+        self.to_signal = _signal_matrix(*KR_KB.get(matrix, KR_KB[BT2020]), rng == FULL_RANGE)
         signal = np.linspace(0.0, 1.0, _SIGNAL_STEPS + 1)
         # PQ: nits; HLG: scene light 0..1, made display light by the OOTF per pixel
         self.to_light = (hlg_to_scene(signal) if self.hlg else pq_to_nits(signal)
