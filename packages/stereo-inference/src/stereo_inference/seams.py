@@ -23,6 +23,7 @@ from stereo_inference.arrays import device_type, rgb_frames
 from stereo_inference.depth import estimate_in_batches, load_estimator
 from stereo_inference.depth_state import snapshot
 from stereo_inference.errors import InvalidInputError
+from stereo_inference.held_frames import held
 from stereo_inference.readable_frames import ReadableFrames
 from stereo_inference.runtime import resolve_device
 from stereo_inference.scaler import Scaler
@@ -61,6 +62,7 @@ def warm_depth_state(
     if tail is None:
         return None
     normalizer = TemporalNormalizer(estimator.name)
+    tail = tail[~held(tail, None)]  # as the conversion does: repeats move no state
     rgb = rgb_frames(tail, None if device_type(dev) == "cpu" else dev)  # numpy on a CPU
     normalizer.normalize(estimate_in_batches(estimator, rgb), rgb)
     return snapshot(estimator, normalizer)

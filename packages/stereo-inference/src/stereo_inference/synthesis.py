@@ -29,6 +29,7 @@ from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.device_frames import depth_input, eye_planes, join_planes, upload
 from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import pack
+from stereo_inference.held_frames import estimate_held, held, repeated_pictures
 from stereo_inference.remap import shrink, warp_packed
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
@@ -57,6 +58,9 @@ class StereoRenderer:
         # OpenCV resamples faster on a CPU; tensors on a GPU (and in tests, on both).
         self.use_opencv = device_type(device) == "cpu"
         self.streams = StageStreams(device)
+        # the last frame's depth input and depth, for a repeat of it (``held_frames``)
+        self._last_small: np.ndarray | None = None
+        self._last_depth = None
 
     @property
     def eye_format(self) -> str:
@@ -71,21 +75,30 @@ class StereoRenderer:
         model's input made from its planes (``device_frames``).
         """
         if self.use_opencv:
-            batch.depth = self._depth(rgb_frames(batch.depth_rgb))
-            return batch.depth
+            return self._depth_held(batch, None)
         import torch
 
         # (both thread-local: entered in the depth stage's thread)
         with torch.inference_mode(), self.streams.for_depth():
             if batch.depth_rgb is not None:
-                rgb = rgb_frames(batch.depth_rgb, self.device)
+                self._depth_held(batch, self.device)
             else:
                 batch.on_device = upload(batch.eyes, self.device)
                 rows, w = batch.eyes.shape[1:3]
                 size = self.estimator.input_size(w, rows * 2 // 3)
-                rgb = depth_input(batch.on_device, size, self.color, self.bit_depth)
-            batch.depth = self._depth(rgb)
+                batch.depth = self._depth(depth_input(batch.on_device, size, self.color,
+                                                      self.bit_depth))
             self.streams.handed_over(batch)
+        return batch.depth
+
+    def _depth_held(self, batch: FrameBatch, device):
+        """``batch.depth`` from its depth input, estimated only for the frames that
+        do not repeat the one before them (``held_frames``); ``batch.held`` says
+        which did."""
+        batch.held = held(batch.depth_rgb, self._last_small)
+        batch.depth = estimate_held(lambda small: self._depth(rgb_frames(small, device)),
+                                    batch.depth_rgb, batch.held, self._last_depth)
+        self._last_small, self._last_depth = batch.depth_rgb[-1], batch.depth[-1]
         return batch.depth
 
     def render(self, batch: FrameBatch) -> np.ndarray:
@@ -93,7 +106,7 @@ class StereoRenderer:
         from ``batch.depth`` (estimated first when the depth stage has not run)."""
         depth = batch.depth if batch.depth is not None else self.estimate(batch)
         if self.use_opencv:
-            return self._render_cpu(batch.eyes, depth)
+            return self._render_cpu(batch.eyes, depth, batch.held)
         import torch
 
         with torch.inference_mode(), self.streams.for_render(batch):
@@ -113,43 +126,54 @@ class StereoRenderer:
             raw = to_numpy(raw)  # a learned model answers in tensors
         return self.normalizer.normalize(raw, small)
 
-    def _render_cpu(self, eyes: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    def _render_cpu(self, eyes: np.ndarray, depth: np.ndarray,
+                    held_mask: np.ndarray | None = None) -> np.ndarray:
         """The same as the tensor path, resampled along rows by ``remap`` (the
         engine's C loops, or OpenCV: faster than torch on a CPU).
 
         ``eyes`` may be larger than the eye images (half layouts decode at full
         size): ``warp_packed`` squeezes them as it reads them, cheaper than the
         decoder's scaler. Each packed plane is one warp over both eyes, written
-        in place.
+        in place. A frame that repeats the one before it (``held_mask``, the
+        depth stage's ``batch.held``) is a copy of its packed picture, neither
+        planned nor warped again.
         """
         b, sh, sw = eyes.shape[0], eyes.shape[1] * 2 // 3, eyes.shape[2]
         w, h = self.eye_size or (sw, sh)
-        if self.mode is OutputMode.ANAGLYPH:  # planned at chroma width: half the work
-            return self._anaglyph_cpu(eyes, to_numpy(self._plan(depth, h, w // 2)[:, 0]), w, h)
-        plan = to_numpy(self._plan(depth, h, w)[:, 0])
+        repeated = repeated_pictures(eyes, held_mask)
+        rendered = [i for i in range(b) if not repeated[i]]
+        if len(rendered) < b:
+            depth = depth[rendered]
+        anaglyph = self.mode is OutputMode.ANAGLYPH  # planned at chroma width: half the work
+        plan = to_numpy(self._plan(depth, h, w // 2 if anaglyph else w)[:, 0])
         sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
-        ow, oh = (2 * w, h) if sbs else (w, 2 * h)
-        out = np.empty((b, oh * 3 // 2, ow), eyes.dtype)
-        for i in range(b):
-            left, right = plan[b + i], plan[i]
+        ow, oh = (w, h) if anaglyph else (2 * w, h) if sbs else (w, 2 * h)
+        out = np.empty((b, oh * 3 // 2, ow), np.uint8 if anaglyph else eyes.dtype)
+        n = len(rendered)
+        for j, i in enumerate(rendered):
+            if anaglyph:
+                self._anaglyph_frame(eyes[i], plan[n + j], plan[j], out[i], w, h)
+                continue
+            left, right = plan[n + j], plan[j]
             warp_packed([eyes[i, :sh]], left, right, [out[i, :oh]], sbs)
             warp_packed(list(eyes[i, sh:].reshape(2, sh // 2, sw // 2)), left, right,
                         list(out[i, oh:].reshape(2, oh // 2, ow // 2)), sbs, subsample=2)
+        for i in range(1, b):
+            if repeated[i]:
+                out[i] = out[i - 1]
         return out
 
-    def _anaglyph_cpu(self, eyes: np.ndarray, plan: np.ndarray, w: int, h: int) -> np.ndarray:
-        """Both eyes warped and mixed into the output (``anaglyph.warp_mix_cpu``).
+    def _anaglyph_frame(self, eye: np.ndarray, left: np.ndarray, right: np.ndarray,
+                        out: np.ndarray, w: int, h: int) -> None:
+        """Both eyes of ``eye`` warped and mixed into ``out`` (``anaglyph.warp_mix_cpu``).
 
-        ``plan`` is at chroma width (w/2): the chroma planes use it as it is,
-        the luma stretched to full width (depth is far coarser than either).
+        The plans are at chroma width (w/2): the chroma planes use them as they
+        are, the luma stretched to full width (depth is far coarser than either).
         """
-        b, sh = eyes.shape[0], eyes.shape[1] * 2 // 3
-        out = np.empty((b, h * 3 // 2, w), np.uint8)
-        for i in range(b):
-            u, v = (shrink(c, w // 2, h // 2) for c in eyes[i, sh:].reshape(2, sh // 2, -1))
-            warp_mix_cpu(shrink(eyes[i, :sh], w, h), u, v, plan[b + i], plan[i], out[i],
-                         self.params.anaglyph_method)
-        return out
+        sh = eye.shape[0] * 2 // 3
+        u, v = (shrink(c, w // 2, h // 2) for c in eye[sh:].reshape(2, sh // 2, -1))
+        warp_mix_cpu(shrink(eye[:sh], w, h), u, v, left, right, out,
+                     self.params.anaglyph_method)
 
     def _anaglyph(self, luma, chroma, depth) -> np.ndarray:
         import torch
