@@ -82,7 +82,7 @@ def depth_input(yuv, size: tuple[int, int], color: tuple | None, bit_depth: int 
     uv = F.interpolate(chroma.float(), size=(h, w), mode="area") * scale - 128
     height = luma.shape[2]
     kr, kb = KR_KB.get(color[2] if color else None,
-                        KR_KB[1] if height >= 720 else KR_KB[5])
+                       KR_KB[1] if height >= 720 else KR_KB[5])
     if color and color[3] == FULL_RANGE:
         y, uv = y / 255, uv / 255
     else:

@@ -1,15 +1,16 @@
 """Frames that repeat the one before them: their depth and their packed picture are held.
 
-Animation drawn on twos or threes, a slideshow, the pauses of a screen
-recording and film telecined to 30 frames a second repeat whole pictures, and
-a decoder gives the very same pixels for a picture coded as a copy of the one
-before. Such a frame needs no depth of its own: the estimator would see the
+A still shot, a slide, credits or the pauses of a screen recording decode to
+the same pixels frame after frame (a picture coded as a copy of the one
+before). Such a frame needs no depth of its own: the estimator would see the
 same input (the small RGB the decoder made for it), so the depth stage
 estimates only the frames that differ (``held``, ``estimate_held``), and the
 estimator and the temporal normaliser move on only with them. The CPU render
 then copies the packed frame before when the eyes are the same too
 (``repeated_pictures``) instead of warping them again. Exact equality only: a
-frame that differs anywhere, however little, is a frame of its own.
+frame that differs anywhere, however little, is a frame of its own -- so a
+lossily coded repeat of a drawing (animation on twos), which usually differs
+in the few macroblocks its encoder refined, is not held.
 """
 
 from __future__ import annotations
