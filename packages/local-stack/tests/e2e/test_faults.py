@@ -57,8 +57,11 @@ def test_sigkill_random_workers_ten_times_during_a_job(local_run, clip_12s, tmp_
     with running_workers(run.settings, env=run.env) as sup:
         job = submit_job(run.backend, clip_12s, mode=OutputMode.HALF_SBS, params=PARAMS)
         kills = []
+        # Kills a few tenths of a second apart: the small clip's job takes ~2 s
+        # when nothing is killed, and at least three must land before it ends
+        # (0.3-1.2 s apart, a fast run saw only two: the test failed).
         while len(kills) < 10:
-            time.sleep(rng.uniform(0.3, 1.2))
+            time.sleep(rng.uniform(0.1, 0.4))
             pids = sup.pids()
             if pids:
                 name = rng.choice(sorted(pids))
