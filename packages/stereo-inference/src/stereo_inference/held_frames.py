@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from stereo_inference.arrays import concat, is_tensor
+from stereo_inference.arrays import concat
 
 
 def held(small: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
@@ -45,12 +45,7 @@ def estimate_held(estimate: Callable, small: np.ndarray, held_mask: np.ndarray, 
         parts.append(estimate(small[keep]))
     # each frame's place among those depths: the frames not held up to it
     index = np.cumsum(~held_mask) - (0 if held_mask[0] else 1)
-    depths = concat(parts)
-    if is_tensor(depths):
-        import torch
-
-        return depths[torch.as_tensor(index, device=depths.device)]
-    return depths[index]
+    return concat(parts)[index]  # (a numpy index serves a tensor too)
 
 
 def repeated_pictures(eyes: np.ndarray, held_mask: np.ndarray | None) -> list[bool]:
