@@ -9,6 +9,9 @@ upsampled to the frame and min-max normalised like the engine's temporal
 normaliser, is compared with the 518 px output: mean and 99th-percentile
 absolute difference in units of the depth range. Random weights make those
 differences an upper bound of what trained weights (smoother maps) give.
+At each resolution the model also runs under bfloat16 autocast (what a CPU
+with native bfloat16 gets by default), timed in turn with fp32 and compared
+with fp32's output the same way.
 
     .venv/bin/python bench/depth_cpu_speed.py --model depth-anything-v2-small --frames 4
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import time
 
 import cv2
@@ -25,6 +29,7 @@ import numpy as np
 import torch
 from stereo_inference.depth.architectures import random_depth_anything
 from stereo_inference.depth.depth_anything import DepthAnythingDepth
+from stereo_inference.runtime import native_bfloat16
 from stereo_quality import (
     make_scene,  # a sibling script (run from bench/'s folder on sys.path)
 )
@@ -60,6 +65,8 @@ def main() -> None:
     p.add_argument("--height", type=int, default=720)
     p.add_argument("--resolutions", default="518,392,266")
     p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--rounds", type=int, default=2,
+                   help="fp32 and bfloat16 timed in turn this many times (medians)")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     model = random_depth_anything(a.model)
@@ -67,14 +74,26 @@ def main() -> None:
     results, reference = {}, None
     for res in (int(r) for r in a.resolutions.split(",")):
         est = DepthAnythingDepth(model, a.model, torch.device("cpu"), resolution=res)
-        depth, seconds = estimate(est, rgb)
+        runs = {False: [], True: []}
+        for _ in range(a.rounds):
+            for bf16 in (False, True):
+                est.bfloat16 = bf16  # what a CPU with native bfloat16 gets by default
+                runs[bf16].append(estimate(est, rgb))
+        depth = runs[False][0][0]
+        fp32_s, bf16_s = (statistics.median(s for _, s in runs[b]) for b in (False, True))
         reference = depth if reference is None else reference
         diff = np.abs(depth - reference)
+        bf16_diff = np.abs(runs[True][0][0] - depth)
         results[str(res)] = {"input": list(est.input_size(a.width, a.height)),
-                             "s_per_frame": round(seconds, 3), "fps": round(1 / seconds, 2),
+                             "s_per_frame": round(fp32_s, 3), "fps": round(1 / fp32_s, 2),
                              "mean_abs_diff": round(float(diff.mean()), 4),
-                             "p99_abs_diff": round(float(np.percentile(diff, 99)), 4)}
+                             "p99_abs_diff": round(float(np.percentile(diff, 99)), 4),
+                             "bf16_s_per_frame": round(bf16_s, 3),
+                             "bf16_speedup": round(fp32_s / bf16_s, 3),
+                             "bf16_mean_abs_diff": round(float(bf16_diff.mean()), 4),
+                             "bf16_p99_abs_diff": round(float(np.percentile(bf16_diff, 99)), 4)}
     print(json.dumps({"model": a.model, "frame": [a.width, a.height], "threads": a.threads,
+                      "native_bfloat16": native_bfloat16(),
                       "load_average": [round(v, 1) for v in os.getloadavg()],
                       "by_resolution": results}, indent=1))
 

@@ -4,7 +4,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from stereo_inference.runtime import compute_threads, partial_path, resolve_device
+from stereo_inference.runtime import (
+    compute_threads,
+    native_bfloat16,
+    partial_path,
+    resolve_device,
+)
 
 
 def test_the_partial_output_is_a_hidden_sibling_with_the_same_suffix():
@@ -110,3 +115,22 @@ def test_the_engine_loads_numpy_with_one_blas_thread_unless_the_user_chose(chose
     if out == "none":
         pytest.skip("numpy here is not built on scipy-openblas")
     assert out == threads
+
+
+@pytest.mark.parametrize(("flags", "native"), [
+    ("fpu sse2 avx2 avx512f avx512bw avx512_bf16 avx512_vnni", True),  # AMD Zen 4
+    ("fpu avx2 avx512f amx_bf16 amx_tile amx_int8", True),  # Intel Sapphire Rapids
+    ("fpu sse2 avx2 avx512f avx512bw avx512_vnni", False),  # AVX-512 alone emulates it
+    ("fpu sse2 avx2 fma", False),
+])
+def test_bfloat16_is_native_only_where_the_cpu_flags_say_so(tmp_path, flags, native):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nmodel name\t: X\nflags\t\t: {flags}\n\n"
+                       f"processor\t: 1\nflags\t\t: {flags}\n")
+    assert native_bfloat16(cpuinfo) is native
+
+
+def test_unreadable_cpu_flags_mean_no_native_bfloat16(tmp_path):
+    assert native_bfloat16(tmp_path / "missing") is False
+    (tmp_path / "empty").write_text("processor\t: 0\n")
+    assert native_bfloat16(tmp_path / "empty") is False

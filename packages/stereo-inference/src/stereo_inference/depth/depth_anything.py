@@ -23,6 +23,7 @@ from shared_types.depth_models import (
 
 from stereo_inference.cuda_graphs import Graphed
 from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
+from stereo_inference.runtime import native_bfloat16
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,9 @@ class DepthAnythingDepth:
         self.device = device
         self.resolution = resolution
         self.half = device.type == "cuda"
+        # a CPU that multiplies bfloat16 natively runs the model under autocast
+        # (matrix products and convolutions in bfloat16, norms and softmax in fp32)
+        self.bfloat16 = device.type == "cpu" and native_bfloat16()
         self.model = model.to(device, torch.float16 if self.half else torch.float32).eval()
         if self.half:  # its convolutions (the DPT head) run faster channels-last on a GPU
             self.model = self.model.to(memory_format=torch.channels_last)
@@ -102,7 +106,8 @@ class DepthAnythingDepth:
         x = (rgb - self._mean) / self._std
         if self.half:
             x = x.half().contiguous(memory_format=torch.channels_last)
-        depth = self.model(pixel_values=x).predicted_depth  # (B,h',w'), larger = nearer
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.bfloat16):
+            depth = self.model(pixel_values=x).predicted_depth  # (B,h',w'), larger = nearer
         depth = depth.unsqueeze(1).float()
         if depth.shape[-2:] != rgb.shape[-2:]:
             depth = F.interpolate(depth, size=rgb.shape[-2:], mode="bilinear", align_corners=False)
