@@ -33,6 +33,7 @@ from stereo_inference.mux import mux_output, nothing_to_keep, source_streams
 from stereo_inference.runtime import (
     batch_frames,
     compute_threads,
+    cpu_threads,
     partial_path,
     renderers,
     resolve_device,
@@ -80,7 +81,8 @@ def convert_file(
     defaults to what ``output_path``'s suffix says, else mp4. A rotated input
     (phone video) comes out upright with no display rotation.
     ``device`` defaults to CUDA when available; ``threads`` sets torch/OpenCV CPU
-    threads for the call (default half of ``cores``, restored afterwards).
+    threads for the call (default ``runtime.cpu_threads``: half of ``cores``,
+    all of them for a learned depth model; restored afterwards).
     ``cores`` is how many CPU cores the conversion may use (default: all): its
     decoder and encoder get that many threads (a machine running one
     conversion per core gives each ``cores=1``, so they do not fight).
@@ -109,15 +111,13 @@ def convert_file(
         mode = parse_mode(mode)
         container = Container(container) if container else container_of(output_path)
         info = probe_video(input_path)
-        if threads is None and cores:
-            threads = max(1, cores // 2)
         if depth_video is not None:
             return _convert_with_depth_video(_Conversion(
                 input_path=input_path, output_path=output_path, mode=mode, params=params,
                 info=info, device=resolve_device(device), progress=progress, depth_state=None,
                 models_dir=None, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
                 container=container, cores=cores, start_at_zero=start_at_zero,
-            ), Path(depth_video), threads)
+            ), Path(depth_video), threads or cpu_threads(cores))
         if params.depth_model is DepthModel.IW3:
             from stereo_inference.iw3 import convert_with_iw3  # imported only when used
 
@@ -130,7 +130,9 @@ def convert_file(
                          hub_endpoint=hub_endpoint)
         dev = resolve_device(device)
         # the weight-free depth on a CPU runs on numpy and OpenCV alone: no torch import
-        uses_torch = device_type(dev) != "cpu" or needs_weights(str(params.depth_model))
+        learned = needs_weights(str(params.depth_model))
+        uses_torch = device_type(dev) != "cpu" or learned
+        threads = threads or cpu_threads(cores, learned_model=learned)
         with compute_threads(dev, threads, torch_too=uses_torch):
             if context_path is not None and depth_state is None:
                 depth_state = context_state(Path(context_path), params, models_dir=models_dir,

@@ -17,13 +17,14 @@ import av
 import numpy as np
 import torch
 import torch.nn.functional as F
+from shared_types.depth_models import needs_weights
 from shared_types.frame_rate import stream_rate
 from shared_types.models import DepthModel
 
 from stereo_inference.depth import ensure_installed, estimate_in_batches, load_estimator
 from stereo_inference.depth_state import resume
 from stereo_inference.errors import EngineTransientError, InvalidInputError
-from stereo_inference.runtime import compute_threads, partial_path, resolve_device
+from stereo_inference.runtime import compute_threads, cpu_threads, partial_path, resolve_device
 from stereo_inference.scaler import Scaler
 from stereo_inference.video_info import probe_video
 
@@ -56,7 +57,7 @@ def export_depth(
     dev = resolve_device(device)
     partial = partial_path(output_path.with_suffix(".mkv"))
     try:
-        with compute_threads(dev, None):
+        with compute_threads(dev, cpu_threads(learned_model=needs_weights(str(depth_model)))):
             estimator = load_estimator(depth_model, models_dir=models_dir, device=dev)
             normalizer = resume(estimator, None)
             size = estimator.input_size(info.width, info.height)

@@ -81,6 +81,30 @@ def test_a_cpu_with_native_bfloat16_runs_the_model_in_it_within_a_stated_toleran
     assert ((bf16 - fp32).abs().mean() / span).item() < 0.005
 
 
+def test_a_learned_model_on_a_cpu_gets_every_core_of_the_conversion(
+        models_dir, clip, tmp_path, monkeypatch):
+    import cv2
+
+    from stereo_inference.depth.depth_anything import DepthAnythingDepth
+    from stereo_inference.depth.heuristic import HeuristicDepth
+
+    seen = []
+    for estimator in (DepthAnythingDepth, HeuristicDepth):
+        estimate = estimator.estimate
+        monkeypatch.setattr(estimator, "estimate", lambda self, rgb, estimate=estimate: (
+            seen.append((torch.get_num_threads(), cv2.getNumThreads()))
+            or estimate(self, rgb)))
+    params = ConversionParams(depth_model=DepthModel.DA2_SMALL)
+    convert_file(clip, tmp_path / "da.mp4", mode="half-sbs", params=params,
+                 models_dir=models_dir, cores=2)
+    assert set(seen) == {(2, 2)}  # the model is the bottleneck: both cores
+    seen.clear()
+    # the control: the weight-free depth takes half the cores and leaves torch alone
+    convert_file(clip, tmp_path / "h.mp4", mode="half-sbs", cores=2,
+                 params=ConversionParams(depth_model=DepthModel.HEURISTIC))
+    assert {opencv for _, opencv in seen} == {1}
+
+
 def test_the_installed_model_becomes_the_default(models_dir, tmp_path):
     assert default_depth_model(models_dir) is DepthModel.DA2_SMALL
     assert default_depth_model(tmp_path) is DepthModel.HEURISTIC

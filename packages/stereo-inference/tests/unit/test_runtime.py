@@ -6,6 +6,7 @@ import torch
 
 from stereo_inference.runtime import (
     compute_threads,
+    cpu_threads,
     native_bfloat16,
     partial_path,
     resolve_device,
@@ -134,3 +135,10 @@ def test_unreadable_cpu_flags_mean_no_native_bfloat16(tmp_path):
     assert native_bfloat16(tmp_path / "missing") is False
     (tmp_path / "empty").write_text("processor\t: 0\n")
     assert native_bfloat16(tmp_path / "empty") is False
+
+
+def test_a_learned_model_on_a_cpu_takes_every_core_and_the_weight_free_depth_half():
+    assert cpu_threads(4) == 2
+    assert cpu_threads(4, learned_model=True) == 4
+    assert cpu_threads(1) == 1
+    assert cpu_threads(1, learned_model=True) == 1
