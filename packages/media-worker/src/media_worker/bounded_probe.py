@@ -158,6 +158,19 @@ class SourceHeader:
     has_audio: bool
 
 
+def open_options(headers: dict[str, str] | None = None) -> dict[str, str]:
+    """PyAV's options for opening a source a worker reads in place (a local
+    path, or a presigned URL sent with request ``headers``): video demuxers
+    only, and bounded Range requests, as ``ffmpeg_runner.url_input`` asks."""
+    options = {"format_whitelist": VIDEO_DEMUXERS,
+               "protocol_whitelist": "file,https,http,tls,tcp",
+               "multiple_requests": "1", "request_size": str(URL_REQUEST_BYTES),
+               "initial_request_size": str(URL_HEADER_BYTES)}
+    if headers:
+        options["headers"] = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    return options
+
+
 def probe_header(target: str, limits: ProbeLimits, *,
                  headers: dict[str, str] | None = None) -> SourceHeader:
     """Open ``target`` (a local path or a presigned HTTP(S) URL, with request
@@ -167,15 +180,8 @@ def probe_header(target: str, limits: ProbeLimits, *,
     Raises UnusableVideoError."""
     import av
 
-    options = {"format_whitelist": VIDEO_DEMUXERS,
-               "protocol_whitelist": "file,https,http,tls,tcp",
-               # bounded Range requests, as ffmpeg_runner.url_input asks
-               "multiple_requests": "1", "request_size": str(URL_REQUEST_BYTES),
-               "initial_request_size": str(URL_HEADER_BYTES)}
-    if headers:
-        options["headers"] = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
     try:
-        container = av.open(target, options=options, timeout=limits.timeout_s)
+        container = av.open(target, options=open_options(headers), timeout=limits.timeout_s)
     except (av.error.HTTPServerError, av.error.HTTPTooManyRequestsError,
             ConnectionError, TimeoutError) as exc:  # the store, not the video
         raise SourceUnreachableError(f"reading the source failed: {exc}") from exc

@@ -47,13 +47,12 @@ from media_worker.bounded_probe import probe_video, refuse_oversize
 from media_worker.clip import cut_clip
 from media_worker.deps import MediaDeps
 from media_worker.errors import UnusableVideoError
-from media_worker.ffmpeg_runner import file_input
 from media_worker.played_timeline import played_source
 from media_worker.poster import store_poster
 from media_worker.segment_order import publish_order, segment_seconds
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
-from media_worker.source_file import source_file
+from media_worker.source_file import SourceLocation, source_file
 from media_worker.splitting import prepare_and_split
 from media_worker.thumbnails import store_strip
 
@@ -183,7 +182,8 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                 # Seconds of the parent's source, read where it lies (its header read;
                 # a joined recording's continuous copy: played_timeline).
                 source = cut_clip(
-                    deps.runner, played_source(deps, info, work)[0].ffmpeg_input(),
+                    deps.runner,
+                    played_source(deps, info, work)[0].ffmpeg_decode_input(deps.limits.timeout_s),
                     job.clip_start_s or 0.0, job.clip_duration_s or CLIP_SECONDS,
                     work / "clip.mp4", source_duration_s=_parent_duration(deps, job),
                     on_tick=alive.tick)
@@ -211,9 +211,11 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
             # The poster is for the page, not the pipeline: made beside the split and
             # uploads (its own ffmpeg), so the first segment is not waiting for it.
             poster = threading.Thread(
-                target=store_poster, name=f"poster-{job_id}", daemon=True,
-                args=(deps.runner, file_input(source), video.duration_s, work,
-                      backend.output_storage, job_id))
+                target=lambda: store_poster(
+                    deps.runner, SourceLocation(str(source)).ffmpeg_decode_input(
+                        deps.limits.timeout_s),
+                    video.duration_s, work, backend.output_storage, job_id),
+                name=f"poster-{job_id}", daemon=True)
             poster.start()
             try:
                 total, left_out = _split_and_upload(job, source, video, work, deps, run, alive)

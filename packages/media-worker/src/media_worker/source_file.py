@@ -25,6 +25,7 @@ from shared_types.ports import ObjectStorage
 
 from media_worker.errors import SourceReplacedError
 from media_worker.ffmpeg_runner import file_input, url_input
+from media_worker.stereo_twice import decode_options
 
 # Long enough for the slowest strip or clip cut (ffmpeg's own timeout is shorter).
 URL_EXPIRES_S = 3600
@@ -78,6 +79,13 @@ class SourceLocation:
         if self.is_url:
             return url_input(self.target, headers=self.headers)
         return file_input(Path(self.target))
+
+    def ffmpeg_decode_input(self, timeout_s: float = 60.0) -> list[str]:
+        """``ffmpeg_input`` for a run that decodes pictures (a poster, thumbnails,
+        a re-encoded clip), with the options a source the command line cannot
+        decode as it is needs (``stereo_twice``: its first picture is read)."""
+        return [*decode_options(self.target, headers=self.headers, timeout_s=timeout_s),
+                *self.ffmpeg_input()]
 
 
 def locate_source(storage: ObjectStorage, info: ObjectInfo, dest: Path, *,

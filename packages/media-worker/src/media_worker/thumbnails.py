@@ -66,7 +66,7 @@ def store_strip(job: Job, info: ObjectInfo, work: Path, deps: MediaDeps) -> int:
         duration_s = header.duration_s
     else:  # a local file is probed in full where it lies: no copy, refused early
         duration_s = probe_video(Path(where.target), deps.limits).duration_s
-    source_args = where.ffmpeg_input()
+    source_args = where.ffmpeg_decode_input(deps.limits.timeout_s)
     store_poster(deps.runner, source_args, duration_s, work, backend.output_storage, job_id)
     thumbs = make_thumbnails(deps.runner, source_args, duration_s, work)
     for i, path in enumerate(thumbs):

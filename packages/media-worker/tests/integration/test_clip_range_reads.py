@@ -62,7 +62,8 @@ def test_a_clip_from_the_middle_of_an_s3_film_reads_a_small_part_of_it(s3, film,
     runner = FfmpegRunner(ffmpeg_path(), timeout_s=120)
 
     before = proxy.served
-    args = locate_source(storage, info, tmp_path / "download.mp4").ffmpeg_input()
+    # as chunking reads it: its first picture too (``stereo_twice``)
+    args = locate_source(storage, info, tmp_path / "download.mp4").ffmpeg_decode_input()
     clip = cut_clip(runner, args, 30.0, 2.0, tmp_path / "clip.mp4", source_duration_s=FILM_S)
     served = proxy.served - before
 
@@ -96,7 +97,8 @@ def test_the_strip_of_an_s3_film_reads_its_header_and_a_few_seeks(s3, film, tmp_
     before = proxy.served
     where = locate_source(storage, info, tmp_path / "download.mp4")
     header = probe_header(where.target, LIMITS, headers=where.headers)
-    thumbs = make_thumbnails(runner, where.ffmpeg_input(), header.duration_s, tmp_path, count=4)
+    thumbs = make_thumbnails(runner, where.ffmpeg_decode_input(), header.duration_s, tmp_path,
+                             count=4)
     served = proxy.served - before
 
     assert where.is_url and not (tmp_path / "download.mp4").exists()
