@@ -24,6 +24,7 @@ from media_worker.errors import (
     UnusableVideoError,
 )
 from media_worker.ffmpeg_runner import FfmpegRunner
+from media_worker.seeking import seek_attempts
 
 # What ffmpeg says when the store, not the video, failed a URL read.
 UNREACHABLE = ("Server returned 5XX", "Connection refused", "Connection timed out",
@@ -46,20 +47,37 @@ def cut_clip(runner: FfmpegRunner, source_args: Sequence[str], start_s: float,
         raise UnusableVideoError(
             f"The preview starts at {start_s:.1f} s but the video is only "
             f"{source_duration_s:.1f} s long; pick an earlier moment.")
-    args = ["-ss", f"{start_s:.3f}", *source_args, "-t", f"{duration_s:.3f}",
-            "-map", "0:v:0", "-c:v", "libx264", "-preset", "veryfast", "-crf", "16",
-            "-force_key_frames", "expr:gte(t,n_forced*1)",
-            "-map", "0:a:0?", "-c:a", "aac", "-b:a", "160k"]
+    cut = ["-t", f"{duration_s:.3f}",
+           "-map", "0:v:0", "-c:v", "libx264", "-preset", "veryfast", "-crf", "16",
+           "-force_key_frames", "expr:gte(t,n_forced*1)",
+           "-map", "0:a:0?", "-c:a", "aac", "-b:a", "160k",
+           "-sn", "-dn", "-movflags", "+faststart", str(dest)]
+    attempts = seek_attempts(start_s, source_args)
+    for n, attempt in enumerate(attempts, 1):
+        dest.unlink(missing_ok=True)
+        try:
+            runner.run([*attempt, *cut], on_tick=on_tick, what="preview clip")
+        except FfmpegFailedError as exc:
+            if any(sign in str(exc) for sign in UNREACHABLE):
+                raise SourceUnreachableError(str(exc)) from exc  # retried, not a bad video
+            if any(sign in str(exc) for sign in REPLACED):
+                raise SourceReplacedError from exc  # the reason in words, not ffmpeg's
+            if n == len(attempts):
+                raise
+            continue
+        if _has_pictures(dest):
+            return dest
+    raise UnusableVideoError(f"The preview at {start_s:.1f} s could not be cut from the "
+                             "video; pick another moment.")
+
+
+def _has_pictures(path: Path) -> bool:
+    """Whether the cut at ``path`` holds a picture: where no keyframe followed
+    the seek, ffmpeg writes an MP4 with no video track, and exits 0."""
+    import av
+
     try:
-        runner.run([*args, "-sn", "-dn", "-movflags", "+faststart", str(dest)],
-                   on_tick=on_tick, what="preview clip")
-    except FfmpegFailedError as exc:
-        if any(sign in str(exc) for sign in UNREACHABLE):
-            raise SourceUnreachableError(str(exc)) from exc  # retried, not a bad video
-        if any(sign in str(exc) for sign in REPLACED):
-            raise SourceReplacedError from exc  # the reason in words, not ffmpeg's
-        raise
-    if not dest.exists() or dest.stat().st_size == 0:
-        raise UnusableVideoError(f"The preview at {start_s:.1f} s could not be cut from the "
-                                 "video; pick another moment.")
-    return dest
+        with av.open(str(path)) as container:
+            return bool(container.streams.video) and container.streams.video[0].frames > 0
+    except (av.error.FFmpegError, OSError):
+        return False

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from contextlib import suppress
 from pathlib import Path
 
 from shared_types import keys
@@ -16,6 +15,7 @@ from shared_types.ports import ObjectStorage
 
 from media_worker.errors import FfmpegFailedError
 from media_worker.ffmpeg_runner import FfmpegRunner
+from media_worker.seeking import seek_attempts
 
 log = logging.getLogger(__name__)
 
@@ -42,18 +42,33 @@ def make_poster(runner: FfmpegRunner, source_args: Sequence[str], duration_s: fl
     arguments), ``POSTER_WIDTH`` wide, to ``dest``; from the first frame when
     there is none after :func:`poster_time` (a clip of a frame or two). Raises
     Ffmpeg*Error."""
-    def frame_at(at: float) -> None:
-        runner.run(["-ss", f"{at:.3f}", *source_args, "-map", "0:v:0", "-frames:v", "1",
-                    "-vf", jpeg_scale(POSTER_WIDTH), "-q:v", "5", str(dest)],
-                   what="poster frame")
+    def frame_at(at: float) -> bool:
+        return frame_to_jpeg(runner, at, source_args, dest, width=POSTER_WIDTH, quality=5,
+                             what="poster frame")
 
     at = poster_time(duration_s)
-    if at > 0:
-        with suppress(FfmpegFailedError):  # no frame after it: the first one below
-            frame_at(at)
-    if not dest.exists() or dest.stat().st_size == 0:
-        frame_at(0.0)
+    if not (at > 0 and frame_at(at)) and not frame_at(0.0):  # no frame after it: the first
+        raise FfmpegFailedError("ffmpeg made no poster frame")
     return dest
+
+
+def frame_to_jpeg(runner: FfmpegRunner, at: float, source_args: Sequence[str], dest: Path,
+                  *, width: int, quality: int, what: str) -> bool:
+    """Write the picture at ``at`` seconds of the input ``source_args`` name to
+    ``dest`` as a JPEG ``width`` wide (``-q:v quality``), read from where
+    ``seeking.seek_attempts`` says; False (logged) when no attempt made it."""
+    for attempt in seek_attempts(at, source_args):
+        dest.unlink(missing_ok=True)
+        try:
+            runner.run([*attempt, "-map", "0:v:0", "-frames:v", "1", "-vf", jpeg_scale(width),
+                        "-q:v", str(quality), str(dest)], what=what)
+        except StereoSpotError as exc:
+            log.info("%s at %.3f s not made this way: %s", what, at, exc)
+            continue
+        if dest.exists() and dest.stat().st_size > 0:
+            return True
+    log.warning("%s at %.3f s not made", what, at)
+    return False
 
 
 def store_poster(runner: FfmpegRunner, source_args: Sequence[str], duration_s: float,

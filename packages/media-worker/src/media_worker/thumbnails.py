@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shared_types import keys
-from shared_types.errors import StereoSpotError
 from shared_types.models import Job, JobStatus, JobUpdate, ObjectInfo
 from shared_types.preview import THUMBNAILS, thumbnail_times
 
@@ -26,7 +25,7 @@ from media_worker.bounded_probe import probe_video
 from media_worker.deps import MediaDeps
 from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.played_timeline import played_source
-from media_worker.poster import jpeg_scale, store_poster
+from media_worker.poster import frame_to_jpeg, store_poster
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +40,8 @@ def make_thumbnails(runner: FfmpegRunner, source_args: Sequence[str], duration_s
     made: list[Path] = []
     for i, at in enumerate(thumbnail_times(duration_s, count)):
         dest = out_dir / f"thumb-{i:02d}.jpg"
-        try:
-            runner.run(["-ss", f"{at:.3f}", *source_args, "-map", "0:v:0",
-                        "-frames:v", "1", "-vf", jpeg_scale(THUMB_WIDTH), "-q:v", "6",
-                        str(dest)], what=f"thumbnail {i}")
-        except StereoSpotError as exc:
-            log.warning("thumbnail %d at %.3f s not made: %s", i, at, exc)
-            break
-        if not dest.exists():
+        if not frame_to_jpeg(runner, at, source_args, dest, width=THUMB_WIDTH, quality=6,
+                             what=f"thumbnail {i}"):
             break
         made.append(dest)
     return made
