@@ -209,7 +209,8 @@ def main(argv=None) -> dict:
                         runs.setdefault(f"ffmpeg on the output {mode}", []).append(run_child(
                             ffmpeg_argv(work / "in.mp4", work / "floor.mp4", args.crf,
                                         args.preset)))
-    reference = summarise(runs.pop("ffmpeg"), None) if not args.skip_ffmpeg else None
+    plain = runs.pop("ffmpeg")  # empty with --skip-ffmpeg
+    reference = summarise(plain, None) if plain else None
     results = {name: summarise(r, reference) for name, r in runs.items()}
     for name, per_run in stages.items():
         results[name]["stages"] = median_stages(per_run)
