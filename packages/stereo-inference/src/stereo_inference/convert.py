@@ -136,7 +136,7 @@ def convert_file(
         with compute_threads(dev, threads, torch_too=uses_torch):
             if context_path is not None and depth_state is None:
                 depth_state = context_state(Path(context_path), params, models_dir=models_dir,
-                                            device=dev)
+                                            device=dev, stride=depth_stride)
             return _convert(_Conversion(
                 input_path=input_path, output_path=output_path, mode=mode, params=params,
                 info=info, device=dev, progress=progress, depth_state=depth_state,

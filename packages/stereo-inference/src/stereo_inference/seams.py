@@ -42,11 +42,14 @@ def warm_depth_state(
     tail_frames: int = TAIL_FRAMES,
     models_dir: Path | None = None,
     device=None,
+    stride: int = 1,
 ) -> dict | None:
     """The ``depth_state`` the engine would hold after the last ``tail_frames``
     frames of ``previous_segment`` (pass it as ``convert_file(depth_state=...)``
     for the next segment); None for iw3, which keeps no state, or a file with
-    no frames. ``device`` defaults like ``convert_file``'s.
+    no frames. ``device`` defaults like ``convert_file``'s; a learned model
+    runs on every ``stride``-th frame, as the conversion's ``depth_stride``
+    has it (on a CPU, 48 model runs would cost a minute a seam).
 
     Raises InvalidInputError for a missing or unreadable file and
     ModelNotInstalledError when the depth model's weights are not installed.
@@ -56,7 +59,8 @@ def warm_depth_state(
     previous_segment = Path(previous_segment)
     dev = resolve_device(device)
     info = probe_video(previous_segment)
-    estimator = load_estimator(params.depth_model, models_dir=models_dir, device=dev)
+    estimator = load_estimator(params.depth_model, models_dir=models_dir, device=dev,
+                               stride=stride)
     tail = _tail_frames(previous_segment, estimator.input_size(info.width, info.height),
                         max(1, tail_frames), info.fps)
     if tail is None:
@@ -74,12 +78,14 @@ def context_state(
     *,
     models_dir: Path | None,
     device,
+    stride: int = 1,
 ) -> dict | None:
     """``warm_depth_state`` of a context segment, or None (logged) when the context
     cannot be read: a bad context only costs the seam its smoothing, never the
     conversion. Raises ModelNotInstalledError like ``warm_depth_state``."""
     try:
-        state = warm_depth_state(context_path, params, models_dir=models_dir, device=device)
+        state = warm_depth_state(context_path, params, models_dir=models_dir, device=device,
+                                 stride=stride)
     except InvalidInputError as exc:
         log.warning("context %s unusable, converting without it: %s", context_path.name, exc)
         return None

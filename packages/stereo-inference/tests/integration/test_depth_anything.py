@@ -105,6 +105,23 @@ def test_a_learned_model_on_a_cpu_gets_every_core_of_the_conversion(
     assert {opencv for _, opencv in seen} == {1}
 
 
+def test_a_seam_is_warmed_with_the_conversions_depth_stride(models_dir, clip, monkeypatch):
+    from stereo_inference.depth.depth_anything import DepthAnythingDepth
+    from stereo_inference.seams import warm_depth_state
+
+    seen = []
+    estimate = DepthAnythingDepth.estimate
+    monkeypatch.setattr(DepthAnythingDepth, "estimate",
+                        lambda self, rgb: seen.append(rgb.shape[0]) or estimate(self, rgb))
+    params = ConversionParams(depth_model=DepthModel.DA2_SMALL)
+    assert warm_depth_state(clip, params, models_dir=models_dir) is not None
+    assert sum(seen) == 24  # the control: every frame of the 24-frame tail
+    seen.clear()
+    state = warm_depth_state(clip, params, models_dir=models_dir, stride=3)
+    assert 8 <= sum(seen) < 24
+    assert state["estimator"]["since"] < 3
+
+
 def test_the_installed_model_becomes_the_default(models_dir, tmp_path):
     assert default_depth_model(models_dir) is DepthModel.DA2_SMALL
     assert default_depth_model(tmp_path) is DepthModel.HEURISTIC
