@@ -10,11 +10,13 @@ Elsewhere (S3) :func:`locate_source` hands ffmpeg a presigned GET URL, signed
 with the worker's own credentials (its role already reads the input bucket):
 ffmpeg seeks over HTTP with Range requests and reads only the bytes it needs.
 The URL carries ``If-Match`` with the object's ETag, so a replaced upload
-fails the read instead of mixing two sources. Full conversions download.
+fails the read instead of mixing two sources. Full conversions download, except
+from a local folder on the work folder's filesystem: a hard link, no copy.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -42,13 +44,40 @@ def stored_path(storage: ObjectStorage, key: str) -> Path | None:
 
 
 def source_file(storage: ObjectStorage, info: ObjectInfo, dest: Path) -> Path:
-    """Download ``info`` to ``dest`` (a whole conversion reads all of it).
-    Raises SourceReplacedError when the object changed since ``info`` was read,
+    """``info``'s content at ``dest``, for a whole conversion, which reads all of
+    it: a hard link to the stored file when the storage is a local folder on
+    ``dest``'s filesystem (a film is not copied; the link holds this upload's
+    bytes even if the key is replaced meanwhile), else a download. Raises
+    SourceReplacedError when the object changed since ``info`` was read,
     ObjectNotFoundError/TransientError from the storage."""
+    if _linked(storage, info, dest):
+        return dest
     got = storage.get_file(info.key, dest)
     if info.etag is not None and got.etag != info.etag:
         raise SourceReplacedError
     return dest
+
+
+def _linked(storage: ObjectStorage, info: ObjectInfo, dest: Path) -> bool:
+    """Hard-link the stored file of ``info`` to ``dest``; True when ``dest`` now
+    holds the upload ``info`` names (the key still names the linked file, with
+    ``info``'s ETag). False, with nothing left at ``dest``, where the storage
+    is not a local folder, the link fails (another filesystem, no permission)
+    or the key was replaced: the caller downloads, and checks, instead."""
+    path = stored_path(storage, info.key)
+    if path is None:
+        return False
+    try:
+        os.link(path, dest)
+    except OSError:
+        return False
+    now = storage.head(info.key)
+    same = (now is not None and (info.etag is None or now.etag == info.etag)
+            and (stored := stored_path(storage, info.key)) is not None
+            and os.path.samefile(stored, dest))
+    if not same:
+        dest.unlink(missing_ok=True)
+    return same
 
 
 @dataclass(frozen=True)

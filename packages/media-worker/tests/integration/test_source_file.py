@@ -1,6 +1,7 @@
 """Where a preview reads its source: the stored file itself on the local
 backend (a film is not copied for a 10 s clip), a presigned URL on S3
-(``test_clip_range_reads.py``), a checked download elsewhere."""
+(``test_clip_range_reads.py``), a checked download elsewhere; and a whole
+conversion's copy of it: a hard link on the local backend."""
 
 from __future__ import annotations
 
@@ -34,3 +35,36 @@ def test_other_storages_download_and_a_replaced_object_is_refused(tmp_path):
     storage.put_bytes(source_key("job-1"), b"second upload")
     with pytest.raises(SourceReplacedError):
         source_file(storage, info, tmp_path / "again.mp4")
+
+
+def test_a_whole_conversion_links_a_local_source_instead_of_copying_it(local_backend, tmp_path):
+    storage = local_backend.input_storage
+    info = storage.put_bytes(source_key("job-2"), b"film" * 1000)
+    dest = tmp_path / "source.mp4"
+    assert source_file(storage, info, dest) == dest
+    assert dest.samefile(stored_path(storage, info.key))  # no copy: the same file
+    storage.put_bytes(source_key("job-2"), b"a new upload")  # replaced by rename
+    assert dest.read_bytes() == b"film" * 1000  # the link keeps the upload it read
+
+
+def test_where_no_link_can_be_made_the_source_is_copied(local_backend, tmp_path, monkeypatch):
+    """The control: another filesystem (EXDEV) or no permission to link."""
+    storage = local_backend.input_storage
+    info = storage.put_bytes(source_key("job-3"), b"film" * 1000)
+
+    def refuse(*_):
+        raise OSError(18, "Invalid cross-device link")
+
+    monkeypatch.setattr("media_worker.source_file.os.link", refuse)
+    dest = tmp_path / "source.mp4"
+    assert source_file(storage, info, dest) == dest
+    assert not dest.samefile(stored_path(storage, info.key))
+    assert dest.read_bytes() == b"film" * 1000
+
+
+def test_a_local_source_replaced_before_it_is_read_is_refused(local_backend, tmp_path):
+    storage = local_backend.input_storage
+    info = storage.put_bytes(source_key("job-4"), b"first")
+    storage.put_bytes(source_key("job-4"), b"second upload")
+    with pytest.raises(SourceReplacedError):
+        source_file(storage, info, tmp_path / "source.mp4")
