@@ -72,9 +72,12 @@ def _linked(storage: ObjectStorage, info: ObjectInfo, dest: Path) -> bool:
     except OSError:
         return False
     now = storage.head(info.key)
-    same = (now is not None and (info.etag is None or now.etag == info.etag)
-            and (stored := stored_path(storage, info.key)) is not None
-            and os.path.samefile(stored, dest))
+    try:
+        same = (now is not None and (info.etag is None or now.etag == info.etag)
+                and (stored := stored_path(storage, info.key)) is not None
+                and os.path.samefile(stored, dest))
+    except OSError:  # the key deleted meanwhile
+        same = False
     if not same:
         dest.unlink(missing_ok=True)
     return same
