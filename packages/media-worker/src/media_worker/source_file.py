@@ -72,10 +72,9 @@ def _linked(storage: ObjectStorage, info: ObjectInfo, dest: Path) -> bool:
     except OSError:
         return False
     now = storage.head(info.key)
-    try:
+    try:  # the key still names the linked file, and that file is this upload
         same = (now is not None and (info.etag is None or now.etag == info.etag)
-                and (stored := stored_path(storage, info.key)) is not None
-                and os.path.samefile(stored, dest))
+                and os.path.samefile(path, dest))
     except OSError:  # the key deleted meanwhile
         same = False
     if not same:

@@ -147,7 +147,7 @@ def convert_file(
 
 
 def _convert_with_depth_video(job: _Conversion, depth_video: Path,
-                              threads: int | None) -> ConversionResult:
+                              threads: int) -> ConversionResult:
     """``convert_file`` with depth read from ``depth_video`` (checked before anything runs)."""
     from stereo_inference.depth.imported import DepthVideo
 

@@ -74,8 +74,8 @@ _BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
 
 def native_bfloat16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
     """True where this CPU multiplies bfloat16 in hardware, so that a learned
-    depth model runs faster in it (DA-V2-small at 518 px on a 2-core Zen 4:
-    1.37x, its depth within 0.1 % of fp32's on average; docs/BENCHMARKS.md).
+    depth model runs faster in it (DA-V2-small on a 2-core Zen 4: 1.31-1.42x,
+    its depth within 0.18 % of fp32's on average; docs/BENCHMARKS.md).
     Elsewhere bfloat16 is emulated and slower than fp32: False, as it is where
     the flags cannot be read (not Linux)."""
     try:
@@ -124,9 +124,9 @@ def renderers(device, cores: int | None) -> int:
 
 
 @contextmanager
-def compute_threads(device, threads: int | None, *, torch_too: bool = True) -> Iterator[None]:
+def compute_threads(device, threads: int, *, torch_too: bool = True) -> Iterator[None]:
     """Run with ``threads`` OpenCV (and, with ``torch_too``, torch) CPU threads
-    (default ``cpu_threads()``), then restore them (they are process-wide)."""
+    (``cpu_threads`` says how many), then restore them (they are process-wide)."""
     if device_type(device) != "cpu":
         yield
         return
@@ -136,10 +136,9 @@ def compute_threads(device, threads: int | None, *, torch_too: bool = True) -> I
     if torch_too:
         import torch
     previous = torch.get_num_threads() if torch else None, cv2.getNumThreads()
-    n = threads or cpu_threads()
     if torch:
-        torch.set_num_threads(n)
-    cv2.setNumThreads(n)
+        torch.set_num_threads(threads)
+    cv2.setNumThreads(threads)
     try:
         yield
     finally:
