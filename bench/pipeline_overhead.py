@@ -64,7 +64,7 @@ def run_child(argv: list[str], pythonpath: str | None = None) -> tuple[float, fl
     return wall, usage.ru_utime + usage.ru_stime
 
 
-def _log_times(lines: list[str], marker: str) -> list[float]:
+def log_times(lines: list[str], marker: str) -> list[float]:
     """Epoch seconds of the log lines (``logging``'s default asctime) holding ``marker``."""
     return [datetime.datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
             for line in lines if marker in line]
@@ -74,8 +74,8 @@ def stack_edges(logs: Path, started: float, ended: float) -> tuple[float, float]
     """(CLI start -> first segment's inference, last completion -> CLI exit), seconds."""
     lines = [line for log in logs.glob("video-worker-*.log")
              for line in log.read_text().splitlines()]
-    first = min(_log_times(lines, "inference attempt"))
-    last = max(_log_times(lines, "completion recorded"))
+    first = min(log_times(lines, "inference attempt"))
+    last = max(log_times(lines, "completion recorded"))
     return first - started, ended - last
 
 

@@ -70,6 +70,8 @@ class SourceInfo:
     # the video stream's language and title (``source_streams.video_labels``), as pairs
     video_labels: tuple[tuple[str, str], ...] = ()
     timecode: str | None = None  # the start timecode (``source_streams.file_timecode``)
+    # the video's keyframes, s after its first timestamp, in order (``splitting.cut_times``)
+    keyframes_s: tuple[float, ...] = ()
 
 
 def _reject(reason: str) -> UnusableVideoError:
@@ -127,7 +129,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
                                  "or it is damaged).") from exc
     with container:
         stream, width, height, duration = _check_streams(container, limits)
-        frames, end_s, gap, leading = _scan_packets(container, stream, limits, path)
+        frames, end_s, gap, leading, keyframes = _scan_packets(container, stream, limits, path)
         has_audio = bool(container.streams.audio)
         container_name = container.format.name
         codec = codec_name(stream.codec_context)
@@ -145,7 +147,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
     return SourceInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
                      container=container_name, has_leading_frames=leading, video_codec=codec,
-                     video_labels=labels, timecode=timecode)
+                     video_labels=labels, timecode=timecode, keyframes_s=keyframes)
 
 
 @dataclass(frozen=True)
@@ -274,14 +276,16 @@ def _declared_duration(container, stream) -> float | None:
 
 
 def _scan_packets(container, stream, limits: ProbeLimits, path: Path
-                  ) -> tuple[int, float, float, bool]:
+                  ) -> tuple[int, float, float, bool, tuple[float, ...]]:
     """(frame count, end time in s, longest keyframe gap in s, whether a keyframe
-    after the first has leading frames) of the video stream."""
+    after the first has leading frames, keyframe times in s after the first
+    timestamp) of the video stream."""
     import av
 
     deadline = time.monotonic() + limits.timeout_s
     frames, start, end, last_key, gap, leading = 0, None, 0.0, None, 0.0, False
     cut: float | None = None
+    keys: list[float] = []
     try:
         for packet in container.demux(stream):
             if packet.pts is None or packet.size == 0:
@@ -295,6 +299,7 @@ def _scan_packets(container, stream, limits: ProbeLimits, path: Path
                 raise _reject(f"The video has more than {limits.max_frames:,} frames; at most "
                               f"{limits.max_frames:,} are allowed.")
             if packet.is_keyframe:
+                keys.append(t)
                 if last_key is not None:
                     gap = max(gap, t - last_key)
                     cut = t  # a cut could land here: frames coded after it must not precede it
@@ -311,6 +316,7 @@ def _scan_packets(container, stream, limits: ProbeLimits, path: Path
     if last_key is None:
         if frames:
             raise _reject(f"{NOT_A_VIDEO} (it has no keyframe to start from).")
-        return 0, 0.0, 0.0, False
+        return 0, 0.0, 0.0, False, ()
     gap = max(gap, end - last_key)
-    return frames, end - (start or 0.0), gap, leading
+    first = start or 0.0
+    return frames, end - first, gap, leading, tuple(sorted(t - first for t in keys))

@@ -45,15 +45,17 @@ from shared_types.runs import STALE_RUN_WRITES
 
 from media_worker.bounded_probe import probe_video, refuse_oversize
 from media_worker.clip import cut_clip
+from media_worker.cut_plan import plan_cuts
 from media_worker.deps import MediaDeps
-from media_worker.errors import UnusableVideoError
+from media_worker.errors import SplitOffPlanError, UnusableVideoError
 from media_worker.played_timeline import played_source
 from media_worker.poster import store_poster
+from media_worker.publication import Publication
 from media_worker.segment_order import publish_order, segment_seconds
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
 from media_worker.source_file import SourceLocation, source_file
-from media_worker.splitting import prepare_and_split
+from media_worker.splitting import prepare_and_split, reencode_reason, split_segments
 from media_worker.thumbnails import store_strip
 
 log = logging.getLogger(__name__)
@@ -245,34 +247,60 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     ``segment_order.segment_seconds`` says) and upload them in the order
     ``segment_order.publish_order`` gives for ``deps.segment_lanes``; returns
     their count and what no output can hold of the source (``SideFiles.left_out``).
-    Raises ConditionFailedError once the job moved on.
+    Raises ConditionFailedError once the job moved on, SplitOffPlanError when a
+    streamed split cut another count than planned.
 
-    The side streams are copied out beside the split (two stream copies of
-    the same file, each its own ffmpeg), not before it: the first segment is
-    published that much sooner. They are still uploaded before any segment."""
+    A job's first run that needs no re-encode and no subtitle cues streams: its
+    cuts are planned from the probe's keyframes (``cut_plan``), and each segment
+    is uploaded as soon as it is cut (``publication``), so the video-workers
+    start converting while the rest is still being cut. Otherwise the whole
+    split comes first. The side streams are copied out beside the split (two
+    stream copies of the same file, each its own ffmpeg) and uploaded before the
+    last segment."""
     backend, job_id = deps.backend, job.job_id
+    length = segment_seconds(video.duration_s, deps.segment_seconds, deps.segment_lanes)
+    streamed = (run == 1 and not job.params.subtitles_3d
+                and reencode_reason(video, length) is None)
+    cuts = plan_cuts(video.keyframes_s, length) if streamed else None
+    total = len(cuts) + 1 if cuts is not None else None
+
+    def publish(index: int, path: Path) -> None:
+        alive.touch()  # raises ConditionFailedError once the job moved on: stop writing
+        key = keys.segment_key(job_id, index, total, job.mode, run)
+        backend.input_storage.put_file(key, path, content_type="video/mp4")
+        log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
+
+    publication = (Publication(total, publish_order(total, deps.segment_lanes), publish)
+                   if total is not None else None)
     with ThreadPoolExecutor(1, thread_name_prefix=f"side-{job_id}") as aside:
         kept = aside.submit(keep_side_streams, deps.runner, source, work, on_tick=alive.tick)
-        length = segment_seconds(video.duration_s, deps.segment_seconds, deps.segment_lanes)
-        segments = prepare_and_split(deps.runner, source, video, work, length,
-                                     job_id=job_id, limits=deps.limits, on_tick=alive.tick)
+        if publication is None:
+            segments = prepare_and_split(deps.runner, source, video, work, length,
+                                         job_id=job_id, limits=deps.limits, on_tick=alive.tick)
+        else:
+            segments = split_segments(deps.runner, source, work / "segments", length,
+                                      labels=video.video_labels, on_tick=alive.tick,
+                                      cuts=cuts, on_segment=publication.cut)
+            if len(segments) != total:
+                raise SplitOffPlanError(
+                    f"the split cut {len(segments)} segments where {total} were planned "
+                    f"({publication.published} already handed out); chunking again")
         side = kept.result()  # (its error, if any, is raised here)
     alive.touch()
-    # before the segments: reassembly may start after the last one
+    # before the last segment: reassembly may start after it
     if side.streams is not None:
         backend.input_storage.put_file(keys.streams_key(job_id), side.streams,
                                        content_type="video/x-matroska")
     if side.data is not None:
         backend.input_storage.put_file(keys.data_tracks_key(job_id), side.data,
                                        content_type="video/mp4")
-    if job.params.subtitles_3d:
-        add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
-                             on_tick=alive.tick)
-    for index in publish_order(len(segments), deps.segment_lanes):
-        alive.touch()  # raises ConditionFailedError once the job moved on: stop writing
-        key = keys.segment_key(job_id, index, len(segments), job.mode, run)
-        backend.input_storage.put_file(key, segments[index], content_type="video/mp4")
-        log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
+    if publication is None:
+        if job.params.subtitles_3d:
+            add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
+                                 on_tick=alive.tick)
+        total = len(segments)
+        publication = Publication(total, publish_order(total, deps.segment_lanes), publish)
+    publication.finish(segments)
     return len(segments), list(side.left_out)
 
 

@@ -100,3 +100,11 @@ class FinalMissingError(MediaWorkerError, PermanentError):
     """Reassembly is recorded as done but the final video is gone."""
 
     code = "final_missing"
+
+
+class SplitOffPlanError(MediaWorkerError, TransientError):
+    """A split streamed to the video-workers cut another number of segments than
+    its plan (``cut_plan``): its run cannot complete (its last segment was held
+    back), and the next run splits the whole source before it publishes."""
+
+    code = "split_off_plan"

@@ -24,6 +24,7 @@ from shared_types.hdr import Color, HdrInfo, x265_cli_args
 from media_worker.bounded_probe import ProbeLimits, SourceInfo, probe_colour
 from media_worker.errors import FfmpegFailedError
 from media_worker.ffmpeg_runner import FfmpegRunner, file_input
+from media_worker.live_segments import LiveSegmentList
 
 log = logging.getLogger(__name__)
 
@@ -95,31 +96,54 @@ def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
 
 def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_seconds: float,
                    *, labels: Sequence[tuple[str, str]] = (),
-                   on_tick: Callable[[], None] | None = None) -> list[Path]:
+                   on_tick: Callable[[], None] | None = None,
+                   cuts: Sequence[float] | None = None,
+                   on_segment: Callable[[int, Path], None] | None = None) -> list[Path]:
     """Cut the video of ``source`` into ``out_dir/00000.mp4, 00001.mp4, ...`` of
     about ``segment_seconds`` each, in order, listed with their start times in
     ``out_dir/segments.csv``, each keeping the source's timestamps (every
     other stream is kept aside whole:
     ``media_worker.side_streams``), each labelled with ``labels`` (the source
     video's language and title: an MP4 source's title, read back as "name",
-    would not be copied). Raises Ffmpeg*Error, or FfmpegFailedError when
-    ffmpeg produced no segment."""
+    would not be copied). ``cuts`` (``cut_plan.plan_cuts``), when given, says
+    where instead: one segment more than there are cuts. ``on_segment(index,
+    path)`` is called, from another thread, as each segment is finished, while
+    the rest is still being cut; when it raises, the split stops (at the next
+    ``on_tick``) and its error is raised here. Raises Ffmpeg*Error, or
+    FfmpegFailedError when ffmpeg produced no segment."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in [*out_dir.glob("*.mp4"), *out_dir.glob(SEGMENT_LIST)]:
         stale.unlink()
     label_args = [arg for key, value in labels for arg in ("-metadata:s:v:0", f"{key}={value}")]
-    runner.run([
-        *file_input(source),
-        "-map", "0:v:0", "-c", "copy", *label_args,
-        # no timecode: it travels on the job (Job.source_timecode); a tmcd track
-        # in each segment would cost each conversion a mux pass of its own
-        "-metadata", "timecode=", "-metadata:s:v:0", "timecode=",
-        "-f", "segment", "-segment_time", f"{segment_seconds:g}",
-        "-segment_time_delta", SEGMENT_TIME_DELTA,
-        "-segment_list", str(out_dir / SEGMENT_LIST), "-segment_list_type", "csv",
-        "-segment_format", "mp4", "-segment_format_options", "movflags=+faststart",
-        str(out_dir / SEGMENT_PATTERN),
-    ], on_tick=on_tick, what="split into segments")
+    where = (["-segment_times", ",".join(f"{t:.6f}" for t in cuts)] if cuts else
+             ["-segment_time", f"{segment_seconds:g}", "-segment_time_delta", SEGMENT_TIME_DELTA])
+
+    def run(segment_list: Path, tick: Callable[[], None] | None) -> None:
+        runner.run([
+            *file_input(source),
+            "-map", "0:v:0", "-c", "copy", *label_args,
+            # no timecode: it travels on the job (Job.source_timecode); a tmcd track
+            # in each segment would cost each conversion a mux pass of its own
+            "-metadata", "timecode=", "-metadata:s:v:0", "timecode=",
+            "-f", "segment", *where,
+            "-segment_list", str(segment_list), "-segment_list_type", "csv",
+            "-segment_format", "mp4", "-segment_format_options", "movflags=+faststart",
+            str(out_dir / SEGMENT_PATTERN),
+        ], on_tick=tick, what="split into segments")
+
+    if on_segment is None:
+        run(out_dir / SEGMENT_LIST, on_tick)
+    else:
+        with LiveSegmentList(out_dir, out_dir / SEGMENT_LIST, on_segment) as live:
+            def tick() -> None:
+                if live.error is not None:
+                    raise live.error
+                if on_tick is not None:
+                    on_tick()
+
+            run(live.path, tick)
+        if live.error is not None:
+            raise live.error
     segments = sorted(p for p in out_dir.glob("*.mp4") if p.stat().st_size > 0)
     if not segments:
         raise FfmpegFailedError("split into segments: ffmpeg wrote no segment")

@@ -1,0 +1,61 @@
+"""The segment muxer's list, read while ffmpeg writes it: each segment as it is cut.
+
+FFmpeg's segment muxer writes a line of its CSV list (name, start, end) when it
+closes a segment, and flushes it. The list is a FIFO here, read by a thread of
+ours, so a finished segment is known at once (no polling of the folder); each
+line is also copied into the ordinary list file (``splitting.SEGMENT_LIST``)
+that later steps read.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+FIFO_NAME = "segments.fifo"
+
+
+class LiveSegmentList:
+    """Calls ``on_segment(index, path)`` from its own thread for every segment the
+    muxer finishes in ``out_dir``, in order. Use it as a context manager around
+    the ffmpeg run that writes to :attr:`path`."""
+
+    def __init__(self, out_dir: Path, list_file: Path,
+                 on_segment: Callable[[int, Path], None]) -> None:
+        self.path = out_dir / FIFO_NAME
+        self._out_dir, self._list_file, self._on_segment = out_dir, list_file, on_segment
+        self._thread = threading.Thread(target=self._read, name="segment-list", daemon=True)
+        self.error: BaseException | None = None  # the first raised by ``on_segment``
+
+    def __enter__(self) -> LiveSegmentList:
+        self.path.unlink(missing_ok=True)
+        os.mkfifo(self.path)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        # ffmpeg has exited: if it never opened the list (it failed first), the
+        # reader still waits in open(); opening the write end ourselves ends that
+        try:
+            os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:  # no reader waiting (ENXIO): it has read to the end already
+            pass
+        self._thread.join()
+        self.path.unlink(missing_ok=True)
+
+    def _read(self) -> None:
+        with open(self.path, newline="", encoding="utf-8") as fifo, \
+                open(self._list_file, "w", newline="", encoding="utf-8") as copy:
+            writer = csv.writer(copy, lineterminator="\n")
+            for index, row in enumerate(row for row in csv.reader(fifo) if row):
+                writer.writerow(row)
+                copy.flush()
+                if self.error is not None:
+                    continue  # keep reading: ffmpeg must never block on a full pipe
+                try:
+                    self._on_segment(index, self._out_dir / row[0])
+                except BaseException as exc:  # handed to the caller, which stops the split
+                    self.error = exc
