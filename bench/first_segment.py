@@ -10,7 +10,10 @@ rounds (its ``packages/*/src`` first on ``PYTHONPATH``, as in
 ``pipeline_overhead.py``), for a same-run A/B. Medians; ratio = this tree over
 the baseline.
 
-Usage: .venv/bin/python bench/first_segment.py [--seconds 300] [--repeat 3] [--baseline TREE]
+``--gop 100000`` makes a source with one keyframe, which chunking re-encodes.
+
+Usage: .venv/bin/python bench/first_segment.py [--seconds 300] [--gop N] [--repeat 3]
+       [--baseline TREE]
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ def main() -> None:
     p.add_argument("--width", type=int, default=1280)
     p.add_argument("--height", type=int, default=720)
     p.add_argument("--segment-seconds", type=float, default=4)
+    p.add_argument("--gop", type=int, help="frames between keyframes (sparse: a re-encode)")
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--timeout", type=float, default=300)
@@ -77,7 +81,8 @@ def main() -> None:
     runs: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory(prefix="first-segment-") as tmp:
         tmp = Path(tmp)
-        clip = make_video(tmp / "clip.mp4", seconds=a.seconds, size=(a.width, a.height))
+        clip = make_video(tmp / "clip.mp4", seconds=a.seconds, size=(a.width, a.height),
+                          gop=a.gop)
         variants = ["stack"] + (["base"] if base_path else [])
         for i in range(a.repeat):
             for name in variants[i % len(variants):] + variants[: i % len(variants)]:
@@ -93,7 +98,7 @@ def main() -> None:
     median = {k: statistics.median(v) for k, v in runs.items()}
     report = {
         "clip": {"seconds": a.seconds, "size": [a.width, a.height], "mb": round(size_mb, 1),
-                 "segment_seconds": a.segment_seconds, "workers": a.workers},
+                 "gop": a.gop, "segment_seconds": a.segment_seconds, "workers": a.workers},
         "load_average": [round(v, 1) for v in os.getloadavg()],
         "first_inference_s": {k: [round(x, 3) for x in v] for k, v in runs.items()},
         "median_s": {k: round(v, 3) for k, v in median.items()},

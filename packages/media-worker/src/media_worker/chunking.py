@@ -45,7 +45,7 @@ from shared_types.runs import STALE_RUN_WRITES
 
 from media_worker.bounded_probe import probe_video, refuse_oversize
 from media_worker.clip import cut_clip
-from media_worker.cut_plan import plan_cuts
+from media_worker.cut_plan import planned_cuts
 from media_worker.deps import MediaDeps
 from media_worker.errors import SplitOffPlanError, UnusableVideoError
 from media_worker.played_timeline import played_source
@@ -55,7 +55,7 @@ from media_worker.segment_order import publish_order, segment_seconds
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.side_streams import keep_side_streams
 from media_worker.source_file import SourceLocation, source_file
-from media_worker.splitting import prepare_and_split, reencode_reason, split_segments
+from media_worker.splitting import prepare_and_split
 from media_worker.thumbnails import store_strip
 
 log = logging.getLogger(__name__)
@@ -250,18 +250,17 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     Raises ConditionFailedError once the job moved on, SplitOffPlanError when a
     streamed split cut another count than planned.
 
-    A job's first run that needs no re-encode and no subtitle cues streams: its
-    cuts are planned from the probe's keyframes (``cut_plan``), and each segment
-    is uploaded as soon as it is cut (``publication``), so the video-workers
-    start converting while the rest is still being cut. Otherwise the whole
-    split comes first. The side streams are copied out beside the split (two
-    stream copies of the same file, each its own ffmpeg) and uploaded before the
-    last segment."""
+    A job's first run that needs no subtitle cues streams: its cuts are planned
+    before the split (``cut_plan``), and each segment is uploaded as soon as it
+    is cut (``publication``; a re-encode runs in the split's own ffmpeg), so the
+    video-workers start converting while the rest is still being cut.
+    Otherwise the whole split comes first. The side streams are copied out
+    beside the split (two stream copies of the same file, each its own ffmpeg)
+    and uploaded before the last segment."""
     backend, job_id = deps.backend, job.job_id
     length = segment_seconds(video.duration_s, deps.segment_seconds, deps.segment_lanes)
-    streamed = (run == 1 and not job.params.subtitles_3d
-                and reencode_reason(video, length) is None)
-    cuts = plan_cuts(video.keyframes_s, length) if streamed else None
+    streamed = run == 1 and not job.params.subtitles_3d
+    cuts = planned_cuts(video, length) if streamed else None
     total = len(cuts) + 1 if cuts is not None else None
 
     def publish(index: int, path: Path) -> None:
@@ -274,17 +273,14 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
                    if total is not None else None)
     with ThreadPoolExecutor(1, thread_name_prefix=f"side-{job_id}") as aside:
         kept = aside.submit(keep_side_streams, deps.runner, source, work, on_tick=alive.tick)
-        if publication is None:
-            segments = prepare_and_split(deps.runner, source, video, work, length,
-                                         job_id=job_id, limits=deps.limits, on_tick=alive.tick)
-        else:
-            segments = split_segments(deps.runner, source, work / "segments", length,
-                                      labels=video.video_labels, on_tick=alive.tick,
-                                      cuts=cuts, on_segment=publication.cut)
-            if len(segments) != total:
-                raise SplitOffPlanError(
-                    f"the split cut {len(segments)} segments where {total} were planned "
-                    f"({publication.published} already handed out); chunking again")
+        segments = prepare_and_split(deps.runner, source, video, work, length,
+                                     job_id=job_id, limits=deps.limits, on_tick=alive.tick,
+                                     cuts=cuts,
+                                     on_segment=publication.cut if publication else None)
+        if publication is not None and len(segments) != total:
+            raise SplitOffPlanError(
+                f"the split cut {len(segments)} segments where {total} were planned "
+                f"({publication.published} already handed out); chunking again")
         side = kept.result()  # (its error, if any, is raised here)
     alive.touch()
     # before the last segment: reassembly may start after it

@@ -13,12 +13,21 @@ after a time given, so a cut stays on its keyframe however its clock is offset
 from the probe's (a first audio timestamp before the picture's), by up to half
 that keyframe gap, and the count never depends on it. The split's count is
 still checked against the plan (``chunking``).
+
+A source re-encoded on the way (``splitting.reencode_reason``: sparse
+keyframes, open GOPs, a codec an MP4 segment cannot hold) has no keyframes
+yet: the re-encode forces one at the first frame of each
+``splitting.keyframe_interval`` step, so the plan takes each step's start
+(a keyframe a frame late moves no cut, for the same reason).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+
+from media_worker.bounded_probe import SourceInfo
+from media_worker.splitting import keyframe_interval, reencode_reason
 
 # The slack of ``splitting.SEGMENT_TIME_DELTA``: a keyframe this much before a
 # multiple of the target still ends the segment there.
@@ -40,3 +49,14 @@ def plan_cuts(keyframes_s: Sequence[float], length_s: float) -> list[float] | No
         cuts.append((before + key) / 2)
         target = (math.floor((key + SLACK_S) / length_s) + 1) * length_s
     return cuts
+
+
+def planned_cuts(info: SourceInfo, length_s: float) -> list[float] | None:
+    """:func:`plan_cuts` for a split of the source ``info`` describes into segments
+    of about ``length_s``: at its own keyframes, or at those its re-encode will
+    force (the last a whole step before its end)."""
+    if reencode_reason(info, length_s) is None:
+        return plan_cuts(info.keyframes_s, length_s)
+    every = keyframe_interval(length_s)
+    steps = max(0, math.floor((info.duration_s - every) / every))
+    return plan_cuts([m * every for m in range(steps + 1)], length_s)

@@ -70,25 +70,30 @@ def forced_keyframes(every: float) -> str:
             f"gt({step},floor(prev_forced_t/{every:g}))*gte(t-prev_forced_t,{every / 2:g}))")
 
 
-def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
-                            segment_seconds: float, *, color: Color | None = None,
-                            hdr: HdrInfo | None = None,
-                            on_tick: Callable[[], None] | None = None) -> Path:
-    """Re-encode the video of ``source`` into ``dest`` (video only) with a keyframe
-    at least every :func:`keyframe_interval` seconds: 8-bit H.264, or, for a
-    source of more than 8 bits (``hdr``), 10-bit HEVC keeping its colour
-    description ``color`` and HDR10 metadata (``shared_types.hdr``).
-    Raises Ffmpeg*Error."""
+def keyframed_codec(segment_seconds: float, *, color: Color | None = None,
+                    hdr: HdrInfo | None = None) -> list[str]:
+    """ffmpeg's encoder arguments for a video with a keyframe at least every
+    :func:`keyframe_interval` seconds: 8-bit H.264, or, for a source of more
+    than 8 bits (``hdr``), 10-bit HEVC keeping its colour description
+    ``color`` and HDR10 metadata (``shared_types.hdr``)."""
     every = keyframe_interval(segment_seconds)
     if hdr is not None and hdr.bit_depth > 8:
         codec = [*x265_cli_args(hdr, color, closed_gop=True), "-preset", "veryfast",
                  "-crf", "16"]
     else:
         codec = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18"]
+    return [*codec, "-force_key_frames", forced_keyframes(every)]
+
+
+def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
+                            segment_seconds: float, *, color: Color | None = None,
+                            hdr: HdrInfo | None = None,
+                            on_tick: Callable[[], None] | None = None) -> Path:
+    """Re-encode the video of ``source`` into ``dest`` (video only) as
+    :func:`keyframed_codec` says. Raises Ffmpeg*Error."""
     runner.run([
         *file_input(source),
-        "-map", "0:v:0", *codec,
-        "-force_key_frames", forced_keyframes(every),
+        "-map", "0:v:0", *keyframed_codec(segment_seconds, color=color, hdr=hdr),
         "-movflags", "+faststart", str(dest),
     ], on_tick=on_tick, what="re-encode with keyframes")
     return dest
@@ -98,7 +103,8 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
                    *, labels: Sequence[tuple[str, str]] = (),
                    on_tick: Callable[[], None] | None = None,
                    cuts: Sequence[float] | None = None,
-                   on_segment: Callable[[int, Path], None] | None = None) -> list[Path]:
+                   on_segment: Callable[[int, Path], None] | None = None,
+                   codec: Sequence[str] = ("-c", "copy")) -> list[Path]:
     """Cut the video of ``source`` into ``out_dir/00000.mp4, 00001.mp4, ...`` of
     about ``segment_seconds`` each, in order, listed with their start times in
     ``out_dir/segments.csv``, each keeping the source's timestamps (every
@@ -109,8 +115,9 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
     where instead: one segment more than there are cuts. ``on_segment(index,
     path)`` is called, from another thread, as each segment is finished, while
     the rest is still being cut; when it raises, the split stops (at the next
-    ``on_tick``) and its error is raised here. Raises Ffmpeg*Error, or
-    FfmpegFailedError when ffmpeg produced no segment."""
+    ``on_tick``) and its error is raised here. ``codec`` re-encodes on the way
+    (:func:`keyframed_codec`: the segments come out while the re-encode runs).
+    Raises Ffmpeg*Error, or FfmpegFailedError when ffmpeg produced no segment."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in [*out_dir.glob("*.mp4"), *out_dir.glob(SEGMENT_LIST)]:
         stale.unlink()
@@ -121,7 +128,7 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
     def run(segment_list: Path, tick: Callable[[], None] | None) -> None:
         runner.run([
             *file_input(source),
-            "-map", "0:v:0", "-c", "copy", *label_args,
+            "-map", "0:v:0", *codec, *label_args,
             # no timecode: it travels on the job (Job.source_timecode); a tmcd track
             # in each segment would cost each conversion a mux pass of its own
             "-metadata", "timecode=", "-metadata:s:v:0", "timecode=",
@@ -159,16 +166,27 @@ def segment_starts(segments_dir: Path) -> list[float]:
 
 def prepare_and_split(runner: FfmpegRunner, source: Path, info: SourceInfo, work: Path,
                       segment_seconds: float, *, job_id: str, limits: ProbeLimits,
-                      on_tick: Callable[[], None] | None = None) -> list[Path]:
+                      on_tick: Callable[[], None] | None = None,
+                      cuts: Sequence[float] | None = None,
+                      on_segment: Callable[[int, Path], None] | None = None) -> list[Path]:
     """Re-encode when keyframes are too sparse (keeping 10-bit and HDR), then
-    split. Returns segment paths."""
+    split. Returns segment paths. With ``cuts`` (``cut_plan.planned_cuts``) and
+    ``on_segment`` (see :func:`split_segments`), a re-encode runs in the same
+    ffmpeg as the split, so each segment is handed on while the rest of the
+    source is still being encoded."""
     why = reencode_reason(info, segment_seconds)
+    codec: list[str] = ["-c", "copy"]
     if why is not None:
-        log.info("job_id=%s %s: re-encoding once with a keyframe every %.1f s before "
-                 "splitting", job_id, why, keyframe_interval(segment_seconds))
+        log.info("job_id=%s %s: re-encoding once with a keyframe every %.1f s %s", job_id,
+                 why, keyframe_interval(segment_seconds),
+                 "while splitting" if on_segment else "before splitting")
         color, hdr = probe_colour(source, limits)
-        source = reencode_with_keyframes(runner, source, work / "keyframed.mp4",
-                                         segment_seconds, color=color, hdr=hdr,
-                                         on_tick=on_tick)
+        if on_segment is None:
+            source = reencode_with_keyframes(runner, source, work / "keyframed.mp4",
+                                             segment_seconds, color=color, hdr=hdr,
+                                             on_tick=on_tick)
+        else:
+            codec = keyframed_codec(segment_seconds, color=color, hdr=hdr)
     return split_segments(runner, source, work / "segments", segment_seconds,
-                          labels=info.video_labels, on_tick=on_tick)
+                          labels=info.video_labels, on_tick=on_tick, cuts=cuts,
+                          on_segment=on_segment, codec=codec)

@@ -22,42 +22,57 @@ def _record(backend, job_id):
     return S3EventRecord(bucket=backend.input_storage.bucket, key=keys.source_key(job_id))
 
 
-def test_the_first_segments_are_handed_on_while_the_rest_is_still_being_cut(
-        local_backend, new_job, upload, worker_for, tmp_path):
-    job = new_job(local_backend)
-    upload(local_backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=8, audio=False))
-    deps = worker_for(local_backend).deps
-    runner = deps.runner
+def _real_time_split(local_backend, deps):
+    """``deps`` whose split reads its source at its own pace (8 s of video: >= 8 s)
+    and that note, as each segment is uploaded, which segment files had been begun."""
+    runner, storage = deps.runner, local_backend.input_storage
+    begun_when_published = {}
 
-    class RealTime(type(runner)):  # the split reads its source at its own pace: >= 8 s
+    class RealTime(type(runner)):
         def run(self, args, **kwargs):
             if "segment" in args:
                 args = ["-readrate", "1", *args]
             return super().run(args, **kwargs)
 
-    storage = local_backend.input_storage
-    cut_when_published = {}
-
-    class Watching:  # which segment files the split had begun when each was published
+    class Watching:
         def __getattr__(self, name):
             return getattr(storage, name)
 
         def put_file(self, key, path, **kwargs):
             if (parsed := keys.parse_segment_key(storage.bucket, key)) is not None:
-                cut_when_published[parsed.segment_index] = sorted(
+                begun_when_published[parsed.segment_index] = sorted(
                     p.name for p in path.parent.glob("0*.mp4"))
             return storage.put_file(key, path, **kwargs)
 
-    deps = dataclasses.replace(
+    return dataclasses.replace(
         deps, runner=RealTime(runner.binary, timeout_s=runner.timeout_s, tick_s=0.05),
-        backend=dataclasses.replace(local_backend, input_storage=Watching()))
+        backend=dataclasses.replace(local_backend, input_storage=Watching())
+    ), begun_when_published
+
+
+@pytest.mark.parametrize("gop", [None, 1000], ids=["keyframes", "re-encoded"])
+def test_the_first_segments_are_handed_on_while_the_rest_is_still_being_cut(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path, gop):
+    # gop 1000: one keyframe in all, so the split re-encodes on the way
+    source = make_video(tmp_path / "s.mp4", seconds=8, gop=gop, audio=False)
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, source)
+    worker = worker_for(local_backend)
+    deps, begun_when_published = _real_time_split(local_backend, worker.deps)
+
     total = handle_source_uploaded(_record(local_backend, job.job_id), deps)
 
     assert total == 4  # 2 s segments
-    assert sorted(cut_when_published) == [0, 1, 2, 3]
+    assert sorted(begun_when_published) == [0, 1, 2, 3]
     # segment 0 went out while the split had not yet begun the last segment
-    assert "00003.mp4" not in cut_when_published[0], cut_when_published
-    assert local_backend.jobs.get(job.job_id).status == JobStatus.CHUNKING_COMPLETE
+    assert "00003.mp4" not in begun_when_published[0], begun_when_published
+    assert convert_segments(local_backend) == 4
+    assert worker.process_reassembly_once(wait_s=1)
+    done = local_backend.jobs.get(job.job_id)
+    assert done.status == JobStatus.COMPLETED, done.error
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    assert measure(final).frames == measure(source).frames
 
 
 def test_a_split_off_its_plan_never_completes_its_run_and_is_chunked_again_whole(
@@ -66,9 +81,10 @@ def test_a_split_off_its_plan_never_completes_its_run_and_is_chunked_again_whole
     job = new_job(local_backend)
     upload(local_backend, job.job_id, source)
     worker = worker_for(local_backend)
-    planned = chunking.plan_cuts
+    planned = chunking.planned_cuts
     # one cut too many (after the end): the plan says 4 segments, the split cuts 3
-    monkeypatch.setattr(chunking, "plan_cuts", lambda k, length: [*planned(k, length), 60.0])
+    monkeypatch.setattr(chunking, "planned_cuts",
+                        lambda info, length: [*planned(info, length), 60.0])
 
     with pytest.raises(SplitOffPlanError, match="cut 3 segments where 4 were planned"):
         handle_source_uploaded(_record(local_backend, job.job_id), worker.deps)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from media_worker.cut_plan import plan_cuts
+from media_worker.cut_plan import plan_cuts, planned_cuts
 
 
 def test_keyframes_every_second_cut_every_four_halfway_before_their_keyframe():
@@ -31,3 +31,23 @@ def test_no_keyframe_after_the_first_means_no_cut():
 def test_unknown_keyframes_plan_nothing():
     assert plan_cuts([], 4.0) is None
     assert plan_cuts([0.0, 4.0], 0) is None
+
+
+def _info(**kw):
+    from media_worker.bounded_probe import SourceInfo
+
+    base = dict(size_bytes=1, duration_s=16.0, width=64, height=64, video_frames=384,
+                has_audio=False, max_keyframe_gap_s=1.0, container="mov,mp4",
+                video_codec="h264", keyframes_s=tuple(float(t) for t in range(16)))
+    return SourceInfo(**{**base, **kw})
+
+
+def test_a_source_cut_as_it_is_plans_at_its_own_keyframes():
+    assert planned_cuts(_info(), 4.0) == [3.5, 7.5, 11.5]
+
+
+def test_a_source_re_encoded_on_the_way_plans_at_the_keyframes_the_re_encode_forces():
+    # one keyframe in 16 s: re-encoded with one every keyframe_interval(4) = 1 s
+    sparse = _info(max_keyframe_gap_s=16.0, keyframes_s=(0.0,))
+    assert plan_cuts(sparse.keyframes_s, 4.0) == []  # its own keyframes allow no cut
+    assert planned_cuts(sparse, 4.0) == [3.5, 7.5, 11.5]
