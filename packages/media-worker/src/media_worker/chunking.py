@@ -269,8 +269,15 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
         backend.input_storage.put_file(key, path, content_type="video/mp4")
         log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
 
-    publication = (Publication(total, publish_order(total, deps.segment_lanes), publish)
-                   if total is not None else None)
+    def publication_of(count: int) -> Publication:
+        # The count goes on the job before any segment of this run does: its progress
+        # counts segments while the split cuts, and no completion of this run is
+        # checked against another run's count (``segment_output``).
+        backend.jobs.update(job_id, JobUpdate(total_segments=count),
+                            expected_status=(JobStatus.CHUNKING_IN_PROGRESS,), expected_run=run)
+        return Publication(count, publish_order(count, deps.segment_lanes), publish)
+
+    publication = publication_of(total) if total is not None else None
     with ThreadPoolExecutor(1, thread_name_prefix=f"side-{job_id}") as aside:
         kept = aside.submit(keep_side_streams, deps.runner, source, work, on_tick=alive.tick)
         segments = prepare_and_split(deps.runner, source, video, work, length,
@@ -295,7 +302,7 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
             add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,
                                  on_tick=alive.tick)
         total = len(segments)
-        publication = Publication(total, publish_order(total, deps.segment_lanes), publish)
+        publication = publication_of(total)
     publication.finish(segments)
     return len(segments), list(side.left_out)
 

@@ -42,6 +42,9 @@ def _real_time_split(local_backend, deps):
             if (parsed := keys.parse_segment_key(storage.bucket, key)) is not None:
                 begun_when_published[parsed.segment_index] = sorted(
                     p.name for p in path.parent.glob("0*.mp4"))
+                job = local_backend.jobs.get(parsed.job_id)  # the count, shown as progress
+                assert (job.status, job.total_segments) == (
+                    JobStatus.CHUNKING_IN_PROGRESS, parsed.total_segments)
             return storage.put_file(key, path, **kwargs)
 
     return dataclasses.replace(
