@@ -4,16 +4,20 @@ FFmpeg's segment muxer writes a line of its CSV list (name, start, end) when it
 closes a segment, and flushes it. The list is a FIFO here, read by a thread of
 ours, so a finished segment is known at once (no polling of the folder); each
 line is also copied into the ordinary list file (``splitting.SEGMENT_LIST``)
-that later steps read.
+that later steps read. Where the work folder holds no FIFO, the segments are
+handed on once the split has ended, from the list file.
 """
 
 from __future__ import annotations
 
 import csv
+import logging
 import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+log = logging.getLogger(__name__)
 
 FIFO_NAME = "segments.fifo"
 
@@ -32,11 +36,22 @@ class LiveSegmentList:
 
     def __enter__(self) -> LiveSegmentList:
         self.path.unlink(missing_ok=True)
-        os.mkfifo(self.path)
+        try:
+            os.mkfifo(self.path)
+        except OSError:  # a folder that holds no FIFO: the segments come at the end
+            log.warning("no FIFO in %s: segments are handed on once the split ends",
+                        self._out_dir)
+            self.path = self._list_file
+            return self
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.path == self._list_file:  # no FIFO: the list as written, now
+            if exc[0] is None:
+                with open(self._list_file, newline="", encoding="utf-8") as written:
+                    self._hand_on(row for row in csv.reader(written) if row)
+            return
         # ffmpeg has exited: if it never opened the list (it failed first), the
         # reader still waits in open(); opening the write end ourselves ends that
         try:
@@ -50,12 +65,20 @@ class LiveSegmentList:
         with open(self.path, newline="", encoding="utf-8") as fifo, \
                 open(self._list_file, "w", newline="", encoding="utf-8") as copy:
             writer = csv.writer(copy, lineterminator="\n")
-            for index, row in enumerate(row for row in csv.reader(fifo) if row):
-                writer.writerow(row)
-                copy.flush()
-                if self.error is not None:
-                    continue  # keep reading: ffmpeg must never block on a full pipe
-                try:
-                    self._on_segment(index, self._out_dir / row[0])
-                except BaseException as exc:  # handed to the caller, which stops the split
-                    self.error = exc
+
+            def copied(rows):
+                for row in rows:
+                    writer.writerow(row)
+                    copy.flush()
+                    yield row
+
+            self._hand_on(copied(row for row in csv.reader(fifo) if row))
+
+    def _hand_on(self, rows) -> None:
+        for index, row in enumerate(rows):
+            if self.error is not None:
+                continue  # keep reading: ffmpeg must never block on a full pipe
+            try:
+                self._on_segment(index, self._out_dir / row[0])
+            except BaseException as exc:  # handed to the caller, which stops the split
+                self.error = exc

@@ -99,3 +99,20 @@ def test_a_split_that_fails_before_its_list_opens_does_not_hang(tmp_path):
         assert "split into segments" in str(exc)
     else:
         raise AssertionError("a missing source split")
+
+
+def test_without_a_fifo_every_segment_is_still_handed_on_once_the_split_ends(
+        tmp_path, monkeypatch):
+    clip = make_video(tmp_path / "clip.mp4", seconds=8, size=(160, 96), audio=False)
+    cuts = plan_cuts(probe_video(clip, LIMITS).keyframes_s, 2.0)
+
+    def no_fifo(path, *args):
+        raise OSError(95, "Operation not supported")
+
+    monkeypatch.setattr(os, "mkfifo", no_fifo)
+    handed = []
+    segments = split_segments(FfmpegRunner(ffmpeg_path(), timeout_s=120), clip, tmp_path / "s",
+                              2.0, cuts=cuts, on_segment=lambda i, p: handed.append((i, p)))
+    assert len(segments) == len(cuts) + 1 == 4
+    assert handed == list(enumerate(segments))
+    assert segment_starts(segments[0].parent) == [0.0, 2.0, 4.0, 6.0]
