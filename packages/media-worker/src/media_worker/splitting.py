@@ -32,6 +32,7 @@ SEGMENT_PATTERN = "%05d.mp4"
 SEGMENT_LIST = "segments.csv"  # the segment muxer's list: name, start, end
 # With ffmpeg 9 the cut lands one GOP late unless the segment time has some slack.
 SEGMENT_TIME_DELTA = "0.05"
+NEVER_S = 10**9  # a segment time no video reaches
 # Video codecs an MP4 segment holds when copied (tried with the pinned ffmpeg:
 # ProRes, DNxHD, VP8 and WMV are refused with "Could not find tag for codec").
 MP4_SEGMENT_CODECS = frozenset({"h264", "hevc", "av1", "vp9", "mpeg4", "mpeg2video",
@@ -122,8 +123,12 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
     for stale in [*out_dir.glob("*.mp4"), *out_dir.glob(SEGMENT_LIST)]:
         stale.unlink()
     label_args = [arg for key, value in labels for arg in ("-metadata:s:v:0", f"{key}={value}")]
-    where = (["-segment_times", ",".join(f"{t:.6f}" for t in cuts)] if cuts else
-             ["-segment_time", f"{segment_seconds:g}", "-segment_time_delta", SEGMENT_TIME_DELTA])
+    if cuts is None:
+        where = ["-segment_time", f"{segment_seconds:g}", "-segment_time_delta", SEGMENT_TIME_DELTA]
+    elif cuts:
+        where = ["-segment_times", ",".join(f"{t:.6f}" for t in cuts)]
+    else:  # planned as one segment: never cut
+        where = ["-segment_time", str(NEVER_S)]
 
     def run(segment_list: Path, tick: Callable[[], None] | None) -> None:
         runner.run([

@@ -116,3 +116,11 @@ def test_without_a_fifo_every_segment_is_still_handed_on_once_the_split_ends(
     assert len(segments) == len(cuts) + 1 == 4
     assert handed == list(enumerate(segments))
     assert segment_starts(segments[0].parent) == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_a_plan_of_one_segment_is_never_cut(tmp_path):
+    clip = make_video(tmp_path / "clip.mp4", seconds=3, size=(160, 96), audio=False)
+    handed = []
+    segments = split_segments(FfmpegRunner(ffmpeg_path(), timeout_s=120), clip, tmp_path / "s",
+                              1.0, cuts=[], on_segment=lambda i, p: handed.append(i))
+    assert len(segments) == 1 and handed == [0]
