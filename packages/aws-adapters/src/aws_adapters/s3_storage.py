@@ -66,8 +66,10 @@ class S3ObjectStorage(S3MultipartUploads):
         return TransferConfig(multipart_threshold=MULTIPART_THRESHOLD,
                               multipart_chunksize=MULTIPART_CHUNK, use_threads=True)
 
-    def put_file(self, key: str, path: Path, *, content_type: str | None = None) -> ObjectInfo:
-        """Upload a file through the transfer manager (multipart over 64 MiB).
+    def put_file(self, key: str, path: Path, *, content_type: str | None = None,
+                 move: bool = False) -> ObjectInfo:
+        """Upload a file through the transfer manager (multipart over 64 MiB);
+        ``move`` removes it once uploaded.
         Raises InvalidKeyError, FileNotFoundError, AwsTransientError."""
         check_key(key)
         path = Path(path)
@@ -80,6 +82,8 @@ class S3ObjectStorage(S3MultipartUploads):
         info = self.head(key)
         if info is None:  # deleted by someone else right after the upload
             raise ObjectNotFoundError(f"s3://{self.bucket}/{key} vanished after upload")
+        if move:
+            path.unlink()
         return info
 
     def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:

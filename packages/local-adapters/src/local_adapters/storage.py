@@ -11,6 +11,7 @@ its temp file is removed, and no object appears.
 from __future__ import annotations
 
 import builtins
+import errno
 import mimetypes
 import os
 import shutil
@@ -168,11 +169,33 @@ class FilesystemStorage(MultipartUploads):
         finally:
             tmp.unlink(missing_ok=True)
 
-    def put_file(self, key: str, path: Path, *, content_type: str | None = None) -> ObjectInfo:
-        """Copy a file in (streaming, atomic). Raises InvalidKeyError,
-        FileNotFoundError, DiskFullError (nothing is stored)."""
+    def put_file(self, key: str, path: Path, *, content_type: str | None = None,
+                 move: bool = False) -> ObjectInfo:
+        """Copy a file in (streaming, atomic); with ``move``, take it: renamed in
+        when it lies on the bucket's filesystem (a converted film is not copied
+        again), else copied and removed; put back at ``path`` when storing
+        fails. Raises InvalidKeyError, FileNotFoundError, DiskFullError
+        (nothing is stored)."""
+        if move:
+            validate_key(key)
+            tmp = self.temp_file()
+            try:
+                os.replace(path, tmp)
+            except OSError as exc:
+                tmp.unlink(missing_ok=True)
+                if exc.errno != errno.EXDEV:
+                    raise
+            else:
+                try:
+                    return self.adopt_file(key, tmp)
+                except BaseException:
+                    os.replace(tmp, path)
+                    raise
         with open(path, "rb") as src:
-            return self._write_from(key, src)
+            info = self._write_from(key, src)
+        if move:
+            Path(path).unlink()
+        return info
 
     def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
         """Store small content (atomic). Raises InvalidKeyError, DiskFullError."""

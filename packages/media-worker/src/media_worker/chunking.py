@@ -266,7 +266,8 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     def publish(index: int, path: Path) -> None:
         alive.touch()  # raises ConditionFailedError once the job moved on: stop writing
         key = keys.segment_key(job_id, index, total, job.mode, run)
-        backend.input_storage.put_file(key, path, content_type="video/mp4")
+        # moved, not copied, where the store is a folder on the work folder's disk
+        backend.input_storage.put_file(key, path, content_type="video/mp4", move=True)
         log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
 
     def publication_of(count: int) -> Publication:
@@ -293,10 +294,10 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     # before the last segment: reassembly may start after it
     if side.streams is not None:
         backend.input_storage.put_file(keys.streams_key(job_id), side.streams,
-                                       content_type="video/x-matroska")
+                                       content_type="video/x-matroska", move=True)
     if side.data is not None:
         backend.input_storage.put_file(keys.data_tracks_key(job_id), side.data,
-                                       content_type="video/mp4")
+                                       content_type="video/mp4", move=True)
     if publication is None:
         if job.params.subtitles_3d:
             add_cues_to_segments(deps.runner, source, segments, work, job_id=job_id,

@@ -38,6 +38,7 @@ from media_worker.errors import (
 )
 from media_worker.lease_keeper import LeaseKeeper
 from media_worker.side_streams import CONTENT_TYPES, SideFiles, mux_final
+from media_worker.source_file import stored_copy
 
 log = logging.getLogger(__name__)
 
@@ -118,8 +119,8 @@ def _join(deps: MediaDeps, job: Job, completions: list[SegmentCompletion],
         work = Path(tmp)
         paths = []
         for c in completions:
-            path = work / f"{c.segment_index:05d}.mp4"
-            backend.output_storage.get_file(c.output_key, path)
+            path = stored_copy(backend.output_storage, c.output_key,
+                               work / f"{c.segment_index:05d}.mp4")
             paths.append(path)
             tick()
         side = SideFiles(_kept_aside(deps, keys.streams_key(job_id), work / "streams.mkv"),
@@ -128,7 +129,8 @@ def _join(deps: MediaDeps, job: Job, completions: list[SegmentCompletion],
         dropped = mux_final(deps.runner, paths, side, out, container=job.container,
                             mode=job.mode, timecode=job.source_timecode, on_tick=tick)
         keeper.check()  # a stale holder stops here, before writing
-        backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container])
+        backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container],
+                                        move=True)
         log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))
     return dropped
 
@@ -142,7 +144,7 @@ def _kept_aside(deps: MediaDeps, key: str, dest: Path) -> Path | None:
     """A side file chunking kept (``side_streams.keep_side_streams``), if it did."""
     if not deps.backend.input_storage.exists(key):
         return None
-    deps.backend.input_storage.get_file(key, dest)
+    stored_copy(deps.backend.input_storage, key, dest)
     return dest
 
 

@@ -43,6 +43,23 @@ def stored_path(storage: ObjectStorage, key: str) -> Path | None:
     return path if path.is_file() else None
 
 
+def stored_copy(storage: ObjectStorage, key: str, dest: Path) -> Path:
+    """``key``'s content at ``dest``, for a step that only reads it (reassembly's
+    segments and side files): a hard link where the storage is a local folder
+    on ``dest``'s filesystem, else a download. A stored object is only ever
+    replaced by rename, so a link holds one whole version of it. Raises
+    ObjectNotFoundError/TransientError from the storage."""
+    path = stored_path(storage, key)
+    if path is not None:
+        try:
+            os.link(path, dest)
+            return dest
+        except OSError:  # another filesystem, no permission, or deleted meanwhile
+            pass
+    storage.get_file(key, dest)
+    return dest
+
+
 def source_file(storage: ObjectStorage, info: ObjectInfo, dest: Path) -> Path:
     """``info``'s content at ``dest``, for a whole conversion, which reads all of
     it: a hard link to the stored file when the storage is a local folder on

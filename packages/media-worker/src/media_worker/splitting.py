@@ -156,7 +156,10 @@ def split_segments(runner: FfmpegRunner, source: Path, out_dir: Path, segment_se
             run(live.path, tick)
         if live.error is not None:
             raise live.error
-    segments = sorted(p for p in out_dir.glob("*.mp4") if p.stat().st_size > 0)
+    # from the muxer's list: a segment handed on may have been moved away already
+    with open(out_dir / SEGMENT_LIST, newline="", encoding="utf-8") as f:
+        listed = [out_dir / row[0] for row in csv.reader(f) if row]
+    segments = [p for p in listed if not p.exists() or p.stat().st_size > 0]
     if not segments:
         raise FfmpegFailedError("split into segments: ffmpeg wrote no segment")
     return segments

@@ -68,3 +68,26 @@ def test_a_local_source_replaced_before_it_is_read_is_refused(local_backend, tmp
     storage.put_bytes(source_key("job-4"), b"second upload")
     with pytest.raises(SourceReplacedError):
         source_file(storage, info, tmp_path / "source.mp4")
+
+
+def test_reassembly_reads_a_local_object_through_a_link_and_elsewhere_downloads(
+        local_backend, tmp_path, monkeypatch):
+    from media_worker.source_file import stored_copy
+
+    key = "jobs/job-1/segments/r1/0.mp4"
+    storage = local_backend.output_storage
+    storage.put_bytes(key, b"3d segment")
+    linked = stored_copy(storage, key, tmp_path / "linked.mp4")
+    assert linked.read_bytes() == b"3d segment"
+    assert linked.stat().st_ino == stored_path(storage, key).stat().st_ino  # no copy
+    memory = MemoryStorage("output")
+    memory.put_bytes(key, b"3d segment")
+    assert stored_copy(memory, key, tmp_path / "got.mp4").read_bytes() == b"3d segment"
+
+    def refused(*args):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("os.link", refused)  # a refused link (the control): a copy
+    copied = stored_copy(storage, key, tmp_path / "copied.mp4")
+    assert copied.read_bytes() == b"3d segment"
+    assert copied.stat().st_ino != stored_path(storage, key).stat().st_ino

@@ -207,8 +207,11 @@ class Queue(Protocol):
 class ObjectStorage(Protocol):
     bucket: str
 
-    def put_file(self, key: str, path: Path, *, content_type: str | None = None) -> ObjectInfo:
-        """Upload a file, streaming (multipart when large). Raises InvalidKeyError."""
+    def put_file(self, key: str, path: Path, *, content_type: str | None = None,
+                 move: bool = False) -> ObjectInfo:
+        """Upload a file, streaming (multipart when large). With ``move`` the file
+        is handed over: gone from ``path`` once stored (a local folder renames
+        it in, no copy), still there when storing failed. Raises InvalidKeyError."""
 
     def put_bytes(self, key: str, data: bytes, *, content_type: str | None = None) -> ObjectInfo:
         """Upload small content from memory."""

@@ -138,7 +138,7 @@ class LocalInferenceBackend:
                 auto_download=self._auto_download, hub_endpoint=self._hub_endpoint,
                 cores=self._cores, depth_stride=self._depth_stride,
             )
-            self._output.put_file(output_key, target, content_type="video/mp4")
+            self._output.put_file(output_key, target, content_type="video/mp4", move=True)
         self._keep_state(payload, result.depth_state)
         log.info("job_id=%s segment_index=%d converted in-process: %d frames",
                  payload.job_id, payload.segment_index, result.frames)

@@ -37,8 +37,12 @@ class MemoryStorage:
             self._objects[key] = (data, info)
         return info
 
-    def put_file(self, key: str, path: Path, *, content_type: str | None = None) -> ObjectInfo:
-        return self.put_bytes(key, Path(path).read_bytes(), content_type=content_type)
+    def put_file(self, key: str, path: Path, *, content_type: str | None = None,
+                 move: bool = False) -> ObjectInfo:
+        info = self.put_bytes(key, Path(path).read_bytes(), content_type=content_type)
+        if move:
+            Path(path).unlink()
+        return info
 
     def get_bytes(self, key: str) -> bytes:
         try:

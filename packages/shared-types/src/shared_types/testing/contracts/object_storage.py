@@ -32,6 +32,19 @@ def test_put_file_then_get_file_streams_a_large_object(object_storage, tmp_path)
     assert dst.read_bytes() == data
 
 
+def test_a_moved_file_is_stored_and_gone_from_its_path(object_storage, tmp_path):
+    data = os.urandom(1024 * 1024 + 5)
+    src, kept, dst = tmp_path / "moved.bin", tmp_path / "kept.bin", tmp_path / "dst.bin"
+    src.write_bytes(data)
+    kept.write_bytes(data)
+    info = object_storage.put_file("jobs/job-a/final.mp4", src, move=True)
+    object_storage.put_file("jobs/job-a/copy.mp4", kept)  # the default keeps it (control)
+    assert info.size == len(data)
+    assert not src.exists() and kept.read_bytes() == data
+    object_storage.get_file("jobs/job-a/final.mp4", dst)
+    assert dst.read_bytes() == data
+
+
 def test_overwrite_replaces_the_content(object_storage):
     object_storage.put_bytes("k/a.bin", b"first")
     object_storage.put_bytes("k/a.bin", b"second!")
