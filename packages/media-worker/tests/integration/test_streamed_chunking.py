@@ -10,6 +10,7 @@ import pytest
 from shared_types import keys
 from shared_types.models import JobStatus, S3EventRecord
 from shared_types.testing.media import make_video
+from shared_types.testing.timing import frame_times, make_paused_video
 
 from media_worker import chunking
 from media_worker.chunking import handle_source_uploaded
@@ -109,3 +110,22 @@ def test_a_split_off_its_plan_never_completes_its_run_and_is_chunked_again_whole
     final = tmp_path / "final.mp4"
     local_backend.output_storage.get_file(done.final_key, final)
     assert measure(final).frames == measure(source).frames
+
+
+def test_a_pause_in_a_source_re_encoded_on_the_way_is_kept_not_filled(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
+    # one keyframe, and the picture paused 2 s at 1.5 s: re-encoded into the
+    # segment muxer, whose constant rate would fill the pause with copies
+    source = make_paused_video(tmp_path / "paused.mp4", seconds=5.0, flash_at=6.0, gop=1000)
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, source)
+    worker = worker_for(local_backend)
+
+    assert handle_source_uploaded(_record(local_backend, job.job_id), worker.deps) >= 2
+    assert convert_segments(local_backend) >= 2
+    assert worker.process_reassembly_once(wait_s=1)
+    done = local_backend.jobs.get(job.job_id)
+    assert done.status == JobStatus.COMPLETED, done.error
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    assert frame_times(final) == pytest.approx(frame_times(source), abs=0.001)
