@@ -69,8 +69,10 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         media.start()
         backend = load_backend(settings)
         rates = learn_machine_rates(backend)  # this data folder's history
+        # the source is linked into a local store, not copied, where it can be
         job = submit_job(backend, request.source, mode=request.mode, params=request.params,
-                         container=request.container)
+                         container=request.container,
+                         link_dir=Path(settings.data_dir) / "tmp")
         console.print(f"job {job.job_id}: {request.source.name} -> {request.mode.value}",
                       soft_wrap=True)
         # the frame total comes from the media-worker's probe (no PyAV in this process)

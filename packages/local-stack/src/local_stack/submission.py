@@ -71,9 +71,17 @@ def submit_job(
     params: ConversionParams,
     title: str | None = None,
     container: Container = Container.MP4,
+    link_dir: Path | None = None,
 ) -> Job:
     """Create a job and upload ``source`` as its canonical source object.
 
+    ``link_dir``, a folder on a local store's filesystem (its ``{data_dir}/tmp``),
+    lets the stored source be a hard link to ``source`` where the two share a
+    filesystem: a film is neither copied nor written out again before its
+    conversion can start. The pipeline never writes into a stored object (it
+    replaces by rename), so ``source`` is only read; deleting the job removes
+    only the link. Elsewhere (another filesystem, links refused, S3) it is
+    copied or uploaded.
     Refuses a source the local storage clearly has no room for before creating
     anything (``shared_types.disk_room``). Raises FileNotFoundError when
     ``source`` is missing, DiskFullError (no room, or the disk filled while the
@@ -86,7 +94,7 @@ def submit_job(
               title=(title or source.name)[:200], source_size_bytes=size)
     backend.jobs.create(job)
     try:
-        backend.input_storage.put_file(source_key(job.job_id), source, content_type="video/mp4")
+        _put_source(backend, source_key(job.job_id), source, link_dir)
     except DiskFullError as exc:
         try:
             fail_job_for(backend.jobs, job.job_id, UPLOAD_STAGE, exc)
@@ -96,6 +104,29 @@ def submit_job(
         raise
     log.info("job_id=%s submitted %s (%d bytes, mode %s)", job.job_id, source, size, mode)
     return job
+
+
+def _put_source(backend: Backend, key: str, source: Path, link_dir: Path | None) -> None:
+    """``source`` stored under ``key``: as a hard link moved into the store where
+    ``link_dir`` allows one, else as a copy."""
+    storage = backend.input_storage
+    if link_dir is not None:
+        link = link_dir / f"source-{secrets.token_hex(8)}"
+        try:
+            os.link(source, link)
+        except OSError:
+            pass  # another filesystem, no such folder, links refused: a copy
+        else:
+            try:
+                storage.put_file(key, link, content_type="video/mp4", move=True)
+                return
+            except DiskFullError:
+                raise
+            except OSError:  # the store could not take it as it is (a read-only file)
+                log.info("%s: stored as a copy (the store refused its link)", source)
+            finally:
+                link.unlink(missing_ok=True)
+    storage.put_file(key, source, content_type="video/mp4")
 
 
 def snapshot(backend: Backend, job_id: str, rates: MachineRates | None = None) -> JobSnapshot:

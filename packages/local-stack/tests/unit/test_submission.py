@@ -198,7 +198,7 @@ def test_the_frame_total_comes_from_the_media_workers_probe(backend, source):
 class FullDiskStorage(MemoryStorage):
     """A storage whose disk fills up while a source is copied in."""
 
-    def put_file(self, key, path, *, content_type=None):
+    def put_file(self, key, path, *, content_type=None, move=False):
         raise DiskFullError("The disk is full: no space was left in /data while storing it.")
 
 
