@@ -23,6 +23,16 @@ def _record(backend, job_id):
     return S3EventRecord(bucket=backend.input_storage.bucket, key=keys.source_key(job_id))
 
 
+def _reassembled(backend, worker, job_id, tmp_path):
+    """The job's final video, once reassembly has run and the job completed."""
+    assert worker.process_reassembly_once(wait_s=1)
+    done = backend.jobs.get(job_id)
+    assert done.status == JobStatus.COMPLETED, done.error
+    final = tmp_path / "final.mp4"
+    backend.output_storage.get_file(done.final_key, final)
+    return final
+
+
 def _real_time_split(local_backend, deps):
     """``deps`` whose split reads its source at its own pace (8 s of video: >= 8 s)
     and that note, as each segment is uploaded, which segment files had been begun."""
@@ -71,11 +81,7 @@ def test_the_first_segments_are_handed_on_while_the_rest_is_still_being_cut(
     # segment 0 went out while the split had not yet begun the last segment
     assert "00003.mp4" not in begun_when_published[0], begun_when_published
     assert convert_segments(local_backend) == 4
-    assert worker.process_reassembly_once(wait_s=1)
-    done = local_backend.jobs.get(job.job_id)
-    assert done.status == JobStatus.COMPLETED, done.error
-    final = tmp_path / "final.mp4"
-    local_backend.output_storage.get_file(done.final_key, final)
+    final = _reassembled(local_backend, worker, job.job_id, tmp_path)
     assert measure(final).frames == measure(source).frames
 
 
@@ -104,11 +110,7 @@ def test_a_split_off_its_plan_never_completes_its_run_and_is_chunked_again_whole
     assert (job_after.status, job_after.run, job_after.total_segments) == (
         JobStatus.CHUNKING_COMPLETE, 2, 3)
     assert convert_segments(local_backend) >= 3
-    assert worker.process_reassembly_once(wait_s=1)
-    done = local_backend.jobs.get(job.job_id)
-    assert done.status == JobStatus.COMPLETED, done.error
-    final = tmp_path / "final.mp4"
-    local_backend.output_storage.get_file(done.final_key, final)
+    final = _reassembled(local_backend, worker, job.job_id, tmp_path)
     assert measure(final).frames == measure(source).frames
 
 
@@ -123,9 +125,5 @@ def test_a_pause_in_a_source_re_encoded_on_the_way_is_kept_not_filled(
 
     assert handle_source_uploaded(_record(local_backend, job.job_id), worker.deps) >= 2
     assert convert_segments(local_backend) >= 2
-    assert worker.process_reassembly_once(wait_s=1)
-    done = local_backend.jobs.get(job.job_id)
-    assert done.status == JobStatus.COMPLETED, done.error
-    final = tmp_path / "final.mp4"
-    local_backend.output_storage.get_file(done.final_key, final)
+    final = _reassembled(local_backend, worker, job.job_id, tmp_path)
     assert frame_times(final) == pytest.approx(frame_times(source), abs=0.001)
