@@ -31,7 +31,6 @@ class LiveSegmentList:
                  on_segment: Callable[[int, Path], None]) -> None:
         self.path = out_dir / FIFO_NAME
         self._out_dir, self._list_file, self._on_segment = out_dir, list_file, on_segment
-        self._thread = threading.Thread(target=self._read, name="segment-list", daemon=True)
         self.error: BaseException | None = None  # the first raised by ``on_segment``
 
     def __enter__(self) -> LiveSegmentList:
@@ -43,6 +42,14 @@ class LiveSegmentList:
                         self._out_dir)
             self.path = self._list_file
             return self
+        # Both ends opened here, before ffmpeg starts: the reader never waits for
+        # a writer that may not come (ffmpeg failing first), and reads no end of
+        # file before ours closes, whenever ffmpeg opens and closes its own.
+        reader = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        self._writer = os.open(self.path, os.O_WRONLY)
+        os.set_blocking(reader, True)
+        self._thread = threading.Thread(target=self._read, args=(reader,), name="segment-list",
+                                        daemon=True)
         self._thread.start()
         return self
 
@@ -52,17 +59,12 @@ class LiveSegmentList:
                 with open(self._list_file, newline="", encoding="utf-8") as written:
                     self._hand_on(row for row in csv.reader(written) if row)
             return
-        # ffmpeg has exited: if it never opened the list (it failed first), the
-        # reader still waits in open(); opening the write end ourselves ends that
-        try:
-            os.close(os.open(self.path, os.O_WRONLY | os.O_NONBLOCK))
-        except OSError:  # no reader waiting (ENXIO): it has read to the end already
-            pass
+        os.close(self._writer)  # ffmpeg has exited: the reader reads to the end
         self._thread.join()
         self.path.unlink(missing_ok=True)
 
-    def _read(self) -> None:
-        with open(self.path, newline="", encoding="utf-8") as fifo, \
+    def _read(self, reader: int) -> None:
+        with open(reader, newline="", encoding="utf-8") as fifo, \
                 open(self._list_file, "w", newline="", encoding="utf-8") as copy:
             writer = csv.writer(copy, lineterminator="\n")
 
