@@ -10,11 +10,13 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from media_worker.source_file import stored_path
 from shared_types.disk_room import require_room_for_source
 from shared_types.errors import DiskFullError, TransientError
 from shared_types.eta_history import MachineRates
@@ -216,8 +218,29 @@ def fetch_result(backend: Backend, snap: JobSnapshot, output: Path) -> Path:
     with disk_full_as(output.parent, doing=f"writing {output.name}"):
         partial.touch(exist_ok=False)
         try:
-            backend.output_storage.get_file(key, partial)
+            if not _linked(backend.output_storage, key, partial):
+                backend.output_storage.get_file(key, partial)
             os.replace(partial, output)
         finally:
             partial.unlink(missing_ok=True)
     return output
+
+
+def _linked(storage, key: str, partial: Path) -> bool:
+    """Replace the empty ``partial`` with a hard link to ``key``'s stored file, when
+    the storage is a local folder on its filesystem and the file has the mode a
+    new file gets here (a film is not copied out again at the end of its job;
+    a stored object is only ever replaced by rename, so the link keeps this
+    version). False, with ``partial`` left as it was, anywhere else."""
+    stored = stored_path(storage, key)
+    if stored is None:
+        return False
+    try:
+        if stat.S_IMODE(stored.stat().st_mode) != stat.S_IMODE(partial.stat().st_mode):
+            return False  # a private copy (the store's own temp file): copied instead
+        linked = partial.with_name(partial.name + ".link")
+        os.link(stored, linked)
+    except OSError:  # another filesystem, links refused, or no such object
+        return False
+    os.replace(linked, partial)
+    return True

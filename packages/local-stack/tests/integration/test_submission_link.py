@@ -47,3 +47,43 @@ def test_where_a_link_is_refused_the_source_is_copied(tmp_path, monkeypatch):
     assert not os.path.samefile(stored, film)  # a copy (the control)
     assert stored.read_bytes() == film.read_bytes()
     assert film.exists()
+
+
+def _completed(tmp_path, final_file):
+    from shared_types.keys import final_key
+    from shared_types.models import JobStatus, JobUpdate
+
+    from local_stack.submission import snapshot
+
+    film = tmp_path / "film.mp4"
+    film.write_bytes(b"film")
+    backend, job, _ = _submit(tmp_path, film)
+    backend.output_storage.put_file(final_key(job.job_id), final_file, move=True)
+    backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
+    stored = backend.output_storage.path_of(final_key(job.job_id))
+    return backend, snapshot(backend, job.job_id), stored
+
+
+def test_the_final_video_is_handed_out_as_a_link_when_it_has_a_new_files_mode(tmp_path):
+    from local_stack.submission import fetch_result
+
+    made = tmp_path / "joined.mp4"
+    made.write_bytes(b"3d" * 10_000)  # made like a worker makes it: the umask's mode
+    backend, snap, stored = _completed(tmp_path, made)
+    out = fetch_result(backend, snap, tmp_path / "out" / "film-3d.mp4")
+    assert os.path.samefile(out, stored)  # not copied out again
+    assert out.read_bytes() == b"3d" * 10_000
+    assert [p.name for p in out.parent.iterdir()] == ["film-3d.mp4"]  # no partial left
+
+
+def test_a_private_stored_file_is_copied_out_with_a_new_files_mode(tmp_path):
+    from local_stack.submission import fetch_result
+
+    made = tmp_path / "joined.mp4"
+    made.write_bytes(b"3d" * 10_000)
+    made.chmod(0o600)  # as the store's own temp files are (the control)
+    backend, snap, stored = _completed(tmp_path, made)
+    out = fetch_result(backend, snap, tmp_path / "out" / "film-3d.mp4")
+    assert not os.path.samefile(out, stored)
+    assert out.read_bytes() == b"3d" * 10_000
+    assert out.stat().st_mode & 0o777 != 0o600
