@@ -83,9 +83,10 @@ def keyframed_codec(segment_seconds: float, *, color: Color | None = None,
                  "-crf", "16"]
     else:
         codec = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18"]
-    # every frame with its own time: to the segment muxer ffmpeg would otherwise
-    # pick a constant rate and fill a pause in the timestamps with copies
-    return [*codec, "-force_key_frames", forced_keyframes(every), "-fps_mode", "passthrough"]
+    # every frame with its own time (a frame repeating the time before it dropped,
+    # as an MP4 needs): to the segment muxer ffmpeg would otherwise pick a
+    # constant rate and fill a pause in the timestamps with copies
+    return [*codec, "-force_key_frames", forced_keyframes(every), "-fps_mode", "vfr"]
 
 
 def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,
