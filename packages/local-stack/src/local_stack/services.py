@@ -26,12 +26,13 @@ CLI_ONLY_FIELDS = frozenset({
 def service_env(settings: StackSettings) -> dict[str, str]:
     """The STEREO_SPOT_* environment every child gets: each field of ``settings``
     (unset optional ones left out) but those only the CLI reads, plus the
-    in-process inference backend."""
+    in-process inference backend and the work folder (``work_folder``)."""
     prefix = settings.model_config.get("env_prefix", "")
     env = {f"{prefix}{name.upper()}": _env_value(value)
            for name, value in settings.model_dump().items()
            if name not in CLI_ONLY_FIELDS and value is not None}
     env[f"{prefix}INFERENCE_BACKEND"] = "local"
+    env[f"{prefix}WORK_DIR"] = _env_value(settings.work_folder)
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
@@ -80,6 +81,7 @@ def media_worker_settings(settings: StackSettings) -> MediaWorkerSettings:
     values = {name: value for name, value in settings.model_dump().items()
               if name in MediaWorkerSettings.model_fields and name not in CLI_ONLY_FIELDS
               and value is not None}
+    values["work_dir"] = settings.work_folder
     return MediaWorkerSettings(**values, segment_lanes=settings.workers)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from pydantic import Field
 from shared_types.settings import BackendSettings
@@ -39,3 +40,12 @@ class StackSettings(BackendSettings):
     restart_backoff_max_s: float = Field(30.0, gt=0)
     drain_timeout_s: float = Field(30.0, gt=0, description="SIGTERM grace before SIGKILL")
     ffmpeg: str | None = None
+    work_dir: Path | None = Field(
+        None, description="the workers' temp folders (default: {data_dir}/work)")
+
+    @property
+    def work_folder(self) -> Path:
+        """``work_dir``, else ``{data_dir}/work``: on the store's filesystem, so what
+        a worker makes is moved into the store, not copied, and a film's pieces
+        never fill a RAM-backed /tmp."""
+        return Path(self.work_dir) if self.work_dir else Path(self.data_dir) / "work"

@@ -149,3 +149,17 @@ def test_a_media_worker_hosted_in_the_cli_reads_what_a_child_would(tmp_path, mon
     child = MediaWorkerSettings()
     assert hosted.model_dump() == child.model_dump()
     assert (hosted.segment_lanes, hosted.segment_seconds, hosted.max_fps) == (workers, 7, 61)
+
+
+def test_the_workers_temp_folders_lie_in_the_data_folder_unless_set(tmp_path: Path):
+    from local_stack.services import media_worker_settings
+
+    settings = StackSettings(data_dir=tmp_path / "data")
+    env = service_env(settings)
+    assert env["STEREO_SPOT_WORK_DIR"] == str((tmp_path / "data" / "work").resolve())
+    assert media_worker_settings(settings).work_dir == tmp_path / "data" / "work"
+    moved = settings.model_copy(update={"data_dir": tmp_path / "other"})  # --data-dir
+    assert service_env(moved)["STEREO_SPOT_WORK_DIR"] == str((tmp_path / "other" / "work")
+                                                             .resolve())
+    chosen = StackSettings(data_dir=tmp_path / "data", work_dir=tmp_path / "scratch")
+    assert service_env(chosen)["STEREO_SPOT_WORK_DIR"] == str((tmp_path / "scratch").resolve())
