@@ -18,6 +18,8 @@ class CountingProxy:
         self._lock = threading.Lock()
         self._closed = threading.Condition(self._lock)  # notified as a relay ends
         self.connections = 0  # relayed connections still open
+        self.accepted = 0  # connections accepted so far (each relay's number)
+        self._live: set[int] = set()  # numbers of the relays still running
         self._stop = threading.Event()
         self._relays: list[threading.Thread] = []
         self._open: set[socket.socket] = set()
@@ -34,12 +36,23 @@ class CountingProxy:
                     client, _ = self._server.accept()
                 except TimeoutError:
                     continue
-                relay = threading.Thread(target=self._relay, args=(client,), daemon=True)
+                with self._lock:
+                    number = self.accepted
+                    self.accepted += 1
+                    self._live.add(number)
+                relay = threading.Thread(target=self._relay, args=(client, number), daemon=True)
                 self._relays.append(relay)
                 relay.start()
 
-    def _relay(self, client: socket.socket) -> None:
-        upstream = socket.create_connection(self.upstream)
+    def _relay(self, client: socket.socket, number: int) -> None:
+        try:
+            upstream = socket.create_connection(self.upstream)
+        except OSError:
+            with self._lock:
+                self._live.discard(number)
+                self._closed.notify_all()
+            client.close()
+            return
         with self._lock:
             self._open.update((client, upstream))
             self.connections += 1
@@ -52,6 +65,7 @@ class CountingProxy:
             with self._lock:
                 self._open.difference_update((client, upstream))
                 self.connections -= 1
+                self._live.discard(number)
                 self._closed.notify_all()
             client.close()
             upstream.close()
@@ -71,11 +85,14 @@ class CountingProxy:
             except OSError:
                 pass
 
-    def wait_connections(self, at_most: int, timeout_s: float = 10.0) -> bool:
-        """Wait until no more than ``at_most`` connections are open: those a
-        reader closed are relayed to their end and counted in ``served``."""
+    def wait_ended(self, since: int, timeout_s: float = 10.0) -> bool:
+        """Wait until every connection accepted since ``accepted`` was ``since`` has
+        ended: what a reader closed is relayed to its end and counted in
+        ``served`` (connections opened before, a client's kept-alive ones, do
+        not count, whichever of them close meanwhile)."""
         with self._closed:
-            return self._closed.wait_for(lambda: self.connections <= at_most, timeout_s)
+            return self._closed.wait_for(lambda: not any(n >= since for n in self._live),
+                                         timeout_s)
 
     def close(self) -> None:
         self._stop.set()
