@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from media_worker.source_file import stored_path
+from media_worker.source_file import link_stored
 from shared_types.disk_room import require_room_for_source
 from shared_types.errors import DiskFullError, TransientError
 from shared_types.eta_history import MachineRates
@@ -232,15 +232,11 @@ def _linked(storage, key: str, partial: Path) -> bool:
     new file gets here (a film is not copied out again at the end of its job;
     a stored object is only ever replaced by rename, so the link keeps this
     version). False, with ``partial`` left as it was, anywhere else."""
-    stored = stored_path(storage, key)
-    if stored is None:
+    linked = partial.with_name(partial.name + ".link")
+    if link_stored(storage, key, linked) is None:
         return False
-    try:
-        if stat.S_IMODE(stored.stat().st_mode) != stat.S_IMODE(partial.stat().st_mode):
-            return False  # a private copy (the store's own temp file): copied instead
-        linked = partial.with_name(partial.name + ".link")
-        os.link(stored, linked)
-    except OSError:  # another filesystem, links refused, or no such object
+    if stat.S_IMODE(linked.stat().st_mode) != stat.S_IMODE(partial.stat().st_mode):
+        linked.unlink()  # a private copy (the store's own temp file): copied instead
         return False
     os.replace(linked, partial)
     return True

@@ -43,20 +43,29 @@ def stored_path(storage: ObjectStorage, key: str) -> Path | None:
     return path if path.is_file() else None
 
 
+def link_stored(storage: ObjectStorage, key: str, dest: Path) -> Path | None:
+    """Hard-link ``key``'s stored file at ``dest`` and return the stored file's
+    path, where the storage is a local folder on ``dest``'s filesystem; None,
+    with nothing made at ``dest``, anywhere else (another filesystem, links
+    refused, no such object)."""
+    path = stored_path(storage, key)
+    if path is None:
+        return None
+    try:
+        os.link(path, dest)
+    except OSError:
+        return None
+    return path
+
+
 def stored_copy(storage: ObjectStorage, key: str, dest: Path) -> Path:
     """``key``'s content at ``dest``, for a step that only reads it (reassembly's
     segments and side files): a hard link where the storage is a local folder
     on ``dest``'s filesystem, else a download. A stored object is only ever
     replaced by rename, so a link holds one whole version of it. Raises
     ObjectNotFoundError/TransientError from the storage."""
-    path = stored_path(storage, key)
-    if path is not None:
-        try:
-            os.link(path, dest)
-            return dest
-        except OSError:  # another filesystem, no permission, or deleted meanwhile
-            pass
-    storage.get_file(key, dest)
+    if link_stored(storage, key, dest) is None:
+        storage.get_file(key, dest)
     return dest
 
 
@@ -81,12 +90,8 @@ def _linked(storage: ObjectStorage, info: ObjectInfo, dest: Path) -> bool:
     ``info``'s ETag). False, with nothing left at ``dest``, where the storage
     is not a local folder, the link fails (another filesystem, no permission)
     or the key was replaced: the caller downloads, and checks, instead."""
-    path = stored_path(storage, info.key)
+    path = link_stored(storage, info.key, dest)
     if path is None:
-        return False
-    try:
-        os.link(path, dest)
-    except OSError:
         return False
     now = storage.head(info.key)
     try:  # the key still names the linked file, and that file is this upload
