@@ -70,7 +70,7 @@ class SourceInfo:
     # the video stream's language and title (``source_streams.video_labels``), as pairs
     video_labels: tuple[tuple[str, str], ...] = ()
     timecode: str | None = None  # the start timecode (``source_streams.file_timecode``)
-    # the video's keyframes, s after its first timestamp, in order (``splitting.cut_times``)
+    # the video's keyframes, s after its first timestamp, in order (``cut_plan.plan_cuts``)
     keyframes_s: tuple[float, ...] = ()
 
 

@@ -27,11 +27,11 @@ import math
 from collections.abc import Sequence
 
 from media_worker.bounded_probe import SourceInfo
-from media_worker.splitting import keyframe_interval, reencode_reason
+from media_worker.splitting import SEGMENT_TIME_DELTA, keyframe_interval, reencode_reason
 
-# The slack of ``splitting.SEGMENT_TIME_DELTA``: a keyframe this much before a
-# multiple of the target still ends the segment there.
-SLACK_S = 0.05
+# The muxer's own slack: a keyframe this much before a multiple of the target
+# still ends the segment there.
+SLACK_S = float(SEGMENT_TIME_DELTA)
 
 
 def plan_cuts(keyframes_s: Sequence[float], length_s: float) -> list[float] | None:
