@@ -11,7 +11,6 @@ import logging
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -65,7 +64,9 @@ def _parser() -> argparse.ArgumentParser:
                       help="burn the first text subtitle track into both views, in front")
     conv.add_argument("--workers", type=int, help="video-worker processes")
     conv.add_argument("--segment-seconds", type=float)
-    conv.add_argument("--data-dir", type=Path, help="keep the pipeline's data here (default: temp)")
+    conv.add_argument("--data-dir", type=Path,
+                      help="keep the pipeline's data here (default: a temporary folder "
+                      "beside the output, removed at the end)")
 
     sub.add_parser("jobs", help="list jobs")
     retry = sub.add_parser("retry", help="resume a failed job")
@@ -94,7 +95,7 @@ def _settings(args: argparse.Namespace) -> StackSettings:
 
 def _convert(args: argparse.Namespace, settings: StackSettings, console: Console,
              waiting_workers: Sequence[subprocess.Popen]) -> int:
-    from local_stack.convert import ConvertRequest, run_convert
+    from local_stack.convert import ConvertRequest, run_convert, temporary_data_dir
 
     depth = args.depth or best_installed(settings.models_dir)
     check_model_available(depth, settings.models_dir, auto_download=settings.model_auto_download,
@@ -107,8 +108,8 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
     if args.data_dir is not None:
         snap = run_convert(settings, request, console, waiting_workers=waiting_workers)
     else:
-        with tempfile.TemporaryDirectory(prefix="stereo-spot-") as tmp:
-            snap = run_convert(settings.model_copy(update={"data_dir": Path(tmp)}),
+        with temporary_data_dir(args.output) as tmp:
+            snap = run_convert(settings.model_copy(update={"data_dir": tmp}),
                                request, console, waiting_workers=waiting_workers)
     console.print(f"wrote {args.output} ({snap.segments_total} segment(s))", soft_wrap=True)
     if snap.left_out:

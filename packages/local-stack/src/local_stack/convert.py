@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,23 @@ class ConvertRequest:
     mode: OutputMode
     params: ConversionParams
     container: Container = Container.MP4
+
+
+@contextmanager
+def temporary_data_dir(output: Path) -> Iterator[Path]:
+    """The data folder of a ``convert`` run without ``--data-dir``, removed when
+    the block ends: a hidden folder beside ``output``, so that the store shares
+    the output's filesystem (the finished video is handed over as a hard link,
+    not copied) and a film's copy and segments never sit in a system temp folder
+    that may be RAM-backed (tmpfs) or too small. Where ``output``'s folder takes
+    no new folder (missing, read-only), the system temp folder instead."""
+    try:
+        scratch = tempfile.TemporaryDirectory(prefix=".stereo-spot-",
+                                              dir=Path(output).absolute().parent)
+    except OSError:
+        scratch = tempfile.TemporaryDirectory(prefix="stereo-spot-")
+    with scratch as folder:
+        yield Path(folder)
 
 
 def run_convert(settings: StackSettings, request: ConvertRequest, console: Console, *,

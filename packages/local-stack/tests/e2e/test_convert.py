@@ -112,6 +112,8 @@ def test_a_convert_killed_mid_job_cancels_it_and_leaves_no_worker_or_files(
                        for log in tmp_path.glob("**/logs/video-worker-*.log"))
 
         assert wait_until(converting, timeout_s=120), "no segment conversion ever started"
+        # without --data-dir the job's store is a hidden folder beside the output
+        assert (list(tmp_path.glob(".stereo-spot-*")) == []) == kept_data
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=120)
     finally:
@@ -125,6 +127,7 @@ def test_a_convert_killed_mid_job_cancels_it_and_leaves_no_worker_or_files(
         [job] = backend.jobs.list_by_status(JobStatus.CANCELLED).items
         assert backend.jobs.list_in_progress() == []
     else:
+        assert list(tmp_path.glob(".stereo-spot-*")) == []
         assert list(tmp.glob("stereo-spot-*")) == []
 
 
