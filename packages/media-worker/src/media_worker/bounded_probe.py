@@ -24,6 +24,8 @@ from media_worker.errors import (
     UnusableVideoError,
 )
 from media_worker.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
+from media_worker.mp4_samples import indexed_facts
+from media_worker.packet_facts import PacketFacts
 
 log = logging.getLogger(__name__)
 
@@ -277,46 +279,40 @@ def _declared_duration(container, stream) -> float | None:
 
 def _scan_packets(container, stream, limits: ProbeLimits, path: Path
                   ) -> tuple[int, float, float, bool, tuple[float, ...]]:
-    """(frame count, end time in s, longest keyframe gap in s, whether a keyframe
-    after the first has leading frames, keyframe times in s after the first
-    timestamp) of the video stream."""
+    """``PacketFacts.result`` of the video stream, from an MP4's sample table
+    where it has one (``mp4_samples``: no packet read), else from a scan of
+    every packet."""
     import av
 
-    deadline = time.monotonic() + limits.timeout_s
-    frames, start, end, last_key, gap, leading = 0, None, 0.0, None, 0.0, False
-    cut: float | None = None
-    keys: list[float] = []
-    try:
-        for packet in container.demux(stream):
-            if packet.pts is None or packet.size == 0:
-                continue
-            t = float(packet.pts * packet.time_base)
-            dur = float(packet.duration * packet.time_base) if packet.duration else 0.0
-            start = t if start is None else min(start, t)
-            end = max(end, t + dur)
-            frames += 1
-            if frames > limits.max_frames:  # stop scanning early: refused anyway
-                raise _reject(f"The video has more than {limits.max_frames:,} frames; at most "
-                              f"{limits.max_frames:,} are allowed.")
-            if packet.is_keyframe:
-                keys.append(t)
-                if last_key is not None:
-                    gap = max(gap, t - last_key)
-                    cut = t  # a cut could land here: frames coded after it must not precede it
-                last_key = t
-            elif last_key is not None and cut is not None and t < cut:
-                leading = True
-            if frames % 256 == 0 and time.monotonic() > deadline:
-                raise _reject(f"{NOT_A_VIDEO} (reading it took longer than "
-                              f"{limits.timeout_s:g} s).")
-    except av.error.FFmpegError as exc:
-        log.info("probe of %s failed while reading packets: %s", path, exc)
-        raise _reject(f"The video file is damaged (it cannot be read after frame {frames}).") \
-            from exc
-    if last_key is None:
-        if frames:
-            raise _reject(f"{NOT_A_VIDEO} (it has no keyframe to start from).")
-        return 0, 0.0, 0.0, False, ()
-    gap = max(gap, end - last_key)
-    first = start or 0.0
-    return frames, end - first, gap, leading, tuple(sorted(t - first for t in keys))
+    indexed = indexed_facts(path, container, stream)
+    if indexed is not None:
+        facts = indexed
+    else:
+        facts = PacketFacts()
+        deadline = time.monotonic() + limits.timeout_s
+        try:
+            for packet in container.demux(stream):
+                if packet.pts is None or packet.size == 0:
+                    continue
+                facts.add(float(packet.pts * packet.time_base),
+                          float(packet.duration * packet.time_base) if packet.duration else 0.0,
+                          packet.is_keyframe)
+                if facts.frames > limits.max_frames:  # stop scanning early: refused anyway
+                    raise _reject(_too_many_frames_seen(limits))
+                if facts.frames % 256 == 0 and time.monotonic() > deadline:
+                    raise _reject(f"{NOT_A_VIDEO} (reading it took longer than "
+                                  f"{limits.timeout_s:g} s).")
+        except av.error.FFmpegError as exc:
+            log.info("probe of %s failed while reading packets: %s", path, exc)
+            raise _reject("The video file is damaged (it cannot be read after frame "
+                          f"{facts.frames}).") from exc
+    if facts.frames > limits.max_frames:
+        raise _reject(_too_many_frames_seen(limits))
+    if facts.frames and not facts.has_keyframe:
+        raise _reject(f"{NOT_A_VIDEO} (it has no keyframe to start from).")
+    return facts.result()
+
+
+def _too_many_frames_seen(limits: ProbeLimits) -> str:
+    return (f"The video has more than {limits.max_frames:,} frames; at most "
+            f"{limits.max_frames:,} are allowed.")
