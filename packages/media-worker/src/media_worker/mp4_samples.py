@@ -27,6 +27,7 @@ from media_worker.packet_facts import PacketFacts
 log = logging.getLogger(__name__)
 
 MAX_MOOV_BYTES = 256 << 20  # a two-hour film's sample tables are a few MB
+MAX_BOXES = 10_000  # boxes looked at on one level: a file of tiny boxes is scanned instead
 CHECKED_PACKETS = 64  # read back and compared with the prediction
 
 
@@ -137,21 +138,14 @@ def _reads_back(path: Path, index: int, pts: list[int], keys: list[bool]) -> boo
 def _top_level_box(fh, size: int, kind: bytes) -> bytes | None:
     """The body of the first top-level box ``kind``, read by seeking from box to box."""
     pos = 0
-    while pos + 8 <= size:
+    for _ in range(MAX_BOXES):
         fh.seek(pos)
-        head = fh.read(16)
-        if len(head) < 8:
+        box = _header(fh.read(16), 0, size - pos)
+        if box is None:
             return None
-        length, found = struct.unpack_from(">I4s", head)
-        header = 8
-        if length == 1 and len(head) == 16:
-            length, header = struct.unpack_from(">Q", head, 8)[0], 16
-        elif length == 0:
-            length = size - pos
-        if length < header:
-            return None
+        found, header, length = box
         if found == kind:
-            if length - header > MAX_MOOV_BYTES or pos + length > size:
+            if length - header > MAX_MOOV_BYTES:
                 return None
             fh.seek(pos + header)
             return fh.read(length - header)
@@ -162,17 +156,31 @@ def _top_level_box(fh, size: int, kind: bytes) -> bytes | None:
 def _children(data: bytes, start: int, end: int) -> Iterator[tuple[bytes, int, int]]:
     """(kind, body start, end) of each box between ``start`` and ``end``."""
     pos = start
-    while pos + 8 <= end:
-        length, kind = struct.unpack_from(">I4s", data, pos)
-        header = 8
-        if length == 1 and pos + 16 <= end:
-            length, header = struct.unpack_from(">Q", data, pos + 8)[0], 16
-        elif length == 0:
-            length = end - pos
-        if length < header or pos + length > end:
+    for _ in range(MAX_BOXES):
+        box = _header(data, pos, end)
+        if box is None:
             return
+        kind, header, length = box
         yield kind, pos + header, pos + length
         pos += length
+
+
+def _header(data: bytes, pos: int, end: int) -> tuple[bytes, int, int] | None:
+    """(kind, header length, box length) of the box at ``pos`` of ``data``; None
+    where no whole box starts there before ``end``."""
+    if pos + 8 > min(end, len(data)):
+        return None
+    length, kind = struct.unpack_from(">I4s", data, pos)
+    header = 8
+    if length == 1:
+        if pos + 16 > len(data):
+            return None
+        length, header = struct.unpack_from(">Q", data, pos + 8)[0], 16
+    elif length == 0:  # to the end
+        length = end - pos
+    if length < header or pos + length > end:
+        return None
+    return kind, header, length
 
 
 def _child(data: bytes, start: int, end: int, kind: bytes) -> tuple[int, int] | None:

@@ -14,7 +14,7 @@ from shared_types.testing.media import make_video
 from media_worker import mp4_samples
 from media_worker.bounded_probe import ProbeLimits, probe_video
 from media_worker.errors import UnusableVideoError
-from media_worker.mp4_samples import indexed_facts
+from media_worker.mp4_samples import composition_offsets, indexed_facts
 from media_worker.packet_facts import PacketFacts
 
 ROOMY = ProbeLimits(max_bytes=10**10, max_duration_s=36000, max_width=8000, max_height=8000)
@@ -147,3 +147,18 @@ def test_probing_a_long_mp4_reads_its_index_not_its_packets(tmp_path):
     read_mkv = _read_bytes() - before
     assert read_mp4 < size / 5, f"read {read_mp4:,} of {size:,} bytes"
     assert read_mkv > size * 0.9  # negative control: a scan reads the whole file
+
+
+def test_a_file_of_countless_tiny_boxes_is_not_walked_to_its_end(bframes, tmp_path):
+    with av.open(str(bframes)) as container:
+        stream = container.streams.video[0]
+        track, samples = stream.id, len(stream.index_entries)
+    data = bframes.read_bytes()
+    moov = data.index(b"moov") - 4
+    moov_box = data[moov:moov + int.from_bytes(data[moov:moov + 4], "big")]
+    free = (8).to_bytes(4, "big") + b"free"
+    few, many = tmp_path / "few.mp4", tmp_path / "many.mp4"
+    few.write_bytes(free * 100 + moov_box)
+    many.write_bytes(free * (mp4_samples.MAX_BOXES + 1) + moov_box)
+    assert composition_offsets(few, track, samples)  # control: found behind 100 boxes
+    assert composition_offsets(many, track, samples) is None
