@@ -11,9 +11,11 @@ rounds (its ``packages/*/src`` first on ``PYTHONPATH``, as in
 the baseline.
 
 ``--gop 100000`` makes a source with one keyframe, which chunking re-encodes.
+``--cold`` drops the clip's pages from the page cache before every run
+(``posix_fadvise``), as for a film read from disk rather than one just written.
 
 Usage: .venv/bin/python bench/first_segment.py [--seconds 300] [--gop N] [--repeat 3]
-       [--baseline TREE]
+       [--cold] [--baseline TREE]
 """
 
 from __future__ import annotations
@@ -64,6 +66,16 @@ def first_inference(argv: list[str], data: Path, pythonpath: str | None,
             proc.wait()
 
 
+def evict(path: Path) -> None:
+    """Drop ``path``'s pages from the page cache: its next read comes from the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fdatasync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seconds", type=float, default=300)
@@ -75,6 +87,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--timeout", type=float, default=300)
     p.add_argument("--baseline", type=Path, help="another checkout to compare with")
+    p.add_argument("--cold", action="store_true", help="the clip read from disk every run")
     a = p.parse_args()
     base_path = (os.pathsep.join(str(d) for d in sorted(a.baseline.glob("packages/*/src")))
                  if a.baseline else None)
@@ -92,13 +105,16 @@ def main() -> None:
                 argv = [*program, "convert", str(clip), "-o", str(tmp / f"{name}{i}.mp4"),
                         "--mode", "half-sbs", "--workers", str(a.workers),
                         "--segment-seconds", str(a.segment_seconds), "--data-dir", str(data)]
+                if a.cold:
+                    evict(clip)
                 runs.setdefault(name, []).append(first_inference(
                     argv, data, base_path if name == "base" else None, a.timeout))
         size_mb = clip.stat().st_size / 1e6
     median = {k: statistics.median(v) for k, v in runs.items()}
     report = {
         "clip": {"seconds": a.seconds, "size": [a.width, a.height], "mb": round(size_mb, 1),
-                 "gop": a.gop, "segment_seconds": a.segment_seconds, "workers": a.workers},
+                 "gop": a.gop, "segment_seconds": a.segment_seconds, "workers": a.workers,
+                 "cold": a.cold},
         "load_average": [round(v, 1) for v in os.getloadavg()],
         "first_inference_s": {k: [round(x, 3) for x in v] for k, v in runs.items()},
         "median_s": {k: round(v, 3) for k, v in median.items()},

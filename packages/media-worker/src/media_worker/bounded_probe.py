@@ -280,37 +280,40 @@ def _declared_duration(container, stream) -> float | None:
 def _scan_packets(container, stream, limits: ProbeLimits, path: Path
                   ) -> tuple[int, float, float, bool, tuple[float, ...]]:
     """``PacketFacts.result`` of the video stream, from an MP4's sample table
-    where it has one (``mp4_samples``: no packet read), else from a scan of
-    every packet."""
-    import av
-
-    indexed = indexed_facts(path, container, stream)
-    if indexed is not None:
-        facts = indexed
-    else:
-        facts = PacketFacts()
-        deadline = time.monotonic() + limits.timeout_s
-        try:
-            for packet in container.demux(stream):
-                if packet.pts is None or packet.size == 0:
-                    continue
-                facts.add(float(packet.pts * packet.time_base),
-                          float(packet.duration * packet.time_base) if packet.duration else 0.0,
-                          packet.is_keyframe)
-                if facts.frames > limits.max_frames:  # stop scanning early: refused anyway
-                    raise _reject(_too_many_frames_seen(limits))
-                if facts.frames % 256 == 0 and time.monotonic() > deadline:
-                    raise _reject(f"{NOT_A_VIDEO} (reading it took longer than "
-                                  f"{limits.timeout_s:g} s).")
-        except av.error.FFmpegError as exc:
-            log.info("probe of %s failed while reading packets: %s", path, exc)
-            raise _reject("The video file is damaged (it cannot be read after frame "
-                          f"{facts.frames}).") from exc
+    where it can vouch for them (``mp4_samples``: no packet read), else from
+    reading every packet."""
+    facts = indexed_facts(path, container, stream) or _read_packets(container, stream, limits,
+                                                                    path)
     if facts.frames > limits.max_frames:
         raise _reject(_too_many_frames_seen(limits))
     if facts.frames and not facts.has_keyframe:
         raise _reject(f"{NOT_A_VIDEO} (it has no keyframe to start from).")
     return facts.result()
+
+
+def _read_packets(container, stream, limits: ProbeLimits, path: Path) -> PacketFacts:
+    """The facts of every packet of ``stream``, read within ``limits``."""
+    import av
+
+    facts = PacketFacts()
+    deadline = time.monotonic() + limits.timeout_s
+    try:
+        for packet in container.demux(stream):
+            if packet.pts is None or packet.size == 0:
+                continue
+            facts.add(float(packet.pts * packet.time_base),
+                      float(packet.duration * packet.time_base) if packet.duration else 0.0,
+                      packet.is_keyframe)
+            if facts.frames > limits.max_frames:  # stop scanning early: refused anyway
+                raise _reject(_too_many_frames_seen(limits))
+            if facts.frames % 256 == 0 and time.monotonic() > deadline:
+                raise _reject(f"{NOT_A_VIDEO} (reading it took longer than "
+                              f"{limits.timeout_s:g} s).")
+    except av.error.FFmpegError as exc:
+        log.info("probe of %s failed while reading packets: %s", path, exc)
+        raise _reject("The video file is damaged (it cannot be read after frame "
+                      f"{facts.frames}).") from exc
+    return facts
 
 
 def _too_many_frames_seen(limits: ProbeLimits) -> str:
