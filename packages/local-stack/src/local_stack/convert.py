@@ -17,6 +17,7 @@ from shared_types.eta_history import learn_machine_rates
 from shared_types.models import Container, ConversionParams, JobStatus, OutputMode
 from shared_types.temp_sweep import sweep_stale_temp
 
+from local_stack.filesystems import on_network_share
 from local_stack.media_host import HostedMediaWorker
 from local_stack.progress_view import JobProgressView
 from local_stack.services import media_worker_settings, video_worker_specs
@@ -43,14 +44,20 @@ def temporary_data_dir(output: Path) -> Iterator[Path]:
     the output's filesystem (the finished video is handed over as a hard link,
     not copied) and a film's copy and segments never sit in a system temp folder
     that may be RAM-backed (tmpfs) or too small. Where ``output``'s folder takes
-    no new folder (missing, read-only), the system temp folder instead."""
-    try:
-        scratch = tempfile.TemporaryDirectory(prefix=".stereo-spot-",
-                                              dir=Path(output).absolute().parent)
-    except OSError:
-        scratch = tempfile.TemporaryDirectory(prefix="stereo-spot-")
-    with scratch as folder:
+    no new folder (missing, read-only) or is a network share (its SQLite
+    database would be too), the system temp folder instead."""
+    scratch = _beside(Path(output).absolute().parent)
+    with scratch or tempfile.TemporaryDirectory(prefix="stereo-spot-") as folder:
         yield Path(folder)
+
+
+def _beside(folder: Path) -> tempfile.TemporaryDirectory | None:
+    if on_network_share(folder):
+        return None
+    try:
+        return tempfile.TemporaryDirectory(prefix=".stereo-spot-", dir=folder)
+    except OSError:
+        return None
 
 
 def run_convert(settings: StackSettings, request: ConvertRequest, console: Console, *,
