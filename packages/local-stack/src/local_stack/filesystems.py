@@ -5,9 +5,11 @@ network."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 MOUNTS = Path("/proc/mounts")
+_OCTAL = re.compile(r"\\([0-7]{3})")
 NETWORK_FILESYSTEMS = frozenset({
     "nfs", "nfs4", "cifs", "smb3", "smbfs", "afs", "9p", "ceph", "glusterfs", "lustre",
     "davfs", "fuse.sshfs", "fuse.rclone", "fuse.s3fs", "fuse.gcsfuse",
@@ -41,5 +43,6 @@ def on_network_share(folder: Path, mounts: Path | None = None) -> bool:
 
 
 def _unescape(field: str) -> str:
-    """A mount table field with its octal escapes (``\\040`` for a space) undone."""
-    return field.encode().decode("unicode_escape") if "\\" in field else field
+    """A mount table field with its octal escapes (``\\040`` for a space) undone;
+    other characters, UTF-8 names included, are as the table has them."""
+    return _OCTAL.sub(lambda match: chr(int(match.group(1), 8)), field)

@@ -52,10 +52,12 @@ def test_the_filesystem_of_a_folder_is_its_longest_mount_point(tmp_path: Path):
     mounts = tmp_path / "mounts"
     mounts.write_text("/dev/vda / ext4 rw 0 0\n"
                       "srv:/x /mnt/my\\040films cifs rw 0 0\n"
-                      "tmpfs /mnt/my\\040films/cache tmpfs rw 0 0\n")
+                      "tmpfs /mnt/my\\040films/cache tmpfs rw 0 0\n"
+                      "nas:/f /mnt/fürs\\040kino nfs4 rw 0 0\n")
     assert filesystems.filesystem_type(Path("/mnt/my films/a/b"), mounts) == "cifs"
     assert filesystems.filesystem_type(Path("/mnt/my films/cache/x"), mounts) == "tmpfs"
     assert filesystems.filesystem_type(Path("/home/me"), mounts) == "ext4"
+    assert filesystems.filesystem_type(Path("/mnt/fürs kino/a"), mounts) == "nfs4"
     assert filesystems.on_network_share(Path("/mnt/my films"), mounts)
     assert not filesystems.on_network_share(Path("/mnt/my films/cache"), mounts)
     assert filesystems.filesystem_type(Path("/x"), tmp_path / "absent") is None
