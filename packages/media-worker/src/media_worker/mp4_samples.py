@@ -113,6 +113,7 @@ def _reads_back(path: Path, index: int, pts: list[int], keys: list[bool]) -> boo
     presentation times (relative to the first) and keyframe flags predicted."""
     import av
 
+    count = min(CHECKED_PACKETS, len(pts))
     seen: list[tuple[int, bool]] = []
     try:
         with av.open(str(path), options={"format_whitelist": VIDEO_DEMUXERS}) as container:
@@ -122,14 +123,14 @@ def _reads_back(path: Path, index: int, pts: list[int], keys: list[bool]) -> boo
                 if packet.pts is None:
                     return False
                 seen.append((packet.pts, packet.is_keyframe))
-                if len(seen) == min(CHECKED_PACKETS, len(pts)):
+                if len(seen) == count:
                     break
     except (av.error.FFmpegError, OSError) as exc:
         log.info("the packets of %s do not read back: %s", path, exc)
         return False
-    expected = [(t - pts[0], k) for t, k in zip(pts, keys, strict=False)][:len(seen)]
+    expected = [(t - pts[0], k) for t, k in zip(pts[:count], keys[:count], strict=True)]
     actual = [(t - seen[0][0], k) for t, k in seen] if seen else []
-    if len(seen) != min(CHECKED_PACKETS, len(pts)) or actual != expected:
+    if actual != expected:
         log.info("the sample table of %s does not match its packets; scanning them", path)
         return False
     return True
