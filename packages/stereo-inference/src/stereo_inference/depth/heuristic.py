@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 
+import cv2
 import numpy as np
 
 from stereo_inference.arrays import is_tensor
@@ -36,6 +37,21 @@ _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 BLEND = 0.07  # weight of a new estimate where the flow holds (after the first frames)
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
 STILL_PX = 0.12  # median flow below this: the camera stands still
+# Mean grey change (of 255) around a pixel between two frames: at most the
+# first, nothing moved there (a still camera's flow is noise wherever the
+# picture stayed the same, in flat areas above all); from the second on,
+# something surely did.
+CHANGED_LEVELS = (1.0, 4.0)
+# Flow across strong edges (gradient above EDGE_LEVELS grey levels a pixel, at
+# least EDGE_SHARE of the frame): under STILL_ACROSS_PX (median), the camera
+# stands still whatever the flow elsewhere says.
+EDGE_LEVELS = 12.0
+EDGE_SHARE = 0.01
+STILL_ACROSS_PX = 0.04
+# In a still shot past its first frames, the depth follows new estimates only
+# where the picture changed lately: this frame, or (fading by RECENT_KEEP a
+# frame) the last few, so what a passing thing uncovers still settles.
+RECENT_KEEP = 0.85
 CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
 RANGE_DECAY = 0.8  # share of the running parallax range kept each frame
 # The static cue (ground contact, ~half the cost) enters with BLEND once a shot
@@ -59,6 +75,7 @@ class HeuristicDepth:
         self._range: tuple[float, float] | None = None  # running parallax range
         self._age = 0  # frames accumulated since the shot started
         self._static: np.ndarray | None = None  # the last static cue, on that frame
+        self._recent: np.ndarray | None = None  # where a still shot changed lately (0..1)
         self.static_cues = 0  # how many frames got a fresh static cue (for tests)
         build_tables_soon()  # while the decoder opens, not on the first frame
 
@@ -72,8 +89,9 @@ class HeuristicDepth:
             return None
         state = {"shape": list(self._prev.shape), "range": self._range, "age": self._age,
                  "gray": _encode(self._prev), "depth": _encode(self._depth.astype(np.float16))}
-        if self._static is not None:
-            state["static"] = _encode(self._static.astype(np.float16))
+        for key, value in (("static", self._static), ("recent", self._recent)):
+            if value is not None:
+                state[key] = _encode(value.astype(np.float16))
         return state
 
     def restore(self, state: dict) -> None:
@@ -84,13 +102,12 @@ class HeuristicDepth:
             depth = np.frombuffer(base64.b64decode(state["depth"]), np.float16).reshape(h, w)
             rng = state.get("range")
             age = int(state.get("age", 1000))
-            static = state.get("static")  # absent from older states: computed afresh
-            static = None if static is None else np.frombuffer(
-                base64.b64decode(static), np.float16).reshape(h, w).astype(np.float32)
+            # absent from older states: the static cue computed afresh, no recent change
+            static, recent = (_decode(state.get(key), h, w) for key in ("static", "recent"))
         except (KeyError, TypeError, ValueError):
             return
         self._prev, self._depth, self._age = prev.copy(), depth.astype(np.float32), age
-        self._static = static
+        self._static, self._recent = static, recent
         self._range = (float(rng[0]), float(rng[1])) if rng else None
 
     def estimate(self, rgb):
@@ -117,15 +134,32 @@ class HeuristicDepth:
         if float(consistency.mean()) < CUT_CONSISTENCY:
             return self._start(rgb, gray, following)
         self._age += 1
+        flow, change = settle(flow, gray8, prev)
         new = guided_filter(gray, self._with_motion(self._static_cue(rgb, flow, consistency),
-                                                    flow, consistency))
+                                                    flow, consistency, change is not None))
         held = warp_back(self._depth, flow)
         # A running mean over the shot's first frames (no long drift away from
         # the first estimate), then an exponential one.
         blend = max(BLEND, 1 / (self._age + 1))
-        weight = blend + (1 - blend) * (1 - consistency) ** REPLACE_POWER
+        weight = self._where_changed(blend + (1 - blend) * (1 - consistency) ** REPLACE_POWER,
+                                     change, flow)
         self._depth = (held + weight * (new - held)).astype(np.float32)
         return self._depth
+
+    def _where_changed(self, weight: np.ndarray, change: np.ndarray | None,
+                       flow: np.ndarray) -> np.ndarray:
+        """``weight`` (of the new estimate) kept only where the picture changed
+        lately, in a still shot (``change`` not None) past its first frames: the
+        rest stays as it is, frame after frame, instead of following each new
+        estimate's noise (walls that shimmer as people pass; at 720p 2 % of the
+        depth range is half a pixel of parallax)."""
+        if change is None or self._age < FRESH_FRAMES:
+            self._recent = None
+            return weight
+        if self._recent is not None and self._recent.shape == change.shape:
+            change = np.maximum(change, RECENT_KEEP * warp_back(self._recent, flow))
+        self._recent = change
+        return weight * change
 
     def _static_cue(self, rgb: np.ndarray, flow: np.ndarray, consistency: np.ndarray
                     ) -> np.ndarray:
@@ -154,15 +188,17 @@ class HeuristicDepth:
         if following is not None and following.shape == self._prev.shape:
             flow, consistency = self._flow.backward(self._prev, following)
             if float(consistency.mean()) >= CUT_CONSISTENCY:
-                new = self._with_motion(new, flow, consistency)
+                flow, change = settle(flow, self._prev, following)
+                new = self._with_motion(new, flow, consistency, change is not None)
         self._depth = guided_filter(gray, new)
         return self._depth
 
-    def _with_motion(self, static: np.ndarray, flow: np.ndarray,
-                     consistency: np.ndarray) -> np.ndarray:
-        """The static estimate, replaced by parallax depth as far as it can be trusted."""
-        speed = np.hypot(flow[..., 0], flow[..., 1])
-        if float(np.median(speed[::2, ::2])) < STILL_PX:  # still camera: lift what moves
+    def _with_motion(self, static: np.ndarray, flow: np.ndarray, consistency: np.ndarray,
+                     still: bool) -> np.ndarray:
+        """The static estimate, replaced by parallax depth as far as it can be trusted
+        (``flow`` and ``still`` as ``settle`` gives them)."""
+        if still:  # lift what moves
+            speed = np.hypot(flow[..., 0], flow[..., 1])
             lift = np.clip((speed - 2 * STILL_PX) / 1.0, 0, 1) * consistency
             # within the static range: the depth range stays put as things enter
             return np.minimum(static + 0.5 * lift, 1.0)
@@ -181,5 +217,54 @@ class HeuristicDepth:
         return static + trust * consistency * (motion - static)
 
 
+def settle(flow: np.ndarray, gray8: np.ndarray, other8: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray | None]:
+    """(flow, change) for ``flow`` from grey frame ``gray8`` to ``other8`` (uint8).
+    When the camera stood still (``camera_still``): where the picture changed
+    (``changed``), and the flow with every other area at rest. DIS's flow there
+    is a guess, carried over from whatever moved nearby: it would drag the held
+    depth about and lift things that do not move. When the camera moved: the
+    flow as it is, and None."""
+    if not camera_still(flow, gray8):
+        return flow, None
+    change = changed(gray8, other8)
+    return flow * change[..., None], change
+
+
+def camera_still(flow: np.ndarray, gray8: np.ndarray) -> bool:
+    """Whether the camera stood still over ``flow`` from grey frame ``gray8``: the
+    flow's median speed is under STILL_PX, or its median motion across strong
+    edges under STILL_ACROSS_PX. Only there is the flow measured: in flat areas
+    DIS carries over whatever moved nearby (a still shot of plain walls with a
+    few things moving read as a camera moving ~0.3 px a frame), and along an
+    edge the motion is anyone's guess."""
+    speed = np.hypot(flow[::2, ::2, 0], flow[::2, ::2, 1])
+    if float(np.median(speed)) < STILL_PX:
+        return True
+    gx = cv2.Sobel(gray8, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
+    gy = cv2.Sobel(gray8, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
+    magnitude = np.hypot(gx, gy)
+    strong = magnitude > EDGE_LEVELS
+    if np.count_nonzero(strong) < EDGE_SHARE * strong.size:
+        return False
+    across = np.abs(flow[..., 0] * gx + flow[..., 1] * gy)[strong] / magnitude[strong]
+    return float(np.median(across)) < STILL_ACROSS_PX
+
+
+def changed(gray8: np.ndarray, other8: np.ndarray) -> np.ndarray:
+    """0..1 per pixel: how surely the picture changed around it from one grey
+    frame (uint8) to the other (their difference's 5x5 mean, CHANGED_LEVELS)."""
+    change = cv2.blur(cv2.absdiff(gray8, other8).astype(np.float32), (5, 5))
+    low, high = CHANGED_LEVELS
+    return np.clip((change - low) / (high - low), 0, 1)
+
+
 def _encode(array: np.ndarray) -> str:
     return base64.b64encode(array.tobytes()).decode()
+
+
+def _decode(text: str | None, h: int, w: int) -> np.ndarray | None:
+    """The (h, w) float16 map ``_encode`` wrote, as float32; None for None."""
+    if text is None:
+        return None
+    return np.frombuffer(base64.b64decode(text), np.float16).reshape(h, w).astype(np.float32)
