@@ -6,17 +6,22 @@ Where motion says nothing (a still camera, a pure pan) the ground-contact cue
 decides (``contact``): the floor is nearer lower in the frame, and whatever
 stands on it is as near as the line where it meets it. On a still camera
 whatever moves is lifted towards the viewer (within the static range, so the
-depth range does not jump when something enters). The blend is refined along
-the image's edges (``guided``) and accumulated over time: the previous depth,
-moved by the flow, is blended with the new estimate where the flow holds (a
-running mean over a shot's first frames, then a slow exponential one), and
-replaced where it does not (new content) or when most of the frame fails to
-match (a scene cut). A shot's first frame reads its motion against the next
-frame of the batch, so the parallax does not arrive one frame late. The
-ground-contact cue, the costliest part, is computed afresh on a shot's first
-frames, every few frames after and wherever new content comes in; in between
-the last one is moved along the flow (it enters the held depth with a small
-weight, so this costs no measurable accuracy).
+depth range does not jump when something enters), and the rest holds its
+depth: the camera counts as still by the motion across strong edges, where
+flow is measured (in flat areas DIS only guesses, from whatever moves
+nearby), and past a shot's first frames its depth follows new estimates only
+where the picture changed lately, so walls do not shimmer as people pass.
+The blend is refined along the image's edges (``guided``) and accumulated
+over time: the previous depth, moved by the flow, is blended with the new
+estimate where the flow holds (a running mean over a shot's first frames,
+then a slow exponential one), and replaced where it does not (new content)
+or when most of the frame fails to match (a scene cut). A shot's first frame
+reads its motion against the next frame of the batch, so the parallax does
+not arrive one frame late. The ground-contact cue, the costliest part, is
+computed afresh on a shot's first frames, every few frames after and
+wherever new content comes in; in between the last one is moved along the
+flow (it enters the held depth with a small weight, so this costs no
+measurable accuracy).
 """
 
 from __future__ import annotations
