@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import base64
 
-import cv2
 import numpy as np
 
 from stereo_inference.arrays import is_tensor
@@ -36,23 +35,12 @@ from stereo_inference.depth.contact import contact_depth
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
 from stereo_inference.depth.regions import build_tables_soon
+from stereo_inference.depth.still_camera import STILL_PX, settle
 
 WIDTH = 128
 _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 BLEND = 0.07  # weight of a new estimate where the flow holds (after the first frames)
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
-STILL_PX = 0.12  # median flow below this: the camera stands still
-# Mean grey change (of 255) around a pixel between two frames: at most the
-# first, nothing moved there (a still camera's flow is noise wherever the
-# picture stayed the same, in flat areas above all); from the second on,
-# something surely did.
-CHANGED_LEVELS = (1.0, 4.0)
-# Flow across strong edges (gradient above EDGE_LEVELS grey levels a pixel, at
-# least EDGE_SHARE of the frame): under STILL_ACROSS_PX (median), the camera
-# stands still whatever the flow elsewhere says.
-EDGE_LEVELS = 12.0
-EDGE_SHARE = 0.01
-STILL_ACROSS_PX = 0.04
 # In a still shot past its first frames, the depth follows new estimates only
 # where the picture changed lately: this frame, or (fading by RECENT_KEEP a
 # frame) the last few, so what a passing thing uncovers still settles.
@@ -220,48 +208,6 @@ class HeuristicDepth:
         trust = float(np.clip((spread - 0.4) / 0.6, 0, 1))  # a pan moves all alike
         motion = np.clip((p.inverse_depth - lo) / max(hi - lo, 1e-6), 0, 1)
         return static + trust * consistency * (motion - static)
-
-
-def settle(flow: np.ndarray, gray8: np.ndarray, other8: np.ndarray
-           ) -> tuple[np.ndarray, np.ndarray | None]:
-    """(flow, change) for ``flow`` from grey frame ``gray8`` to ``other8`` (uint8).
-    When the camera stood still (``camera_still``): where the picture changed
-    (``changed``), and the flow with every other area at rest. DIS's flow there
-    is a guess, carried over from whatever moved nearby: it would drag the held
-    depth about and lift things that do not move. When the camera moved: the
-    flow as it is, and None."""
-    if not camera_still(flow, gray8):
-        return flow, None
-    change = changed(gray8, other8)
-    return flow * change[..., None], change
-
-
-def camera_still(flow: np.ndarray, gray8: np.ndarray) -> bool:
-    """Whether the camera stood still over ``flow`` from grey frame ``gray8``: the
-    flow's median speed is under STILL_PX, or its median motion across strong
-    edges under STILL_ACROSS_PX. Only there is the flow measured: in flat areas
-    DIS carries over whatever moved nearby (a still shot of plain walls with a
-    few things moving read as a camera moving ~0.3 px a frame), and along an
-    edge the motion is anyone's guess."""
-    speed = np.hypot(flow[::2, ::2, 0], flow[::2, ::2, 1])
-    if float(np.median(speed)) < STILL_PX:
-        return True
-    gx = cv2.Sobel(gray8, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
-    gy = cv2.Sobel(gray8, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
-    magnitude = np.hypot(gx, gy)
-    strong = magnitude > EDGE_LEVELS
-    if np.count_nonzero(strong) < EDGE_SHARE * strong.size:
-        return False
-    across = np.abs(flow[..., 0] * gx + flow[..., 1] * gy)[strong] / magnitude[strong]
-    return float(np.median(across)) < STILL_ACROSS_PX
-
-
-def changed(gray8: np.ndarray, other8: np.ndarray) -> np.ndarray:
-    """0..1 per pixel: how surely the picture changed around it from one grey
-    frame (uint8) to the other (their difference's 5x5 mean, CHANGED_LEVELS)."""
-    change = cv2.blur(cv2.absdiff(gray8, other8).astype(np.float32), (5, 5))
-    low, high = CHANGED_LEVELS
-    return np.clip((change - low) / (high - low), 0, 1)
 
 
 def _encode(array: np.ndarray) -> str:

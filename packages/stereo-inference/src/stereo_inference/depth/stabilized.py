@@ -33,6 +33,7 @@ import numpy as np
 from stereo_inference.arrays import as_float, device_type, is_tensor, to_numpy
 from stereo_inference.cuda_graphs import Graphed
 from stereo_inference.depth.parallax import FlowField, sample_at, sampling_grid, warp_back
+from stereo_inference.depth.still_camera import settle
 from stereo_inference.packed import pack, unpack
 
 FLOW_WIDTH = 128
@@ -126,7 +127,7 @@ class FlowStabilized:
             if prev is not None and prev.shape == gray8.shape:
                 flow, consistency = self._flow.backward(gray8, prev)
                 if float(consistency.mean()) >= CUT_CONSISTENCY:
-                    motion = (flow, consistency)
+                    motion = (settle(flow, gray8, prev)[0], consistency)
             motions.append(motion)
         return motions
 

@@ -1,0 +1,64 @@
+"""Whether the camera stood still between two small grey frames, and what changed.
+
+DIS guesses the flow of flat areas from whatever moves nearby: a still shot of
+plain walls with a few things moving reads as a camera moving ~0.3 px a frame
+(median over the frame), while 92 % of its pixels did not change at all. Only
+across strong edges is the flow measured (along an edge it is anyone's guess),
+so that is where stillness is read; and where the picture did not change, the
+flow of a still camera is put at rest, so nothing held along it (a depth map)
+drifts with the guesses. Used by the weight-free estimator (``heuristic``) and
+by the flow stabiliser of learned models (``stabilized``).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+STILL_PX = 0.12  # median flow below this: the camera stands still
+# Flow across strong edges (gradient above EDGE_LEVELS grey levels a pixel, at
+# least EDGE_SHARE of the frame): under STILL_ACROSS_PX (median), the camera
+# stands still whatever the flow elsewhere says.
+EDGE_LEVELS = 12.0
+EDGE_SHARE = 0.01
+STILL_ACROSS_PX = 0.04
+# Mean grey change (of 255) around a pixel between two frames: at most the
+# first, nothing moved there; from the second on, something surely did.
+CHANGED_LEVELS = (1.0, 4.0)
+
+
+def settle(flow: np.ndarray, gray8: np.ndarray, other8: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray | None]:
+    """(flow, change) for ``flow`` from grey frame ``gray8`` to ``other8`` (uint8).
+    When the camera stood still (``camera_still``): where the picture changed
+    (``changed``), and the flow with every other area at rest. When the camera
+    moved: the flow as it is, and None."""
+    if not camera_still(flow, gray8):
+        return flow, None
+    change = changed(gray8, other8)
+    return flow * change[..., None], change
+
+
+def camera_still(flow: np.ndarray, gray8: np.ndarray) -> bool:
+    """Whether the camera stood still over ``flow`` from grey frame ``gray8``: the
+    flow's median speed is under STILL_PX, or its median motion across strong
+    edges (where it is measured, not guessed) under STILL_ACROSS_PX."""
+    speed = np.hypot(flow[::2, ::2, 0], flow[::2, ::2, 1])
+    if float(np.median(speed)) < STILL_PX:
+        return True
+    gx = cv2.Sobel(gray8, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
+    gy = cv2.Sobel(gray8, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
+    magnitude = np.hypot(gx, gy)
+    strong = magnitude > EDGE_LEVELS
+    if np.count_nonzero(strong) < EDGE_SHARE * strong.size:
+        return False
+    across = np.abs(flow[..., 0] * gx + flow[..., 1] * gy)[strong] / magnitude[strong]
+    return float(np.median(across)) < STILL_ACROSS_PX
+
+
+def changed(gray8: np.ndarray, other8: np.ndarray) -> np.ndarray:
+    """0..1 per pixel: how surely the picture changed around it from one grey
+    frame (uint8) to the other (their difference's 5x5 mean, CHANGED_LEVELS)."""
+    change = cv2.blur(cv2.absdiff(gray8, other8).astype(np.float32), (5, 5))
+    low, high = CHANGED_LEVELS
+    return np.clip((change - low) / (high - low), 0, 1)

@@ -1,0 +1,48 @@
+import cv2
+import numpy as np
+
+from stereo_inference.depth.parallax import FlowField
+from stereo_inference.depth.still_camera import camera_still, changed, settle
+
+
+def _texture(h: int, w: int, seed: int) -> np.ndarray:
+    noise = np.random.default_rng(seed).random((h, w)).astype(np.float32)
+    return cv2.GaussianBlur(noise, (0, 0), 1.2)
+
+
+def test_a_moving_camera_is_told_from_a_still_one():
+    h, w = 72, 128
+    # edges everywhere, moving a third of a pixel a frame
+    texture = (_texture(h, w + 8, 5) * 255).astype(np.uint8)
+    shift = np.float32([[1, 0, -1 / 3], [0, 1, 0]])
+    moved = np.ascontiguousarray(cv2.warpAffine(texture, shift, (w + 8, h))[:, :w])
+    texture = np.ascontiguousarray(texture[:, :w])
+    flow, _ = FlowField().backward(moved, texture)
+    assert not camera_still(flow, moved)
+    flow, _ = FlowField().backward(texture, texture)
+    assert camera_still(flow, texture)
+
+
+def test_a_still_cameras_flow_rests_where_the_picture_did_not_change():
+    h, w = 72, 128
+    still = np.full((h, w), 90, np.uint8)
+    still[:, 64:] = 200  # one strong edge, which does not move
+    moved = still.copy()
+    moved[10:24, 10:24] = 30  # a square appears at the left
+    flow = np.full((h, w, 2), 0.5, np.float32)  # DIS's guess everywhere
+    flow[:, 60:68] = 0.0  # (across the edge the flow is measured: nothing moves)
+    rest, change = settle(flow, moved, still)
+    assert change is not None  # still: the edge did not move
+    assert float(np.abs(rest[40:, 90:]).max()) == 0.0  # unchanged: at rest
+    assert float(rest[17, 17, 0]) == 0.5  # where it changed, the flow stays
+    assert float(change[17, 17]) == 1.0 and float(change[50, 100]) == 0.0
+    # a moving camera: the edge moved too, so the flow is left as it is
+    across = np.full((h, w, 2), 0.5, np.float32)
+    same, none = settle(across, moved, still)
+    assert none is None and same is across
+
+
+def test_changed_reads_small_differences_as_none():
+    a = np.full((20, 20), 100, np.uint8)
+    assert float(changed(a, a + 1).max()) == 0.0  # one level: noise
+    assert float(changed(a, a + 10).min()) == 1.0
