@@ -35,16 +35,12 @@ from stereo_inference.depth.contact import contact_depth
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
 from stereo_inference.depth.regions import build_tables_soon
-from stereo_inference.depth.still_camera import STILL_PX, settle
+from stereo_inference.depth.still_camera import SETTLING_FRAMES, STILL_PX, recent_change, settle
 
 WIDTH = 128
 _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 BLEND = 0.07  # weight of a new estimate where the flow holds (after the first frames)
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
-# In a still shot past its first frames, the depth follows new estimates only
-# where the picture changed lately: this frame, or (fading by RECENT_KEEP a
-# frame) the last few, so what a passing thing uncovers still settles.
-RECENT_KEEP = 0.85
 CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
 RANGE_DECAY = 0.8  # share of the running parallax range kept each frame
 # The static cue (ground contact, ~half the cost) enters with BLEND once a shot
@@ -142,17 +138,13 @@ class HeuristicDepth:
     def _where_changed(self, weight: np.ndarray, change: np.ndarray | None,
                        flow: np.ndarray) -> np.ndarray:
         """``weight`` (of the new estimate) kept only where the picture changed
-        lately, in a still shot (``change`` not None) past its first frames: the
-        rest stays as it is, frame after frame, instead of following each new
-        estimate's noise (walls that shimmer as people pass; at 720p 2 % of the
-        depth range is half a pixel of parallax)."""
-        if change is None or self._age < FRESH_FRAMES:
+        lately (``still_camera.recent_change``), in a still shot (``change`` not
+        None) past its first frames; elsewhere the depth stays as it is."""
+        if change is None or self._age < SETTLING_FRAMES:
             self._recent = None
             return weight
-        if self._recent is not None and self._recent.shape == change.shape:
-            change = np.maximum(change, RECENT_KEEP * warp_back(self._recent, flow))
-        self._recent = change
-        return weight * change
+        self._recent = recent_change(self._recent, change, flow)
+        return weight * self._recent
 
     def _static_cue(self, rgb: np.ndarray, flow: np.ndarray, consistency: np.ndarray
                     ) -> np.ndarray:

@@ -6,14 +6,22 @@ plain walls with a few things moving reads as a camera moving ~0.3 px a frame
 across strong edges is the flow measured (along an edge it is anyone's guess),
 so that is where stillness is read; and where the picture did not change, the
 flow of a still camera is put at rest, so nothing held along it (a depth map)
-drifts with the guesses. Used by the weight-free estimator (``heuristic``) and
-by the flow stabiliser of learned models (``stabilized``).
+drifts with the guesses (the weight-free estimator, ``heuristic``, and the
+flow stabiliser of learned models, ``stabilized``). Past a still shot's first
+frames the weight-free estimator's depth also follows new estimates only where
+the picture changed lately (``recent_change``): elsewhere it stays as it is,
+instead of following each estimate's noise (walls that shimmer as people
+pass; at 720p 2 % of the depth range is half a pixel of parallax). The
+stabiliser does not hold so: freezing a per-frame model's map after a few
+frames kept their noise (docs/BENCHMARKS.md, "Depth quality").
 """
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
+
+from stereo_inference.depth.parallax import warp_back
 
 STILL_PX = 0.12  # median flow below this: the camera stands still
 # Flow across strong edges (gradient above EDGE_LEVELS grey levels a pixel, at
@@ -25,6 +33,11 @@ STILL_ACROSS_PX = 0.04
 # Mean grey change (of 255) around a pixel between two frames: at most the
 # first, nothing moved there; from the second on, something surely did.
 CHANGED_LEVELS = (1.0, 4.0)
+# A still shot's depth is held (where nothing changed) once the shot is this
+# many frames old; "lately" fades by RECENT_KEEP a frame, so what a passing
+# thing uncovers still settles.
+SETTLING_FRAMES = 3
+RECENT_KEEP = 0.85
 
 
 def settle(flow: np.ndarray, gray8: np.ndarray, other8: np.ndarray
@@ -62,3 +75,13 @@ def changed(gray8: np.ndarray, other8: np.ndarray) -> np.ndarray:
     change = cv2.blur(cv2.absdiff(gray8, other8).astype(np.float32), (5, 5))
     low, high = CHANGED_LEVELS
     return np.clip((change - low) / (high - low), 0, 1)
+
+
+def recent_change(previous: np.ndarray | None, change: np.ndarray, flow: np.ndarray
+                  ) -> np.ndarray:
+    """Where a still shot changed lately (0..1): this frame's ``change``, or
+    ``previous`` (the last frame's answer, None at first) moved along ``flow``
+    and faded by RECENT_KEEP, whichever is larger."""
+    if previous is None or previous.shape != change.shape:
+        return change
+    return np.maximum(change, RECENT_KEEP * warp_back(previous, flow))
