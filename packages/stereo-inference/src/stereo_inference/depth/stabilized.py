@@ -7,7 +7,9 @@ fitted (scale and offset, least squares over the pixels whose flow holds) to
 the previous result moved along the flow (``parallax.FlowField``, DIS at 128
 px, photometric check), then blended with it where the flow holds and taken
 as it is where it does not (new content) or when most of the frame fails to
-match (a scene cut). Its memory (last grey frame, last map) travels in
+match (a scene cut). In a still shot the flow rests wherever the picture did
+not change (``still_camera.settle``), so the held map is not dragged along
+DIS's guesses on flat walls. Its memory (last grey frame, last map) travels in
 ``depth_state`` like the weight-free estimator's.
 
 With a ``stride`` above 1 the model runs on every ``stride``-th frame only (a
