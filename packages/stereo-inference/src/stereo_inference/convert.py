@@ -297,10 +297,10 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         )
         frames = run_stages(
             _chain(first, iter_batches),
-            _with_subtitles(job, renderer, (ew, eh), color[1] if color else None), encoder,
-            renderer.eye_format,
+            renderer.render, encoder, renderer.eye_format,
             total=total, progress=job.progress, estimate=renderer.estimate, clock=clock,
             renderers=renderers(dev, job.cores),
+            finish=_subtitle_burner(job, renderer, (ew, eh), color[1] if color else None),
         )
         with clock.stage("encode"):  # x264's last frames
             encoder.close()
@@ -332,21 +332,23 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     )
 
 
-def _with_subtitles(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, int],
-                    transfer: int | None):
-    """``renderer.render``, or with the text subtitles burned in 3D when asked for
-    (at the levels of the output's bit depth and ``transfer``)."""
+def _subtitle_burner(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, int],
+                     transfer: int | None):
+    """The step that burns the text subtitles into rendered frames in 3D (at the
+    levels of the output's bit depth and ``transfer``), or None when not asked
+    for or there are none. It keeps state from one batch to the next (a cue's
+    depth only grows), so ``run_stages`` runs it in order, not in the renderers."""
     if not job.params.subtitles_3d:
-        return renderer.render
+        return None
     from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues, text_levels
 
     cues = read_text_cues(job.ffmpeg_binary(), job.input_path, job.timeout_s)
     if not cues:
         log.info("no text subtitles in %s to burn in", job.input_path.name)
-        return renderer.render
+        return None
     levels = text_levels(renderer.bit_depth, transfer)
     burner = SubtitleBurner(cues, job.mode, eye, job.params, levels)
-    return lambda batch: burner(renderer.render(batch), batch, batch.depth)
+    return lambda frames, batch: burner(frames, batch, batch.depth)
 
 
 def _chain(first, rest):

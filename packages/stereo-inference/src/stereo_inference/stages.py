@@ -35,14 +35,19 @@ def run_stages(
     estimate: Callable[[FrameBatch], object] | None = None,
     clock: StageClock | None = None,
     renderers: int = 1,
+    finish: Callable[[np.ndarray, FrameBatch], np.ndarray] | None = None,
 ) -> int:
     """Render every batch and hand it to ``encoder.write``; returns frames written.
 
     ``estimate`` (the depth stage), when given, runs on every batch, in order,
     in a thread of its own ahead of ``render``. ``renderers`` above 1 renders
     that many consecutive batches at once (``render`` must then keep no state
-    from one batch to the next); they reach the encoder in order. ``clock``
-    gets each stage's busy time ("depth", "render", "encode").
+    from one batch to the next); they reach the encoder in order. ``finish``
+    (frames, batch) -> frames, when given, runs on each rendered batch in
+    order, in the caller's thread, before the encoder gets it: the step that
+    may keep state from one batch to the next (3D subtitles, whose depth only
+    grows during a cue). ``clock`` gets each stage's busy time ("depth",
+    "render", "encode").
     """
     clock = clock or StageClock()
     pending: queue.Queue = queue.Queue(maxsize=2)
@@ -70,20 +75,24 @@ def run_stages(
     render = _timed(clock, "render", render)
     pool = ThreadPoolExecutor(renderers, thread_name_prefix="render") if renderers > 1 else None
     in_flight: deque = deque()
+
+    def hand_on(frames: np.ndarray, batch: FrameBatch) -> None:
+        pending.put((finish(frames, batch) if finish else frames, batch))
+
     try:
         for batch in ahead if ahead is not None else batches:
             if failure:
                 break
             if pool is None:
-                pending.put((render(batch), batch))
+                hand_on(render(batch), batch)
                 continue
             in_flight.append((pool.submit(render, batch), batch))
             if len(in_flight) >= renderers:
                 done, batch = in_flight.popleft()
-                pending.put((done.result(), batch))
+                hand_on(done.result(), batch)
         while in_flight and not failure:
             done, batch = in_flight.popleft()
-            pending.put((done.result(), batch))
+            hand_on(done.result(), batch)
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)

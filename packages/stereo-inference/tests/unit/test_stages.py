@@ -146,3 +146,32 @@ def test_a_failure_in_one_of_several_renderers_is_raised_and_every_thread_ends()
                    progress=None, estimate=lambda b: None, renderers=3)
     assert not [t for t in threading.enumerate()
                 if t.name in ("encode", "depth") or t.name.startswith("render")]
+
+
+def test_the_finishing_step_runs_in_order_in_the_callers_thread_whatever_renders_first():
+    """Batch 0 finishes rendering after batch 1 (renderers=2); the stateful
+    finishing step (3D subtitles) still sees batch 0 first, and its output is
+    what the encoder gets."""
+    one_done = threading.Event()
+
+    def render(batch):
+        index = batch.pts[0] // 2
+        if index == 0:
+            assert one_done.wait(timeout=30)
+        if index == 1:
+            one_done.set()
+        return batch.eyes + 1
+
+    order, threads = [], set()
+
+    def finish(frames, batch):
+        order.append(batch.pts[0] // 2)
+        threads.add(threading.current_thread())
+        return frames + 10 * len(order)  # depends on what came before
+
+    encoder = RecordingEncoder()
+    run_stages(batches(4), render, encoder, "rgb24", total=8, progress=None,
+               estimate=lambda b: None, renderers=2, finish=finish)
+    assert order == [0, 1, 2, 3]
+    assert threads == {threading.current_thread()}
+    assert [w[0] for w in encoder.written] == [11, 22, 33, 44]
