@@ -2,9 +2,9 @@
 
 A generated clip (``make_video``: FFmpeg's testsrc2 by default, a still camera
 on plain colour bars with a few moving things; or ``--clip FILE``) is read at
-the weight-free estimator's input size (128 px wide) and run through
-``HeuristicDepth`` and ``TemporalNormalizer`` the way the engine runs them
-(batches of 8). Reported: the mean change of the normalised depth from one
+320 px wide and its depth computed by ``HeuristicDepth`` the way
+``bench/depth_quality.py`` runs every method (``run_method``: the engine's
+input size, batches and ``TemporalNormalizer``, scaled back). Reported: the mean change of the normalised depth from one
 frame to the next, in % of its range, over the pixels whose picture did not
 change at all (``unchanged_share`` of them), and over every pixel. At 720p
 with the default divergence (2 % of the width), 1 % of the range is a quarter
@@ -35,12 +35,11 @@ import av
 import cv2
 import numpy as np
 
-BATCH = 8
-WIDTH = 128
+WIDTH = 320
 
 
-def small_frames(path: Path, limit: int) -> np.ndarray:
-    """(N,3,h,w) float32 0..1: the clip's first ``limit`` frames, WIDTH wide."""
+def read_frames(path: Path, limit: int) -> np.ndarray:
+    """(N,h,w,3) uint8: the clip's first ``limit`` frames, WIDTH wide."""
     out = []
     with av.open(str(path)) as container:
         for frame in container.decode(video=0):
@@ -50,22 +49,18 @@ def small_frames(path: Path, limit: int) -> np.ndarray:
             out.append(cv2.resize(rgb, size, interpolation=cv2.INTER_AREA))
             if len(out) >= limit:
                 break
-    return np.ascontiguousarray(np.stack(out).transpose(0, 3, 1, 2), np.float32) / 255
+    return np.stack(out)
 
 
-def measure(frames: np.ndarray) -> dict:
+def measure(rgb: np.ndarray) -> dict:
+    from depth_quality import run_method
     from stereo_inference.depth.heuristic import HeuristicDepth
-    from stereo_inference.temporal import TemporalNormalizer
 
-    estimator, normalizer = HeuristicDepth("cpu"), TemporalNormalizer("heuristic")
-    depth = np.concatenate([
-        normalizer.normalize(estimator.estimate(frames[i:i + BATCH]), frames[i:i + BATCH])
-        for i in range(0, len(frames), BATCH)])[:, 0]
+    depth = run_method(HeuristicDepth("cpu"), rgb)
     change = np.abs(np.diff(depth, axis=0))
-    grey = frames.mean(1)
-    unchanged = np.diff(grey, axis=0) == 0
+    unchanged = (np.diff(rgb.astype(np.int16), axis=0) == 0).all(-1)
     span = float(np.quantile(depth, 0.98) - np.quantile(depth, 0.02)) or 1.0
-    return {"frames": len(frames), "unchanged_share": round(float(unchanged.mean()), 3),
+    return {"frames": len(rgb), "unchanged_share": round(float(unchanged.mean()), 3),
             "unchanged_pct": round(100 * float(change[unchanged].mean()) / span, 3),
             "all_pct": round(100 * float(change.mean()) / span, 3)}
 
@@ -85,7 +80,7 @@ def main(argv: list[str] | None = None) -> dict:
 
             clip = make_video(Path(tmp) / "clip.mp4", seconds=a.seconds, size=(1280, 720),
                               fps=30, audio=False)
-        frames = small_frames(clip, a.frames)
+        frames = read_frames(clip, a.frames)
         if a.measure_only:
             result = measure(frames)
             print(json.dumps(result))
