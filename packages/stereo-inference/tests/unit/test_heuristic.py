@@ -141,49 +141,23 @@ def test_the_static_cue_travels_with_the_state_and_is_rebuilt_without_it():
     assert older.static_cues == 1
 
 
-def _walls_and_movers(frames: int) -> torch.Tensor:
-    """A still camera on plain walls (flat vertical bands, nothing for the flow
-    to hold on to) while three small textured squares cross them."""
-    h, w = 72, 128
-    levels = np.repeat(np.array([0.3, 0.55, 0.8, 0.15, 0.45, 0.7, 0.25, 0.6], np.float32), 16)
-    square = _texture(14, 14, 3) * 0.8 + 0.1
-    out = []
-    for i in range(frames):
-        frame = np.repeat(levels[None, :w], h, 0)
-        for k, (y, step) in enumerate(((10, 3), (30, -2), (50, 2))):
-            x = (20 + 37 * k + step * i) % (w - 20)
-            frame[y:y + 14, x:x + 14] = square
-        out.append(np.repeat(frame[None], 3, 0))
-    return torch.from_numpy(np.stack(out))
+def test_in_a_still_shot_the_depth_of_what_does_not_move_stays_put(still_walls):
+    from stereo_inference.depth.still_camera import SETTLING_FRAMES
 
-
-def _untouched(frames: torch.Tensor) -> np.ndarray:
-    """Pixels whose whole 9x9 neighbourhood never changes over ``frames``."""
-    import cv2
-
-    grey = frames.numpy().mean(1)
-    still = (np.abs(np.diff(grey, axis=0)) == 0).all(0).astype(np.uint8)
-    return cv2.erode(still, np.ones((9, 9), np.uint8)) > 0
-
-
-def test_in_a_still_shot_the_depth_of_what_does_not_move_stays_put():
-    from stereo_inference.depth import heuristic
-
-    frames = _walls_and_movers(24)
+    frames, walls = still_walls(24)
     est = _estimator()
     depth = torch.cat([est.estimate(frames[i:i + 8]) for i in range(0, 24, 8)])[:, 0].numpy()
-    walls = _untouched(frames)
     assert walls.mean() > 0.3
-    settled = depth[heuristic.FRESH_FRAMES:]
+    settled = depth[SETTLING_FRAMES:]
     # (before: DIS's guesses on the flat walls read as a camera moving ~0.3 px a
     # frame, and every new estimate's noise moved the walls by up to 0.13)
     assert float(np.abs(np.diff(settled, axis=0))[:, walls].max()) < 1e-6
 
 
-def test_a_still_shots_memory_of_recent_change_travels_with_the_state():
+def test_a_still_shots_memory_of_recent_change_travels_with_the_state(still_walls):
     import json
 
-    frames = _walls_and_movers(14)
+    frames, _ = still_walls(14)
     whole = _estimator().estimate(frames)
     first = _estimator()
     first.estimate(frames[:8])

@@ -146,26 +146,12 @@ class Ramp:
         return ramp.clone()
 
 
-def test_in_a_still_shot_nothing_that_does_not_move_is_dragged_along_guessed_flow():
+def test_in_a_still_shot_nothing_that_does_not_move_is_dragged_along_guessed_flow(still_walls):
     # a still camera on flat walls, small textured squares crossing them: DIS
     # guesses the walls' flow from the squares (~0.3 px a frame), which moved
     # the held map there before it was blended with the model's
-    h, w = 72, 128
-    levels = np.repeat(np.array([0.3, 0.55, 0.8, 0.15, 0.45, 0.7, 0.25, 0.6], np.float32), 16)
-    square = cv2.GaussianBlur(np.random.default_rng(3).random((14, 14)).astype(np.float32),
-                              (0, 0), 1.2) * 0.8 + 0.1
-    frames = []
-    for i in range(12):
-        frame = np.repeat(levels[None, :w], h, 0)
-        for k, (y, step) in enumerate(((10, 3), (30, -2), (50, 2))):
-            x = (20 + 37 * k + step * i) % (w - 20)
-            frame[y:y + 14, x:x + 14] = square
-        frames.append(np.repeat(frame[None], 3, 0))
-    frames = torch.from_numpy(np.stack(frames))
+    frames, untouched = still_walls(12)
     maps = FlowStabilized(Ramp()).estimate(frames)[:, 0].numpy()
-    grey = frames.numpy().mean(1)
-    untouched = cv2.erode((np.abs(np.diff(grey, axis=0)) == 0).all(0).astype(np.uint8),
-                          np.ones((9, 9), np.uint8)) > 0
     assert untouched.mean() > 0.3
     ramp = Ramp().estimate(frames[:1])[0, 0].numpy()
     # what is left is the affine fit's answer to the moving squares (a, b of the
