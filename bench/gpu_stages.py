@@ -22,7 +22,7 @@ settings, same machine). One process measures, on one clip:
   the two outputs.
 
 Frames per second of each, and ratios to ``transcode``. Needs a CUDA device
-for the figures that matter; runs anywhere (``--device cpu --depth tiny`` is a
+for the figures that matter; runs anywhere (``--device cpu`` on a small clip is a
 quick check of the script itself)::
 
     python3 bench/gpu_stages.py --clip clip1080.mp4 --depth depth-anything-v2-small
@@ -43,6 +43,7 @@ import time
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Self
 
 from sample_difference import batches_difference, videos_difference  # a sibling script
 
@@ -84,6 +85,40 @@ def timed(fn, *, repeat: int = 2, warm_up: bool = True):
     return statistics.median(times)
 
 
+class GilProbe:
+    """A thread that asks for the GIL every millisecond (a 1 ms sleep, then a
+    clock read) and records how late it got it: the wake-up's own latency plus
+    the wait for a GIL another thread holds. Compared with the same probe on an
+    idle process, how much the conversion's Python threads queue on the GIL."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.late: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            start = time.perf_counter()
+            time.sleep(0.001)
+            self.late.append(time.perf_counter() - start - 0.001)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def summary(self) -> dict:
+        late = sorted(self.late) or [0.0]
+        return {"wakes": len(late), "mean_ms": round(1000 * statistics.fmean(late), 3),
+                "p90_ms": round(1000 * late[int(0.9 * (len(late) - 1))], 3),
+                "max_ms": round(1000 * late[-1], 3)}
+
+
 def sync(device: str) -> None:
     if device.startswith("cuda"):
         import torch
@@ -123,6 +158,12 @@ def main(argv=None) -> dict:
     p.add_argument("--nvdec-ab", action="store_true",
                    help="also convert decoding in software, compare the outputs (and in "
                         "--pairs, time that conversion too)")
+    p.add_argument("--queues", default="",
+                   help="also convert with these many batches a queue between stages holds "
+                        "(comma-separated; in --pairs, time those conversions too)")
+    p.add_argument("--gil-probe", action="store_true",
+                   help="probe the GIL's waits during each variant's last conversion "
+                        "(and on the idle process first)")
     p.add_argument("--pairs", type=int, default=0,
                    help="then time the transcode and the default conversion one after "
                         "the other this many times: the median of the pairs' ratios")
@@ -343,7 +384,13 @@ def main(argv=None) -> dict:
                 variants.append(Variant("convert software decode", nvdec=False))
             variants += [Variant(f"convert decoder threads={n}", decoder_threads=int(n))
                          for n in filter(None, args.decoder_threads.split(","))]
+            queued = [Variant(f"convert queues={n}", queues=int(n))
+                      for n in filter(None, args.queues.split(","))]
+            variants += queued
             import stereo_inference.convert as converting
+            import stereo_inference.stages as staging
+
+            queues = getattr(staging, "QUEUE_BATCHES", None)  # (older engines: none)
 
             reader_class = converting.FrameReader
             switch, write = sys.getswitchinterval(), StereoEncoder.write
@@ -361,6 +408,8 @@ def main(argv=None) -> dict:
                 sys.setswitchinterval(v.switch_ms / 1000 if v.switch_ms else switch)
                 StereoEncoder.write = write if v.encode else _made_not_encoded(write)
                 arrays.SLEEPING_WAITS = v.sleeping_waits
+                if queues is not None:
+                    staging.QUEUE_BATCHES = v.queues or queues
                 converting.FrameReader = reader_class if v.decoder_threads is None else (
                     _with_threads(reader_class, v.decoder_threads))
 
@@ -382,11 +431,22 @@ def main(argv=None) -> dict:
                                                   for t in (written[0], written[-1], end)]})
                 record(v.name, timed(convert, repeat=args.repeat), frames)
                 results[f"{v.name} stages"] = stages[-1]
+                if args.gil_probe:
+                    if "gil idle" not in results:
+                        with GilProbe() as probe:
+                            time.sleep(1.0)
+                        results["gil idle"] = probe.summary()
+                    with GilProbe() as probe:
+                        convert()
+                    results[f"{v.name} gil"] = probe.summary()
+                    print(f"{v.name} gil", results[f"{v.name} gil"], flush=True)
             apply(Variant("as shipped"))
             if args.pairs:  # each ratio from two runs seconds apart: the machine's drift cancels
                 paired = [Variant("as shipped")]
                 if args.nvdec_ab and nvdec is not None:
                     paired.append(Variant("software decode", nvdec=False))
+                paired += [Variant(v.name.removeprefix("convert "), queues=v.queues)
+                           for v in queued if queues is not None]
                 ratios: dict[str, list[float]] = {v.name: [] for v in paired}
                 for _ in range(args.pairs):
                     plain = timed(transcode, repeat=1, warm_up=False)
@@ -440,6 +500,7 @@ class Variant:
     sleeping_waits: bool = True  # False: the host spins while it waits for the GPU
     decoder_threads: int | None = None  # the decoder alone (None: as ``cores`` says)
     nvdec: bool = True  # False: decoded in software where NVDEC would decode
+    queues: int = 0  # batches a queue between stages holds (0: the engine's default)
 
 
 def _cpu_s() -> float:

@@ -128,15 +128,16 @@ class FrameReader:
                 self._thread.join(timeout=0.05)
 
     def _put(self, item) -> bool:
-        while not self._stop.is_set():
-            try:
-                self._queue.put(item, timeout=0.1)
-                if isinstance(item, FrameBatch):
-                    self._handed = next((p for p in reversed(item.pts) if p is not None),
-                                        self._handed)
-                return True
-            except queue.Full:
-                continue
+        with self.clock.idle("decode", "blocked"):
+            while not self._stop.is_set():
+                try:
+                    self._queue.put(item, timeout=0.1)
+                    if isinstance(item, FrameBatch):
+                        self._handed = next((p for p in reversed(item.pts) if p is not None),
+                                            self._handed)
+                    return True
+                except queue.Full:
+                    continue
         return False
 
     def _run(self) -> None:

@@ -11,6 +11,10 @@ in CPU over the conversion beyond the stages is reported as ``codec threads``
 
 On a GPU a stage's busy time includes waiting for its kernels where it reads
 their results back, so the busiest stage is the one the pipeline waits for.
+A stage's idle time is split where it is measured: *starved* seconds waiting
+for its input, *blocked* seconds waiting to hand its output on (a full queue
+behind it); a pipeline whose stages are all starved or blocked much of the time
+is paced by its coupling, not by any one stage.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ class StageClock:
     def __init__(self) -> None:
         self._busy: dict[str, float] = defaultdict(float)
         self._cpu: dict[str, float] = defaultdict(float)
+        self._idle: dict[tuple[str, str], float] = defaultdict(float)
         self._lock = threading.Lock()
         self._process_cpu = _process_cpu()
 
@@ -47,11 +52,26 @@ class StageClock:
                 self._busy[name] += spent
                 self._cpu[name] += spent_cpu
 
+    @contextmanager
+    def idle(self, name: str, why: str) -> Iterator[None]:
+        """Count the enclosed wait as ``name``'s ``why`` ("starved" or "blocked")."""
+        wall = time.perf_counter()
+        try:
+            yield
+        finally:
+            spent = time.perf_counter() - wall
+            with self._lock:
+                self._idle[(name, why)] += spent
+
     def report(self) -> dict[str, dict[str, float]]:
-        """{stage: {"busy_s", "cpu_s"}} so far, with ``codec threads``' CPU."""
+        """{stage: {"busy_s", "cpu_s"[, "starved_s", "blocked_s"]}} so far, with
+        ``codec threads``' CPU."""
         with self._lock:
             stages = {name: {"busy_s": round(self._busy[name], 3),
                              "cpu_s": round(self._cpu[name], 3)} for name in self._busy}
+            for (name, why), spent in self._idle.items():
+                stages.setdefault(name, {"busy_s": 0.0, "cpu_s": 0.0})[f"{why}_s"] = round(
+                    spent, 3)
             rest = _process_cpu() - self._process_cpu - sum(self._cpu.values())
         stages[CODEC_THREADS] = {"busy_s": 0.0, "cpu_s": round(max(0.0, rest), 3)}
         return stages

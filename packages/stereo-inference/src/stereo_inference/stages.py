@@ -23,6 +23,10 @@ from stereo_inference.stage_clock import StageClock
 
 _END = object()
 
+# batches each queue between two stages holds (depth -> render -> encode): what
+# evens out the stages' uneven paces, at a batch of frames' memory each
+QUEUE_BATCHES = 2
+
 
 def run_stages(
     batches: Iterable[FrameBatch],
@@ -50,12 +54,12 @@ def run_stages(
     "render", "encode").
     """
     clock = clock or StageClock()
-    pending: queue.Queue = queue.Queue(maxsize=2)
+    pending: queue.Queue = queue.Queue(maxsize=QUEUE_BATCHES)
     failure: list[BaseException] = []
     written = [0]
 
     def encode_loop() -> None:
-        while (item := pending.get()) is not _END:
+        while (item := _waited(clock, "encode", pending.get)) is not _END:
             if failure:
                 continue  # drain so the producer never blocks
             frames, batch = item
@@ -71,16 +75,19 @@ def run_stages(
 
     worker = threading.Thread(target=encode_loop, name="encode", daemon=True)
     worker.start()
-    ahead = _Ahead(batches, _timed(clock, "depth", estimate)) if estimate is not None else None
+    ahead = (_Ahead(batches, _timed(clock, "depth", estimate), clock=clock)
+             if estimate is not None else None)
     render = _timed(clock, "render", render)
     pool = ThreadPoolExecutor(renderers, thread_name_prefix="render") if renderers > 1 else None
     in_flight: deque = deque()
 
     def hand_on(frames: np.ndarray, batch: FrameBatch) -> None:
-        pending.put((finish(frames, batch) if finish else frames, batch))
+        item = (finish(frames, batch) if finish else frames, batch)
+        with clock.idle("render", "blocked"):
+            pending.put(item)
 
     try:
-        for batch in ahead if ahead is not None else batches:
+        for batch in _starved(clock, "render", ahead if ahead is not None else batches):
             if failure:
                 break
             if pool is None:
@@ -113,13 +120,27 @@ def _timed(clock: StageClock, name: str, work: Callable) -> Callable:
     return timed
 
 
+def _waited(clock: StageClock, name: str, get: Callable):
+    """``get()``, its wait counted as ``name`` starved."""
+    with clock.idle(name, "starved"):
+        return get()
+
+
+def _starved(clock: StageClock, name: str, items: Iterable) -> Iterator:
+    """``items``, the waits for each counted as ``name`` starved."""
+    items = iter(items)
+    while (item := _waited(clock, name, lambda: next(items, _END))) is not _END:
+        yield item
+
+
 class _Ahead:
     """Iterate ``items`` after ``work`` ran on each, in a background thread that
-    stays at most ``depth`` items ahead; its exceptions are raised to the reader."""
+    stays at most ``QUEUE_BATCHES`` items ahead; its exceptions are raised to the
+    reader. ``clock`` gets the thread's waits as the "depth" stage's."""
 
-    def __init__(self, items: Iterable, work: Callable, depth: int = 2) -> None:
-        self._items, self._work = items, work
-        self._queue: queue.Queue = queue.Queue(maxsize=depth)
+    def __init__(self, items: Iterable, work: Callable, clock: StageClock) -> None:
+        self._items, self._work, self._clock = items, work, clock
+        self._queue: queue.Queue = queue.Queue(maxsize=QUEUE_BATCHES)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="depth", daemon=True)
         self._thread.start()
@@ -143,12 +164,13 @@ class _Ahead:
     def _run(self) -> None:
         items = iter(self._items)
         try:
-            for item in items:
+            for item in _starved(self._clock, "depth", items):
                 if self._stop.is_set():
                     break
                 self._work(item)
-                if not self._put(item):
-                    break
+                with self._clock.idle("depth", "blocked"):
+                    if not self._put(item):
+                        break
             self._put(_END)
         except BaseException as exc:  # handed to the reader, which re-raises it
             self._put(_Failure(exc))

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from stereo_inference.decode import FrameBatch
+from stereo_inference.stage_clock import StageClock
 from stereo_inference.stages import run_stages
 
 
@@ -175,3 +176,30 @@ def test_the_finishing_step_runs_in_order_in_the_callers_thread_whatever_renders
     assert order == [0, 1, 2, 3]
     assert threads == {threading.current_thread()}
     assert [w[0] for w in encoder.written] == [11, 22, 33, 44]
+
+
+class SlowEncoder(RecordingEncoder):
+    def write(self, frames, fmt, pts, durations, captions=None):
+        threading.Event().wait(0.05)  # the encoder's work
+        super().write(frames, fmt, pts, durations, captions)
+
+
+def test_a_slow_encoder_shows_as_the_render_blocked_not_starved():
+    clock = StageClock()
+    run_stages(batches(6), lambda b: b.eyes, SlowEncoder(), "rgb24", total=None,
+               progress=None, clock=clock)
+    render = clock.report()["render"]
+    # the last batch is handed on only once the encoder has taken its fourth
+    assert render["blocked_s"] >= 0.1
+    assert render["starved_s"] < render["blocked_s"]
+
+
+def test_a_slow_depth_stage_shows_as_the_render_and_encoder_starved():
+    clock = StageClock()
+    run_stages(batches(6), lambda b: b.eyes, RecordingEncoder(), "rgb24", total=None,
+               progress=None, estimate=lambda b: threading.Event().wait(0.05), clock=clock)
+    report = clock.report()
+    assert report["render"]["starved_s"] >= 0.2  # six batches of depth, one in hand
+    assert report["render"]["blocked_s"] < report["render"]["starved_s"]
+    assert report["encode"]["starved_s"] >= 0.2
+    assert report["depth"]["blocked_s"] < report["render"]["starved_s"]
