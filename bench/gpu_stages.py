@@ -119,6 +119,58 @@ class GilProbe:
                 "max_ms": round(1000 * late[-1], 3)}
 
 
+class StartupTrace:
+    """When each step of one conversion first began and ended, in seconds from
+    the call: the engine's functions wrapped where ``convert`` looks them up
+    (the checks of the file, the model, the decoder's first batch, the
+    encoder's opening, the first depth, render and write, the flush)."""
+
+    def __init__(self, converting) -> None:
+        from stereo_inference.decode import FrameReader
+        from stereo_inference.encode import StereoEncoder
+        from stereo_inference.synthesis import StereoRenderer
+
+        self.steps: dict[str, list] = {}
+        self.t0 = 0.0
+        self._wrapped = []
+        for owner, name in [(converting, "continuous_source"), (converting, "probe_video"),
+                            (converting, "ensure_installed"), (converting, "load_estimator"),
+                            (converting, "source_streams"), (converting, "add_st3d"),
+                            (converting.nvdec, "usable"), (FrameReader, "_put"),
+                            (StereoRenderer, "__init__"), (StereoRenderer, "estimate"),
+                            (StereoRenderer, "render"), (StereoEncoder, "__init__"),
+                            (StereoEncoder, "write"), (StereoEncoder, "close")]:
+            if hasattr(owner, name):
+                self._wrap(owner, name)
+
+    def _wrap(self, owner, name: str) -> None:
+        original = getattr(owner, name)
+        label = f"{getattr(owner, '__name__', '?').rsplit('.', 1)[-1]}.{name}"
+
+        def traced(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                if label not in self.steps and self.t0:
+                    self.steps[label] = [round(start - self.t0, 4),
+                                         round(time.perf_counter() - self.t0, 4)]
+
+        setattr(owner, name, traced)
+        self._wrapped.append((owner, name, original))
+
+    def __enter__(self) -> Self:
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for owner, name, original in self._wrapped:
+            setattr(owner, name, original)
+
+    def ordered(self) -> dict[str, list]:
+        return dict(sorted(self.steps.items(), key=lambda kv: kv[1][0]))
+
+
 def sync(device: str) -> None:
     if device.startswith("cuda"):
         import torch
@@ -164,6 +216,9 @@ def main(argv=None) -> dict:
     p.add_argument("--gil-probe", action="store_true",
                    help="probe the GIL's waits during each variant's last conversion "
                         "(and on the idle process first)")
+    p.add_argument("--startup", action="store_true",
+                   help="trace when each step of one more conversion (as shipped) first "
+                        "began and ended, and profile its calling thread")
     p.add_argument("--pairs", type=int, default=0,
                    help="then time the transcode and the default conversion one after "
                         "the other this many times: the median of the pairs' ratios")
@@ -441,6 +496,23 @@ def main(argv=None) -> dict:
                     results[f"{v.name} gil"] = probe.summary()
                     print(f"{v.name} gil", results[f"{v.name} gil"], flush=True)
             apply(Variant("as shipped"))
+            if args.startup:
+                import cProfile
+                import io
+                import pstats
+
+                with StartupTrace(converting) as trace:
+                    profile = cProfile.Profile()
+                    profile.runcall(convert_file, args.clip, work / "startup.mp4", mode=mode,
+                                    params=params, models_dir=models, device=dev,
+                                    ffmpeg=args.ffmpeg)
+                results["startup"] = trace.ordered()
+                for step, span in results["startup"].items():
+                    print(f"  {step:32s} {span[0]:7.3f} {span[1]:7.3f}", flush=True)
+                text = io.StringIO()
+                pstats.Stats(profile, stream=text).sort_stats("cumulative").print_stats(45)
+                if args.out:
+                    args.out.with_name("startup_profile.txt").write_text(text.getvalue())
             if args.pairs:  # each ratio from two runs seconds apart: the machine's drift cancels
                 paired = [Variant("as shipped")]
                 if args.nvdec_ab and nvdec is not None:
