@@ -78,12 +78,19 @@ class StageClock:
 
 
 def describe(stages: dict[str, dict[str, float]]) -> str:
-    """One line: each stage's busy / CPU seconds, busiest first."""
+    """One line: each stage's busy / CPU seconds, busiest first, and its
+    starved / blocked seconds in brackets where they were measured."""
     order = sorted(stages, key=lambda n: (n == CODEC_THREADS, -stages[n]["busy_s"]))
-    parts = [f"{name} {stages[name]['busy_s']:.2f}/{stages[name]['cpu_s']:.2f}"
-             if name != CODEC_THREADS else f"{name} -/{stages[name]['cpu_s']:.2f}"
-             for name in order]
-    return "busy/CPU s per stage: " + ", ".join(parts)
+
+    def part(name: str) -> str:
+        s = stages[name]
+        if name == CODEC_THREADS:
+            return f"{name} -/{s['cpu_s']:.2f}"
+        waits = ("" if "starved_s" not in s and "blocked_s" not in s else
+                 f" ({s.get('starved_s', 0.0):.2f}/{s.get('blocked_s', 0.0):.2f})")
+        return f"{name} {s['busy_s']:.2f}/{s['cpu_s']:.2f}{waits}"
+
+    return "busy/CPU s per stage (starved/blocked): " + ", ".join(map(part, order))
 
 
 def _process_cpu() -> float:

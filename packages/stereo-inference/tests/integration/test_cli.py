@@ -1,3 +1,4 @@
+import re
 import subprocess
 import sys
 
@@ -27,9 +28,10 @@ def test_timings_say_where_the_time_went(clip, tmp_path, capsys, monkeypatch):
     assert main(["convert", str(clip), str(out), "--mode", "half-sbs", "--preset",
                  "ultrafast", "--no-progress", "--timings"]) == 0
     line, loops = capsys.readouterr().out.splitlines()[-2:]
-    assert line.startswith("busy/CPU s per stage: ")
+    assert line.startswith("busy/CPU s per stage (starved/blocked): ")
     for stage in ("decode", "depth", "render", "encode", "mux", "codec threads"):
         assert f"{stage} " in line
+    assert re.search(r"render [\d.]+/[\d.]+ \([\d.]+/[\d.]+\)", line)  # its waits
     # and what ran the render's loops: the C extension (built here), else OpenCV
     assert loops == f"CPU plane loops: {native.backend()}"
     assert loops.endswith(("c-avx512", "c-avx2", "c-scalar", "opencv"))

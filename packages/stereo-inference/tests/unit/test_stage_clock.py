@@ -45,11 +45,11 @@ def test_stages_add_up_across_threads_and_other_threads_are_the_codecs():
 
 
 def test_the_line_lists_the_busiest_stage_first_and_codec_threads_last():
-    line = describe({"encode": {"busy_s": 1.0, "cpu_s": 0.5},
+    line = describe({"encode": {"busy_s": 1.0, "cpu_s": 0.5, "starved_s": 0.25},
                      "render": {"busy_s": 2.0, "cpu_s": 1.5},
                      CODEC_THREADS: {"busy_s": 0.0, "cpu_s": 3.0}})
-    assert line == ("busy/CPU s per stage: render 2.00/1.50, encode 1.00/0.50, "
-                    "codec threads -/3.00")
+    assert line == ("busy/CPU s per stage (starved/blocked): render 2.00/1.50, "
+                    "encode 1.00/0.50 (0.25/0.00), codec threads -/3.00")
 
 
 def test_waits_are_reported_as_starved_and_blocked_beside_the_busy_time():
