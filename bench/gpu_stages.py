@@ -508,7 +508,7 @@ def main(argv=None) -> dict:
                                     ffmpeg=args.ffmpeg)
                 results["startup"] = trace.ordered()
                 for step, span in results["startup"].items():
-                    print(f"  {step:32s} {span[0]:7.3f} {span[1]:7.3f}", flush=True)
+                    print(f"startup {step:32s} {span[0]:7.3f} {span[1]:7.3f}", flush=True)
                 text = io.StringIO()
                 pstats.Stats(profile, stream=text).sort_stats("cumulative").print_stats(45)
                 if args.out:
