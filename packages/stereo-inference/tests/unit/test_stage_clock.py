@@ -55,13 +55,13 @@ def test_the_line_lists_the_busiest_stage_first_and_codec_threads_last():
 def test_waits_are_reported_as_starved_and_blocked_beside_the_busy_time():
     clock = StageClock()
     with clock.stage("render"):
-        spin(0.01)
+        pass
     with clock.idle("render", "starved"):
         threading.Event().wait(0.03)
     with clock.idle("encode", "blocked"):  # a stage with waits and no work yet
         pass
     report = clock.report()
     assert report["render"]["starved_s"] >= 0.03
-    assert report["render"]["busy_s"] < 0.03  # the wait is not busy time
+    assert report["render"]["busy_s"] < report["render"]["starved_s"]  # not busy time
     assert "blocked_s" not in report["render"]
     assert report["encode"]["busy_s"] == 0.0 and report["encode"]["blocked_s"] >= 0

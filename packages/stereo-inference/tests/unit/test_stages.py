@@ -186,10 +186,11 @@ class SlowEncoder(RecordingEncoder):
 
 def test_a_slow_encoder_shows_as_the_render_blocked_not_starved():
     clock = StageClock()
-    run_stages(batches(6), lambda b: b.eyes, SlowEncoder(), "rgb24", total=None,
+    run_stages(batches(10), lambda b: b.eyes, SlowEncoder(), "rgb24", total=None,
                progress=None, clock=clock)
     render = clock.report()["render"]
-    # the last batch is handed on only once the encoder has taken its fourth
+    # the last batch is handed on only once the encoder has taken its eighth
+    # (0.35 s in), and the render itself takes next to nothing
     assert render["blocked_s"] >= 0.1
     assert render["starved_s"] < render["blocked_s"]
 
