@@ -598,11 +598,15 @@ def _made_not_encoded(write):
     from stereo_inference import planes
 
     def made(encoder, frames, fmt, pts, durations, captions=None) -> None:
-        if not encoder.frames:
+        first = not encoder.frames
+        if first:
             write(encoder, frames[:1], fmt, pts[:1], durations[:1], captions)
-        for array in frames[1 if encoder.frames == 1 else 0:]:
-            planes.to_frame(array, fmt)
+        for i in range(1 if first else 0, len(frames)):
+            planes.to_frame(frames[i], fmt)
             encoder.frames += 1
+            if pts[i] is not None and encoder.span:  # the picture it stands for, as written
+                encoder.span = (encoder.span[0],
+                                max(encoder.span[1], pts[i] + (durations[i] or 0)))
     return made
 
 
