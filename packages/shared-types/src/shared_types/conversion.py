@@ -27,7 +27,8 @@ class ConversionResult(BaseModel):
     fps: float  # frames converted per second of wall time
     depth_model: str
     depth_state: dict | None = None  # pass to the next consecutive segment
-    # where the time went: {stage: {"busy_s", "cpu_s"}} (``stereo_inference.stage_clock``)
+    # where the time went: {stage: {"busy_s", "cpu_s"[, "starved_s", "blocked_s"]}}
+    # (``stereo_inference.stage_clock``)
     stages: dict[str, dict[str, float]] = {}
 
 
