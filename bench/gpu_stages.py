@@ -122,8 +122,10 @@ class GilProbe:
 class StartupTrace:
     """When each step of one conversion first began and ended, in seconds from
     the call: the engine's functions wrapped where ``convert`` looks them up
-    (the checks of the file, the model, the decoder's first batch, the
-    encoder's opening, the first depth, render and write, the flush)."""
+    (the checks of the file, the model, the decoder's start -- ``_open`` begins
+    before the codec opens, NVDEC's included, and ends with the last frame --
+    and its first batch, the encoder's opening, the first depth, render and
+    write, the flush)."""
 
     def __init__(self, converting) -> None:
         from stereo_inference.decode import FrameReader
@@ -136,7 +138,8 @@ class StartupTrace:
         for owner, name in [(converting, "continuous_source"), (converting, "probe_video"),
                             (converting, "ensure_installed"), (converting, "load_estimator"),
                             (converting, "source_streams"), (converting, "add_st3d"),
-                            (converting.nvdec, "usable"), (FrameReader, "_put"),
+                            (converting.nvdec, "usable"), (FrameReader, "_open"),
+                            (FrameReader, "_put"),
                             (StereoRenderer, "__init__"), (StereoRenderer, "estimate"),
                             (StereoRenderer, "render"), (StereoEncoder, "__init__"),
                             (StereoEncoder, "write"), (StereoEncoder, "close")]:
