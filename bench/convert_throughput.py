@@ -132,10 +132,12 @@ def summarise(runs: dict[str, list], reference: dict[str, float] | None) -> dict
 
 
 def median_stages(runs: list[dict]) -> dict:
-    """Each stage's median busy and CPU seconds over ``runs`` (where the time goes)."""
-    return {name: {key: round(statistics.median(r[name][key] for r in runs if name in r), 2)
-                   for key in ("busy_s", "cpu_s")}
-            for name in runs[0]}
+    """Each stage's median busy, CPU and (where measured) starved and blocked
+    seconds over ``runs`` (where the time goes)."""
+    return {name: {key: round(statistics.median(r[name][key] for r in runs
+                                                if key in r.get(name, {})), 2)
+                   for key in ("busy_s", "cpu_s", "starved_s", "blocked_s") if key in stage}
+            for name, stage in runs[0].items()}
 
 
 def main(argv=None) -> dict:
