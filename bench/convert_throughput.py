@@ -194,15 +194,19 @@ def main(argv=None) -> dict:
                 runs["ffmpeg"].append(
                     run_child(ffmpeg_argv(clip, work / "plain.mp4", args.crf, args.preset)))
             for mode in modes[i % len(modes):] + modes[: i % len(modes)]:
+                clis = []  # the CLI runs of this round, in an order that turns round by round
                 if not args.no_cli:
-                    runs.setdefault(f"cli {mode}", []).append(
-                        run_child(cli_argv(clip, work / "cli.mp4", mode, args), env))
+                    clis.append((f"cli {mode}", cli_argv(clip, work / "cli.mp4", mode, args), env))
                 if base_env:
-                    runs.setdefault(f"base-cli {mode}", []).append(
-                        run_child(cli_argv(clip, work / "base.mp4", mode, args), base_env))
+                    clis.append((f"base-cli {mode}", cli_argv(clip, work / "base.mp4", mode, args),
+                                 base_env))
                 if args.malloc_ab:
-                    runs.setdefault(f"cli-default-malloc {mode}", []).append(run_child(
-                        cli_argv(clip, work / "cli.mp4", mode, args, CLI_DEFAULT_MALLOC), env))
+                    clis.append((f"cli-default-malloc {mode}",
+                                 cli_argv(clip, work / "cli.mp4", mode, args, CLI_DEFAULT_MALLOC),
+                                 env))
+                turn = i % len(clis) if clis else 0
+                for name, command, child_env in clis[turn:] + clis[:turn]:
+                    runs.setdefault(name, []).append(run_child(command, child_env))
                 if not args.no_in_process:
                     runs.setdefault(f"in-process {mode}", []).append(in_process(
                         clip, work / "in.mp4", mode, args, models_dir,
