@@ -140,8 +140,8 @@ class LocalInferenceBackend:
             )
             self._output.put_file(output_key, target, content_type="video/mp4", move=True)
         self._keep_state(payload, result.depth_state)
-        log.info("job_id=%s segment_index=%d converted in-process: %d frames",
-                 payload.job_id, payload.segment_index, result.frames)
+        log.info("job_id=%s segment_index=%d converted in-process: %d frames in %.2f s",
+                 payload.job_id, payload.segment_index, result.frames, result.elapsed_s)
         return InferenceResult(
             output_key=output_key, frames=result.frames, duration_s=result.duration_s,
             elapsed_s=result.elapsed_s, fps=result.fps, depth_model=result.depth_model,
