@@ -40,12 +40,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Self
 
-from sample_difference import batches_difference, videos_difference  # a sibling script
+# sibling scripts
+from conversion_probes import GilProbe, StartupTrace
+from gpu_variants import EngineSwitches, Variant, optional_module
+from sample_difference import batches_difference, videos_difference
 
 TRANSCODE = """
 import sys, time, av
@@ -83,95 +84,6 @@ def timed(fn, *, repeat: int = 2, warm_up: bool = True):
         fn()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
-
-
-class GilProbe:
-    """A thread that asks for the GIL every millisecond (a 1 ms sleep, then a
-    clock read) and records how late it got it: the wake-up's own latency plus
-    the wait for a GIL another thread holds. Compared with the same probe on an
-    idle process, how much the conversion's Python threads queue on the GIL."""
-
-    def __init__(self) -> None:
-        import threading
-
-        self.late: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            start = time.perf_counter()
-            time.sleep(0.001)
-            self.late.append(time.perf_counter() - start - 0.001)
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def summary(self) -> dict:
-        late = sorted(self.late) or [0.0]
-        return {"wakes": len(late), "mean_ms": round(1000 * statistics.fmean(late), 3),
-                "p90_ms": round(1000 * late[int(0.9 * (len(late) - 1))], 3),
-                "max_ms": round(1000 * late[-1], 3)}
-
-
-class StartupTrace:
-    """When each step of one conversion first began and ended, in seconds from
-    the call: the engine's functions wrapped where ``convert`` looks them up
-    (the checks of the file, the model, the decoder's start -- ``_open`` begins
-    before the codec opens, NVDEC's included, and ends with the last frame --
-    and its first batch, the encoder's opening, the first depth, render and
-    write, the flush)."""
-
-    def __init__(self, converting) -> None:
-        from stereo_inference.decode import FrameReader
-        from stereo_inference.encode import StereoEncoder
-        from stereo_inference.synthesis import StereoRenderer
-
-        self.steps: dict[str, list] = {}
-        self.t0 = 0.0
-        self._wrapped = []
-        for owner, name in [(converting, "continuous_source"), (converting, "probe_video"),
-                            (converting, "ensure_installed"), (converting, "load_estimator"),
-                            (converting, "source_streams"), (converting, "add_st3d"),
-                            (converting.nvdec, "usable"), (FrameReader, "_open"),
-                            (FrameReader, "_put"),
-                            (StereoRenderer, "__init__"), (StereoRenderer, "estimate"),
-                            (StereoRenderer, "render"), (StereoEncoder, "__init__"),
-                            (StereoEncoder, "write"), (StereoEncoder, "close")]:
-            if hasattr(owner, name):
-                self._wrap(owner, name)
-
-    def _wrap(self, owner, name: str) -> None:
-        original = getattr(owner, name)
-        label = f"{getattr(owner, '__name__', '?').rsplit('.', 1)[-1]}.{name}"
-
-        def traced(*args, **kwargs):
-            start = time.perf_counter()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                if label not in self.steps and self.t0:
-                    self.steps[label] = [round(start - self.t0, 4),
-                                         round(time.perf_counter() - self.t0, 4)]
-
-        setattr(owner, name, traced)
-        self._wrapped.append((owner, name, original))
-
-    def __enter__(self) -> Self:
-        self.t0 = time.perf_counter()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        for owner, name, original in self._wrapped:
-            setattr(owner, name, original)
-
-    def ordered(self) -> dict[str, list]:
-        return dict(sorted(self.steps.items(), key=lambda kv: kv[1][0]))
 
 
 def sync(device: str) -> None:
@@ -235,7 +147,6 @@ def main(argv=None) -> dict:
     import numpy as np
     import torch
     from shared_types.models import ConversionParams, OutputMode
-    from stereo_inference import arrays
     from stereo_inference.convert import convert_file
     from stereo_inference.decode import FrameReader
     from stereo_inference.depth.architectures import random_depth_anything
@@ -247,14 +158,8 @@ def main(argv=None) -> dict:
     from stereo_inference.synthesis import StereoRenderer
     from stereo_inference.video_info import probe_video
 
-    try:
-        from stereo_inference import cuda_graphs
-    except ImportError:  # an engine from before the graphs
-        cuda_graphs = None
-    try:
-        from stereo_inference import nvdec
-    except ImportError:  # an engine from before NVDEC
-        nvdec = None
+    cuda_graphs = optional_module("cuda_graphs")
+    nvdec = optional_module("nvdec")
 
     dev = args.device
     mode = OutputMode(args.mode)
@@ -417,13 +322,7 @@ def main(argv=None) -> dict:
                 record(f"render B={batch}", timed(render, repeat=args.repeat), 32)
 
         if "convert" not in skip:
-            import stereo_inference.runtime as engine
-
-            try:
-                from stereo_inference import cuda_streams
-            except ImportError:  # an engine from before the streams
-                cuda_streams = None
-            default_pixels = getattr(engine, "GPU_BATCH_PIXELS", None)  # (older engines: none)
+            cuda_streams = optional_module("cuda_streams")
             variants = [Variant(f"convert B={b}" if b else "convert", batch=b)
                         for b in map(int, args.convert_batches.split(","))]
             if args.streams_ab and cuda_streams is not None:
@@ -446,31 +345,9 @@ def main(argv=None) -> dict:
                       for n in filter(None, args.queues.split(","))]
             variants += queued
             import stereo_inference.convert as converting
-            import stereo_inference.stages as staging
 
-            queues = getattr(staging, "QUEUE_BATCHES", None)  # (older engines: none)
-
-            reader_class = converting.FrameReader
-            switch, write = sys.getswitchinterval(), StereoEncoder.write
-
-            def apply(v: Variant) -> None:
-                """The engine's switches as ``v`` sets them (the defaults: as shipped)."""
-                if cuda_graphs is not None:
-                    cuda_graphs.ENABLED = v.graphs
-                if cuda_streams is not None:
-                    cuda_streams.ENABLED = v.streams
-                if nvdec is not None:
-                    nvdec.ENABLED = v.nvdec
-                if default_pixels:
-                    engine.GPU_BATCH_PIXELS = v.batch * w * h if v.batch else default_pixels
-                sys.setswitchinterval(v.switch_ms / 1000 if v.switch_ms else switch)
-                StereoEncoder.write = write if v.encode else _made_not_encoded(write)
-                arrays.SLEEPING_WAITS = v.sleeping_waits
-                if queues is not None:
-                    staging.QUEUE_BATCHES = v.queues or queues
-                converting.FrameReader = reader_class if v.decoder_threads is None else (
-                    _with_threads(reader_class, v.decoder_threads))
-
+            switches = EngineSwitches((w, h))
+            apply = switches.apply
             for v in variants:
                 apply(v)
                 stages = []
@@ -521,7 +398,7 @@ def main(argv=None) -> dict:
                 if args.nvdec_ab and nvdec is not None:
                     paired.append(Variant("software decode", nvdec=False))
                 paired += [Variant(v.name.removeprefix("convert "), queues=v.queues)
-                           for v in queued if queues is not None]
+                           for v in queued if switches.queues is not None]
                 ratios: dict[str, list[float]] = {v.name: [] for v in paired}
                 for _ in range(args.pairs):
                     plain = timed(transcode, repeat=1, warm_up=False)
@@ -561,56 +438,12 @@ def main(argv=None) -> dict:
     return results
 
 
-@dataclass(frozen=True)
-class Variant:
-    """One conversion to time: its name and what it changes from the engine as shipped."""
-
-    name: str
-    batch: int = 0  # frames a batch (0: the engine's default)
-    streams: bool = True  # depth and render on their own CUDA streams
-    cores: int | None = None  # decoder and encoder threads (None: the engine's default)
-    graphs: bool = True  # CUDA graphs
-    switch_ms: float | None = None  # GIL switch interval (None: Python's)
-    encode: bool = True  # False: frames made, not encoded
-    sleeping_waits: bool = True  # False: the host spins while it waits for the GPU
-    decoder_threads: int | None = None  # the decoder alone (None: as ``cores`` says)
-    nvdec: bool = True  # False: decoded in software where NVDEC would decode
-    queues: int = 0  # batches a queue between stages holds (0: the engine's default)
-
-
 def _cpu_s() -> float:
     """CPU seconds of this process so far, all its threads."""
     import resource
 
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def _with_threads(reader_class, threads: int):
-    """``reader_class`` whose decoder gets ``threads`` threads, whatever it is asked."""
-    class Reader(reader_class):
-        def __init__(self, *args, **kwargs) -> None:
-            kwargs["threads"] = threads
-            super().__init__(*args, **kwargs)
-    return Reader
-
-
-def _made_not_encoded(write):
-    """``StereoEncoder.write`` that encodes the first frame only (a file must
-    come out) and makes every other frame without encoding it."""
-    from stereo_inference import planes
-
-    def made(encoder, frames, fmt, pts, durations, captions=None) -> None:
-        first = not encoder.frames
-        if first:
-            write(encoder, frames[:1], fmt, pts[:1], durations[:1], captions)
-        for i in range(1 if first else 0, len(frames)):
-            planes.to_frame(frames[i], fmt)
-            encoder.frames += 1
-            if pts[i] is not None and encoder.span:  # the picture it stands for, as written
-                encoder.span = (encoder.span[0],
-                                max(encoder.span[1], pts[i] + (durations[i] or 0)))
-    return made
 
 
 def _sub(batch, start: int, size: int):
