@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shared_types.job_changes import UNANNOUNCED
 from shared_types.notification_routes import NOTIFICATION_ROUTES
 from shared_types.ports import QUEUE_NAMES, Backend
 from shared_types.settings import BackendSettings
@@ -12,6 +13,7 @@ from shared_types.temp_sweep import sweep_stale_temp
 from local_adapters.db import Database
 from local_adapters.doorbell import Doorbell
 from local_adapters.heartbeats import SqliteSegmentHeartbeatStore
+from local_adapters.job_changes import RungJobChanges
 from local_adapters.jobs import SqliteJobStore
 from local_adapters.notifications import NotificationRule, Notifier
 from local_adapters.queue import SqliteQueue
@@ -46,6 +48,7 @@ def build_backend(settings: BackendSettings, *,
     # uploads cut short by a killed process (temp file + rename never happened)
     sweep_stale_temp(data_dir / "tmp", ("upload-",))
     doorbell = Doorbell.for_database(db.path)  # waiting receives wake on a send
+    changes = RungJobChanges(doorbell) if doorbell is not None else None
     queues = {name: SqliteQueue(db, name, max_receives=max_receives, doorbell=doorbell)
               for name in QUEUE_NAMES}
     notifier = Notifier([
@@ -60,7 +63,7 @@ def build_backend(settings: BackendSettings, *,
     for storage in storages:  # segments of jobs that ended while nothing ran
         storage.expiry.sweep(storage)
     return Backend(
-        jobs=SqliteJobStore(db),
+        jobs=SqliteJobStore(db, changes),
         completions=SqliteSegmentCompletionStore(db),
         segment_status=SqliteSegmentStatusStore(db),
         reassembly=SqliteReassemblyLock(db),
@@ -71,4 +74,5 @@ def build_backend(settings: BackendSettings, *,
         input_storage=storages[0],
         output_storage=storages[1],
         heartbeats=SqliteSegmentHeartbeatStore(db),
+        job_changes=changes or UNANNOUNCED,  # without a doorbell, waiters poll
     )

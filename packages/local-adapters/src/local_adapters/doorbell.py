@@ -1,4 +1,5 @@
-"""Doorbell: wake the processes waiting on a local queue the moment it gets a message.
+"""Doorbell: wake the processes waiting on a local queue the moment it gets a message
+(or on a job's status, ``local_adapters.job_changes``: any named channel).
 
 SQLite has no notification, so a waiting receive would have to poll. Instead
 each waiting receive binds a UNIX datagram socket in a folder shared by every
@@ -31,7 +32,7 @@ log = logging.getLogger(__name__)
 # Longest socket path every supported OS binds (Linux allows 107, macOS 103).
 _MAX_PATH = 100
 _SUFFIX = ".sock"
-_MAX_QUEUE_NAME, _TOKEN_CHARS = 24, 12  # a socket's name: <queue>@<random hex>.sock
+_MAX_CHANNEL, _TOKEN_CHARS = 24, 12  # a socket's name: <channel>@<random hex>.sock
 
 
 class Ear:
@@ -67,7 +68,7 @@ class Ear:
 
 
 class Doorbell:
-    """Rings and ears of the queues of one database, in ``folder``."""
+    """Rings and ears of the channels (queue names) of one database, in ``folder``."""
 
     def __init__(self, folder: Path) -> None:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -86,7 +87,7 @@ class Doorbell:
         uid = os.getuid() if hasattr(os, "getuid") else 0
         for folder in (db_path.parent / "doorbell",
                        Path(tempfile.gettempdir()) / f"stereo-spot-{uid}" / key):
-            longest = folder / f"{'x' * _MAX_QUEUE_NAME}@{'x' * _TOKEN_CHARS}{_SUFFIX}"
+            longest = folder / f"{'x' * _MAX_CHANNEL}@{'x' * _TOKEN_CHARS}{_SUFFIX}"
             if len(os.fsencode(longest)) > _MAX_PATH:
                 continue
             try:
@@ -97,9 +98,9 @@ class Doorbell:
         return None
 
     @contextlib.contextmanager
-    def listen(self, queue: str) -> Iterator[Ear]:
-        """A socket that hears ``ring(queue)`` while the block runs (removed after)."""
-        path = self.folder / f"{queue}@{uuid.uuid4().hex[:_TOKEN_CHARS]}{_SUFFIX}"
+    def listen(self, channel: str) -> Iterator[Ear]:
+        """A socket that hears ``ring(channel)`` while the block runs (removed after)."""
+        path = self.folder / f"{channel}@{uuid.uuid4().hex[:_TOKEN_CHARS]}{_SUFFIX}"
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
             sock.bind(os.fspath(path))
@@ -109,9 +110,9 @@ class Doorbell:
             with contextlib.suppress(FileNotFoundError):
                 path.unlink()
 
-    def ring(self, queue: str) -> int:
-        """Wake every waiter of ``queue``; returns how many were rung."""
-        prefix = f"{queue}@"
+    def ring(self, channel: str) -> int:
+        """Wake every waiter of ``channel``; returns how many were rung."""
+        prefix = f"{channel}@"
         try:
             ears = [e.path for e in os.scandir(self.folder)
                     if e.name.startswith(prefix) and e.name.endswith(_SUFFIX)]
@@ -126,7 +127,7 @@ class Doorbell:
                 try:
                     sender.sendto(b"", path)
                     rung += 1
-                except BlockingIOError:  # its queue is full: it has rings pending already
+                except BlockingIOError:  # its buffer is full: it has rings pending already
                     rung += 1
                 except (ConnectionRefusedError, FileNotFoundError):  # its process is gone
                     with contextlib.suppress(FileNotFoundError):

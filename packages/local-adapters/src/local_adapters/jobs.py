@@ -11,6 +11,7 @@ from shared_types.job_updates import apply_job_update, job_sort_time
 from shared_types.models import IN_PROGRESS_STATUSES, Job, JobPage, JobStatus, JobUpdate
 
 from local_adapters.db import Database
+from local_adapters.job_changes import RungJobChanges
 
 
 def _encode_cursor(job: Job) -> str:
@@ -27,10 +28,16 @@ def _decode_cursor(cursor: str) -> tuple[float, str]:
 
 
 class SqliteJobStore:
-    """Jobs as JSON documents, indexed by (status, newest-first sort time)."""
+    """Jobs as JSON documents, indexed by (status, newest-first sort time).
+    With ``changes``, each committed status change rings its waiters."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, changes: RungJobChanges | None = None) -> None:
         self._db = db
+        self._changes = changes
+
+    def _told(self) -> None:
+        if self._changes is not None:
+            self._changes.ring()
 
     def create(self, job: Job) -> None:
         """Insert a new job. Raises ConditionFailedError if the id exists."""
@@ -43,6 +50,7 @@ class SqliteJobStore:
             )
             if cur.rowcount == 0:
                 raise ConditionFailedError(f"job {job.job_id} already exists")
+        self._told()
 
     def get(self, job_id: str) -> Job | None:
         """The job, or None."""
@@ -74,7 +82,9 @@ class SqliteJobStore:
                 "UPDATE jobs SET status = ?, sort_time = ?, doc = ? WHERE job_id = ?",
                 (new.status.value, job_sort_time(new), new.model_dump_json(), job_id),
             )
-            return new
+        if new.status != job.status:
+            self._told()
+        return new
 
     def list_by_status(self, status: JobStatus, *, limit: int = 50,
                        cursor: str | None = None) -> JobPage:
@@ -108,4 +118,6 @@ class SqliteJobStore:
     def delete(self, job_id: str) -> None:
         """Remove the job; no error if it does not exist."""
         with self._db.write() as conn:
-            conn.execute("DELETE FROM jobs WHERE job_id = ?", (job_id,))
+            gone = conn.execute("DELETE FROM jobs WHERE job_id = ?", (job_id,)).rowcount
+        if gone:
+            self._told()

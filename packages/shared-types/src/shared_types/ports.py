@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from shared_types.job_changes import UNANNOUNCED
 from shared_types.models import (
     Job,
     JobPage,
@@ -65,6 +67,20 @@ class JobStore(Protocol):
 
     def delete(self, job_id: str) -> None:
         """Remove the job; no error if it does not exist."""
+
+
+class ChangeWaiter(Protocol):
+    def wait(self, timeout_s: float) -> bool:
+        """Sleep until a job's status may have changed or ``timeout_s`` passed;
+        True when told of a change. A hint only: the caller reads the job again."""
+
+
+class JobChanges(Protocol):
+    def listen(self) -> AbstractContextManager[ChangeWaiter]:
+        """A waiter told of every job status change made (by any process) while
+        the block runs, including changes made before its first ``wait``: open
+        it before the first read, so that nothing between a read and the wait
+        is missed."""
 
 
 class SegmentCompletionStore(Protocol):
@@ -328,6 +344,9 @@ class Backend:
     input_storage: ObjectStorage
     output_storage: ObjectStorage
     heartbeats: SegmentHeartbeatStore
+    # a backend that cannot tell of changes (DynamoDB: no push) leaves its
+    # waiters to look again after their timeout
+    job_changes: JobChanges = UNANNOUNCED
 
     def queue(self, name: str) -> Queue:
         """A queue by its name in QUEUE_NAMES."""
