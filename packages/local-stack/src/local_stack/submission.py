@@ -178,24 +178,28 @@ def wait_for_job(
     Polls every ``busy_poll_s`` (default ``poll_s``) while segments remain and
     every ``poll_s`` once they have all settled, so the end of the job is seen
     quickly without reading the job 20 times a second for its whole run
-    (each read costs CPU the conversion could use). ``tick`` runs between polls
-    (the CLI supervises its workers there). Raises StackTimeoutError after
-    ``timeout_s``.
+    (each read costs CPU the conversion could use). A change of the job's
+    status that the backend tells of (``Backend.job_changes``: the local
+    one's doorbell) ends a wait at once: the job's last steps (reassembling,
+    then completed or failed) are seen when they happen, not up to a poll
+    later. ``tick`` runs between polls (the CLI supervises its workers there).
+    Raises StackTimeoutError after ``timeout_s``.
     """
     deadline = time.monotonic() + timeout_s
-    while True:
-        snap = snapshot(backend, job_id, rates)
-        if on_snapshot:
-            on_snapshot(snap)
-        if snap.is_final:
-            return snap
-        if time.monotonic() > deadline:
-            raise StackTimeoutError(
-                f"job {job_id} still {snap.status.value} after {timeout_s:.0f}s"
-            )
-        if tick:
-            tick()
-        time.sleep(poll_s if near_end(snap) else max(poll_s, busy_poll_s or poll_s))
+    with backend.job_changes.listen() as changes:  # before the first read: nothing missed
+        while True:
+            snap = snapshot(backend, job_id, rates)
+            if on_snapshot:
+                on_snapshot(snap)
+            if snap.is_final:
+                return snap
+            if time.monotonic() > deadline:
+                raise StackTimeoutError(
+                    f"job {job_id} still {snap.status.value} after {timeout_s:.0f}s"
+                )
+            if tick:
+                tick()
+            changes.wait(poll_s if near_end(snap) else max(poll_s, busy_poll_s or poll_s))
 
 
 def fetch_result(backend: Backend, snap: JobSnapshot, output: Path) -> Path:
