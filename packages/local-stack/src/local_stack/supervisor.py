@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from shared_types.handoff import write_handoff
+from shared_types.process_exit import exited_within
 
 log = logging.getLogger(__name__)
 
@@ -206,9 +207,7 @@ class Supervisor:
         deadline = time.monotonic() + self._drain_timeout_s
         clean = True
         for proc in live:
-            try:
-                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
+            if not exited_within(proc, deadline - time.monotonic()):
                 clean = False
                 self._on_event(f"pid {proc.pid} did not drain in time; killing it")
                 _signal(proc, signal.SIGKILL)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.ffmpeg import QUIET
+from shared_types.process_exit import exited_within
 
 from media_worker.errors import (
     FfmpegDiskFullError,
@@ -118,9 +119,7 @@ class FfmpegRunner:
                 proc.wait()
                 raise FfmpegTimeoutError(
                     f"{what}: ffmpeg took longer than {self.timeout_s:g} s and was stopped")
-            try:
-                proc.wait(timeout=min(self.tick_s, remaining))
+            if exited_within(proc, min(self.tick_s, remaining)):  # seen when it ends
                 return
-            except subprocess.TimeoutExpired:
-                if on_tick is not None:
-                    on_tick()
+            if on_tick is not None:
+                on_tick()
