@@ -17,6 +17,7 @@ returns None and the queue polls as before.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import logging
@@ -60,11 +61,26 @@ class Ear:
             self._sock.recv(1)
         except (TimeoutError, BlockingIOError):
             return False
+        self._drain()
+        return True
+
+    async def wait_async(self, timeout_s: float) -> bool:
+        """``wait`` for a coroutine: the event loop runs while it waits."""
+        self._sock.setblocking(False)
+        try:
+            await asyncio.wait_for(asyncio.get_running_loop().sock_recv(self._sock, 1),
+                                   max(0.0, timeout_s))
+        except TimeoutError:
+            return False
+        self._drain()
+        return True
+
+    def _drain(self) -> None:
+        """Empty the rings already queued: one wake-up answers them all."""
         self._sock.setblocking(False)
         with contextlib.suppress(BlockingIOError):
             while True:
                 self._sock.recv(1)
-        return True
 
 
 class Doorbell:

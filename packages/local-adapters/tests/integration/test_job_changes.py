@@ -5,6 +5,7 @@ Every waiter here waits up to a minute: one that returns True was rung (a
 timeout returns False), so no test depends on how fast the machine is.
 """
 
+import asyncio
 import socket
 import threading
 
@@ -123,3 +124,19 @@ def test_without_a_doorbell_the_backend_leaves_waiters_to_poll(settings, monkeyp
     with backend.job_changes.listen() as waiter:
         backend.jobs.create(make_job("job-a"))
         assert waiter.wait(0.01) is False
+
+
+def test_a_coroutine_waits_with_the_event_loop_running(db):
+    """``wait_async`` (a web page's progress stream): rung while other
+    coroutines run, it answers True; unrung, False when its time is up."""
+    jobs = store_of(db)
+
+    async def scenario() -> list[bool]:
+        with changes_of(db).listen() as ear:
+            quiet = await ear.wait_async(0.05)
+            loop = asyncio.get_running_loop()
+            loop.call_soon(jobs.create, make_job("job-a"))  # runs while the waiter waits
+            rung = await ear.wait_async(LONG_WAIT_S)
+            return [quiet, rung]
+
+    assert asyncio.run(scenario()) == [False, True]

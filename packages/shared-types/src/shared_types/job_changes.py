@@ -1,8 +1,8 @@
 """Telling a waiter that a job's status changed (``ports.JobChanges``).
 
-A command waiting for its job to end (``stereo-spot convert``) reads the job,
-then waits; told of a change, it reads again at once instead of at its next
-poll. The local backend tells through its doorbell
+A command waiting for its job to end (``stereo-spot convert``) or a web
+page's progress stream reads the job, then waits; told of a change, it reads
+again at once instead of at its next poll. The local backend tells through its doorbell
 (``local_adapters.job_changes``); a backend that cannot (DynamoDB has no push
 to a waiting process) uses ``UNANNOUNCED`` here, whose waiters sleep out their
 timeout and read again, as they did before. Imports nothing heavy.
@@ -10,6 +10,7 @@ timeout and read again, as they did before. Imports nothing heavy.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +21,10 @@ class _Sleeper:
 
     def wait(self, timeout_s: float) -> bool:
         time.sleep(max(0.0, timeout_s))
+        return False
+
+    async def wait_async(self, timeout_s: float) -> bool:
+        await asyncio.sleep(max(0.0, timeout_s))
         return False
 
 

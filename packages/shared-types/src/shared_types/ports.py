@@ -74,6 +74,9 @@ class ChangeWaiter(Protocol):
         """Sleep until a job's status may have changed or ``timeout_s`` passed;
         True when told of a change. A hint only: the caller reads the job again."""
 
+    async def wait_async(self, timeout_s: float) -> bool:
+        """``wait`` for a coroutine: the event loop runs meanwhile."""
+
 
 class JobChanges(Protocol):
     def listen(self) -> AbstractContextManager[ChangeWaiter]:

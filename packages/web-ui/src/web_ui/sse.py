@@ -40,23 +40,28 @@ async def progress_events(
     poll_s: float,
     last_event_id: str | None = None,
 ) -> AsyncIterator[ServerSentEvent]:
-    """Yield an event whenever the job's progress changes, until it is final."""
+    """Yield an event whenever the job's progress changes, until it is final.
+    Reads every ``poll_s``, and at once when the backend tells of a change of
+    the job's status (``Backend.job_changes``: the local doorbell), so a page
+    sees its job end when it does."""
     last_id = last_event_id
-    while not await request.is_disconnected():
-        snap = await anyio.to_thread.run_sync(read_snapshot, backend, job_id, eta)
-        if snap is None:
-            yield ServerSentEvent(event="gone", data=json.dumps({"job_id": job_id}))
-            return
-        event_id = snap.event_id()
-        if event_id != last_id:
-            yield ServerSentEvent(
-                event="progress", id=event_id, data=snap.model_dump_json(), retry=RECONNECT_MS
-            )
-            last_id = event_id
-        if snap.is_final:
-            yield ServerSentEvent(event="done", data=json.dumps({"status": snap.status.value}))
-            return
-        await anyio.sleep(poll_s)
+    with backend.job_changes.listen() as changes:  # before the first read: nothing missed
+        while not await request.is_disconnected():
+            snap = await anyio.to_thread.run_sync(read_snapshot, backend, job_id, eta)
+            if snap is None:
+                yield ServerSentEvent(event="gone", data=json.dumps({"job_id": job_id}))
+                return
+            event_id = snap.event_id()
+            if event_id != last_id:
+                yield ServerSentEvent(
+                    event="progress", id=event_id, data=snap.model_dump_json(),
+                    retry=RECONNECT_MS,
+                )
+                last_id = event_id
+            if snap.is_final:
+                yield ServerSentEvent(event="done", data=json.dumps({"status": snap.status.value}))
+                return
+            await changes.wait_async(poll_s)
 
 
 def progress_response(
