@@ -1,9 +1,11 @@
 """Job-ended webhooks: a signed JSON POST to the URL a person gave the job.
 
 web-ui delivers them (it holds the secret): a daemon thread looks at recently
-ended jobs every ``webhook_poll_s``, posts to those with a ``webhook_url`` and
-no ``notified_at``, and records ``notified_at`` once the receiver answered 2xx
-(so delivery is at least once; receivers dedupe on ``job_id``). A failed
+ended jobs every ``webhook_poll_s`` and whenever the backend tells of a job's
+status change (the local one does: a job's end is posted about at once),
+posts to those with a ``webhook_url`` and no ``notified_at``, and records
+``notified_at`` once the receiver answered 2xx (so delivery is at least
+once; receivers dedupe on ``job_id``). A failed
 delivery is retried on later polls for ``RETRY_FOR_S``.
 
 Signature: header ``X-StereoSpot-Signature: t=<unix time>,v1=<hex>`` where
@@ -98,16 +100,22 @@ def deliver_due(backend: Backend, secret: bytes, *, timeout_s: float) -> int:
 
 def start_notifier(backend: Backend, secret: bytes, *, poll_s: float,
                    timeout_s: float) -> threading.Event:
-    """Run :func:`deliver_due` every ``poll_s`` in a daemon thread; set the
-    returned event to stop it."""
+    """Run :func:`deliver_due` in a daemon thread every ``poll_s``, and as soon
+    as a job's status changes where the backend tells of it
+    (``Backend.job_changes``): a job that ends is posted about then. Set the
+    returned event to stop it (seen at its next pass)."""
     stop = threading.Event()
 
     def loop() -> None:
-        while not stop.wait(poll_s):
-            try:
-                deliver_due(backend, secret, timeout_s=timeout_s)
-            except Exception:  # the only broad except: keep delivering on later polls
-                log.exception("webhook pass failed; retrying on the next poll")
+        with backend.job_changes.listen() as changes:
+            while not stop.is_set():
+                changes.wait(poll_s)
+                if stop.is_set():
+                    return
+                try:
+                    deliver_due(backend, secret, timeout_s=timeout_s)
+                except Exception:  # the only broad except: keep delivering on later polls
+                    log.exception("webhook pass failed; retrying on the next poll")
 
     threading.Thread(target=loop, name="webhooks", daemon=True).start()
     return stop

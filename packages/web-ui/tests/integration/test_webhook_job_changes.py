@@ -1,0 +1,95 @@
+"""The webhook thread, on the real local backend, posts about a job when it
+ends: the job's end rings its doorbell ear (``Backend.job_changes``) instead
+of waiting for the next pass. Each wait's own answer tells a ring (True)
+from a pass whose time ran out (False), so nothing here depends on how fast
+the machine is."""
+
+from __future__ import annotations
+
+import dataclasses
+import http.server
+import threading
+
+import pytest
+from local_adapters import build_backend
+from local_adapters.doorbell import Ear
+from shared_types import job_changes
+from shared_types.job_changes import UNANNOUNCED
+from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, new_job_id
+from shared_types.settings import BackendSettings
+
+from web_ui import webhooks
+
+
+class Receiver(http.server.BaseHTTPRequestHandler):
+    posted = threading.Event()
+
+    def do_POST(self):  # noqa: N802
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(204)
+        self.end_headers()
+        Receiver.posted.set()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def receiver():
+    Receiver.posted = threading.Event()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/hook"
+    server.shutdown()
+    server.server_close()
+
+
+class Waits:
+    """Every ``wait`` of one class: a semaphore released as each begins, and each one's answer."""
+
+    def __init__(self, monkeypatch, cls) -> None:
+        self.begun = threading.Semaphore(0)
+        self.answers: list[bool] = []
+        real = cls.wait
+
+        def wait(waiter, timeout_s):
+            self.begun.release()
+            rung = real(waiter, timeout_s)
+            self.answers.append(rung)
+            return rung
+        monkeypatch.setattr(cls, "wait", wait)
+
+
+def notify_on_end(backend, data_dir, receiver: str, waits: Waits, poll_s: float) -> list[bool]:
+    """A converting job with a webhook; the notifier started; once it waits,
+    another handle (a worker process) ends the job; the answers of the waits
+    until the receiver got its post."""
+    job = Job(job_id=new_job_id(), mode=OutputMode.SBS, status=JobStatus.REASSEMBLING,
+              webhook_url=receiver)
+    backend.jobs.create(job)
+    stop = webhooks.start_notifier(backend, b"secret", poll_s=poll_s, timeout_s=10)
+    try:
+        assert waits.begun.acquire(timeout=60), "the notifier never waited"
+        other = build_backend(BackendSettings(data_dir=data_dir))
+        other.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
+        assert Receiver.posted.wait(120), "the job's end was never posted"
+        return list(waits.answers)
+    finally:
+        stop.set()
+
+
+def test_a_job_that_ends_is_posted_about_when_it_ends(tmp_path, receiver, monkeypatch):
+    waits = Waits(monkeypatch, Ear)
+    backend = build_backend(BackendSettings(data_dir=tmp_path / "data"))
+    answers = notify_on_end(backend, tmp_path / "data", receiver, waits, poll_s=3600)
+    assert answers == [True]  # the end rang; an hour's pass never ran out
+
+
+def test_a_backend_that_tells_nothing_is_looked_at_every_pass(tmp_path, receiver, monkeypatch):
+    """Negative control: the same end, the notifier given the backend without
+    its job changes (as on AWS): the post waits for a pass to run out."""
+    waits = Waits(monkeypatch, job_changes._Sleeper)
+    backend = dataclasses.replace(build_backend(BackendSettings(data_dir=tmp_path / "data")),
+                                  job_changes=UNANNOUNCED)
+    answers = notify_on_end(backend, tmp_path / "data", receiver, waits, poll_s=0.3)
+    assert answers and not any(answers)
