@@ -115,11 +115,16 @@ class Doorbell:
 
     @contextlib.contextmanager
     def listen(self, channel: str) -> Iterator[Ear]:
-        """A socket that hears ``ring(channel)`` while the block runs (removed after)."""
+        """A socket that hears ``ring(channel)`` while the block runs (removed
+        after). A folder removed meanwhile (a temp cleaner) is made again."""
         path = self.folder / f"{channel}@{uuid.uuid4().hex[:_TOKEN_CHARS]}{_SUFFIX}"
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
-            sock.bind(os.fspath(path))
+            try:
+                sock.bind(os.fspath(path))
+            except FileNotFoundError:
+                self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+                sock.bind(os.fspath(path))
             yield Ear(sock)
         finally:
             sock.close()

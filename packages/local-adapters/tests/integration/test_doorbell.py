@@ -207,3 +207,12 @@ def test_the_backend_wires_one_doorbell_beside_its_database(settings):
                                           backend.reassembly_queue)}
     # beside the database, or in the temp dir where that path is too long
     assert bells == {Doorbell.for_database(Path(settings.data_dir) / "state.sqlite3").folder}
+
+
+def test_a_folder_removed_under_the_bell_is_made_again_by_the_next_listener(doorbell):
+    """A temp cleaner removed the (empty) folder: a waiter listens anyway and
+    is rung (before, its bind failed and the receive raised)."""
+    doorbell.folder.rmdir()
+    with doorbell.listen("jobs") as ear:
+        assert doorbell.ring("jobs") == 1
+        assert ear.wait(LONG_WAIT_S) is True
