@@ -1,6 +1,7 @@
 import pytest
 from fastapi.testclient import TestClient
 from shared_types.errors import TransientStoreError
+from shared_types.models import ConversionParams
 from shared_types.testing.memory import MemoryStorage
 from shared_types.testing.pictures import same_picture
 
@@ -28,6 +29,11 @@ def client(tmp_path, buckets):
     app = create_app(settings, storage_factory=lambda bucket: buckets[bucket])
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
+
+
+# Pictures of two conversions compared: lossless, so x264's run-to-run noise
+# (its frame threads, larger on a loaded machine) cannot pass for a decision
+LOSSLESS = {"crf": 0}
 
 
 def invoke(client, **body):
@@ -162,10 +168,11 @@ def test_a_context_uri_seeds_depth_from_the_previous_segment(client, buckets, ha
     buckets["in"].put_file("segments/j/0.mp4", first)
     buckets["in"].put_file("segments/j/1.mp4", second)
     resp = invoke(client, input_uri="s3://in/segments/j/1.mp4", output_uri="s3://out/ctx.mp4",
-                  context_uri="s3://in/segments/j/0.mp4")
+                  context_uri="s3://in/segments/j/0.mp4", params=LOSSLESS)
     assert resp.status_code == 200, resp.text
     served = _first_frame_of(buckets["out"], "ctx.mp4", tmp_path)
-    local = {name: convert_file(second, tmp_path / name, mode="half-sbs", **kw)
+    local = {name: convert_file(second, tmp_path / name, mode="half-sbs",
+                                params=ConversionParams(**LOSSLESS), **kw)
              for name, kw in (("ctx.mp4", {"context_path": first}), ("plain.mp4", {}))}
     assert same_picture(served, read_video(tmp_path / "ctx.mp4")["first"])
     assert not same_picture(served, read_video(tmp_path / "plain.mp4")["first"])
@@ -183,9 +190,10 @@ def test_a_file_context_under_the_root_is_used(client, halves, tmp_path):
         (tmp_path / half.name).write_bytes(half.read_bytes())
     resp = invoke(client, input_uri=f"file://{tmp_path / second.name}",
                   output_uri=f"file://{tmp_path}/o.mp4",
-                  context_uri=f"file://{tmp_path / first.name}")
+                  context_uri=f"file://{tmp_path / first.name}", params=LOSSLESS)
     assert resp.status_code == 200, resp.text
-    convert_file(second, tmp_path / "ctx.mp4", mode="half-sbs", context_path=first)
+    convert_file(second, tmp_path / "ctx.mp4", mode="half-sbs", context_path=first,
+                 params=ConversionParams(**LOSSLESS))
     assert same_picture(read_video(tmp_path / "o.mp4")["first"],
                         read_video(tmp_path / "ctx.mp4")["first"])
 
@@ -195,9 +203,10 @@ def test_a_missing_context_is_not_an_error(client, buckets, halves, tmp_path, co
     _, second = halves
     buckets["in"].put_file("segments/j/1.mp4", second)
     resp = invoke(client, input_uri="s3://in/segments/j/1.mp4", output_uri="s3://out/o.mp4",
-                  context_uri=context.format(root=tmp_path))
+                  context_uri=context.format(root=tmp_path), params=LOSSLESS)
     assert resp.status_code == 200, resp.text
-    convert_file(second, tmp_path / "plain.mp4", mode="half-sbs")
+    convert_file(second, tmp_path / "plain.mp4", mode="half-sbs",
+                 params=ConversionParams(**LOSSLESS))
     assert same_picture(_first_frame_of(buckets["out"], "o.mp4", tmp_path),
                         read_video(tmp_path / "plain.mp4")["first"])
 
