@@ -16,6 +16,7 @@ from shared_types import job_changes
 from shared_types.job_changes import UNANNOUNCED
 from shared_types.models import ConversionParams, JobStatus, JobUpdate, OutputMode
 from shared_types.settings import BackendSettings
+from shared_types.testing.change_waits import RecordedWaits
 
 from local_stack.submission import submit_job, wait_for_job
 
@@ -24,20 +25,14 @@ LONG_S = 60.0
 
 class Waiting(threading.Thread):
     """``wait_for_job`` in a thread, as ``stereo-spot convert`` follows its job;
-    says each status it saw, and when it went back to sleep."""
+    says each status it saw."""
 
     def __init__(self, backend, job_id: str, poll_s: float) -> None:
         super().__init__(daemon=True)
         self.backend, self.job_id, self.poll_s = backend, job_id, poll_s
         self.seen: list[JobStatus] = []
         self.changed = threading.Condition()
-        self.woken: list[bool] = []  # each wait's answer: rung, or its poll ran out
         self.final = None
-
-    def waited(self, rung: bool) -> None:
-        with self.changed:
-            self.woken.append(rung)
-            self.changed.notify_all()
 
     def saw(self, snap) -> None:
         with self.changed:
@@ -69,21 +64,9 @@ def job(backend, tmp_path):
     return submit_job(backend, clip, mode=OutputMode.HALF_SBS, params=ConversionParams())
 
 
-def recorded(monkeypatch, cls, waiting_ref: list) -> None:
-    """Every ``cls.wait``'s answer goes to the ``Waiting`` in ``waiting_ref``."""
-    real = cls.wait
-
-    def wait(self, timeout_s):
-        rung = real(self, timeout_s)
-        waiting_ref[0].waited(rung)
-        return rung
-    monkeypatch.setattr(cls, "wait", wait)
-
-
 def test_the_last_steps_of_a_job_wake_its_waiter(backend, job, monkeypatch):
-    ref = [None]
-    recorded(monkeypatch, Ear, ref)
-    waiting = ref[0] = Waiting(backend, job.job_id, poll_s=LONG_S)
+    waits = RecordedWaits(monkeypatch, Ear)
+    waiting = Waiting(backend, job.job_id, poll_s=LONG_S)
     waiting.start()
     for reads, status in enumerate((JobStatus.REASSEMBLING, JobStatus.COMPLETED), 1):
         waiting.asleep(reads)
@@ -92,20 +75,19 @@ def test_the_last_steps_of_a_job_wake_its_waiter(backend, job, monkeypatch):
     assert not waiting.is_alive(), "the completed job was not seen"
     assert waiting.final.status is JobStatus.COMPLETED
     assert waiting.seen == [JobStatus.CREATED, JobStatus.REASSEMBLING, JobStatus.COMPLETED]
-    assert waiting.woken == [True, True]  # each step rang; no poll ran out
+    assert waits.answers == [True, True]  # each step rang; no poll ran out
 
 
 def test_a_backend_that_tells_nothing_is_polled(backend, job, monkeypatch):
     """Negative control: the same steps on a backend without job changes
     (as AWS's): each is seen only when the poll before it runs out."""
-    ref = [None]
-    recorded(monkeypatch, job_changes._Sleeper, ref)
-    waiting = ref[0] = Waiting(dataclasses.replace(backend, job_changes=UNANNOUNCED),
-                               job.job_id, poll_s=0.5)
+    waits = RecordedWaits(monkeypatch, job_changes._Sleeper)
+    waiting = Waiting(dataclasses.replace(backend, job_changes=UNANNOUNCED),
+                      job.job_id, poll_s=0.5)
     waiting.start()
     for reads, status in enumerate((JobStatus.REASSEMBLING, JobStatus.COMPLETED), 1):
         waiting.asleep(reads)
         backend.jobs.update(job.job_id, JobUpdate(status=status))
     waiting.join(LONG_S)
     assert waiting.final.status is JobStatus.COMPLETED
-    assert waiting.woken and not any(waiting.woken)
+    assert waits.answers and not any(waits.answers)

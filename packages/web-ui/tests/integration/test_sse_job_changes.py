@@ -16,6 +16,7 @@ from local_adapters.doorbell import Ear
 from shared_types import job_changes
 from shared_types.job_changes import UNANNOUNCED
 from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, new_job_id
+from shared_types.testing.change_waits import RecordedWaits
 
 from web_ui.app import create_app
 from web_ui.settings import WebSettings
@@ -23,29 +24,12 @@ from web_ui.settings import WebSettings
 from ..unit.sse_parse import parse_events
 
 
-class Waits:
-    """Every ``wait_async`` of one class: a semaphore released as each begins,
-    and each one's answer."""
-
-    def __init__(self, monkeypatch, cls) -> None:
-        self.begun = threading.Semaphore(0)
-        self.answers: list[bool] = []
-        real = cls.wait_async
-
-        async def wait_async(waiter, timeout_s):
-            self.begun.release()
-            rung = await real(waiter, timeout_s)
-            self.answers.append(rung)
-            return rung
-        monkeypatch.setattr(cls, "wait_async", wait_async)
-
-
 def settings_for(tmp_path, poll_s: float) -> WebSettings:
     return WebSettings(data_dir=tmp_path / "data", public_base_url="http://testserver",
                        signing_secret="integration-secret-0123456789", sse_poll_s=poll_s)
 
 
-def stream_until_done(app, settings, waits: Waits) -> list[dict]:
+def stream_until_done(app, settings, waits: RecordedWaits) -> list[dict]:
     """A job converting; the stream opened; once it waits, another handle on
     the same data folder (as a worker process) marks the job completed."""
     job = Job(job_id=new_job_id(), mode=OutputMode.SBS, status=JobStatus.CHUNKING_COMPLETE,
@@ -53,7 +37,7 @@ def stream_until_done(app, settings, waits: Waits) -> list[dict]:
     app.state.backend.jobs.create(job)
 
     def complete() -> None:
-        assert waits.begun.acquire(timeout=60), "the stream never waited"
+        waits.asleep()
         build_backend(settings).jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
 
     worker = threading.Thread(target=complete, daemon=True)
@@ -64,7 +48,7 @@ def stream_until_done(app, settings, waits: Waits) -> list[dict]:
 
 
 def test_a_stream_is_told_when_its_job_completes(tmp_path, monkeypatch):
-    waits = Waits(monkeypatch, Ear)
+    waits = RecordedWaits(monkeypatch, Ear, "wait_async")
     settings = settings_for(tmp_path, poll_s=60)  # the longest poll settings allow
     events = stream_until_done(create_app(settings), settings, waits)
     assert [e["event"] for e in events] == ["progress", "progress", "done"]
@@ -75,7 +59,7 @@ def test_a_stream_is_told_when_its_job_completes(tmp_path, monkeypatch):
 def test_on_a_backend_that_tells_nothing_the_stream_polls(tmp_path, monkeypatch):
     """Negative control: the same job and change, the app given the backend
     without its job changes (as on AWS): the change is seen when a poll ends."""
-    waits = Waits(monkeypatch, job_changes._Sleeper)
+    waits = RecordedWaits(monkeypatch, job_changes._Sleeper, "wait_async")
     settings = settings_for(tmp_path, poll_s=0.3)
     quiet = dataclasses.replace(build_backend(settings), job_changes=UNANNOUNCED)
     events = stream_until_done(create_app(settings, quiet), settings, waits)
@@ -85,14 +69,14 @@ def test_on_a_backend_that_tells_nothing_the_stream_polls(tmp_path, monkeypatch)
 
 @pytest.mark.parametrize("status", [JobStatus.FAILED, JobStatus.CANCELLED])
 def test_any_end_rings(tmp_path, monkeypatch, status):
-    waits = Waits(monkeypatch, Ear)
+    waits = RecordedWaits(monkeypatch, Ear, "wait_async")
     settings = settings_for(tmp_path, poll_s=60)
     app = create_app(settings)
     job = Job(job_id=new_job_id(), mode=OutputMode.SBS, status=JobStatus.CREATED)
     app.state.backend.jobs.create(job)
 
     def end() -> None:
-        assert waits.begun.acquire(timeout=60), "the stream never waited"
+        waits.asleep()
         build_backend(settings).jobs.update(job.job_id, JobUpdate(status=status))
 
     threading.Thread(target=end, daemon=True).start()

@@ -17,6 +17,7 @@ from shared_types import job_changes
 from shared_types.job_changes import UNANNOUNCED
 from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, new_job_id
 from shared_types.settings import BackendSettings
+from shared_types.testing.change_waits import RecordedWaits
 
 from web_ui import webhooks
 
@@ -44,23 +45,8 @@ def receiver():
     server.server_close()
 
 
-class Waits:
-    """Every ``wait`` of one class: a semaphore released as each begins, and each one's answer."""
-
-    def __init__(self, monkeypatch, cls) -> None:
-        self.begun = threading.Semaphore(0)
-        self.answers: list[bool] = []
-        real = cls.wait
-
-        def wait(waiter, timeout_s):
-            self.begun.release()
-            rung = real(waiter, timeout_s)
-            self.answers.append(rung)
-            return rung
-        monkeypatch.setattr(cls, "wait", wait)
-
-
-def notify_on_end(backend, data_dir, receiver: str, waits: Waits, poll_s: float) -> list[bool]:
+def notify_on_end(backend, data_dir, receiver: str, waits: RecordedWaits,
+                  poll_s: float) -> list[bool]:
     """A converting job with a webhook; the notifier started; once it waits,
     another handle (a worker process) ends the job; the answers of the waits
     until the receiver got its post."""
@@ -69,7 +55,7 @@ def notify_on_end(backend, data_dir, receiver: str, waits: Waits, poll_s: float)
     backend.jobs.create(job)
     stop = webhooks.start_notifier(backend, b"secret", poll_s=poll_s, timeout_s=10)
     try:
-        assert waits.begun.acquire(timeout=60), "the notifier never waited"
+        waits.asleep()
         other = build_backend(BackendSettings(data_dir=data_dir))
         other.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
         assert Receiver.posted.wait(120), "the job's end was never posted"
@@ -79,7 +65,7 @@ def notify_on_end(backend, data_dir, receiver: str, waits: Waits, poll_s: float)
 
 
 def test_a_job_that_ends_is_posted_about_when_it_ends(tmp_path, receiver, monkeypatch):
-    waits = Waits(monkeypatch, Ear)
+    waits = RecordedWaits(monkeypatch, Ear)
     backend = build_backend(BackendSettings(data_dir=tmp_path / "data"))
     answers = notify_on_end(backend, tmp_path / "data", receiver, waits, poll_s=3600)
     assert answers == [True]  # the end rang; an hour's pass never ran out
@@ -88,7 +74,7 @@ def test_a_job_that_ends_is_posted_about_when_it_ends(tmp_path, receiver, monkey
 def test_a_backend_that_tells_nothing_is_looked_at_every_pass(tmp_path, receiver, monkeypatch):
     """Negative control: the same end, the notifier given the backend without
     its job changes (as on AWS): the post waits for a pass to run out."""
-    waits = Waits(monkeypatch, job_changes._Sleeper)
+    waits = RecordedWaits(monkeypatch, job_changes._Sleeper)
     backend = dataclasses.replace(build_backend(BackendSettings(data_dir=tmp_path / "data")),
                                   job_changes=UNANNOUNCED)
     answers = notify_on_end(backend, tmp_path / "data", receiver, waits, poll_s=0.3)
