@@ -35,7 +35,7 @@ class SqliteJobStore:
         self._db = db
         self._changes = changes
 
-    def _told(self) -> None:
+    def _tell_waiters(self) -> None:
         if self._changes is not None:
             self._changes.ring()
 
@@ -50,7 +50,7 @@ class SqliteJobStore:
             )
             if cur.rowcount == 0:
                 raise ConditionFailedError(f"job {job.job_id} already exists")
-        self._told()
+        self._tell_waiters()
 
     def get(self, job_id: str) -> Job | None:
         """The job, or None."""
@@ -83,7 +83,7 @@ class SqliteJobStore:
                 (new.status.value, job_sort_time(new), new.model_dump_json(), job_id),
             )
         if new.status != job.status:
-            self._told()
+            self._tell_waiters()
         return new
 
     def list_by_status(self, status: JobStatus, *, limit: int = 50,
@@ -120,4 +120,4 @@ class SqliteJobStore:
         with self._db.write() as conn:
             gone = conn.execute("DELETE FROM jobs WHERE job_id = ?", (job_id,)).rowcount
         if gone:
-            self._told()
+            self._tell_waiters()
