@@ -153,7 +153,32 @@ def render(layout: Layout, eye: np.ndarray, yaw: float, t: float,
     return (np.clip(rgb, 0, 1) * 255).astype(np.uint8), best
 
 
-SCENES = ("static", "static-2", "truck-pan", "dolly", "object", "cut", "pan")
+SCENES = ("static", "static-2", "truck-pan", "dolly", "object", "cut", "pan",
+          "closeup", "closeup-2")
+
+
+def closeup_layout(seed: int) -> Layout:
+    """Someone close to a still camera in front of a room's wall: a torso (a box
+    cut by the bottom of the frame) and a head (a sphere), a side table further
+    back, the wall a few metres behind; little or no floor in sight."""
+    rng = np.random.default_rng(seed)
+    wall_z = rng.uniform(4.0, 6.0)
+    x, z = rng.uniform(-0.5, 0.5), rng.uniform(1.5, 2.2)
+    width = rng.uniform(0.6, 0.9)
+    top = rng.uniform(-0.45, -0.2)
+    boxes = [
+        Box(np.array([-12.0, GROUND_Y, wall_z]), np.array([12.0, 8.0, wall_z + 0.2]),
+            tuple(rng.uniform(0.4, 0.9, 3))),
+        Box(np.array([x - width / 2, GROUND_Y, z - 0.15]), np.array([x + width / 2, top, z + 0.15]),
+            tuple(rng.uniform(0.3, 1.0, 3))),
+    ]
+    side = -1 if x > 0 else 1
+    tx, tz = side * rng.uniform(1.2, 1.8), rng.uniform(2.8, wall_z - 0.6)
+    boxes.append(Box(np.array([tx - 0.35, GROUND_Y, tz - 0.35]),
+                     np.array([tx + 0.35, GROUND_Y + rng.uniform(0.9, 1.4), tz + 0.35]),
+                     tuple(rng.uniform(0.3, 1.0, 3))))
+    head = Sphere(np.array([x, top + 0.3, z]), 0.22, tuple(rng.uniform(0.5, 1.0, 3)))
+    return Layout(boxes, [head], seed, side_x=side * 30.0)
 
 
 def scene_frames(name: str, *, seconds: float = 2.0, fps: int = 24,
@@ -183,6 +208,8 @@ def scene_frames(name: str, *, seconds: float = 2.0, fps: int = 24,
                 eye = np.array([-1.2 + 1.5 * t, 0.0, 0.0])
             else:
                 layout, eye, yaw = other, np.array([0.5, 0.0, 0.5]), 0.1
+        elif name in ("closeup", "closeup-2"):
+            layout = closeup_layout(3 if name == "closeup" else 58)
         elif name != "static":
             raise ValueError(f"unknown scene {name!r}; choose one of {', '.join(SCENES)}")
         yield render(layout, eye.astype(np.float32), yaw, t, size)

@@ -62,3 +62,34 @@ def test_pure_noise_where_a_seed_cell_gets_no_pixels_still_segments():
     assert labels.shape == (24, 40)
     assert labels.min() == 0
     assert contact_depth(rgb).shape == (24, 40)
+
+
+def _grain(img: np.ndarray, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    grain = cv2.GaussianBlur(rng.random(img.shape[:2]).astype(np.float32), (0, 0), 1.5)
+    return np.clip(img * (0.7 + 0.6 * (grain - grain.min()) / np.ptp(grain))[..., None], 0, 1)
+
+
+def _close_shot() -> np.ndarray:
+    """Someone close in front of a wall, no floor in sight: a torso cut by the
+    bottom of the frame (more of the bottom row than the wall beside it) and
+    a head above it, the wall all around."""
+    img = np.empty((H, W, 3), np.float32)
+    img[:] = (0.45, 0.55, 0.4)  # wall
+    img[50:, 30:100] = (0.75, 0.25, 0.45)  # torso
+    img[22:46, 52:78] = (0.85, 0.7, 0.55)  # head
+    return _grain(img)
+
+
+def test_in_a_close_shot_the_torso_is_in_front_of_the_wall_not_the_floor():
+    depth = contact_depth(_close_shot())
+    # ground contact alone took the torso for the floor and the wall, which
+    # reaches the bottom row beside it, for something at the very front
+    assert float(depth[55:70, 45:85].mean()) > float(depth[55:70, 5:20].mean()) + 0.05
+
+
+def test_in_a_close_shot_the_head_is_in_front_of_the_wall_around_it():
+    depth = contact_depth(_close_shot())
+    assert float(depth[26:42, 58:72].mean()) > float(depth[26:42, 30:45].mean()) + 0.03
+    assert float(depth[26:42, 58:72].mean()) > float(depth[26:42, 85:100].mean()) + 0.03
+

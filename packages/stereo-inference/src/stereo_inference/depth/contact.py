@@ -12,6 +12,18 @@ along the side of the frame gets a slanted contact and a back wall hidden in
 places behind pillars keeps the line where it meets the floor. A region
 cut by the bottom of the frame is nearer than anything it stands on.
 
+Ground contact alone read a close shot upside down: with no floor in sight
+(someone in front of a wall), the torso cut by the bottom of the frame filled
+most of the bottom row and was taken for the floor, and the wall, reaching
+the bottom row beside it, for something standing at the very front. So an
+occlusion rule comes first: a region most of whose outline larger neighbours
+hold (the wall around a head, or around a torso cut by the bottom of the
+frame, whose outline goes on below it) is a figure in front of them. A figure
+is never the ground, and where the ground holds none of it, it is moved to at
+least a little nearer than the regions around it when its own contact line
+says less (a head, whose lowest pixels are mid-frame, would stand far away on
+the floor).
+
 Returned as the height of the contact row, 0 at the top to 1 at the bottom:
 the same scale as a plain vertical ramp, which it equals on the ground.
 """
@@ -27,6 +39,10 @@ FIT_ROUNDS = 4
 FIT_TOLERANCE = 1.5  # px: bottoms this far above the line count as cut short
 MAX_SLOPE = 1.0  # rows per column
 SLOPE_RIDGE = 200.0  # column-spread (px^2) a region needs before its slant counts
+FIGURE_HOLD = 0.5  # share of a region's outline larger neighbours hold: a figure
+FIGURE_SOFT = 0.15  # the lift grows from FIGURE_HOLD - this to FIGURE_HOLD + this
+FIGURE_LIFT = 0.05  # a figure is at least this much nearer than what surrounds it
+SLIVER = 4  # a neighbour this many times smaller is a sliver along the border
 
 
 def contact_depth(rgb: np.ndarray) -> np.ndarray:
@@ -35,14 +51,87 @@ def contact_depth(rgb: np.ndarray) -> np.ndarray:
     h, w = labels.shape
     n = int(labels.max()) + 1
     bottom = _lowest_rows(labels, n)
+    held, edge = _outlines(labels, n)
+    holders, hold = _holders(held, edge, np.bincount(labels.ravel(), minlength=n))
     cover = np.bincount(labels[-1], minlength=n) / w
+    cover = np.where(hold < FIGURE_HOLD, cover, 0.0)  # a figure is no floor
     ground = cover > GROUND_SHARE
-    ground[int(np.argmax(cover))] = True
+    if cover.max() > 0:  # (every region on the bottom row a figure: no floor in sight)
+        ground[int(np.argmax(cover))] = True
     line = _contact_lines(bottom)
     rows = np.arange(h, dtype=np.float32)[:, None]
     contact = np.clip(line[labels, np.arange(w)[None, :]], rows, h - 1)
     contact = np.where(ground[labels], rows, contact)
-    return (contact / max(h - 1, 1)).astype(np.float32)
+    near = contact / max(h - 1, 1)
+    near = _in_front_of_surrounds(near, labels, holders, hold, ground)
+    return (near / max(1.0, float(near.max()))).astype(np.float32)
+
+
+def _pairs(labels: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The 4-neighbour pixel pairs across region borders: (region a, region b,
+    flat index of a's pixel, of b's pixel)."""
+    h, w = labels.shape
+    index = np.arange(h * w).reshape(h, w)
+    parts = []
+    for a, b, ia, ib in ((labels[:, :-1], labels[:, 1:], index[:, :-1], index[:, 1:]),
+                         (labels[:-1, :], labels[1:, :], index[:-1, :], index[1:, :])):
+        cut = a != b
+        parts.append((a[cut], b[cut], ia[cut], ib[cut]))
+    return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
+
+
+def _outlines(labels: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(held (n,n): border pixel pairs between each two regions, edge (n,): each
+    region's pixels on the frame's top, left and right edges, an outline nobody
+    holds; the bottom edge is not counted: what it cuts goes on below it)."""
+    a, b, _, _ = _pairs(labels)
+    held = np.bincount(a * n + b, minlength=n * n).reshape(n, n)
+    held += held.T
+    edge = sum(np.bincount(side, minlength=n) for side in
+               (labels[0], labels[1:, 0], labels[1:, -1]))
+    return held, edge
+
+
+def _holders(held: np.ndarray, edge: np.ndarray, size: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(holders (n,n) bool: which larger neighbours border each region, hold (n,):
+    how much of its outline they hold together, 0..1). Slivers (neighbours under
+    a quarter of a region's size: the watershed's leftovers along an edge) hold
+    no part of the outline either way."""
+    counted = np.where(size[None, :] * SLIVER >= size[:, None], held, 0)
+    outline = counted.sum(1) + edge
+    larger = np.where(size[None, :] > size[:, None], counted, 0)
+    return larger > 0, larger.sum(1) / np.maximum(outline, 1)
+
+
+def _in_front_of_surrounds(near: np.ndarray, labels: np.ndarray, holders: np.ndarray,
+                           hold: np.ndarray, ground: np.ndarray) -> np.ndarray:
+    """``near`` with each figure moved to at least FIGURE_LIFT nearer than the
+    larger regions around it along their border, by as much as its outline is
+    held (a smooth step around FIGURE_HOLD, so a region about as much held as
+    not does not jump between frames). Not where the ground holds any of it:
+    a thing on the floor is placed by where it stands. Larger regions first,
+    so a figure inside a figure ends in front of both."""
+    weight = np.clip((hold - FIGURE_HOLD + FIGURE_SOFT) / (2 * FIGURE_SOFT), 0, 1)
+    figures = np.nonzero((weight > 0) & ~ground & ~(holders & ground[None, :]).any(1))[0]
+    if figures.size == 0:
+        return near
+    n = len(hold)
+    a, b, ia, ib = _pairs(labels)
+    flat = near.ravel()
+    # total[x, y]: y's nearness summed over its border pixels with x
+    pair = np.concatenate([a * n + b, b * n + a])
+    total = np.bincount(pair, np.concatenate([flat[ib], flat[ia]]), n * n).reshape(n, n)
+    count = np.bincount(pair, minlength=n * n).reshape(n, n)
+    size = np.bincount(labels.ravel(), minlength=n)
+    mean = np.bincount(labels.ravel(), flat, n) / np.maximum(size, 1)
+    lift = np.zeros(n)
+    for f in figures[np.argsort(-size[figures])]:
+        around = holders[f]
+        border = ((total[f, around] + lift[around] * count[f, around]).sum()
+                  / max(count[f, around].sum(), 1))
+        lift[f] = weight[f] * max(0.0, border + FIGURE_LIFT - mean[f])
+    return near + lift[labels]
 
 
 def _lowest_rows(labels: np.ndarray, n: int) -> np.ndarray:
