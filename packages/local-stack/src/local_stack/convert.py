@@ -23,7 +23,7 @@ from local_stack.progress_view import JobProgressView
 from local_stack.services import media_worker_settings, video_worker_specs
 from local_stack.settings import StackSettings
 from local_stack.submission import JobSnapshot, fetch_result, submit_job, wait_for_job
-from local_stack.supervisor import Supervisor
+from local_stack.supervisor import Supervisor, not_needed
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +85,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         on_event=lambda line: log.info("%s", line),
     )
     for surplus in waiting_workers[len(specs):]:
-        surplus.stdin.close()  # the end of its input: it exits
+        not_needed(surplus)  # the end of its input: it exits
     # first: the workers' start-up overlaps this process's own
     supervisor.start(dict(zip((spec.name for spec in specs), waiting_workers, strict=False)))
     media = HostedMediaWorker(settings)  # chunking and reassembly: threads of this process

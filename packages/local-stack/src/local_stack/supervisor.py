@@ -5,32 +5,36 @@ supervisor, which forwards it once) and is asked by the kernel to terminate if
 the supervisor itself dies (Linux ``PR_SET_PDEATHSIG``), so no worker outlives
 a killed ``stereo-spot``. A child may also be started before its environment
 is known (``start_waiting``) and handed it when the supervisor starts
-(``shared_types.handoff``); a restart spawns it the ordinary way.
+(``shared_types.handoff``); a restart spawns it the ordinary way. The first
+waiting child is also asked to fork the children that no waiting one stands
+for (its imports done, a fork costs milliseconds where a new interpreter
+costs ~0.3 s of CPU); the supervisor watches those through pidfds
+(``local_stack.adopted``) and starts any it did not fork the ordinary way.
 
 Light on purpose: ``local_stack.launch`` uses it before pydantic is imported.
 """
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import os
+import select
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 
-from shared_types.handoff import write_handoff
+from shared_types.handoff import read_forked, write_handoff
+from shared_types.parent_death import die_with_parent
 from shared_types.process_exit import exited_within
 
+from local_stack.adopted import UNKNOWN_EXIT, AdoptedProcess, can_adopt
+
 log = logging.getLogger(__name__)
-
-_PR_SET_PDEATHSIG = 1
-
 
 @dataclass(frozen=True)
 class ChildSpec:
@@ -44,19 +48,12 @@ class ChildSpec:
 @dataclass
 class _Child:
     spec: ChildSpec
-    proc: subprocess.Popen | None = None
+    proc: subprocess.Popen | AdoptedProcess | None = None
+    forked_by: subprocess.Popen | None = None  # the waiting child asked to fork it
     started_at: float = 0.0
     crashes: int = 0  # consecutive crashes; reset once the child has run stably
     restart_at: float | None = None
     restarts: int = 0
-
-
-def _die_with_parent() -> None:  # runs in the child between fork and exec
-    if sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-        except OSError:
-            pass
 
 
 def start_waiting(argv: Sequence[str]) -> subprocess.Popen:
@@ -65,12 +62,20 @@ def start_waiting(argv: Sequence[str]) -> subprocess.Popen:
     it to ``Supervisor.start``. What it prints before it is handed its log file
     is dropped (not mixed into this process's terminal): a child that fails
     that early has exited, so the supervisor starts it the ordinary way, and
-    it fails again into its log. Raises OSError if the program cannot be
-    executed."""
+    it fails again into its log. Its stdout is where it answers a request to
+    fork siblings. Raises OSError if the program cannot be executed."""
     return subprocess.Popen(list(argv), env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, start_new_session=True,
-                            preexec_fn=_die_with_parent)
+                            preexec_fn=die_with_parent)
+
+
+def not_needed(proc: subprocess.Popen) -> None:
+    """Tell a child ``start_waiting`` started that it is not needed: the end of
+    its input (it exits), and its answer pipe closed."""
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe is not None:
+            pipe.close()
 
 
 def backoff_delay(crashes: int, base_s: float, max_s: float) -> float:
@@ -92,6 +97,7 @@ class Supervisor:
         base_env: Mapping[str, str] | None = None,
         log_dir: Path | None = None,
         on_event: Callable[[str], None] | None = None,
+        fork_siblings: bool = True,
     ) -> None:
         self._children = [_Child(spec) for spec in specs]
         self._backoff = (backoff_base_s, backoff_max_s)
@@ -100,19 +106,34 @@ class Supervisor:
         self._base_env = dict(os.environ if base_env is None else base_env)
         self._log_dir = log_dir
         self._on_event = on_event or (lambda line: log.info("%s", line))
+        self._fork_siblings = fork_siblings
         self._lock = threading.Lock()
         self._stopping = False
         self._asked: set[int] = set()  # pids already sent the stop signal
 
     def start(self, waiting: Mapping[str, subprocess.Popen] | None = None) -> None:
         """Start every child; one named in ``waiting`` (``start_waiting``) is handed
-        its environment instead, unless it has already exited. Raises OSError if
-        a program cannot be executed."""
+        its environment instead, unless it has already exited, and the first one
+        handed it is asked to fork the children no waiting one stands for (where
+        pidfds can watch them: ``adopted.can_adopt``). Raises OSError if a
+        program cannot be executed."""
+        waiting = waiting or {}
         with self._lock:
+            ordinary = [c for c in self._children if c.spec.name not in waiting]
+            fork = self._fork_siblings and bool(ordinary) and can_adopt()
             for child in self._children:
-                proc = (waiting or {}).get(child.spec.name)
-                if proc is None or not self._hand_over(child, proc):
+                proc = waiting.get(child.spec.name)
+                if proc is None:
+                    continue
+                siblings = ordinary if fork else []
+                if not self._hand_over(child, proc, siblings):
                     self._spawn(child)
+                elif siblings:
+                    for sibling in siblings:
+                        sibling.forked_by = proc
+                    ordinary = []
+            for child in ordinary:
+                self._spawn(child)
 
     def _log_path(self, child: _Child) -> Path | None:
         if self._log_dir is None:
@@ -120,18 +141,25 @@ class Supervisor:
         self._log_dir.mkdir(parents=True, exist_ok=True)
         return self._log_dir / f"{child.spec.name}.log"
 
-    def _hand_over(self, child: _Child, proc: subprocess.Popen) -> bool:
-        """Give a waiting child its environment and log file; False if it is gone."""
+    def _hand_over(self, child: _Child, proc: subprocess.Popen,
+                   siblings: Sequence[_Child] = ()) -> bool:
+        """Give a waiting child its environment and log file, and those of the
+        ``siblings`` it is to fork; False if it is gone."""
         if proc.stdin is None:
             return False
         if proc.poll() is not None:
-            proc.stdin.close()
+            not_needed(proc)
             return False
         try:
             write_handoff(proc.stdin, {**self._base_env, **child.spec.env},
-                          self._log_path(child))
+                          self._log_path(child),
+                          [({**self._base_env, **s.spec.env}, self._log_path(s))
+                           for s in siblings])
         except OSError:  # it exited meanwhile (broken pipe)
+            not_needed(proc)
             return False
+        if not siblings and proc.stdout is not None:
+            proc.stdout.close()  # no answer to wait for
         child.proc = proc
         child.started_at = time.monotonic()
         child.restart_at = None
@@ -148,7 +176,7 @@ class Supervisor:
             child.proc = subprocess.Popen(
                 list(child.spec.argv), env=env, stdin=subprocess.DEVNULL,
                 stdout=out, stderr=subprocess.STDOUT if out else None,
-                start_new_session=True, preexec_fn=_die_with_parent,
+                start_new_session=True, preexec_fn=die_with_parent,
             )
         finally:
             if out is not None:
@@ -157,13 +185,38 @@ class Supervisor:
         child.restart_at = None
         self._on_event(f"started {child.spec.name} (pid {child.proc.pid})")
 
+    def _adopt_forks(self, timeout_s: float) -> None:
+        """Take the pids of forked children from the answer of the child asked to
+        fork them, waiting up to ``timeout_s`` for it; start the ones it did not
+        fork (it failed to, or exited first) the ordinary way."""
+        for template in {id(c.forked_by): c.forked_by for c in self._children
+                         if c.forked_by is not None}.values():
+            line = _answer(template, timeout_s)
+            if line is None:
+                continue  # not yet
+            pending = [c for c in self._children if c.forked_by is template]
+            for child, pid in zip_longest(pending, read_forked(line)):
+                if child is None:
+                    break
+                child.forked_by = None
+                if pid is None:
+                    self._spawn(child)
+                    continue
+                child.proc, child.started_at, child.restart_at = (
+                    AdoptedProcess(pid), time.monotonic(), None)
+                self._on_event(f"forked {child.spec.name} (pid {pid}) "
+                               f"from pid {template.pid}")
+
     def poll(self) -> None:
         """Notice children that exited and restart them when their backoff is over."""
         with self._lock:
             if self._stopping:
                 return
+            self._adopt_forks(0)
             now = time.monotonic()
             for child in self._children:
+                if child.forked_by is not None:
+                    continue  # its pid is still to come
                 if child.restart_at is not None:
                     if now >= child.restart_at:
                         child.restarts += 1
@@ -177,8 +230,9 @@ class Supervisor:
                 child.crashes += 1
                 delay = backoff_delay(child.crashes, *self._backoff)
                 child.restart_at = now + delay
+                code = "an unknown code" if rc == UNKNOWN_EXIT else f"code {rc}"
                 self._on_event(
-                    f"{child.spec.name} exited with code {rc}; restarting in {delay:.1f}s")
+                    f"{child.spec.name} exited with {code}; restarting in {delay:.1f}s")
 
     def run(self, stop: threading.Event, *, tick_s: float = 0.2) -> bool:
         """Supervise until ``stop`` is set, then drain every child (see ``stop``)."""
@@ -192,6 +246,7 @@ class Supervisor:
         this. Returns the children still running."""
         with self._lock:
             self._stopping = True
+            self._adopt_forks(self._drain_timeout_s)  # children still to be told of
             live = [c.proc for c in self._children if c.proc and c.proc.poll() is None]
             asked = [p for p in live if p.pid not in self._asked]
             self._asked.update(p.pid for p in asked)
@@ -228,7 +283,21 @@ class Supervisor:
             return {c.spec.name: c.restarts for c in self._children}
 
 
-def _signal(proc: subprocess.Popen, sig: int) -> None:
+def _answer(template: subprocess.Popen, timeout_s: float) -> bytes | None:
+    """The line a waiting child answered a request to fork with (b"" if it ended
+    without one), or None when none came within ``timeout_s``."""
+    out = template.stdout
+    if out is None or out.closed:
+        return b""
+    ready, _, _ = select.select([out], [], [], max(0.0, timeout_s))
+    if not ready:
+        return None
+    line = out.readline()
+    out.close()
+    return line
+
+
+def _signal(proc: subprocess.Popen | AdoptedProcess, sig: int) -> None:
     try:
         proc.send_signal(sig)
     except ProcessLookupError:

@@ -1,5 +1,6 @@
 """The supervisor with real child processes (tiny Python programs)."""
 
+import os
 import signal
 import sys
 import threading
@@ -166,8 +167,74 @@ def test_a_waiting_child_that_is_gone_is_started_the_ordinary_way(tmp_path: Path
 
 
 def test_a_waiting_child_whose_command_ended_first_exits_on_the_end_of_its_input():
+    from local_stack.supervisor import not_needed, start_waiting
+
+    waiting = start_waiting([PY, "-c", _WAITING])
+    not_needed(waiting)  # what this process's exit does
+    assert waiting.wait(timeout=20) == 0
+
+
+def _parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def _first_line(log: Path) -> str:
+    assert wait_until(lambda: log.exists() and log.read_text().endswith("\n"))
+    return log.read_text().splitlines()[0]
+
+
+def _pair(tmp_path: Path, **options) -> Supervisor:
+    return Supervisor([ChildSpec(name, [PY, "-c", _ORDINARY], {"X": x})
+                       for name, x in (("a", "1"), ("b", "2"))],
+                      log_dir=tmp_path, drain_timeout_s=5, backoff_base_s=0.05, **options)
+
+
+def test_a_waiting_child_forks_the_children_no_waiting_one_stands_for(tmp_path: Path):
     from local_stack.supervisor import start_waiting
 
     waiting = start_waiting([PY, "-c", _WAITING])
-    waiting.stdin.close()  # what this process's exit does
-    assert waiting.wait(timeout=20) == 0
+    sup = _pair(tmp_path)
+    sup.start({"a": waiting})
+    try:
+        assert wait_until(lambda: (sup.poll(), "b" in sup.pids())[1])
+        assert _first_line(tmp_path / "a.log") == "X=1 handed"
+        assert _first_line(tmp_path / "b.log") == "X=2 handed"  # its own environment and log
+        forked = sup.pids()["b"]
+        assert _parent_of(forked) == waiting.pid  # a fork of the waiting one, not a new start
+        # watched like the others: killed, it is noticed and started the ordinary way
+        os.kill(forked, signal.SIGKILL)
+        assert wait_until(lambda: (sup.poll(), sup.restarts()["b"] == 1
+                                   and sup.pids().get("b") not in (None, forked))[1])
+        assert _parent_of(sup.pids()["b"]) == os.getpid()
+        assert wait_until(lambda: (tmp_path / "b.log").read_text().endswith("X=2 spawned\n"))
+    finally:
+        assert sup.stop()
+    assert waiting.poll() is not None and sup.pids() == {}
+
+
+def test_children_are_started_the_ordinary_way_when_the_waiting_one_does_not_fork(
+        tmp_path: Path):
+    from local_stack.supervisor import start_waiting
+
+    # it takes its handoff and exits without an answer
+    waiting = start_waiting([PY, "-c", "import sys; sys.stdin.readline()"])
+    sup = _pair(tmp_path)
+    sup.start({"a": waiting})
+    try:
+        assert wait_until(lambda: (sup.poll(), "b" in sup.pids())[1])
+        assert _first_line(tmp_path / "b.log") == "X=2 spawned"
+    finally:
+        sup.stop()
+
+
+def test_without_forking_every_other_child_is_started_the_ordinary_way(tmp_path: Path):
+    from local_stack.supervisor import start_waiting
+
+    waiting = start_waiting([PY, "-c", _WAITING])
+    sup = _pair(tmp_path, fork_siblings=False)
+    sup.start({"a": waiting})
+    try:
+        assert _first_line(tmp_path / "b.log") == "X=2 spawned"
+        assert _first_line(tmp_path / "a.log") == "X=1 handed"
+    finally:
+        sup.stop()

@@ -28,7 +28,7 @@ from shared_types.conversion import ConvertFile, FrameProgress
 from shared_types.depth_models import best_installed
 from shared_types.errors import NotFoundError
 from shared_types.failure import disk_full_as
-from shared_types.models import ConversionParams, SegmentPayload
+from shared_types.models import ConversionParams, DepthModel, SegmentPayload
 from shared_types.ports import ObjectStorage
 
 from video_worker.errors import ConfigurationError
@@ -51,6 +51,18 @@ def engine_convert_file() -> ConvertFile:
             f"(pip install stereo-spot-stereo-inference): {exc}"
         ) from exc
     return convert_file
+
+
+def prepare_default_depth(models_dir: Path | None) -> DepthModel:
+    """Pay the one-time costs of the depth model a job asks for by default (the
+    best one installed in ``models_dir``) in this process now; returns it.
+    Blocks. Raises ConfigurationError when the engine is not installed."""
+    engine_convert_file()
+    from stereo_inference.depth import prepare
+
+    depth = best_installed(models_dir)
+    prepare(depth)
+    return depth
 
 
 class LocalInferenceBackend:
@@ -92,10 +104,7 @@ class LocalInferenceBackend:
             except ConfigurationError:
                 return
             imported = time.perf_counter()
-            from stereo_inference.depth import prepare
-
-            depth = best_installed(self._models_dir)  # what a job asks for by default
-            prepare(depth)
+            depth = prepare_default_depth(self._models_dir)
             log.info("engine ready: imported in %.2f s, %s prepared in %.2f s", imported - started,
                      depth.value, time.perf_counter() - imported)
         # not a daemon thread: an interpreter that exits while OpenCV is inside

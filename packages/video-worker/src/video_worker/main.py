@@ -5,7 +5,9 @@
 
 ``--config-from-stdin`` (``shared_types.handoff``): started by ``stereo-spot
 convert`` before its environment was known, the worker imports the engine
-(what a local worker waits for), then reads its environment from stdin.
+(what a local worker waits for), then reads its environment from stdin. When
+it is asked to fork sibling workers, it first pays the default depth model's
+one-time costs, so that they inherit them too.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from pathlib import Path
 
 from shared_types.errors import AdapterMissingError
 from shared_types.fast_exit import exit_now
-from shared_types.handoff import HANDOFF_FLAG, receive_handoff
+from shared_types.handoff import HANDOFF_FLAG, receive_handoff, wait_for_forked
 from shared_types.temp_sweep import sweep_stale_temp
 
 from video_worker.bootstrap import build_worker
 from video_worker.errors import ConfigurationError
-from video_worker.local_backend import engine_convert_file
+from video_worker.local_backend import engine_convert_file, prepare_default_depth
 from video_worker.settings import VideoWorkerSettings
 
 
@@ -45,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
             engine_convert_file()  # only the local backend's worker is started this way
         except ConfigurationError:
             pass  # reported on first use, as for any worker
-        if not receive_handoff():
+        if not receive_handoff(before_fork=_prepare_for_siblings):
             return 0  # the command that started it ended first: not needed
     try:
         settings = VideoWorkerSettings()
@@ -59,9 +61,21 @@ def main(argv: list[str] | None = None) -> int:
     # conversions cut short by a killed worker (the local engine's segment folders)
     sweep_stale_temp(settings.work_dir or Path(tempfile.gettempdir()), ("vw-",))
     worker.run()
+    # siblings it forked got the same stop signal and drain meanwhile (bounded
+    # by a message's lease: past it, what they hold is handed out again anyway)
+    wait_for_forked(settings.visibility_s)
     if argv is None:  # this process's own command, drained: nothing left to tear down
         exit_now(0)
     return 0
+
+
+def _prepare_for_siblings() -> None:
+    """Before forking siblings: what each would otherwise pay again (a settings
+    error is left for the worker's own start to report)."""
+    try:
+        prepare_default_depth(VideoWorkerSettings().models_dir)
+    except (ConfigurationError, ValueError):  # (pydantic's ValidationError is a ValueError)
+        pass
 
 
 if __name__ == "__main__":
