@@ -17,6 +17,10 @@ locals {
   # A consumer moves a poison message to its DLQ itself (with the reason attached)
   # and reads its depth (Queue.stats).
   dead_letter = ["sqs:GetQueueUrl", "sqs:GetQueueAttributes", "sqs:SendMessage"]
+  # The jobs table's indexes (modules/data-plane/dynamodb.tf; aws_adapters.dynamo_jobs):
+  # every status but completed is listed by created_at, completed jobs by completed_at.
+  by_created   = "${local.table["jobs"]}/index/status-created_at"
+  by_completed = "${local.table["jobs"]}/index/status-completed_at"
 
   statements = {
     web-ui = [
@@ -25,7 +29,10 @@ locals {
         Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"]
         Resource = [local.table["jobs"]]
       },
-      { Sid = "JobsByStatus", Action = ["dynamodb:Query"], Resource = ["${local.table["jobs"]}/index/*"] },
+      # The job list: jobs in progress (and those a webhook waits on) by status ...
+      { Sid = "JobsByStatus", Action = ["dynamodb:Query"], Resource = [local.by_created] },
+      # ... and completed jobs, which the ETA also learns from.
+      { Sid = "CompletedJobs", Action = ["dynamodb:Query"], Resource = [local.by_completed] },
       {
         # Progress, Retry (which segments are done) and Delete (every row of a job).
         Sid      = "SegmentRows"
@@ -150,8 +157,8 @@ locals {
       Resource = [local.dlq["chunking"], local.dlq["reassembly"]]
     },
     { Sid = "JobRows", Action = ["dynamodb:GetItem", "dynamodb:UpdateItem"], Resource = [local.table["jobs"]] },
-    # The janitor finds jobs by status.
-    { Sid = "JobsByStatus", Action = ["dynamodb:Query"], Resource = ["${local.table["jobs"]}/index/*"] },
+    # The janitor finds jobs in progress by status (never completed ones).
+    { Sid = "JobsByStatus", Action = ["dynamodb:Query"], Resource = [local.by_created] },
     {
       Sid      = "SegmentRows"
       Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query"]

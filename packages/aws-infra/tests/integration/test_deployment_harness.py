@@ -280,6 +280,8 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
                 web, race_id, {"reassembling", "completed", "failed"}, services)
         finally:
             services.signal("video-worker", signal.SIGCONT)
+        # The job list: the jobs in progress and the completed ones (one index each).
+        facts["job_list"] = requests.get(f"{web}/jobs", timeout=30)
 
 
 @pytest.fixture(scope="module")
@@ -343,6 +345,10 @@ def test_one_janitor_pass_runs_under_the_video_worker_role(e2e):
     assert janitor.returncode == 0, janitor.stderr[-3000:]
     report = json.loads(janitor.stdout.strip().splitlines()[-1])
     assert set(report) >= {"chunking_recovered", "chunking_resent", "failed"}
+
+
+def test_the_job_list_shows_jobs_in_progress_and_completed(e2e):
+    assert e2e["job_list"].status_code == 200, e2e["job_list"].text[:500]
 
 
 def test_the_container_emits_conversion_metrics(e2e):

@@ -52,13 +52,24 @@ def test_every_role_names_its_resources(roles):
                 continue
             for resource in _resources(statement):
                 assert resource != "*", f"{service}: wildcard resource"
-                assert re.match(r"^\$\{local\.(table|queue|dlq|input|output|endpoint_arn)\b",
+                assert re.match(r"^\$\{local\.(table|queue|dlq|input|output|endpoint_arn"
+                                r"|by_created|by_completed)\b",
                                 resource), f"{service}: {resource} is not a named resource"
-                # Wildcards only inside an object-key pattern of our buckets or over
-                # a table's own indexes.
+                # Wildcards only inside an object-key pattern of our buckets (an
+                # index is named: no table/index/*).
                 if "*" in resource:
-                    in_key = resource.startswith(("${local.input}/", "${local.output}/"))
-                    assert in_key or resource.endswith('"]}/index/*'), resource
+                    assert resource.startswith(("${local.input}/", "${local.output}/")), resource
+
+
+def test_the_index_arns_name_the_indexes_the_jobs_table_has(roles):
+    from aws_adapters.dynamo_jobs import COMPLETED_INDEX, CREATED_INDEX
+
+    data_plane = load_dir(ROOT / "modules" / "data-plane")
+    jobs = data_plane.resource("aws_dynamodb_table", "jobs")
+    defined = {index["name"] for index in jobs["global_secondary_index"]}
+    named = {roles.locals[name].rsplit("/index/", 1)[1]
+             for name in ("by_created", "by_completed")}
+    assert named == defined == {CREATED_INDEX, COMPLETED_INDEX}
 
 
 def test_every_statement_has_a_unique_sid_the_harness_can_name(roles):
