@@ -42,8 +42,10 @@ locals {
       # Retry resets failed segments to pending.
       { Sid = "ResetFailedSegments", Action = ["dynamodb:UpdateItem"], Resource = [local.table["segment-status"]] },
       {
+        # Retry of a job whose segments are all done triggers reassembly for its new
+        # epoch: a conditional create, or an update of the row an earlier epoch left.
         Sid      = "ReassemblyRows"
-        Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"]
+        Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"]
         Resource = [local.table["reassembly-triggered"]]
       },
       {
@@ -123,6 +125,29 @@ locals {
         Action   = ["s3:PutObjectTagging"]
         Resource = ["${local.input}/segments/*", "${local.output}/jobs/*/segments/*"]
       },
+      {
+        # A job cancelled while it chunked or reassembled: what it wrote since is
+        # freed (shared_types.cancel.discard_if_cancelled; the poster stays).
+        Sid    = "FreeCancelledJob"
+        Action = ["s3:DeleteObject"]
+        Resource = [
+          "${local.input}/input/*/source.mp4", "${local.input}/input/*/streams.mkv",
+          "${local.input}/input/*/data.mp4", "${local.input}/segments/*",
+          "${local.output}/jobs/*/segments/*", "${local.output}/jobs/*/thumbs/*",
+          "${local.output}/jobs/*/final.mp4", "${local.output}/jobs/*/final.mkv",
+        ]
+      },
+      {
+        # A multipart upload (put_file over 64 MiB) that fails is aborted by boto3's
+        # transfer manager, so its parts are not left to pay for.
+        Sid    = "AbortFailedUploads"
+        Action = ["s3:AbortMultipartUpload"]
+        Resource = [
+          "${local.input}/input/*/streams.mkv", "${local.input}/input/*/data.mp4",
+          "${local.input}/segments/*", "${local.output}/jobs/*/final.mp4",
+          "${local.output}/jobs/*/final.mkv",
+        ]
+      },
     ]
     video-worker = concat(local.video_worker_statements,
     var.use_sagemaker ? local.video_worker_sagemaker_statements : [])
@@ -172,6 +197,8 @@ locals {
     },
     # The janitor checks a stuck job's source and lists its segments.
     { Sid = "HeadSources", Action = ["s3:GetObject"], Resource = ["${local.input}/input/*"] },
+    # ... and, for a job whose segments sit idle, heads each before re-sending it.
+    { Sid = "HeadSegments", Action = ["s3:GetObject"], Resource = ["${local.input}/segments/*"] },
     {
       # ... and, for a job it fails, lists its segments to tag them expirable.
       Sid       = "ListSegments"
@@ -183,6 +210,12 @@ locals {
       Sid      = "ReleaseSegments"
       Action   = ["s3:PutObjectTagging"]
       Resource = ["${local.input}/segments/*", "${local.output}/jobs/*/segments/*"]
+    },
+    {
+      # A segment converted for a job cancelled (or a run taken over) meanwhile is removed.
+      Sid      = "DropStaleOutput"
+      Action   = ["s3:DeleteObject"]
+      Resource = ["${local.output}/jobs/*/segments/*"]
     },
   ]
 
@@ -216,6 +249,12 @@ locals {
       Action    = ["cloudwatch:PutMetricData"]
       Resource  = ["*"]
       Condition = { StringEquals = { "cloudwatch:namespace" = var.metrics_namespace } }
+    },
+    {
+      # A converted segment over 64 MiB goes up in parts; a failed upload is aborted.
+      Sid      = "AbortFailedUploads"
+      Action   = ["s3:AbortMultipartUpload"]
+      Resource = ["${local.output}/jobs/*/segments/*"]
     },
   ]
 }

@@ -187,7 +187,7 @@ def _segment_tags(stack: d.Stack, job_id: str) -> dict[str, str]:
 
 
 def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) -> None:
-    from shared_types.models import JobStatus, JobUpdate, SegmentCompletion
+    from shared_types.models import JobError, JobStatus, JobUpdate, SegmentCompletion
 
     web = _start_services(services, stack)["web"]
     op = d.operator_backend(stack)
@@ -236,6 +236,18 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         facts["tags_retried"] = _segment_tags(stack, job_id)
         facts["segment_retried_job"] = _wait_status(web, job_id, {"completed"}, services)
         facts["tags_recompleted"] = _segment_tags(stack, job_id)
+        # A job that failed with every segment done (its reassembly gave up before
+        # it completed): Retry triggers reassembly for the new epoch, updating the
+        # row the first trigger left, and media-worker reassembles it again.
+        d.operator_client(stack, "dynamodb").update_item(
+            TableName=stack.data_plane["tables"]["reassembly-triggered"],
+            Key={"job_id": {"S": job_id}}, UpdateExpression="SET lease_expires_at = :zero "
+            "REMOVE completed_at", ExpressionAttributeValues={":zero": {"N": "0"}})
+        op.jobs.update(job_id, JobUpdate(status=JobStatus.FAILED, error=JobError(
+            code="transient", message="harness: reassembly gave up", stage="reassembly")),
+            expected_status=[JobStatus.COMPLETED])
+        facts["reassembly_retry"] = _form_post(web, job_id, "retry")
+        facts["reassembly_retried_job"] = _wait_status(web, job_id, {"completed"}, services)
         # A job that fails for good (not a video; one POST form upload): Retry is
         # refused with the reason (it would fail the same way), then Delete.
         bad_id = _form_upload(web, relay, b"not a video at all" * 100)
@@ -280,8 +292,78 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
                 web, race_id, {"reassembling", "completed", "failed"}, services)
         finally:
             services.signal("video-worker", signal.SIGCONT)
-        # The job list: the jobs in progress and the completed ones (one index each).
-        facts["job_list"] = requests.get(f"{web}/jobs", timeout=30)
+        _rare_paths(services, stack, web, relay, clip, facts)
+
+
+def _recorded(services: d.Services, role: str, operation: str, key_part: str) -> bool:
+    calls = services.recorded_calls().get(role, [])
+    return any(c["operation"] == operation and key_part in c["params"].get("Key", "")
+               for c in calls)
+
+
+def _rare_paths(services: d.Services, stack: d.Stack, web: str, relay: str, clip: bytes,
+                facts: dict) -> None:
+    """Paths each service takes rarely, under its own role like the rest."""
+    from shared_types import keys
+
+    op, buckets = d.operator_backend(stack), stack.data_plane["buckets"]
+    # The job list: the jobs in progress and the completed ones (one index each).
+    facts["job_list"] = requests.get(f"{web}/jobs", timeout=30)
+    # A chunking run taken over while the endpoint converts (the endpoint paused
+    # until then): video-worker removes the segment it is answered for.
+    services.signal("sagemaker-emulator", signal.SIGSTOP)
+    try:
+        stale_id = _create_job(web)["job_id"]
+        _upload_source_for(web, relay, stale_id, clip)
+        d.wait_for(lambda: op.input_storage.exists(f"sagemaker-requests/{stale_id}/0.json"),
+                   300, "the first inference request of the taken-over job", services.logs)
+        d.operator_client(stack, "dynamodb").update_item(
+            TableName=stack.data_plane["tables"]["jobs"], Key={"job_id": {"S": stale_id}},
+            UpdateExpression="SET #run = #run + :one",
+            ExpressionAttributeNames={"#run": "run"},
+            ExpressionAttributeValues={":one": {"N": "1"}})
+    finally:
+        services.signal("sagemaker-emulator", signal.SIGCONT)
+    facts["stale_output_removed"] = d.wait_for(
+        lambda: _recorded(services, "video-worker", "DeleteObject", f"jobs/{stale_id}/segments/"),
+        300, "video-worker to remove the taken-over run's output", services.logs)
+    # The taken-over job now waits in chunking_complete for segments of its new
+    # run that no chunker made: one janitor pass looks for them (HeadObject of
+    # each idle segment) to re-send those that exist.
+    facts["janitor_idle"] = services.run(
+        "janitor-idle", "video-worker", [d.bin_path("video-worker"), "janitor"],
+        {"STEREO_SPOT_STUCK_AFTER_S": "0.001"})
+    facts["stale_id"] = stale_id
+    # A job cancelled while media-worker chunked it: what the worker wrote after
+    # the cancel is freed by the worker (one run of its discard path).
+    gone_id = _create_job(web)["job_id"]
+    facts["cancel"] = _form_post(web, gone_id, "cancel")
+    written = [(op.input_storage, keys.streams_key(gone_id)),
+               (op.input_storage, keys.segment_key(gone_id, 0, 1, "half-sbs")),
+               (op.output_storage, keys.output_segment_key(gone_id, 0)),
+               (op.output_storage, keys.thumbnail_key(gone_id, 0)),
+               (op.output_storage, keys.final_key(gone_id)),
+               (op.output_storage, keys.poster_key(gone_id))]
+    for storage, key in written:
+        storage.put_bytes(key, b"written after the cancel")
+    facts["discard"] = services.run("discard-cancelled", "media-worker", [
+        d.bin_path("python"), "-m", "stereo_spot_deploy.testing.role_paths",
+        "discard-cancelled", gone_id], {})
+    facts["left_after_discard"] = [key for storage, key in written if storage.exists(key)]
+    facts["poster_key"] = keys.poster_key(gone_id)
+    # Multipart uploads that fail half-way (files over 64 MiB): aborted by the
+    # role that started them, leaving no parts behind.
+    s3 = d.operator_client(stack, "s3")
+    facts["failed_uploads"] = {}
+    for role, bucket, key in (
+            ("media-worker", buckets["input"], keys.segment_prefix(gone_id) + "big.mp4"),
+            ("media-worker", buckets["output"], keys.final_key(gone_id)),
+            ("sagemaker", buckets["output"], keys.output_segment_key(gone_id, 1))):
+        done = services.run(f"failed-upload-{role}", role, [
+            d.bin_path("python"), "-m", "stereo_spot_deploy.testing.role_paths",
+            "failed-upload", bucket, key], {})
+        left = s3.list_multipart_uploads(Bucket=bucket, Prefix=key).get("Uploads", [])
+        facts["failed_uploads"][f"{role} {key}"] = (done, len(left))
 
 
 @pytest.fixture(scope="module")
@@ -347,8 +429,39 @@ def test_one_janitor_pass_runs_under_the_video_worker_role(e2e):
     assert set(report) >= {"chunking_recovered", "chunking_resent", "failed"}
 
 
+def test_retry_of_a_job_whose_segments_were_all_done_reassembles_it_again(e2e):
+    assert e2e["reassembly_retry"].status_code == 303, e2e["reassembly_retry"].text[:500]
+    assert e2e["reassembly_retried_job"]["status"] == "completed"
+
+
 def test_the_job_list_shows_jobs_in_progress_and_completed(e2e):
     assert e2e["job_list"].status_code == 200, e2e["job_list"].text[:500]
+
+
+def test_a_taken_over_runs_output_is_removed_by_video_worker(e2e):
+    assert e2e["stale_output_removed"]
+
+
+def test_a_janitor_pass_looks_for_the_idle_segments_of_a_job(e2e):
+    janitor = e2e["janitor_idle"]
+    assert janitor.returncode == 0, janitor.stderr[-3000:]
+    report = json.loads(janitor.stdout.strip().splitlines()[-1])
+    assert e2e["stale_id"] in report["segments_resent"], report
+
+
+def test_media_worker_frees_what_it_wrote_for_a_cancelled_job(e2e):
+    assert e2e["cancel"].status_code == 303, e2e["cancel"].text[:500]
+    discard = e2e["discard"]
+    assert discard.returncode == 0, discard.stderr[-3000:]
+    assert json.loads(discard.stdout.strip().splitlines()[-1])["discarded"] is True
+    assert e2e["left_after_discard"] == [e2e["poster_key"]]
+
+
+def test_a_failed_multipart_upload_is_aborted_by_the_role_that_started_it(e2e):
+    for what, (done, left) in e2e["failed_uploads"].items():
+        assert done.returncode == 0, (what, done.stderr[-3000:])
+        assert json.loads(done.stdout.strip().splitlines()[-1])["failed"] is True, what
+        assert left == 0, f"{what}: {left} multipart upload(s) left open"
 
 
 def test_the_container_emits_conversion_metrics(e2e):
