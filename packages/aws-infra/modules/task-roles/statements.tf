@@ -196,7 +196,7 @@ locals {
       Resource = [local.table["reassembly-triggered"]]
     },
     # The janitor checks a stuck job's source and lists its segments.
-    { Sid = "HeadSources", Action = ["s3:GetObject"], Resource = ["${local.input}/input/*"] },
+    { Sid = "HeadSources", Action = ["s3:GetObject"], Resource = ["${local.input}/input/*/source.mp4"] },
     # ... and, for a job whose segments sit idle, heads each before re-sending it.
     { Sid = "HeadSegments", Action = ["s3:GetObject"], Resource = ["${local.input}/segments/*"] },
     {
@@ -223,7 +223,12 @@ locals {
     # Async inference: the request goes to S3, then to the endpoint; the answer comes back in S3.
     { Sid = "WriteInferenceRequests", Action = ["s3:PutObject"], Resource = ["${local.input}/sagemaker-requests/*"] },
     { Sid = "InvokeEndpoint", Action = ["sagemaker:InvokeEndpointAsync"], Resource = [local.endpoint_arn] },
-    { Sid = "ReadInferenceAnswers", Action = ["s3:GetObject"], Resource = ["${local.output}/sagemaker-async/*"] },
+    {
+      # The endpoint's output and failure paths (modules/compute/sagemaker.tf).
+      Sid      = "ReadInferenceAnswers"
+      Action   = ["s3:GetObject"]
+      Resource = ["${local.output}/sagemaker-async/responses/*", "${local.output}/sagemaker-async/failures/*"]
+    },
   ]
 
   # What the inference container and SageMaker's async machinery do with the
