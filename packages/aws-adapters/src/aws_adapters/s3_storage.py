@@ -3,6 +3,13 @@
 Keys are validated like the local backend's (no ``..`` segment, no leading
 ``/``, no backslash or NUL), so code that works locally cannot write a key
 that only S3 would accept.
+
+S3 answers a request for a missing key with 403, not 404, when the caller may
+not list the bucket -- and the services' roles may list it only under their
+own prefixes, a condition a HeadObject or GetObject does not carry. So a
+denied read is followed by a listing of exactly that key, which those roles
+may make: when it shows no such key, the key is missing; otherwise (or when
+the listing is refused too) the denial stands.
 """
 
 from __future__ import annotations
@@ -17,12 +24,13 @@ from shared_types.models import ObjectInfo, PresignedRequest, now
 from shared_types.upload_policy import SIZE_CONDITION, post_fields
 
 from aws_adapters.clients import make_client
-from aws_adapters.errors import translated
+from aws_adapters.errors import AwsPermanentError, error_code, translated
 from aws_adapters.s3_multipart import S3MultipartUploads, plain_etag
 
 MULTIPART_THRESHOLD = 64 * 1024 * 1024
 MULTIPART_CHUNK = 16 * 1024 * 1024
 MAX_KEY_BYTES = 1024
+DENIED_CODES = frozenset({"403", "AccessDenied", "Forbidden"})
 
 
 def check_key(key: str) -> str:
@@ -109,21 +117,31 @@ class S3ObjectStorage(S3MultipartUploads):
     def get_bytes(self, key: str) -> bytes:
         """Read small content into memory. Raises ObjectNotFoundError."""
         check_key(key)
-        with translated(f"get s3://{self.bucket}/{key}"):
-            body = self._client.get_object(Bucket=self.bucket, Key=key)["Body"]
-            try:
-                return body.read()
-            finally:
-                body.close()
+        try:
+            with translated(f"get s3://{self.bucket}/{key}"):
+                body = self._client.get_object(Bucket=self.bucket, Key=key)["Body"]
+                try:
+                    return body.read()
+                finally:
+                    body.close()
+        except AwsPermanentError as exc:
+            if self._missing_behind(exc, key):
+                raise ObjectNotFoundError(f"s3://{self.bucket}/{key}") from exc
+            raise
 
     def head(self, key: str) -> ObjectInfo | None:
-        """Metadata of an object, or None."""
+        """Metadata of an object, or None. Raises AwsPermanentError when the
+        caller may not read it (and it exists, or the caller may not tell)."""
         check_key(key)
         try:
             with translated(f"head s3://{self.bucket}/{key}"):
                 resp = self._client.head_object(Bucket=self.bucket, Key=key)
         except ObjectNotFoundError:
             return None
+        except AwsPermanentError as exc:
+            if self._missing_behind(exc, key):
+                return None
+            raise
         return ObjectInfo(key=key, size=int(resp["ContentLength"]),
                           etag=plain_etag(resp.get("ETag")),
                           last_modified=resp["LastModified"].timestamp(),
@@ -132,6 +150,19 @@ class S3ObjectStorage(S3MultipartUploads):
     def exists(self, key: str) -> bool:
         """True when the object exists."""
         return self.head(key) is not None
+
+    def _missing_behind(self, denial: AwsPermanentError, key: str) -> bool:
+        """Whether ``denial`` (of a read of ``key``) is S3's answer for a missing
+        key to a caller that may not list it: a listing of exactly that key,
+        allowed where the read was not, shows no such key."""
+        if error_code(denial.__cause__) not in DENIED_CODES:
+            return False
+        try:
+            with translated(f"list s3://{self.bucket}/{key}"):
+                listed = self._client.list_objects_v2(Bucket=self.bucket, Prefix=key, MaxKeys=1)
+        except AwsPermanentError:
+            return False  # refused too: nothing can be told
+        return not any(obj["Key"] == key for obj in listed.get("Contents", []))
 
     def delete(self, key: str) -> None:
         """Remove an object; no error if absent."""
