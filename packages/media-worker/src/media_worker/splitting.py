@@ -85,8 +85,12 @@ def keyframed_codec(segment_seconds: float, *, color: Color | None = None,
         codec = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "18"]
     # every frame with its own time (a frame repeating the time before it dropped,
     # as an MP4 needs): to the segment muxer ffmpeg would otherwise pick a
-    # constant rate and fill a pause in the timestamps with copies
-    return [*codec, "-force_key_frames", forced_keyframes(every), "-fps_mode", "vfr"]
+    # constant rate and fill a pause in the timestamps with copies. In the
+    # source's own time base: the encoder's default, one tick per frame of the
+    # mean rate, moved a phone's irregular frame times onto that grid and dropped
+    # the frames two of them landed on together
+    return [*codec, "-force_key_frames", forced_keyframes(every), "-fps_mode", "vfr",
+            "-enc_time_base", "demux"]
 
 
 def reencode_with_keyframes(runner: FfmpegRunner, source: Path, dest: Path,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+
 import av
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.testing.timing import frame_times, make_paused_video
@@ -33,3 +35,27 @@ def test_a_jump_in_the_timestamps_forces_no_burst_of_keyframes(tmp_path):
     assert [round(t, 3) for t in times] == [0.0, 0.5, 3.0, 3.5, 4.0, 4.5, 5.0, 5.5], times
     assert len(frame_times(dest)) == len(frame_times(source))
     assert frame_times(dest) == frame_times(source)  # the jump itself is kept
+
+
+def make_irregular_video(path, *, seconds: float = 3.0, gop: int = 1000):
+    """A phone-like clip: 30 frames a second on average, each frame up to 6 ms
+    off the 1/30 s grid, on a 1/90000 s clock, with one keyframe."""
+    subprocess.run([
+        ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi",
+        "-i", f"testsrc2=size=64x48:rate=30:duration={seconds},"
+              "setpts='(N/30+0.006*sin(N*1.7))/TB'",
+        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", str(gop),
+        "-fps_mode", "passthrough", "-enc_time_base", "1/90000",
+        "-video_track_timescale", "90000", str(path)], check=True, timeout=60)
+    return path
+
+
+def test_irregular_frame_times_are_kept_frame_for_frame(tmp_path):
+    # re-encoded on the mean rate's grid, frames moved by up to half a tick and
+    # those landing on one tick dropped (a phone's clip lost 5 of 120)
+    source = make_irregular_video(tmp_path / "phone.mp4")
+    dest = reencode_with_keyframes(FfmpegRunner(ffmpeg_path(), timeout_s=120), source,
+                                   tmp_path / "keyed.mp4", 2.0)
+    before, after = frame_times(source), frame_times(dest)
+    assert len(after) == len(before) == 90
+    assert max(abs(a - b) for a, b in zip(after, before, strict=True)) < 1e-4
