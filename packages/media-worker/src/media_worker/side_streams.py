@@ -127,7 +127,9 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, d
                                 container=container,
                                 streams=kept.streams, packing=packing_of(mode),
                                 video_tags=labels, video_input=joined,
-                                video_start_s=kept.video_start_s, timecode=timecode,
+                                video_start_s=kept.video_start_s,
+                                streams_start_s=kept.start_s if side_file else 0.0,
+                                timecode=timecode,
                                 cover_files=[path for _, path in covers],
                                 quicktime=kept.quicktime, data=data, data_source=side.data)
     if dropped:

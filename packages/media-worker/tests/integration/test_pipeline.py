@@ -156,6 +156,30 @@ def test_a_video_that_begins_after_its_audio_still_begins_there(
     assert measure(final).frames == measure(source).frames
 
 
+def test_a_soundtrack_that_begins_after_the_picture_still_begins_there(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
+    # the side file begins at its first stream, the audio: joined to the picture
+    # from 0, the sound came 1 s early
+    video = make_video(tmp_path / "video.mp4", seconds=4, audio=False)
+    source = tmp_path / "late-audio.mp4"  # the picture starts at 0, the audio at 1 s
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(video),
+                    "-itsoffset", "1", "-f", "lavfi", "-i", "sine=frequency=300:duration=2",
+                    "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", str(source)],
+                   check=True, timeout=60)
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, source)
+
+    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
+
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    before, after = _starts(source), _starts(final)
+    assert before["audio"] - before["video"] == pytest.approx(1.0, abs=0.03)
+    assert after["audio"] - after["video"] == pytest.approx(before["audio"] - before["video"],
+                                                            abs=0.002)
+    assert measure(final).frames == measure(source).frames
+
+
 def test_a_replayed_chunking_takes_a_new_run_with_the_same_segments(
         local_backend, new_job, upload, worker_for, tmp_path):
     job = new_job(local_backend)

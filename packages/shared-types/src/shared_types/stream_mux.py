@@ -274,6 +274,7 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
                 video_tags: dict[str, str] | None = None,
                 video_input: Sequence[str] | None = None,
                 video_start_s: float = 0.0,
+                streams_start_s: float = 0.0,
                 copy_timestamps: bool = False,
                 timecode: str | None = None,
                 cover_files: Sequence[Path] = (),
@@ -289,7 +290,12 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     the video stream. ``video_input``: input arguments that read the video
     instead of the file ``video`` (segments joined by the concat demuxer).
     ``video_start_s``: where the video begins on the source's timeline, after
-    its other streams (:func:`video_start_s`). ``copy_timestamps``: ``video``
+    its other streams (:func:`video_start_s`). ``streams_start_s``: where the
+    first stream of ``source`` begins on that timeline (a side-streams file
+    begins at its first stream: when every stream beside the picture starts
+    after it, a late soundtrack); ffmpeg starts each input at 0, so the later
+    of the two inputs is put back at its distance from the other.
+    ``copy_timestamps``: ``video``
     already carries the source's own timestamps (the engine's encode), so every
     stream keeps its timestamps as they are (``-copyts``; ``video_start_s`` is
     then not needed): a segment's output stays where the segment lies on the
@@ -315,11 +321,14 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
         for _ in cover_files:
             dropped.remove("cover art")
     video_args = list(video_input or ["-protocol_whitelist", "file", "-i", str(video)])
-    if video_start_s > _START_EPSILON_S and not copy_timestamps:
-        video_args = ["-itsoffset", f"{video_start_s:.6f}", *video_args]
+    lead = 0.0 if copy_timestamps else video_start_s - streams_start_s
+    if lead > _START_EPSILON_S:  # the picture begins after the rest
+        video_args = ["-itsoffset", f"{lead:.6f}", *video_args]
+    source_offset = ["-itsoffset", f"{-lead:.6f}"] if lead < -_START_EPSILON_S else []
     timing = ["-copyts"] if copy_timestamps else []
     args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *timing, *video_args,
-            "-protocol_whitelist", "file", *decoding_args(streams), "-i", str(source),
+            "-protocol_whitelist", "file", *decoding_args(streams), *source_offset,
+            "-i", str(source),
             *data_input, *teletext_inputs(streams, source),
             "-map", "0:v:0", "-c:v", "copy", "-disposition:v:0", "default", *keep, *data_maps,
             "-map_metadata", "1", "-map_chapters", "1",

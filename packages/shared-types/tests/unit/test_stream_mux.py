@@ -117,6 +117,22 @@ def test_a_video_that_began_after_the_audio_is_put_back_where_it_began():
     assert "-itsoffset" not in plain
 
 
+def test_streams_that_begin_after_the_picture_are_put_back_after_it():
+    # a side file whose first stream (a late soundtrack) begins 0.75 s after the video
+    joined = ["-f", "concat", "-i", "list.txt"]
+    args, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mp4"), container=Container.MP4,
+                          streams=FILM, packing=None, video_input=joined,
+                          streams_start_s=0.75)
+    at = args.index("-itsoffset")
+    assert args[at + 1] == "0.750000"
+    assert args.index("list.txt") < at < args.index("s.mkv")  # an option of the side file
+    both, _ = mux_command(Path("v.mp4"), Path("s.mkv"), Path("o.mp4"), container=Container.MP4,
+                          streams=FILM, packing=None, video_input=joined, video_start_s=1.0,
+                          streams_start_s=0.25)  # the video still 0.75 s after them
+    assert both[both.index("-itsoffset") + 1] == "0.750000"
+    assert both.index("-itsoffset") < both.index("list.txt")
+
+
 def test_the_side_streams_note_where_the_video_began_and_it_reads_back():
     args, _ = side_streams_command(Path("a"), Path("b"), FILM[:1], video_start_s=0.25)
     tag = args[args.index("-metadata") + 1]
