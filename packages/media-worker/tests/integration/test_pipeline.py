@@ -12,7 +12,15 @@ from shared_types import keys
 from shared_types.errors import ConditionFailedError
 from shared_types.ffmpeg import ffmpeg_path
 from shared_types.job_failure import fail_job
-from shared_types.models import JobStatus, JobUpdate, S3EventRecord
+from shared_types.models import (
+    Container,
+    Job,
+    JobStatus,
+    JobUpdate,
+    OutputMode,
+    S3EventRecord,
+    new_job_id,
+)
 from shared_types.runs import STALE_RUN_WRITES
 from shared_types.testing.captions import track_cues
 from shared_types.testing.media import (
@@ -178,6 +186,41 @@ def test_a_soundtrack_that_begins_after_the_picture_still_begins_there(
     assert after["audio"] - after["video"] == pytest.approx(before["audio"] - before["video"],
                                                             abs=0.002)
     assert measure(final).frames == measure(source).frames
+
+
+def _dispositions(path) -> list[tuple[str, str, int]]:
+    with av.open(str(path)) as container:
+        return [(s.type, s.metadata.get("language", ""), int(s.disposition) & 0xFF)
+                for s in container.streams if s.type in ("audio", "subtitle")]
+
+
+def test_a_subtitle_track_the_source_leaves_off_stays_off(
+        local_backend, upload, convert_segments, worker_for, tmp_path):
+    # two subtitle tracks, neither default (a forced one for the signs): copied
+    # aside, ffmpeg marked the first one default, and players showed it by itself
+    srt = tmp_path / "cues.srt"
+    srt.write_text("1\n00:00:00,500 --> 00:00:01,500\nHello\n", encoding="utf-8")
+    source = tmp_path / "film.mkv"
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error",
+                    "-i", str(make_video(tmp_path / "v.mp4", seconds=3, audio=True)),
+                    "-i", str(srt), "-i", str(srt), "-map", "0:v", "-map", "0:a", "-map", "0:a",
+                    "-map", "1:s", "-map", "2:s", "-c", "copy",
+                    "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fra",
+                    "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fra",
+                    "-disposition:a:0", "default", "-disposition:a:1", "comment",
+                    "-disposition:s:0", "0", "-disposition:s:1", "forced", str(source)],
+                   check=True, timeout=60)
+    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS, container=Container.MKV)
+    local_backend.jobs.create(job)
+    upload(local_backend, job.job_id, source)
+
+    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
+
+    final = tmp_path / "final.mkv"
+    local_backend.output_storage.get_file(done.final_key, final)
+    assert _dispositions(source) == [("audio", "eng", 0x1), ("audio", "fra", 0x8),
+                                     ("subtitle", "eng", 0), ("subtitle", "fra", 0x40)]
+    assert _dispositions(final) == _dispositions(source)
 
 
 def test_a_replayed_chunking_takes_a_new_run_with_the_same_segments(

@@ -68,6 +68,11 @@ MKV_STEREO_MODE = {"sbs": "left_right", "tb": "top_bottom"}
 MUXERS = {Container.MP4: "mp4", Container.MKV: "matroska"}
 _START_EPSILON_S = 0.0005  # below this the video starts with the file
 AAC_BITRATE_PER_CHANNEL = 96_000
+# A disposition given to one stream by hand, changing nothing: ffmpeg then copies
+# every stream's as it is, where it would otherwise mark the first track of each
+# kind default when the source marks none (a subtitle the source leaves off
+# would show by itself). The final mux sets the video's instead.
+AS_THEY_ARE = ("-disposition:0", "+0")
 # Audio decoded past damaged frames keeps its place: every gap in its timestamps
 # over 10 ms (a lost AAC frame is 21 ms; aresample's default ignores gaps up
 # to 100 ms) is filled with silence, so the rest stays in step with the picture.
@@ -436,6 +441,7 @@ def side_streams_command(source: Path, output: Path, streams: list[SourceStream]
             if video_start_s > _START_EPSILON_S else [])
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
             "-protocol_whitelist", "file", *decoding_args(streams), "-i", str(source),
-            *teletext_inputs(streams, source), *keep,
+            *teletext_inputs(streams, source),
+            *(AS_THEY_ARE if keep else []), *keep,  # (a later stream's own disposition wins)
             "-map_metadata", "0", "-map_chapters", "0", *note,
             "-f", "matroska" if keep else "ffmetadata", str(output)], dropped
