@@ -58,8 +58,13 @@ class StereoEncoder:
     ) -> None:
         self.path = Path(path)
         # faststart: the index first, for playback while downloading (a final output)
-        self.out = av.open(str(self.path), "w", format="mp4",
-                           container_options={"movflags": "+faststart"} if faststart else None)
+        options = {"movflags": "+faststart"} if faststart else {}
+        if time_base.numerator == 1:
+            # where a segment begins (its edit list) in the source's own ticks: in
+            # the writer's default milliseconds a 29.97 fps segment at 1.5015 s
+            # began at 1.501 s, and every join of the pipeline stepped
+            options["movie_timescale"] = str(time_base.denominator)
+        self.out = av.open(str(self.path), "w", format="mp4", container_options=options or None)
         self.size = size
         self.scaler = Scaler()  # a frame of another size (the encoding thread's)
         self.hdr = hdr if hdr is not None and hdr.bit_depth > 8 else None

@@ -4,6 +4,7 @@ recording whose clock jumps plays its parts one after another; a raw H.264
 stream, which has no clock, plays at the rate it states."""
 
 import subprocess
+from fractions import Fraction
 
 import av
 import pytest
@@ -55,6 +56,36 @@ def test_a_segment_keeps_its_place_on_the_source_timeline(paused, tmp_path, labe
     assert start_s(late) > 3
     assert start_s(out) == pytest.approx(start_s(late), abs=ONE_MS)
     assert frame_times(out) == pytest.approx(frame_times(late), abs=ONE_MS)
+
+
+def exact_frame_times(path) -> list:
+    """Each decoded frame's time as an exact fraction of a second."""
+    with av.open(str(path)) as container:
+        return [f.pts * f.time_base for f in container.decode(video=0)]
+
+
+@pytest.mark.parametrize("labelled", [False, True])  # video only, or through the mux pass
+def test_a_segment_at_an_ntsc_rate_keeps_every_frames_time_to_the_tick(tmp_path, labelled):
+    # 29.97 fps: the segment beginning at 1.5015 s came out at 1.501 s (the MP4
+    # writer stated its start in milliseconds), a frame step of 0.9867 frames at
+    # every join of the segmented pipeline
+    clip = tmp_path / "ntsc.mp4"
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
+                    "testsrc2=size=64x48:rate=30000/1001:duration=3", "-c:v", "libx264",
+                    "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p", str(clip)],
+                   check=True, timeout=60)
+    folder = tmp_path / "segments"
+    folder.mkdir()
+    label = ["-metadata:s:v:0", "title=Camera"] if labelled else []
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(clip),
+                    "-map", "0:v:0", "-c", "copy", *label, "-f", "segment",
+                    "-segment_time", "1.5", "-segment_time_delta", "0.05",
+                    str(folder / "%05d.mp4")], check=True, timeout=60)
+    late = sorted(folder.glob("*.mp4"))[-1]
+    out = tmp_path / "late_out.mp4"
+    convert_file(late, out, mode="half-sbs")
+    assert exact_frame_times(late)[0] == Fraction(45045, 30000)
+    assert exact_frame_times(out) == exact_frame_times(late)
 
 
 def start_s(path):
