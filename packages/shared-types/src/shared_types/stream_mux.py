@@ -245,12 +245,13 @@ def _cover_args(stream: SourceStream, container: Container, input_index: int, ou
 
 def _labels(stream: SourceStream, spec: str) -> list[str]:
     # set explicitly: MP4 reads a track title back as "name", which a plain
-    # copy would not write again as a title
+    # copy would not write again as a title (and would copy into an MKV as a
+    # second tag, NAME, beside the title: cleared, as for the film's)
     out = []
     for key, value in (("language", stream.language), ("title", stream.title)):
         if value:
             out += [f"-metadata:s:{spec}", f"{key}={value}"]
-    return out
+    return [*out, f"-metadata:s:{spec}", "name="] if stream.title else out
 
 
 def _audio_codec(stream: SourceStream, container: Container, n: int,

@@ -134,6 +134,17 @@ def test_the_container_argument_wins_over_the_file_name(phone_mp4, tmp_path):
     assert [s.codec for s in facts.of_kind("subtitle")] == ["subrip"]
 
 
+def test_an_mp4_sources_track_titles_are_mkv_titles_not_a_second_name_tag(phone_mp4, tmp_path):
+    # MP4 stores a track's title as "name": copied on, MKV got a NAME tag beside it
+    out = tmp_path / "out.mkv"
+    convert_file(phone_mp4.path, out, mode="half-sbs")
+    with av.open(str(out)) as c:
+        labels = [{k.lower(): v for k, v in s.metadata.items()} for s in c.streams]
+    assert [m.get("title") for m in labels] == \
+        [s.title for s in media_facts(phone_mp4.path).streams]
+    assert not [m for m in labels if "name" in m]
+
+
 @pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
 def test_a_camera_clips_start_timecode_is_kept_even_with_nothing_else_beside_the_picture(
         tmp_path, suffix):
