@@ -258,6 +258,9 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     # itself while warping, a GPU after the upload (no scaler pass either way).
     # A GPU also makes the model's input from the uploaded frames.
     out_w, out_h = output_size(mode, width, height)
+    if decoded_size(width, height) != (width, height):  # said, not silently changed
+        log.warning("%s is %dx%d; 4:2:0 video has no odd sizes, so the output is %dx%d",
+                    input_path.name, width, height, out_w, out_h)
     clock = StageClock()
     reader = FrameReader(
         input_path,

@@ -78,8 +78,8 @@ def test_a_rotated_phone_video_comes_out_upright_and_side_by_side(clip, tmp_path
     (OutputMode.SBS, (324, 98)), (OutputMode.HALF_SBS, (162, 98)),
     (OutputMode.HALF_TB, (162, 98)), (OutputMode.ANAGLYPH, (162, 98)),
 ])
-def test_a_source_with_odd_sides_converts_to_the_next_even_size(tmp_path, mode, size):
-    """4:4:4 H.264 (or VP9, MPEG-4) may be 161x97; the 4:2:0 output rounds up."""
+def test_a_source_with_odd_sides_converts_to_the_next_even_size(tmp_path, mode, size, caplog):
+    """4:4:4 H.264 (or VP9, MPEG-4) may be 161x97; the 4:2:0 output rounds up, and says so."""
     odd = tmp_path / "odd.mp4"
     subprocess.run(
         [ffmpeg_path(), "-loglevel", "error", "-f", "lavfi", "-i",
@@ -87,10 +87,13 @@ def test_a_source_with_odd_sides_converts_to_the_next_even_size(tmp_path, mode, 
          "-preset", "ultrafast", "-pix_fmt", "yuv444p", str(odd)], check=True, timeout=60,
     )
     out = tmp_path / "odd_out.mp4"
-    result = convert_file(odd, out, mode=mode)
+    with caplog.at_level("WARNING", logger="stereo_inference.convert"):
+        result = convert_file(odd, out, mode=mode)
     converted = read_video(out)
     assert converted["frames"] == result.frames == 12
     assert converted["size"] == size == (result.width, result.height)
+    assert (f"odd.mp4 is 161x97; 4:2:0 video has no odd sizes, so the output is "
+            f"{size[0]}x{size[1]}") in caplog.text
 
 
 @pytest.mark.timeout(120)  # the weight-free depth once looped for ever on it
