@@ -1,9 +1,11 @@
 """``stereo-spot convert --segment-seconds 4`` keeps everything a rich source carries."""
 
+import subprocess
 from pathlib import Path
 
 import av
 import pytest
+from shared_types.ffmpeg import ffmpeg_path
 from shared_types.stereo_boxes import read_st3d
 from shared_types.subtitle_cues import TextCue
 from shared_types.testing.captions import track_cues
@@ -167,3 +169,60 @@ def test_a_two_angle_recording_says_which_track_is_not_made_3d(tmp_path: Path, s
     assert "not in this file: video track 2 (only the first is made 3D)" in result.stdout
     with av.open(str(out)) as c:
         assert len(c.streams.video) == 1 and len(c.streams.audio) == 1
+
+
+def _make_late_sound_film(path: Path, folder: Path) -> Path:
+    """29.97 fps (1/30000 s ticks in MP4), the sound beginning 1 s after the
+    picture, two subtitle tracks the source leaves off (the second forced)."""
+    cues = folder / "cues.srt"
+    cues.write_text("1\n00:00:00,500 --> 00:00:01,500\nHello\n", encoding="utf-8")
+    subprocess.run([
+        ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+        "testsrc2=size=160x96:rate=30000/1001:duration=3", "-itsoffset", "1", "-f", "lavfi",
+        "-i", "sine=frequency=300:duration=1.5", "-i", str(cues), "-i", str(cues),
+        "-map", "0:v", "-map", "1:a", "-map", "2:s", "-map", "3:s", "-c:v", "libx264",
+        "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac",
+        "-c:s", "srt" if path.suffix == ".mkv" else "mov_text",
+        "-metadata:s:s:0", "language=eng", "-metadata:s:s:1", "language=fra",
+        "-disposition:a:0", "default", "-disposition:s:0", "0", "-disposition:s:1", "forced",
+        str(path)], check=True, timeout=60)
+    return path
+
+
+def _streams(path: Path) -> list[tuple[str, float, int]]:
+    """(kind, first timestamp s, disposition flags) of each stream."""
+    with av.open(str(path)) as c:
+        firsts: dict[int, float] = {}
+        for packet in c.demux():
+            if packet.pts is not None and packet.size > 2:  # (mov_text's empty gaps)
+                firsts.setdefault(packet.stream.index, float(packet.pts * packet.time_base))
+        return [(s.type, firsts[s.index], int(s.disposition) & 0xFF) for s in c.streams]
+
+
+@pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
+def test_a_late_soundtrack_unflagged_subtitles_and_ntsc_frame_times_survive_the_segments(
+        tmp_path: Path, stack_env, run_cli, suffix):
+    # through the segments the sound came 1 s early (the side file starts at its
+    # first stream), MKV marked the first subtitle default, and each join moved
+    # the 29.97 fps frames by half a millisecond
+    film = _make_late_sound_film(tmp_path / f"film{suffix}", tmp_path)
+    out = tmp_path / f"out{suffix}"
+    result = run_cli(["convert", str(film), "-o", str(out), "--workers", "1",
+                      "--segment-seconds", "1"], stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "(4 segment(s))" in result.stdout  # three joins
+    before, after = _streams(film), _streams(out)
+    video = before[0][1], after[0][1]
+    assert [(k, round(t - video[0], 3)) for k, t, _ in before] == \
+        [(k, round(t - video[1], 3)) for k, t, _ in after]
+    if suffix == ".mkv":  # (an MP4 muxer enables the first subtitle track of its own)
+        # (the film is made the default video track)
+        assert [flags for *_, flags in after][1:] == [flags for *_, flags in before][1:]
+        assert [flags for *_, flags in after][2:] == [0, 0x40]
+    else:  # each frame at its own tick, 1001/30000 s apart
+        assert exact_frame_times(out) == exact_frame_times(film)
+
+
+def exact_frame_times(path: Path) -> list:
+    with av.open(str(path)) as container:
+        return [f.pts * f.time_base for f in container.decode(video=0)]
