@@ -173,13 +173,19 @@ def test_a_two_angle_recording_says_which_track_is_not_made_3d(tmp_path: Path, s
 
 def _make_late_sound_film(path: Path, folder: Path) -> Path:
     """29.97 fps (1/30000 s ticks in MP4), the sound beginning 1 s after the
-    picture, two subtitle tracks the source leaves off (the second forced)."""
+    picture, two subtitle tracks the source leaves off (the second forced),
+    two chapters."""
     cues = folder / "cues.srt"
     cues.write_text("1\n00:00:00,500 --> 00:00:01,500\nHello\n", encoding="utf-8")
+    chapters = folder / "chapters.txt"
+    chapters.write_text(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1500\n"
+                        "title=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1500\nEND=3000\n"
+                        "title=Two\n", encoding="utf-8")
     subprocess.run([
         ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
         "testsrc2=size=160x96:rate=30000/1001:duration=3", "-itsoffset", "1", "-f", "lavfi",
         "-i", "sine=frequency=300:duration=1.5", "-i", str(cues), "-i", str(cues),
+        "-f", "ffmetadata", "-i", str(chapters), "-map_chapters", "4",
         "-map", "0:v", "-map", "1:a", "-map", "2:s", "-map", "3:s", "-c:v", "libx264",
         "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p", "-c:a", "aac",
         "-c:s", "srt" if path.suffix == ".mkv" else "mov_text",
@@ -196,15 +202,16 @@ def _streams(path: Path) -> list[tuple[str, float, int]]:
         for packet in c.demux():
             if packet.pts is not None and packet.size > 2:  # (mov_text's empty gaps)
                 firsts.setdefault(packet.stream.index, float(packet.pts * packet.time_base))
-        return [(s.type, firsts[s.index], int(s.disposition) & 0xFF) for s in c.streams]
+        return [(s.type, firsts[s.index], int(s.disposition) & 0xFF) for s in c.streams
+                if s.type in ("video", "audio", "subtitle")]  # (not MP4's chapter track)
 
 
 @pytest.mark.parametrize("suffix", [".mp4", ".mkv"])
 def test_a_late_soundtrack_unflagged_subtitles_and_ntsc_frame_times_survive_the_segments(
         tmp_path: Path, stack_env, run_cli, suffix):
     # through the segments the sound came 1 s early (the side file starts at its
-    # first stream), MKV marked the first subtitle default, and each join moved
-    # the 29.97 fps frames by half a millisecond
+    # first stream; the chapters with it), MKV marked the first subtitle
+    # default, and each join moved the 29.97 fps frames by half a millisecond
     film = _make_late_sound_film(tmp_path / f"film{suffix}", tmp_path)
     out = tmp_path / f"out{suffix}"
     result = run_cli(["convert", str(film), "-o", str(out), "--workers", "1",
@@ -215,6 +222,8 @@ def test_a_late_soundtrack_unflagged_subtitles_and_ntsc_frame_times_survive_the_
     video = before[0][1], after[0][1]
     assert [(k, round(t - video[0], 3)) for k, t, _ in before] == \
         [(k, round(t - video[1], 3)) for k, t, _ in after]
+    assert [(round(a, 3), round(b, 3), t) for a, b, t in media_facts(out).chapters] == \
+        [(0.0, 1.5, "One"), (1.5, 3.0, "Two")]  # (they had moved with the sound)
     if suffix == ".mkv":  # (an MP4 muxer enables the first subtitle track of its own)
         # (the film is made the default video track)
         assert [flags for *_, flags in after][1:] == [flags for *_, flags in before][1:]
