@@ -63,10 +63,12 @@ locals {
       # Playback and download URLs; Delete removes the outputs.
       { Sid = "Outputs", Action = ["s3:GetObject", "s3:DeleteObject"], Resource = ["${local.output}/jobs/*"] },
       {
+        # input/*: a missing source reads as 403 to a role that may not list
+        # where it lies; the adapter then lists exactly that key (s3_storage)
         Sid       = "ListJobObjects"
         Action    = ["s3:ListBucket"]
         Resource  = [local.input, local.output]
-        Condition = { StringLike = { "s3:prefix" = ["segments/*", "jobs/*"] } }
+        Condition = { StringLike = { "s3:prefix" = ["segments/*", "jobs/*", "input/*"] } }
       },
       {
         # Retry re-tags a job's surviving segments as kept, so none expires while it runs again.
@@ -115,10 +117,11 @@ locals {
       },
       # A job it completes or fails: its segments are listed, then tagged expirable.
       {
-        Sid       = "ListJobSegments"
-        Action    = ["s3:ListBucket"]
-        Resource  = [local.input, local.output]
-        Condition = { StringLike = { "s3:prefix" = ["segments/*", "jobs/*"] } }
+        Sid      = "ListJobSegments"
+        Action   = ["s3:ListBucket"]
+        Resource = [local.input, local.output]
+        # input/*: so a side stream a source lacks reads as missing, not denied
+        Condition = { StringLike = { "s3:prefix" = ["segments/*", "jobs/*", "input/*"] } }
       },
       {
         Sid      = "ReleaseSegments"
@@ -201,10 +204,15 @@ locals {
     { Sid = "HeadSegments", Action = ["s3:GetObject"], Resource = ["${local.input}/segments/*"] },
     {
       # ... and, for a job it fails, lists its segments to tag them expirable.
-      Sid       = "ListSegments"
-      Action    = ["s3:ListBucket"]
-      Resource  = [local.input, local.output]
-      Condition = { StringLike = { "s3:prefix" = ["segments/*", "jobs/*"] } }
+      Sid      = "ListSegments"
+      Action   = ["s3:ListBucket"]
+      Resource = [local.input, local.output]
+      # input/* and the async answers: so a missing source or an answer still to
+      # come reads as missing, not denied (s3_storage lists exactly that key)
+      Condition = { StringLike = { "s3:prefix" = [
+        "segments/*", "jobs/*", "input/*",
+        "sagemaker-async/responses/*", "sagemaker-async/failures/*",
+      ] } }
     },
     {
       Sid      = "ReleaseSegments"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 
@@ -206,3 +207,30 @@ def test_apply_does_not_undo_a_sagemaker_deploy(compute):
     # apply that reverted it would roll the endpoint back to terraform's image.
     endpoint = compute.resource("aws_sagemaker_endpoint", "this")
     assert endpoint["lifecycle"][0]["ignore_changes"] == ["endpoint_config_name"]
+
+
+def _listable(statements: list[dict]) -> dict[str, list[str]]:
+    """Per bucket local (input, output): the s3:prefix patterns the role may list."""
+    out: dict[str, list[str]] = {"input": [], "output": []}
+    for statement in statements:
+        if statement["Action"] == ["s3:ListBucket"]:
+            prefixes = statement["Condition"]["StringLike"]["s3:prefix"]
+            for resource in _resources(statement):
+                out[resource.removeprefix("${local.").removesuffix("}")] += prefixes
+    return out
+
+
+def test_every_object_a_worker_reads_it_may_also_list_so_a_missing_one_reads_as_missing(roles):
+    # S3 answers a read of a missing key with 403 where the caller may not list
+    # it; the adapter then lists exactly that key (aws_adapters.s3_storage)
+    for service in SERVICES:
+        statements = _statements(roles, service)
+        listable = _listable(statements)
+        for statement in statements:
+            if "s3:GetObject" not in statement["Action"]:
+                continue
+            for resource in _resources(statement):
+                bucket, _, key = resource.partition("}/")
+                bucket = bucket.removeprefix("${local.")
+                assert any(fnmatch.fnmatchcase(key, p) for p in listable[bucket]), (
+                    f"{service} reads {resource} but may not list it")
