@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
+from pathlib import Path
 
 import av
 import pytest
@@ -143,21 +144,38 @@ def _starts(path) -> dict[str, float]:
                 if s.type in ("video", "audio")}
 
 
-def test_a_video_that_begins_after_its_audio_still_begins_there(
-        local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
-    video = make_video(tmp_path / "video.mp4", seconds=3, audio=False)
-    source = tmp_path / "late-video.mp4"  # the audio starts at 0, the picture at 1 s
-    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-itsoffset", "1",
-                    "-i", str(video), "-f", "lavfi", "-i", "sine=frequency=300:duration=4",
+def _with_a_tone(tmp_path: Path, name: str, *, seconds: float, picture_at: float,
+                 sound_at: float, sound_s: float) -> Path:
+    """A generated picture of ``seconds`` from ``picture_at`` and a tone of
+    ``sound_s`` from ``sound_at`` (seconds), muxed into ``name``."""
+    video = make_video(tmp_path / "video.mp4", seconds=seconds, audio=False)
+    source = tmp_path / name
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error",
+                    "-itsoffset", str(picture_at), "-i", str(video),
+                    "-itsoffset", str(sound_at), "-f", "lavfi",
+                    "-i", f"sine=frequency=300:duration={sound_s}",
                     "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", str(source)],
                    check=True, timeout=60)
+    return source
+
+
+def _through_the_pipeline(source: Path, tmp_path: Path, local_backend, new_job, upload,
+                          convert_segments, worker_for) -> Path:
     job = new_job(local_backend)
     upload(local_backend, job.job_id, source)
-
     done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
-
     final = tmp_path / "final.mp4"
     local_backend.output_storage.get_file(done.final_key, final)
+    return final
+
+
+def test_a_video_that_begins_after_its_audio_still_begins_there(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
+    # the audio starts at 0, the picture at 1 s
+    source = _with_a_tone(tmp_path, "late-video.mp4", seconds=3, picture_at=1, sound_at=0,
+                          sound_s=4)
+    final = _through_the_pipeline(source, tmp_path, local_backend, new_job, upload,
+                                  convert_segments, worker_for)
     before, after = _starts(source), _starts(final)
     assert before["video"] - before["audio"] == pytest.approx(1.0, abs=0.01)
     assert after["video"] - after["audio"] == pytest.approx(1.0, abs=1 / 24)
@@ -167,20 +185,11 @@ def test_a_video_that_begins_after_its_audio_still_begins_there(
 def test_a_soundtrack_that_begins_after_the_picture_still_begins_there(
         local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
     # the side file begins at its first stream, the audio: joined to the picture
-    # from 0, the sound came 1 s early
-    video = make_video(tmp_path / "video.mp4", seconds=4, audio=False)
-    source = tmp_path / "late-audio.mp4"  # the picture starts at 0, the audio at 1 s
-    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(video),
-                    "-itsoffset", "1", "-f", "lavfi", "-i", "sine=frequency=300:duration=2",
-                    "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", str(source)],
-                   check=True, timeout=60)
-    job = new_job(local_backend)
-    upload(local_backend, job.job_id, source)
-
-    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
-
-    final = tmp_path / "final.mp4"
-    local_backend.output_storage.get_file(done.final_key, final)
+    # from 0, the sound came 1 s early (the picture starts at 0, the audio at 1 s)
+    source = _with_a_tone(tmp_path, "late-audio.mp4", seconds=4, picture_at=0, sound_at=1,
+                          sound_s=2)
+    final = _through_the_pipeline(source, tmp_path, local_backend, new_job, upload,
+                                  convert_segments, worker_for)
     before, after = _starts(source), _starts(final)
     assert before["audio"] - before["video"] == pytest.approx(1.0, abs=0.03)
     assert after["audio"] - after["video"] == pytest.approx(before["audio"] - before["video"],

@@ -40,19 +40,27 @@ def test_a_pause_in_the_timestamps_is_kept_and_the_audio_stays_in_sync(paused, t
     assert beep_time(out) == pytest.approx(beep_time(paused), abs=ONE_MS)
 
 
-@pytest.mark.parametrize("labelled", [False, True])  # video only, or through the mux pass
-def test_a_segment_keeps_its_place_on_the_source_timeline(paused, tmp_path, labelled):
-    # cut as media-worker cuts (keyframe-aligned, -c copy), keeping the timestamps
+def _last_segment_converted(source, tmp_path, *, seconds: float, labelled: bool):
+    """(the last segment of ``source`` cut as media-worker cuts, keyframe-aligned
+    with -c copy and the timestamps kept; it converted to half-SBS). Labelled:
+    with a video track title, so the conversion takes the mux pass."""
     folder = tmp_path / "segments"
     folder.mkdir()
     label = ["-metadata:s:v:0", "title=Camera"] if labelled else []
-    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(paused),
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(source),
                     "-map", "0:v:0", "-c", "copy", *label, "-f", "segment",
-                    "-segment_time", "2", "-segment_time_delta", "0.05",
+                    "-segment_time", str(seconds), "-segment_time_delta", "0.05",
                     str(folder / "%05d.mp4")], check=True, timeout=60)
     late = sorted(folder.glob("*.mp4"))[-1]
     out = tmp_path / "late_out.mp4"
     convert_file(late, out, mode="half-sbs")
+    return late, out
+
+
+@pytest.mark.parametrize("labelled", [False, True])  # video only, or through the mux pass
+def test_a_segment_keeps_its_place_on_the_source_timeline(paused, tmp_path, labelled):
+    # cut as media-worker cuts (keyframe-aligned, -c copy), keeping the timestamps
+    late, out = _last_segment_converted(paused, tmp_path, seconds=2, labelled=labelled)
     assert start_s(late) > 3
     assert start_s(out) == pytest.approx(start_s(late), abs=ONE_MS)
     assert frame_times(out) == pytest.approx(frame_times(late), abs=ONE_MS)
@@ -74,16 +82,7 @@ def test_a_segment_at_an_ntsc_rate_keeps_every_frames_time_to_the_tick(tmp_path,
                     "testsrc2=size=64x48:rate=30000/1001:duration=3", "-c:v", "libx264",
                     "-preset", "ultrafast", "-g", "15", "-pix_fmt", "yuv420p", str(clip)],
                    check=True, timeout=60)
-    folder = tmp_path / "segments"
-    folder.mkdir()
-    label = ["-metadata:s:v:0", "title=Camera"] if labelled else []
-    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-i", str(clip),
-                    "-map", "0:v:0", "-c", "copy", *label, "-f", "segment",
-                    "-segment_time", "1.5", "-segment_time_delta", "0.05",
-                    str(folder / "%05d.mp4")], check=True, timeout=60)
-    late = sorted(folder.glob("*.mp4"))[-1]
-    out = tmp_path / "late_out.mp4"
-    convert_file(late, out, mode="half-sbs")
+    late, out = _last_segment_converted(clip, tmp_path, seconds=1.5, labelled=labelled)
     assert exact_frame_times(late)[0] == Fraction(45045, 30000)
     assert exact_frame_times(out) == exact_frame_times(late)
 
