@@ -14,7 +14,7 @@ from pathlib import Path
 from shared_types.byte_size import size_words
 from shared_types.frame_rate import stream_rate
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
-from shared_types.source_streams import describe_stream, file_timecode, video_labels
+from shared_types.source_streams import describe_stream, file_timecode, is_cover, video_labels
 from shared_types.stream_names import codec_name
 
 from media_worker.errors import (
@@ -37,6 +37,9 @@ NOT_A_VIDEO = "The file is not a video we can read"
 PICTURE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "PNG"), (b"\xff\xd8\xff", "JPEG"),
                  (b"II*\x00", "TIFF"), (b"MM\x00*", "TIFF"))
 HEIF_BRANDS = (b"heic", b"heix", b"mif1", b"avif")
+# The first bytes of sound files no video demuxer reads, named for the same reason
+# (an MP3 carries its ID3 tag first; M4A is an MP4 and gets "no video" instead).
+SOUND_MAGIC = ((b"ID3", "MP3"), (b"fLaC", "FLAC"))
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,10 @@ def _check_header(path: Path, limits: ProbeLimits) -> int:
     if picture:
         raise _reject(f"The file is a still picture ({picture}), not a video; please upload "
                       "a video file.")
+    sound = sound_format(head)
+    if sound:
+        raise _reject(f"The file is a sound recording ({sound}), not a video; please upload "
+                      "a video file.")
     return size
 
 
@@ -113,6 +120,17 @@ def picture_format(head: bytes) -> str | None:
         return "WebP"
     if head[4:8] == b"ftyp" and head[8:12] in HEIF_BRANDS:
         return "HEIF"
+    return None
+
+
+def sound_format(head: bytes) -> str | None:
+    """The sound format whose signature ``head`` (a file's first bytes) begins
+    with ("MP3", "FLAC", "WAV"), or None."""
+    for magic, name in SOUND_MAGIC:
+        if head.startswith(magic):
+            return name
+    if head[:4] == b"RIFF" and head[8:12] == b"WAVE":
+        return "WAV"
     return None
 
 
@@ -210,6 +228,12 @@ def _check_streams(container, limits: ProbeLimits):
     if not container.streams.video:
         raise _reject(f"{NOT_A_VIDEO} (no video stream found).")
     stream = container.streams.video[0]
+    # a song's album cover is a one-picture "video" stream at a 90 kHz clock: judged
+    # as the film it was refused as "90000 frames per second"
+    if all(is_cover(s) for s in container.streams.video):
+        held = "only sound and a cover picture" if container.streams.audio else \
+            "only a cover picture"
+        raise _reject(f"{NOT_A_VIDEO} (it holds {held}; no video stream found).")
     width, height = stream.codec_context.width, stream.codec_context.height
     if not width or not height:
         raise _reject(f"{NOT_A_VIDEO} (its picture size is unknown).")

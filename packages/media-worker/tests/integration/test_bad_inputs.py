@@ -43,6 +43,36 @@ def hls_playlist(tmp: Path) -> Path:
     return path
 
 
+def _ffmpeg(*args: str) -> None:
+    subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-y", *args],
+                   check=True, timeout=60)
+
+
+def music_with_cover(tmp: Path) -> Path:
+    """An iTunes-style .m4a: sound plus its album cover (an attached picture)."""
+    sound = make_audio_only(tmp / "sound.m4a", seconds=1)
+    cover = still_picture(tmp, ".jpg")
+    path = tmp / "song.m4a"
+    _ffmpeg("-i", str(sound), "-i", str(cover), "-map", "0", "-map", "1", "-c", "copy",
+            "-disposition:v", "attached_pic", str(path))
+    return path
+
+
+def cover_only(tmp: Path) -> Path:
+    """An MP4 whose only stream is a cover picture."""
+    path = tmp / "cover.mp4"
+    _ffmpeg("-i", str(still_picture(tmp, ".jpg")), "-c", "copy", "-disposition:v",
+            "attached_pic", str(path))
+    return path
+
+
+def mp3_song(tmp: Path) -> Path:
+    """An MP3 (its ID3 tag first, as ffmpeg and most taggers write it)."""
+    path = tmp / "song.mp3"
+    _ffmpeg("-f", "lavfi", "-i", "sine=frequency=440:duration=1", str(path))
+    return path
+
+
 def still_picture(tmp: Path, suffix: str) -> Path:
     path = tmp / f"photo{suffix}"
     subprocess.run([ffmpeg_path(), "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i",
@@ -57,6 +87,9 @@ BAD = {
     "truncated mp4": (truncated, "incomplete or damaged"),
     "zero-byte file": (zero_bytes, "empty (0 bytes)"),
     "audio only": (audio_only, "no video stream found"),
+    "music with a cover picture": (music_with_cover, "only sound and a cover picture"),
+    "a cover picture alone": (cover_only, "only a cover picture"),
+    "MP3 song": (mp3_song, "a sound recording (MP3), not a video"),
     "HLS playlist to a local file": (hls_playlist, "playlist, not a video"),
 }
 
