@@ -58,9 +58,9 @@ def cut_clip(runner: FfmpegRunner, source_args: Sequence[str], start_s: float,
         try:
             runner.run([*attempt, *cut], on_tick=on_tick, what="preview clip")
         except FfmpegFailedError as exc:
-            if any(sign in str(exc) for sign in UNREACHABLE):
+            if any(sign in exc.stderr for sign in UNREACHABLE):
                 raise SourceUnreachableError(str(exc)) from exc  # retried, not a bad video
-            if any(sign in str(exc) for sign in REPLACED):
+            if any(sign in exc.stderr for sign in REPLACED):
                 raise SourceReplacedError from exc  # the reason in words, not ffmpeg's
             if n == len(attempts):
                 raise

@@ -54,9 +54,22 @@ class SourceReplacedError(MediaWorkerError, PermanentError):
 
 
 class FfmpegFailedError(MediaWorkerError, PermanentError):
-    """ffmpeg exited with an error on a file that passed the probe."""
+    """ffmpeg exited with an error on a file that passed the probe. The message is
+    one line (it becomes a failed job's reason); ``stderr`` is the tail of what
+    ffmpeg said, for the log and for callers that read its words."""
 
     code = "ffmpeg_failed"
+
+    def __init__(self, message: str, *, stderr: str = "") -> None:
+        super().__init__(message)
+        self.stderr = stderr or message
+
+
+class FfmpegUndecodableError(FfmpegFailedError, UnusableVideoError):
+    """ffmpeg gave up decoding an input (more of its packets refused than it
+    tolerates): the file is damaged beyond what players skip over."""
+
+    code = "invalid_media"
 
 
 class FfmpegDiskFullError(MediaWorkerError, DiskFullError):

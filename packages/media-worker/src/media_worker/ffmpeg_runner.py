@@ -1,12 +1,15 @@
 """Run ffmpeg safely: an argv list (never a shell), inputs restricted to local
 files (or one presigned HTTP(S) URL) and known containers, a wall-clock
-timeout, and the stderr tail in errors. An ffmpeg that stopped on a full disk
-raises FfmpegDiskFullError (transient, naming its output's folder), not
-FfmpegFailedError: the same command works once space is freed."""
+timeout, and the stderr tail in the log (its last line in errors, which become
+a job's reason). An ffmpeg that stopped on a full disk raises
+FfmpegDiskFullError (transient, naming its output's folder), not
+FfmpegFailedError: the same command works once space is freed; one whose
+decoder gave up on an input raises FfmpegUndecodableError (the video's damage)."""
 
 from __future__ import annotations
 
 import logging
+import re
 import signal
 import subprocess
 import tempfile
@@ -23,6 +26,7 @@ from media_worker.errors import (
     FfmpegFailedError,
     FfmpegKilledError,
     FfmpegTimeoutError,
+    FfmpegUndecodableError,
 )
 
 log = logging.getLogger(__name__)
@@ -39,6 +43,12 @@ log = logging.getLogger(__name__)
 VIDEO_DEMUXERS = ("mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf,"
                   "ogg,mxf,dv,gif,ivf,yuv4mpegpipe,mpegvideo")
 STDERR_TAIL_CHARS = 2000
+# What ffmpeg says when it stops because an input's packets do not decode (its
+# -max_error_rate, 2/3 by default): the file is damaged, not the command wrong.
+UNDECODABLE = ("Decode error rate",)
+# The "[h264 @ 0x55d0...]" context ffmpeg puts before its log lines.
+_LOG_CONTEXT = re.compile(r"\[[^\]]*? @ 0x[0-9a-f]+\] ")
+SUMMARY_CHARS = 300
 URL_REQUEST_BYTES = 1 << 19  # about a second of a typical film per Range request
 URL_HEADER_BYTES = 1 << 16  # the requests that read the container's header
 
@@ -66,6 +76,15 @@ def url_input(url: str, *, headers: dict[str, str] | None = None) -> list[str]:
     if headers:
         args += ["-headers", "".join(f"{k}: {v}\r\n" for k, v in headers.items())]
     return args + ["-i", url]
+
+
+def last_words(stderr: str) -> str:
+    """The last line ffmpeg wrote to ``stderr``, without its "[codec @ 0x...]"
+    context, cut to SUMMARY_CHARS: the gist of a failure, on one line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if not lines:
+        return "(no message)"
+    return _LOG_CONTEXT.sub("", lines[-1])[:SUMMARY_CHARS]
 
 
 class FfmpegRunner:
@@ -102,12 +121,21 @@ class FfmpegRunner:
             tail = err.read().decode("utf-8", "replace")[-STDERR_TAIL_CHARS:].strip()
         if proc.returncode < 0:
             sig = signal.Signals(-proc.returncode).name
-            raise FfmpegKilledError(f"{what}: ffmpeg was killed by {sig}: {tail}")
+            log.warning("%s: ffmpeg was killed by %s: %s", what, sig, tail)
+            raise FfmpegKilledError(f"{what}: ffmpeg was killed by {sig}: {last_words(tail)}")
         if is_disk_full(tail):
             log.warning("%s: ffmpeg found the disk full: %s", what, tail)
             raise FfmpegDiskFullError(disk_full_message(Path(args[-1]).parent,
                                                         doing=f"running ffmpeg ({what})"))
-        raise FfmpegFailedError(f"{what}: ffmpeg exited with {proc.returncode}: {tail}")
+        # the whole tail goes to the log; the error (a job's reason) gets one line
+        log.warning("%s: ffmpeg exited with %d: %s", what, proc.returncode, tail)
+        if any(sign in tail for sign in UNDECODABLE):
+            raise FfmpegUndecodableError(
+                f"The video is damaged: too many of its pictures cannot be decoded ({what} "
+                "stopped). Players may skip over such damage; converting it cannot.",
+                stderr=tail)
+        raise FfmpegFailedError(f"{what}: ffmpeg exited with {proc.returncode}: "
+                                f"{last_words(tail)}", stderr=tail)
 
     def _wait(self, proc: subprocess.Popen, on_tick: Callable[[], None] | None,
               what: str) -> None:

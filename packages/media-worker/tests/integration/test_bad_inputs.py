@@ -25,6 +25,21 @@ def truncated(tmp: Path) -> Path:
     return path
 
 
+def undecodable_after_its_start(tmp: Path) -> Path:
+    """A one-keyframe MP4 (the split re-encodes it) whose index is whole but whose
+    pictures after the first few are zeros: it passes the probe, and the
+    re-encode's decoder gives up ("Decode error rate ... exceeds maximum")."""
+    whole = make_video(tmp / "whole.mp4", seconds=6, gop=1000).read_bytes()
+    at = 0
+    while whole[at + 4:at + 8] != b"mdat":
+        at += int.from_bytes(whole[at:at + 4], "big")
+    size = int.from_bytes(whole[at:at + 4], "big")
+    keep = at + 8 + 20_000
+    path = tmp / "damaged.mp4"
+    path.write_bytes(whole[:keep] + bytes(at + size - keep) + whole[at + size:])
+    return path
+
+
 def zero_bytes(tmp: Path) -> Path:
     path = tmp / "empty.mp4"
     path.write_bytes(b"")
@@ -86,6 +101,8 @@ BAD = {
     "text renamed .mp4": (text_renamed, "not a video we can read"),
     "truncated mp4": (truncated, "incomplete or damaged"),
     "zero-byte file": (zero_bytes, "empty (0 bytes)"),
+    "pictures undecodable after the start": (undecodable_after_its_start,
+                                             "The video is damaged"),
     "audio only": (audio_only, "no video stream found"),
     "music with a cover picture": (music_with_cover, "only sound and a cover picture"),
     "a cover picture alone": (cover_only, "only a cover picture"),
@@ -111,9 +128,15 @@ def test_a_bad_upload_fails_its_job_with_a_human_reason(
     assert reason in failed.error.message
     assert failed.error.message.endswith(".")
     assert "Errno" not in failed.error.message
+    assert "\n" not in failed.error.message and " @ 0x" not in failed.error.message  # ffmpeg's log
     stats = local_backend.chunking_queue.stats()
     assert stats.visible + stats.in_flight + stats.dead_letters == 0
-    assert not list(local_backend.input_storage.list(f"segments/{job.job_id}/"))
+    # a streamed split may have published segments before it stopped: they are
+    # released with the failed job (they expire), never kept
+    published = list(local_backend.input_storage.list(f"segments/{job.job_id}/"))
+    assert local_backend.input_storage.unmark_expirable(f"segments/{job.job_id}/") == \
+        len(published)
+    assert not published or name == "pictures undecodable after the start"
     # the same worker goes on to chunk a good upload
     good = new_job(local_backend)
     upload(local_backend, good.job_id, make_video(tmp_path / "good.mp4", seconds=2))

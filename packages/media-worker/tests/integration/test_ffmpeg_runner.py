@@ -1,5 +1,5 @@
-"""The ffmpeg runner: errors carry ffmpeg's own words; the wall clock is enforced;
-inputs are local files in known containers only."""
+"""The ffmpeg runner: errors carry ffmpeg's last words (the tail in ``stderr``);
+the wall clock is enforced; inputs are local files in known containers only."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 from shared_types.ffmpeg import ffmpeg_path
 
-from media_worker.errors import FfmpegFailedError, FfmpegKilledError, FfmpegTimeoutError
+from media_worker.errors import (
+    FfmpegFailedError,
+    FfmpegKilledError,
+    FfmpegTimeoutError,
+    FfmpegUndecodableError,
+)
 from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 
 
@@ -25,6 +30,27 @@ def test_a_failure_reports_the_tail_of_ffmpeg_stderr(tmp_path):
     runner = FfmpegRunner(ffmpeg_path(), timeout_s=60)
     with pytest.raises(FfmpegFailedError, match="No such file"):
         runner.run([*file_input(tmp_path / "missing.mp4"), str(tmp_path / "out.mp4")])
+
+
+def test_a_failure_is_one_line_for_the_job_and_the_whole_tail_for_the_log(tmp_path):
+    noisy = "".join(f"[h264 @ 0x55d0c0ffee{i:02d}] Invalid NAL unit size ({i} > 99).\\n"
+                    for i in range(40))
+    runner = FfmpegRunner(script(tmp_path, f"printf '{noisy}Conversion failed!\\n' >&2\nexit 1\n"),
+                          timeout_s=10)
+    with pytest.raises(FfmpegFailedError) as failed:
+        runner.run(["-version"], what="split into segments")
+    assert str(failed.value) == "split into segments: ffmpeg exited with 1: Conversion failed!"
+    assert "Invalid NAL unit size (39 > 99)." in failed.value.stderr
+
+
+def test_an_input_that_stops_decoding_is_a_damaged_video(tmp_path):
+    rate = "[vist#0:0/h264 @ 0x5633f6585a40] Decode error rate 0.92 exceeds maximum 0.67\\n"
+    runner = FfmpegRunner(script(tmp_path, f"printf '{rate}' >&2\nexit 69\n"), timeout_s=10)
+    with pytest.raises(FfmpegUndecodableError) as failed:
+        runner.run(["-version"], what="split into segments")
+    assert failed.value.code == "invalid_media"  # the upload's fault: Retry is not offered
+    assert str(failed.value).startswith("The video is damaged: too many of its pictures cannot "
+                                        "be decoded (split into segments stopped).")
 
 
 def test_a_playlist_input_is_not_followed(tmp_path):
