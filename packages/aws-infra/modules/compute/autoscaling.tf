@@ -1,11 +1,21 @@
-# Workers scale on the depth of the queues they consume, between 0 and
-# max_tasks (the cost guardrail): step out on visible messages, back to zero
-# only when nothing is visible or in flight (so draining tasks finish first).
+# Workers scale on the depth of the queues they consume, between min_tasks (0,
+# but 1 video-worker: the janitor's host) and max_tasks (the cost guardrail):
+# step out on visible messages, back to the minimum only when nothing is
+# visible or in flight (so draining tasks finish first).
 
 locals {
   scaled_workers = {
     media-worker = ["chunking", "reassembly"]
     video-worker = ["video-worker", "segment-output"]
+  }
+  # The janitor (the sweep of every non-terminal job: a chunker or reassembler
+  # that died on its last receive, a reassembly trigger whose send was lost, an
+  # upload that never came) runs inside video-worker. Those jobs leave nothing
+  # in video-worker's queues, so at zero tasks nobody would ever sweep them:
+  # one task stays up.
+  min_tasks = {
+    media-worker = 0
+    video-worker = 1
   }
 }
 
@@ -14,7 +24,7 @@ resource "aws_appautoscaling_target" "worker" {
   service_namespace  = "ecs"
   resource_id        = "service/${aws_ecs_cluster.this.name}/${aws_ecs_service.service[each.key].name}"
   scalable_dimension = "ecs:service:DesiredCount"
-  min_capacity       = 0
+  min_capacity       = local.min_tasks[each.key]
   max_capacity       = var.max_tasks[each.key]
 }
 

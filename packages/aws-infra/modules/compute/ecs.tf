@@ -67,7 +67,7 @@ resource "aws_ecs_service" "service" {
   name            = each.key
   cluster         = aws_ecs_cluster.this.id
   task_definition = aws_ecs_task_definition.service[each.key].arn
-  desired_count   = each.key == "web-ui" ? 1 : 0
+  desired_count   = each.key == "web-ui" ? 1 : local.min_tasks[each.key]
 
   capacity_provider_strategy {
     capacity_provider = each.key != "web-ui" && var.worker_spot ? "FARGATE_SPOT" : "FARGATE"

@@ -155,7 +155,17 @@ def test_workers_scale_on_their_queues_up_to_the_guardrail(compute):
     }
     target = compute.resource("aws_appautoscaling_target", "worker")
     assert target["max_capacity"] == "${var.max_tasks[each.key]}"
+    assert target["min_capacity"] == "${local.min_tasks[each.key]}"
     assert set(compute.default("max_tasks")) == set(SERVICES)
+
+
+def test_the_janitors_host_never_scales_to_zero(compute):
+    # every non-terminal job's sweep runs in video-worker; the jobs it rescues
+    # (a reassembler dead on its last receive, a lost trigger send) leave its
+    # queues empty, so its idle alarm would otherwise take the last task away
+    assert compute.locals["min_tasks"] == {"media-worker": 0, "video-worker": 1}
+    service = compute.resource("aws_ecs_service", "service")
+    assert service["desired_count"] == '${each.key == "web-ui" ? 1 : local.min_tasks[each.key]}'
 
 
 def test_tasks_run_in_private_subnets_behind_an_sse_friendly_alb(compute):
