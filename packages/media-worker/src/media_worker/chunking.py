@@ -107,6 +107,12 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
         with _workspace(deps, job_id) as work:
             store_strip(job, info, work, deps)
         return None
+    if job.status == JobStatus.CANCELLED:
+        # an upload that landed after the cancel (its form was handed out before):
+        # nobody will convert it, and the cancel already freed the job's files
+        if discard_if_cancelled(backend, job_id):
+            log.info("job_id=%s source uploaded after the cancel; removed", job_id)
+        return None
     if job.status not in CHUNKABLE:
         log.info("job_id=%s already %s; replayed upload event ignored", job_id, job.status)
         return None

@@ -30,3 +30,21 @@ def test_segments_written_after_a_cancel_are_freed(local_backend, new_job, uploa
     assert not storage.exists(keys.source_key(job.job_id))
     assert [o.key for o in local_backend.output_storage.list(keys.output_prefix(job.job_id))] \
         == [keys.poster_key(job.job_id)]
+
+
+def test_a_source_uploaded_after_a_cancel_is_freed(local_backend, new_job, upload, worker_for,
+                                                   tmp_path):
+    # the page's upload form was handed out before the person pressed Cancel; the
+    # storage takes the POST (its signature is still good) and the event follows
+    job = new_job(local_backend)
+    cancel_job(local_backend, job)
+    upload(local_backend, job.job_id, make_video(tmp_path / "late.mp4", seconds=2))
+    storage = local_backend.input_storage
+    assert storage.exists(keys.source_key(job.job_id))
+
+    assert worker_for(local_backend).process_chunking_once(wait_s=1)
+
+    assert local_backend.jobs.get(job.job_id).status == JobStatus.CANCELLED
+    assert not storage.exists(keys.source_key(job.job_id))
+    stats = local_backend.chunking_queue.stats()
+    assert stats.visible + stats.in_flight + stats.dead_letters == 0
