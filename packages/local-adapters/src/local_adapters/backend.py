@@ -62,6 +62,7 @@ def build_backend(settings: BackendSettings, *,
                 for bucket in (settings.input_bucket, settings.output_bucket)]
     for storage in storages:  # segments of jobs that ended while nothing ran
         storage.expiry.sweep(storage)
+        storage.abort_abandoned()  # uploads left unfinished a day ago (a closed tab)
     return Backend(
         jobs=SqliteJobStore(db, changes),
         completions=SqliteSegmentCompletionStore(db),

@@ -7,6 +7,10 @@ part is either wholly there or absent. Completing joins the parts into a temp
 file and adopts it as the object (one atomic rename, one object-created
 event), then removes the folder. The browser PUTs parts to signed
 ``/storage/...?op=part`` URLs served by :mod:`local_adapters.storage_app`.
+An upload nobody completed or aborted (a closed tab, a cancelled job) is
+removed a day after it started, as the S3 buckets' lifecycle rule
+(``abort_incomplete_multipart_upload``, 1 day) does: when a backend is built
+and whenever an upload starts.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import os
 import re
 import secrets
 import shutil
+import time
 from pathlib import Path
 
 from shared_types.errors import UploadNotFoundError, UploadTooLargeError
@@ -25,6 +30,7 @@ from shared_types.multipart import checked_total
 COPY_CHUNK = 4 * 1024 * 1024
 _UPLOAD_ID_RE = re.compile(r"^[0-9a-f]{32}$")
 _PART_RE = re.compile(r"^(\d{5})\.part$")
+ABANDONED_AFTER_S = 86400.0  # the S3 rule's days_after_initiation = 1
 
 
 class MultipartUploads:
@@ -49,6 +55,7 @@ class MultipartUploads:
                         content_type: str | None = None) -> str:
         """Open an upload to ``key``; returns its id. Raises InvalidKeyError."""
         self.path_of(key)
+        self.abort_abandoned()
         upload_id = secrets.token_hex(16)
         folder = self.uploads_dir / upload_id
         folder.mkdir(parents=True)
@@ -133,3 +140,21 @@ class MultipartUploads:
         except UploadNotFoundError:
             return
         shutil.rmtree(folder, ignore_errors=True)
+
+    def abort_abandoned(self, *, older_than_s: float = ABANDONED_AFTER_S,
+                        at: float | None = None) -> int:
+        """Remove every upload started more than ``older_than_s`` ago (its
+        ``upload.json`` is written once, at the start); returns how many went."""
+        if not self.uploads_dir.is_dir():
+            return 0
+        limit = (time.time() if at is None else at) - older_than_s
+        removed = 0
+        for folder in self.uploads_dir.iterdir():
+            try:
+                started = (folder / "upload.json").stat().st_mtime
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # completed or aborted meanwhile, or not an upload
+            if started <= limit:
+                shutil.rmtree(folder, ignore_errors=True)
+                removed += 1
+        return removed
