@@ -96,7 +96,14 @@ def _check_header(path: Path, limits: ProbeLimits) -> int:
         raise _reject("The file is empty (0 bytes); please upload the video again.")
     refuse_oversize(size, limits)
     with path.open("rb") as fh:
-        head = fh.read(64).lstrip(b"\xef\xbb\xbf \t\r\n")
+        refuse_by_signature(fh.read(64))
+    return size
+
+
+def refuse_by_signature(head: bytes) -> None:
+    """Raise UnusableVideoError naming what a file is when its first bytes
+    ``head`` say it is a playlist, a still picture or a sound file."""
+    head = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if head.startswith(PLAYLIST_MAGIC):
         raise _reject("The file is a playlist, not a video; please upload the video file itself.")
     picture = picture_format(head)
@@ -107,7 +114,6 @@ def _check_header(path: Path, limits: ProbeLimits) -> int:
     if sound:
         raise _reject(f"The file is a sound recording ({sound}), not a video; please upload "
                       "a video file.")
-    return size
 
 
 def picture_format(head: bytes) -> str | None:

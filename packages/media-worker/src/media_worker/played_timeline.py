@@ -26,7 +26,7 @@ from shared_types.clock_jumps import JUMPING_FORMATS, continuous_source
 from shared_types.models import ObjectInfo
 from shared_types.raw_video import HEAD_BYTES, starts_as_elementary_stream
 
-from media_worker.bounded_probe import SourceHeader, probe_header
+from media_worker.bounded_probe import SourceHeader, probe_header, refuse_by_signature
 from media_worker.deps import MediaDeps
 from media_worker.errors import TooLongError, UnknownFormatError
 from media_worker.source_file import SourceLocation, locate_source, source_file
@@ -49,6 +49,7 @@ def played_source(deps: MediaDeps, info: ObjectInfo, work: Path
             raise
     except UnknownFormatError:
         if not _raw(where):
+            _refuse_what_it_is(where)  # a playlist, picture or song: said as such
             raise
     if where.is_url:
         where = SourceLocation(str(source_file(storage, info, work / "source.ts")))
@@ -61,6 +62,16 @@ def played_source(deps: MediaDeps, info: ObjectInfo, work: Path
     if continuous != source:
         log.info("source %s: not on one timeline; the preview reads a copy that is", info.key)
     return SourceLocation(str(continuous)), None
+
+
+def _refuse_what_it_is(where: SourceLocation) -> None:
+    """Raise the probe's named refusal when the first bytes of a source no video
+    demuxer opens say what it is (as the full probe does for a local file)."""
+    try:
+        head = where.head(64)
+    except OSError:
+        return
+    refuse_by_signature(head)
 
 
 def _raw(where: SourceLocation) -> bool:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from shared_types.ffmpeg import ffmpeg_path
-from shared_types.models import JobStatus
+from shared_types.models import Job, JobStatus, OutputMode, new_job_id
 from shared_types.testing.media import make_audio_only, make_video
 
 
@@ -142,3 +142,22 @@ def test_a_bad_upload_fails_its_job_with_a_human_reason(
     upload(local_backend, good.job_id, make_video(tmp_path / "good.mp4", seconds=2))
     assert worker.process_chunking_once(wait_s=1)
     assert local_backend.jobs.get(good.job_id).status == JobStatus.CHUNKING_COMPLETE
+
+
+@pytest.mark.parametrize("name", ["PNG photo", "HLS playlist to a local file", "MP3 song"])
+def test_a_bad_upload_held_for_a_preview_is_named_too(local_backend, upload, worker_for,
+                                                      tmp_path, name):
+    # a held job's strip reads the source's header only: what the file is must
+    # still be said, not "not in a known video format"
+    make, reason = BAD[name]
+    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS,
+              status=JobStatus.AWAITING_CONFIRMATION)
+    local_backend.jobs.create(job)
+    upload(local_backend, job.job_id, make(tmp_path))
+
+    assert worker_for(local_backend).process_chunking_once(wait_s=1)
+
+    failed = local_backend.jobs.get(job.job_id)
+    assert failed.status == JobStatus.FAILED
+    assert failed.error.code == "invalid_media"
+    assert reason in failed.error.message
