@@ -21,8 +21,9 @@ docs/ARCHITECTURE.md ("Lifecycle").
 - ``chunking_complete``: all completions but no trigger -> trigger (at once).
   Stale and triggered -> re-send the reassembly message (the trigger row was
   written but its send was lost). Stale with a ``failed`` segment or one out
-  of attempts -> fail with its reason. Stale with segments nobody works on
-  (no status row, or ``pending`` with attempts left, no segment activity --
+  of attempts (and silent: no frame heartbeat) -> fail with its reason. Stale
+  with segments nobody works on (no status row, or ``pending`` with attempts
+  left, no segment activity --
   status change or frame heartbeat -- for ``stuck_after_s``) -> re-send their events.
 - ``reassembling`` + stale: the reassembler died -> re-send the message.
 
@@ -242,11 +243,17 @@ class _Sweep:
     # -- segments --------------------------------------------------------------------
     def _fail_if_segment_gave_up(self, job: Job) -> bool:
         done = {c.segment_index for c in run_completions(self.backend, job)}
+        # a last attempt that outlasts stuck_after_s is alive while its frames beat
+        beats: dict[int, float] = {}
+        for beat in self.backend.heartbeats.list(job.job_id):
+            beats[beat.segment_index] = max(beats.get(beat.segment_index, 0.0),
+                                            beat.last_heartbeat)
         for status in run_statuses(self.backend, job):
             if status.segment_index in done or status.state == SegmentState.COMPLETE:
                 continue
+            moved = max(status.updated_at, beats.get(status.segment_index, 0.0))
             exhausted = (status.attempts >= self.policy.max_segment_attempts
-                         and self.t - status.updated_at >= self.policy.stuck_after_s)
+                         and self.t - moved >= self.policy.stuck_after_s)
             if status.state == SegmentState.FAILED or exhausted:
                 reason = status.last_error or "no answer from inference"
                 self._fail(job, "segment_gave_up", "inference",

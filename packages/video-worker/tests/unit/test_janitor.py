@@ -140,6 +140,23 @@ def test_a_segment_that_exhausted_its_attempts_fails_the_job(backend):
     assert "Segment 1 of 2" in backend.jobs.get("job-1").error.message
 
 
+def test_a_last_attempt_whose_converter_still_beats_does_not_fail_the_job(backend):
+    # its fifth (here: third) attempt of a long segment runs past stuck_after_s:
+    # the owner is alive while its frames beat, and only its silence gives up
+    from shared_types.models import SegmentHeartbeat
+
+    h.make_job(backend, total=1)
+    for _ in range(3):
+        backend.segment_status.mark_pending("job-1", 0)
+    t = later()
+    backend.heartbeats.beat(SegmentHeartbeat(job_id="job-1", segment_index=0, worker="w",
+                                             frames_done=900, started_at=t - STUCK - 60,
+                                             last_heartbeat=t - 1))
+    assert janitor(backend, now=t).failed == []
+    assert backend.jobs.get("job-1").status == JobStatus.CHUNKING_COMPLETE
+    assert janitor(backend, now=t + STUCK).failed == ["job-1"]  # it went silent
+
+
 def test_a_segment_still_being_retried_does_not_fail_the_job(backend):
     h.make_job(backend, total=2)
     backend.segment_status.mark_pending("job-1", 0)
