@@ -7,6 +7,7 @@ understands; the technical detail goes to the log.
 from __future__ import annotations
 
 import logging
+import struct
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 from shared_types.byte_size import size_words
 from shared_types.frame_rate import stream_rate
 from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
+from shared_types.mp4_boxes import Mp4BoxError, top_level_boxes
 from shared_types.source_streams import describe_stream, file_timecode, is_cover, video_labels
 from shared_types.stream_names import codec_name
 
@@ -151,6 +153,10 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
                             timeout=limits.timeout_s)
     except (av.error.FFmpegError, OSError, ValueError) as exc:
         log.info("probe of %s failed to open: %s", path, exc)
+        if _mp4_without_index(path):
+            raise _reject("The video file is incomplete: it has no index (an MP4's moov "
+                          "box, written last), as when an upload, a download or a recording "
+                          "stops before its end; please upload the whole file.") from exc
         raise UnknownFormatError(f"{NOT_A_VIDEO} (it is not in a known video format, "
                                  "or it is damaged).") from exc
     with container:
@@ -223,6 +229,16 @@ def probe_header(target: str, limits: ProbeLimits, *,
     if not duration or duration <= 0:
         raise _reject(f"{NOT_A_VIDEO} (its duration is unknown or zero).")
     return SourceHeader(duration_s=duration, width=width, height=height, has_audio=has_audio)
+
+
+def _mp4_without_index(path: Path) -> bool:
+    """Whether ``path`` begins as an MP4 (``ftyp``) and holds media (``mdat``) but
+    no ``moov``: a file cut off before its index was written."""
+    try:
+        kinds = [kind for kind, _, _ in top_level_boxes(path)]
+    except (Mp4BoxError, OSError, struct.error):
+        return False
+    return kinds[:1] == [b"ftyp"] and b"mdat" in kinds and b"moov" not in kinds
 
 
 def _check_streams(container, limits: ProbeLimits):

@@ -40,6 +40,17 @@ def undecodable_after_its_start(tmp: Path) -> Path:
     return path
 
 
+def without_its_index(tmp: Path) -> Path:
+    """An MP4 written with its moov last (ffmpeg's default, a phone's), cut in
+    the middle: the download or recording stopped before the index."""
+    path = tmp / "cut.mp4"
+    _ffmpeg("-f", "lavfi", "-i", "testsrc2=size=160x96:rate=24:duration=3", "-c:v", "libx264",
+            "-preset", "ultrafast", str(path))
+    whole = path.read_bytes()
+    path.write_bytes(whole[: len(whole) // 2])
+    return path
+
+
 def zero_bytes(tmp: Path) -> Path:
     path = tmp / "empty.mp4"
     path.write_bytes(b"")
@@ -100,6 +111,7 @@ BAD = {
     "JPEG photo": (lambda tmp: still_picture(tmp, ".jpg"), "still picture (JPEG), not a video"),
     "text renamed .mp4": (text_renamed, "not a video we can read"),
     "truncated mp4": (truncated, "incomplete or damaged"),
+    "mp4 cut before its index": (without_its_index, "incomplete: it has no index"),
     "zero-byte file": (zero_bytes, "empty (0 bytes)"),
     "pictures undecodable after the start": (undecodable_after_its_start,
                                              "The video is damaged"),
