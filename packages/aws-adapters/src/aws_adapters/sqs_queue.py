@@ -50,6 +50,12 @@ def _message(raw: dict[str, Any]) -> Message:
                    receipt=raw["ReceiptHandle"], receive_count=count)
 
 
+def _reason(raw: dict[str, Any]) -> str | None:
+    """The reason ``dead_letter`` attached to a dead letter (None: SQS's redrive)."""
+    attribute = raw.get("MessageAttributes", {}).get(REASON_ATTRIBUTE)
+    return attribute.get("StringValue") if attribute else None
+
+
 class SqsQueue:
     """One SQS queue and (when its redrive policy names one) its dead-letter queue."""
 
@@ -191,7 +197,8 @@ class SqsQueue:
             with translated(f"release peeked dead letters of {self.name}"):
                 self._client.change_message_visibility_batch(QueueUrl=self.dlq_url,
                                                              Entries=entries)
-        return [_message(raw).model_copy(update={"receipt": ""}) for raw in peeked]
+        return [_message(raw).model_copy(update={"receipt": "", "dead_reason": _reason(raw)})
+                for raw in peeked]
 
     def redrive(self, *, limit: int | None = None) -> int:
         """Move dead-lettered messages back to this queue (send here, then delete

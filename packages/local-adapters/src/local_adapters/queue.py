@@ -181,10 +181,10 @@ class SqliteQueue:
     def dead_letters(self, *, limit: int = 100) -> builtins.list[Message]:
         """Dead-lettered messages, oldest first, without consuming them."""
         rows = self._db.read(
-            "SELECT message_id, body, receives FROM queue_messages"
+            "SELECT message_id, body, receives, dead_reason FROM queue_messages"
             " WHERE queue = ? AND dead = 1 ORDER BY dead_at, seq LIMIT ?", (self.name, limit))
-        return [Message(message_id=r[0], body=r[1], receipt="", receive_count=r[2])
-                for r in rows]
+        return [Message(message_id=r[0], body=r[1], receipt="", receive_count=r[2],
+                        dead_reason=r[3]) for r in rows]
 
     def dead_letter_reason(self, message_id: str) -> str | None:
         """Why a message was dead-lettered, or None if it is not dead-lettered."""

@@ -7,7 +7,7 @@ import datetime as dt
 from rich.console import Console
 from rich.table import Table
 from shared_types.errors import StereoSpotError
-from shared_types.models import Job, JobStatus
+from shared_types.models import Job, JobStatus, Message
 from shared_types.ports import QUEUE_NAMES, Backend
 from shared_types.retry import retry_job
 
@@ -60,9 +60,9 @@ def retry(backend: Backend, job_id: str) -> Job:
         raise LocalStackError(f"cannot retry job {job_id}: {exc}") from exc
 
 
-def dead_letters(backend: Backend) -> dict[str, list[str]]:
-    """Dead-lettered message bodies, by queue name."""
-    return {name: [m.body for m in backend.queue(name).dead_letters()] for name in QUEUE_NAMES}
+def dead_letters(backend: Backend) -> dict[str, list[Message]]:
+    """Dead-lettered messages (body, receives, reason), by queue name."""
+    return {name: backend.queue(name).dead_letters() for name in QUEUE_NAMES}
 
 
 def redrive_all(backend: Backend) -> dict[str, int]:
@@ -70,11 +70,13 @@ def redrive_all(backend: Backend) -> dict[str, int]:
     return {name: backend.queue(name).redrive() for name in QUEUE_NAMES}
 
 
-def render_dead_letters(console: Console, letters: dict[str, list[str]]) -> None:
-    """Print dead letters per queue, bodies shortened."""
-    table = Table("queue", "body")
-    for name, bodies in letters.items():
-        for body in bodies:
-            table.add_row(name, body if len(body) <= 160 else body[:157] + "...")
+def render_dead_letters(console: Console, letters: dict[str, list[Message]]) -> None:
+    """Print dead letters per queue with why each was dead-lettered, bodies shortened."""
+    table = Table("queue", "body", "receives", "reason")
+    for name, messages in letters.items():
+        for m in messages:
+            body = m.body if len(m.body) <= 160 else m.body[:157] + "..."
+            table.add_row(name, body, str(m.receive_count),
+                          m.dead_reason or "past the queue's max receives")
     console.print(table)
     console.print(f"{sum(map(len, letters.values()))} dead-lettered message(s)")

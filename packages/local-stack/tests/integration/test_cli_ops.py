@@ -18,7 +18,7 @@ def test_jobs_dlq_and_retry_commands(tmp_path: Path, capsys, monkeypatch):
     backend.jobs.create(Job(job_id="job-1", mode=OutputMode.TB, title="holiday"))
     backend.reassembly_queue.send("garbage")
     [msg] = backend.reassembly_queue.receive()
-    backend.reassembly_queue.dead_letter(msg, "malformed")
+    backend.reassembly_queue.dead_letter(msg, "not a reassembly message")
 
     assert cli.main(["jobs", "--data-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
@@ -26,7 +26,9 @@ def test_jobs_dlq_and_retry_commands(tmp_path: Path, capsys, monkeypatch):
     assert "holiday" in out
 
     assert cli.main(["dlq", "--data-dir", str(tmp_path)]) == 0
-    assert "garbage" in capsys.readouterr().out
+    listed = capsys.readouterr().out
+    assert "garbage" in listed
+    assert "not a reassembly message" in listed  # why it is there, not only what
     assert cli.main(["dlq", "--redrive", "--data-dir", str(tmp_path)]) == 0
     assert "reassembly: 1" in capsys.readouterr().out
     assert backend.reassembly_queue.dead_letters() == []

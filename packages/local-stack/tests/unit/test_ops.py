@@ -51,7 +51,7 @@ def test_dead_letters_are_listed_per_queue_and_redriven():
     [msg] = backend.video_queue.receive(visibility_s=30)
     backend.video_queue.dead_letter(msg, "bad")
     letters = ops.dead_letters(backend)
-    assert letters["video-worker"] == ["poison"]
+    assert [(m.body, m.dead_reason) for m in letters["video-worker"]] == [("poison", "bad")]
     assert letters["chunking"] == []
     assert ops.redrive_all(backend)["video-worker"] == 1
     assert ops.dead_letters(backend)["video-worker"] == []

@@ -365,6 +365,9 @@ class Message(Contract):
     body: str
     receipt: str
     receive_count: int = 1
+    # why it was dead-lettered, as ``Queue.dead_letter`` recorded it (listed by
+    # ``Queue.dead_letters``); None when unknown (SQS's own redrive records none)
+    dead_reason: str | None = None
 
 
 class QueueStats(Contract):

@@ -320,8 +320,8 @@ class MemoryQueue:
                 self._dead[message.message_id] = m
 
     def dead_letters(self, *, limit: int = 100) -> list[Message]:
-        return [Message(message_id=mid, body=m["body"], receipt="", receive_count=m["receives"])
-                for mid, m in list(self._dead.items())[:limit]]
+        return [Message(message_id=mid, body=m["body"], receipt="", receive_count=m["receives"],
+                        dead_reason=m.get("reason")) for mid, m in list(self._dead.items())[:limit]]
 
     def redrive(self, *, limit: int | None = None) -> int:
         with self._cond:

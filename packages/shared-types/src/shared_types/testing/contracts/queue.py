@@ -118,7 +118,8 @@ def test_explicit_dead_letter_moves_the_message_now(queue):
     [msg] = queue.receive(visibility_s=30)
     queue.dead_letter(msg, "malformed message body")
     assert queue.receive(wait_s=0) == []
-    assert [m.body for m in queue.dead_letters()] == ["bad"]
+    assert [(m.body, m.dead_reason) for m in queue.dead_letters()] == [
+        ("bad", "malformed message body")]  # the operator's list says why
     assert queue.stats().dead_letters == 1
 
 
