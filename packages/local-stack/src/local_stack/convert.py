@@ -14,9 +14,10 @@ from rich.console import Console
 from shared_types.backend_loader import load_backend
 from shared_types.cancel import cancel_job
 from shared_types.eta_history import learn_machine_rates
-from shared_types.models import Container, ConversionParams, JobStatus, OutputMode
+from shared_types.models import Container, ConversionParams, JobStatus, OutputMode, new_job_id
 from shared_types.temp_sweep import sweep_stale_temp
 
+from local_stack.convert_owner import JobOwnership, cancel_orphans
 from local_stack.filesystems import on_network_share
 from local_stack.media_host import HostedMediaWorker
 from local_stack.progress_view import JobProgressView
@@ -89,15 +90,20 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     # first: the workers' start-up overlaps this process's own
     supervisor.start(dict(zip((spec.name for spec in specs), waiting_workers, strict=False)))
     media = HostedMediaWorker(settings)  # chunking and reassembly: threads of this process
+    owner = JobOwnership(Path(settings.data_dir))  # lets the next convert see this one die
     backend, job = None, None
     try:
         media.start()
         backend = load_backend(settings)
+        cancel_orphans(backend, Path(settings.data_dir))  # jobs of a convert SIGKILLed here
         rates = learn_machine_rates(backend)  # this data folder's history
+        # claimed before the job exists: a SIGKILL at any moment after leaves its lock
+        job_id = new_job_id()
+        owner.claim(job_id)
         # the source is linked into a local store, not copied, where it can be
         job = submit_job(backend, request.source, mode=request.mode, params=request.params,
                          container=request.container,
-                         link_dir=Path(settings.data_dir) / "tmp")
+                         link_dir=Path(settings.data_dir) / "tmp", job_id=job_id)
         console.print(f"job {job.job_id}: {request.source.name} -> {request.mode.value}",
                       soft_wrap=True)
         # the frame total comes from the media-worker's probe (no PyAV in this process)
@@ -122,6 +128,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         media.stop(0)  # asks it to drain; the video-workers drain meanwhile
         supervisor.stop()
         media.stop(settings.drain_timeout_s)
+        owner.release()
         if job is not None:
             _remove_job_temp(settings, job.job_id)
     return snap

@@ -74,8 +74,10 @@ def submit_job(
     title: str | None = None,
     container: Container = Container.MP4,
     link_dir: Path | None = None,
+    job_id: str | None = None,
 ) -> Job:
-    """Create a job and upload ``source`` as its canonical source object.
+    """Create a job (``job_id``, else a new id) and upload ``source`` as its
+    canonical source object.
 
     ``link_dir``, a folder on a local store's filesystem (its ``{data_dir}/tmp``),
     lets the stored source be a hard link to ``source`` where the two share a
@@ -92,7 +94,7 @@ def submit_job(
     """
     size = source.stat().st_size
     require_room_for_source(backend, size)
-    job = Job(job_id=new_job_id(), mode=mode, params=params, container=container,
+    job = Job(job_id=job_id or new_job_id(), mode=mode, params=params, container=container,
               title=(title or source.name)[:200], source_size_bytes=size)
     backend.jobs.create(job)
     try:

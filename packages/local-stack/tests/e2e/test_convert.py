@@ -134,6 +134,38 @@ def test_a_convert_killed_mid_job_cancels_it_and_leaves_no_worker_or_files(
         assert list(tmp.glob("stereo-spot-*")) == []
 
 
+def test_a_job_whose_convert_was_sigkilled_is_cancelled_by_the_next_convert_there(
+        tmp_path: Path, stack_env, run_cli):
+    """SIGKILL leaves ``convert`` no way out: its job stayed in progress in the
+    kept --data-dir with no worker left. The next convert on that folder sees the
+    dead command's lock free and cancels the job; the new one converts."""
+    data = tmp_path / "data"
+    env = stack_env(data)
+    long = make_video(tmp_path / "long.mp4", seconds=20, size=(320, 180), fps=24)
+    proc = subprocess.Popen(
+        [str(VENV_BIN / "stereo-spot"), "convert", str(long), "-o", str(tmp_path / "a.mp4"),
+         "--workers", "1", "--segment-seconds", "2", "--data-dir", str(data)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    backend = build_backend(StackSettings(_env_file=None, data_dir=data))
+    try:
+        assert wait_until(lambda: data.joinpath("state.sqlite3").exists()
+                          and backend.jobs.list_in_progress() != [], timeout_s=120)
+        [orphan] = backend.jobs.list_in_progress()
+        proc.kill()
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    assert not backend.jobs.get(orphan.job_id).status.is_final  # nobody will end it
+
+    result = run_cli(["convert", str(make_video(tmp_path / "short.mp4", seconds=2)), "-o",
+                      str(tmp_path / "b.mp4"), "--workers", "1", "--data-dir", str(data)], env)
+
+    assert result.returncode == 0, result.stderr
+    assert backend.jobs.get(orphan.job_id).status == JobStatus.CANCELLED
+    assert backend.jobs.list_in_progress() == []
+    assert list((data / "owners").glob("*.lock")) == []
+
+
 @pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs Linux's /proc")
 def test_a_video_worker_sigkilled_mid_segment_still_gives_every_frame_and_leaves_no_temp(
         tmp_path: Path, stack_env):
