@@ -22,10 +22,7 @@ frame, whose outline goes on below it) is a figure in front of them. A figure
 is never the ground, and where the ground holds none of it, it is moved to at
 least a little nearer than the regions around it when its own contact line
 says less (a head, whose lowest pixels are mid-frame, would stand far away on
-the floor). And the region taken for the ground when it also fills half the
-top row and holds such a figure is no floor but the back of the scene (the
-wall behind someone close, its foot below the frame): it is put behind
-everything rather than ramped.
+the floor).
 
 Returned as the height of the contact row, 0 at the top to 1 at the bottom:
 the same scale as a plain vertical ramp, which it equals on the ground.
@@ -46,8 +43,6 @@ FIGURE_HOLD = 0.5  # share of a region's outline larger neighbours hold: a figur
 FIGURE_SOFT = 0.15  # the lift grows from FIGURE_HOLD - this to FIGURE_HOLD + this
 FIGURE_LIFT = 0.05  # a figure is at least this much nearer than what surrounds it
 SLIVER = 4  # a neighbour this many times smaller is a sliver along the border
-BACKDROP_TOP = 0.5  # a backdrop fills this much of the top row ...
-FIGURE_SHARE = 0.02  # ... and holds a figure of this much of the frame
 
 
 def contact_depth(rgb: np.ndarray) -> np.ndarray:
@@ -57,36 +52,19 @@ def contact_depth(rgb: np.ndarray) -> np.ndarray:
     n = int(labels.max()) + 1
     bottom = _lowest_rows(labels, n)
     held, edge = _outlines(labels, n)
-    size = np.bincount(labels.ravel(), minlength=n)
-    holders, hold = _holders(held, edge, size)
+    holders, hold = _holders(held, edge, np.bincount(labels.ravel(), minlength=n))
     cover = np.bincount(labels[-1], minlength=n) / w
     cover = np.where(hold < FIGURE_HOLD, cover, 0.0)  # a figure is no floor
     ground = cover > GROUND_SHARE
     if cover.max() > 0:  # (every region on the bottom row a figure: no floor in sight)
         ground[int(np.argmax(cover))] = True
-    backdrop = ground & _backdrops(labels, holders, hold, size)
-    ground &= ~backdrop
-    # what is small and held by the backdrop is on it (its texture, a picture)
-    backdrop |= ((holders & backdrop[None, :]).any(1) & (hold >= FIGURE_HOLD)
-                 & (size < FIGURE_SHARE * labels.size))
     line = _contact_lines(bottom)
     rows = np.arange(h, dtype=np.float32)[:, None]
     contact = np.clip(line[labels, np.arange(w)[None, :]], rows, h - 1)
     contact = np.where(ground[labels], rows, contact)
-    contact = np.where(backdrop[labels], 0.0, contact)  # behind everything
     near = contact / max(h - 1, 1)
-    near = _in_front_of_surrounds(near, labels, holders, hold, ground | backdrop)
+    near = _in_front_of_surrounds(near, labels, holders, hold, ground)
     return (near / max(1.0, float(near.max()))).astype(np.float32)
-
-
-def _backdrops(labels: np.ndarray, holders: np.ndarray, hold: np.ndarray, size: np.ndarray
-               ) -> np.ndarray:
-    """(n,) bool: regions that fill at least BACKDROP_TOP of the top row and hold
-    a figure of at least FIGURE_SHARE of the frame: the back of the scene (a
-    wall behind someone close), not a floor, whatever of the bottom row it fills."""
-    top = np.bincount(labels[0], minlength=len(size)) / labels.shape[1]
-    figures = (hold >= FIGURE_HOLD) & (size >= FIGURE_SHARE * labels.size)
-    return (top >= BACKDROP_TOP) & (holders & figures[:, None]).any(0)
 
 
 def _pairs(labels: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -127,17 +105,15 @@ def _holders(held: np.ndarray, edge: np.ndarray, size: np.ndarray
 
 
 def _in_front_of_surrounds(near: np.ndarray, labels: np.ndarray, holders: np.ndarray,
-                           hold: np.ndarray, placed: np.ndarray) -> np.ndarray:
+                           hold: np.ndarray, ground: np.ndarray) -> np.ndarray:
     """``near`` with each figure moved to at least FIGURE_LIFT nearer than the
     larger regions around it along their border, by as much as its outline is
     held (a smooth step around FIGURE_HOLD, so a region about as much held as
-    not does not jump between frames). Not the ``placed`` regions (the ground,
-    a backdrop and what is on it), nor where one of them holds any of it: a
-    thing on the floor is placed by where it stands, and whatever is in front
-    of a backdrop already is. Larger regions first, so a figure inside a
-    figure ends in front of both."""
+    not does not jump between frames). Not where the ground holds any of it:
+    a thing on the floor is placed by where it stands. Larger regions first,
+    so a figure inside a figure ends in front of both."""
     weight = np.clip((hold - FIGURE_HOLD + FIGURE_SOFT) / (2 * FIGURE_SOFT), 0, 1)
-    figures = np.nonzero((weight > 0) & ~placed & ~(holders & placed[None, :]).any(1))[0]
+    figures = np.nonzero((weight > 0) & ~ground & ~(holders & ground[None, :]).any(1))[0]
     if figures.size == 0:
         return near
     n = len(hold)
