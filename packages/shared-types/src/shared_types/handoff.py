@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -38,6 +39,7 @@ HANDOFF_FLAG = "--config-from-stdin"
 
 Sibling = tuple[Mapping[str, str], Path | None]  # a forked worker's environment and log
 _reapers: list[threading.Thread] = []  # one per forked sibling, until it has ended
+_pidfds: list[int] = []  # one per forked sibling: signalled, never a reused pid
 
 
 def write_handoff(stream: IO[bytes], env: Mapping[str, str], log_path: Path | None,
@@ -100,12 +102,32 @@ def receive_handoff(stream: IO[str] | None = None, *,
         sys.stdout.write(json.dumps({"forked": forked}) + "\n")
         sys.stdout.flush()
         for pid in forked:
+            try:
+                _pidfds.append(os.pidfd_open(pid))
+            except (AttributeError, OSError):
+                pass  # not signalled on; its own parent-death signal still ends it
             reaper = threading.Thread(target=os.waitpid, args=(pid, 0), name=f"reap-{pid}",
                                       daemon=True)
             reaper.start()
             _reapers.append(reaper)
         _apply({}, log)
     return True
+
+
+def forked_any() -> bool:
+    """True when this process forked siblings (``receive_handoff``)."""
+    return bool(_reapers)
+
+
+def signal_forked(sig: int = signal.SIGTERM) -> None:
+    """Send ``sig`` to every sibling this process forked that has not ended: a
+    worker told to drain tells its forks too (whoever told it, even the kernel
+    when the command that started them died). Never raises."""
+    for fd in _pidfds:
+        try:
+            signal.pidfd_send_signal(fd, sig)
+        except OSError:  # it has ended
+            pass
 
 
 def wait_for_forked(timeout_s: float) -> bool:

@@ -1,6 +1,7 @@
 """shared_types.handoff: a waiting worker's environment and log file, through stdin."""
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -116,3 +117,34 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+# The forking worker drains on SIGTERM and tells its fork to, as video-worker does.
+DRAINING = ("import os, signal, sys, threading, time\n"
+            "from shared_types.handoff import receive_handoff, signal_forked, wait_for_forked\n"
+            "receive_handoff()\n"
+            "print('X', os.environ['STEREO_SPOT_X'], 'pid', os.getpid(), flush=True)\n"
+            "if os.environ.get('STEREO_SPOT_ROLE') == 'sibling':\n"
+            "    while True: time.sleep(0.05)\n"
+            "stop = threading.Event()\n"
+            "signal.signal(signal.SIGTERM, lambda *_: stop.set())\n"
+            "print('draining on SIGTERM', flush=True)\n"
+            "stop.wait()\n"
+            "signal_forked()\n"
+            "print('siblings ended', wait_for_forked(30), flush=True)\n")
+
+
+def test_a_forking_worker_told_to_drain_tells_its_forks(tmp_path: Path):
+    child = subprocess.Popen([sys.executable, "-c", DRAINING], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    mine, theirs = tmp_path / "a.log", tmp_path / "b.log"
+    write_handoff(child.stdin, {"STEREO_SPOT_X": "1"}, mine,
+                  [({"STEREO_SPOT_X": "2", "STEREO_SPOT_ROLE": "sibling"}, theirs)])
+    with child:
+        forked = read_forked(child.stdout.readline())
+        _said(theirs, "X 2")
+        _said(mine, "draining on SIGTERM")
+        child.send_signal(signal.SIGTERM)
+        assert wait_until(lambda: not _alive(forked[0]))
+        assert child.wait(timeout=60) == 0
+    assert _said(mine, "siblings ended") == ["siblings", "ended", "True"]

@@ -16,11 +16,18 @@ import argparse
 import logging
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 from shared_types.errors import AdapterMissingError
 from shared_types.fast_exit import exit_now
-from shared_types.handoff import HANDOFF_FLAG, receive_handoff, wait_for_forked
+from shared_types.handoff import (
+    HANDOFF_FLAG,
+    forked_any,
+    receive_handoff,
+    signal_forked,
+    wait_for_forked,
+)
 from shared_types.temp_sweep import sweep_stale_temp
 
 from video_worker.bootstrap import build_worker
@@ -60,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     # conversions cut short by a killed worker (the local engine's segment folders)
     sweep_stale_temp(settings.work_dir or Path(tempfile.gettempdir()), ("vw-",))
+    if forked_any():  # its forks drain when it does, whoever told it to
+        threading.Thread(target=lambda: (worker.stop.wait(), signal_forked()),
+                         name="stop-forks", daemon=True).start()
     worker.run()
     # siblings it forked got the same stop signal and drain meanwhile (bounded
     # by a message's lease: past it, what they hold is handed out again anyway)
