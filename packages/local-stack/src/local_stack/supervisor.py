@@ -25,7 +25,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import zip_longest
 from pathlib import Path
 
 from shared_types.handoff import read_forked, write_handoff
@@ -35,6 +34,7 @@ from shared_types.process_exit import exited_within
 from local_stack.adopted import UNKNOWN_EXIT, AdoptedProcess, can_adopt
 
 log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class ChildSpec:
@@ -48,8 +48,7 @@ class ChildSpec:
 @dataclass
 class _Child:
     spec: ChildSpec
-    proc: subprocess.Popen | AdoptedProcess | None = None
-    forked_by: subprocess.Popen | None = None  # the waiting child asked to fork it
+    proc: subprocess.Popen | AdoptedProcess | None = None  # None: not started (or forked) yet
     started_at: float = 0.0
     crashes: int = 0  # consecutive crashes; reset once the child has run stably
     restart_at: float | None = None
@@ -107,6 +106,8 @@ class Supervisor:
         self._log_dir = log_dir
         self._on_event = on_event or (lambda line: log.info("%s", line))
         self._fork_siblings = fork_siblings
+        # the waiting child asked to fork siblings, and those whose pids it will answer
+        self._forks: tuple[subprocess.Popen, list[_Child]] | None = None
         self._lock = threading.Lock()
         self._stopping = False
         self._asked: set[int] = set()  # pids already sent the stop signal
@@ -129,9 +130,7 @@ class Supervisor:
                 if not self._hand_over(child, proc, siblings):
                     self._spawn(child)
                 elif siblings:
-                    for sibling in siblings:
-                        sibling.forked_by = proc
-                    ordinary = []
+                    self._forks, ordinary = (proc, siblings), []
             for child in ordinary:
                 self._spawn(child)
 
@@ -189,23 +188,19 @@ class Supervisor:
         """Take the pids of forked children from the answer of the child asked to
         fork them, waiting up to ``timeout_s`` for it; start the ones it did not
         fork (it failed to, or exited first) the ordinary way."""
-        for template in {id(c.forked_by): c.forked_by for c in self._children
-                         if c.forked_by is not None}.values():
-            line = _answer(template, timeout_s)
-            if line is None:
-                continue  # not yet
-            pending = [c for c in self._children if c.forked_by is template]
-            for child, pid in zip_longest(pending, read_forked(line)):
-                if child is None:
-                    break
-                child.forked_by = None
-                if pid is None:
-                    self._spawn(child)
-                    continue
-                child.proc, child.started_at, child.restart_at = (
-                    AdoptedProcess(pid), time.monotonic(), None)
-                self._on_event(f"forked {child.spec.name} (pid {pid}) "
-                               f"from pid {template.pid}")
+        if self._forks is None:
+            return
+        template, pending = self._forks
+        line = _answer(template, timeout_s)
+        if line is None:
+            return  # not yet
+        self._forks, pids = None, read_forked(line)
+        for child, pid in zip(pending, pids, strict=False):
+            child.proc, child.started_at, child.restart_at = (
+                AdoptedProcess(pid), time.monotonic(), None)
+            self._on_event(f"forked {child.spec.name} (pid {pid}) from pid {template.pid}")
+        for child in pending[len(pids):]:
+            self._spawn(child)
 
     def poll(self) -> None:
         """Notice children that exited and restart them when their backoff is over."""
@@ -214,9 +209,7 @@ class Supervisor:
                 return
             self._adopt_forks(0)
             now = time.monotonic()
-            for child in self._children:
-                if child.forked_by is not None:
-                    continue  # its pid is still to come
+            for child in self._children:  # (one still to be forked has no proc yet)
                 if child.restart_at is not None:
                     if now >= child.restart_at:
                         child.restarts += 1

@@ -15,8 +15,8 @@ nothing running beside its main thread, forks one child per sibling (which
 inherits those imports instead of paying them again: ~0.3 s of CPU each,
 which on a machine of few cores is the conversion's own time), tells the
 starter their pids in one JSON line on its stdout, ``{"forked": [pid, ...]}``,
-and reaps them when they end. Each child ends when that worker does (its
-drain then follows).
+and reaps them when they end. A worker told to drain passes it on to its
+forks (``signal_forked``), and each child ends when that worker does.
 
 This module imports nothing heavy: both sides use it before pydantic loads.
 """
@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -38,8 +39,15 @@ from shared_types.parent_death import die_with_parent
 HANDOFF_FLAG = "--config-from-stdin"
 
 Sibling = tuple[Mapping[str, str], Path | None]  # a forked worker's environment and log
-_reapers: list[threading.Thread] = []  # one per forked sibling, until it has ended
-_pidfds: list[int] = []  # one per forked sibling: signalled, never a reused pid
+
+
+@dataclass(frozen=True)
+class _Fork:
+    reaper: threading.Thread  # waits for its end (alive until then)
+    pidfd: int | None  # signals it and never a reused pid (None: no pidfds here)
+
+
+_forks: list[_Fork] = []  # the siblings this process forked
 
 
 def write_handoff(stream: IO[bytes], env: Mapping[str, str], log_path: Path | None,
@@ -102,30 +110,25 @@ def receive_handoff(stream: IO[str] | None = None, *,
         sys.stdout.write(json.dumps({"forked": forked}) + "\n")
         sys.stdout.flush()
         for pid in forked:
-            try:
-                _pidfds.append(os.pidfd_open(pid))
-            except (AttributeError, OSError):
-                pass  # not signalled on; its own parent-death signal still ends it
-            reaper = threading.Thread(target=os.waitpid, args=(pid, 0), name=f"reap-{pid}",
-                                      daemon=True)
-            reaper.start()
-            _reapers.append(reaper)
+            _forks.append(_Fork(_reaper(pid), _pidfd(pid)))
         _apply({}, log)
     return True
 
 
 def forked_any() -> bool:
     """True when this process forked siblings (``receive_handoff``)."""
-    return bool(_reapers)
+    return bool(_forks)
 
 
 def signal_forked(sig: int = signal.SIGTERM) -> None:
     """Send ``sig`` to every sibling this process forked that has not ended: a
     worker told to drain tells its forks too (whoever told it, even the kernel
     when the command that started them died). Never raises."""
-    for fd in _pidfds:
+    for fork in _forks:
+        if fork.pidfd is None:
+            continue  # its own parent-death signal still ends it
         try:
-            signal.pidfd_send_signal(fd, sig)
+            signal.pidfd_send_signal(fork.pidfd, sig)
         except OSError:  # it has ended
             pass
 
@@ -135,9 +138,22 @@ def wait_for_forked(timeout_s: float) -> bool:
     drained worker's last step: none is left behind without its parent, and
     their resource use is counted in this process's); True when all have."""
     deadline = time.monotonic() + timeout_s
-    for reaper in _reapers:
-        reaper.join(max(0.0, deadline - time.monotonic()))
-    return not any(reaper.is_alive() for reaper in _reapers)
+    for fork in _forks:
+        fork.reaper.join(max(0.0, deadline - time.monotonic()))
+    return not any(fork.reaper.is_alive() for fork in _forks)
+
+
+def _reaper(pid: int) -> threading.Thread:
+    reaper = threading.Thread(target=os.waitpid, args=(pid, 0), name=f"reap-{pid}", daemon=True)
+    reaper.start()
+    return reaper
+
+
+def _pidfd(pid: int) -> int | None:
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def _path(path: Path | None) -> str | None:
