@@ -51,8 +51,10 @@ def contact_depth(rgb: np.ndarray) -> np.ndarray:
     h, w = labels.shape
     n = int(labels.max()) + 1
     bottom = _lowest_rows(labels, n)
-    held, edge = _outlines(labels, n)
-    holders, hold = _holders(held, edge, np.bincount(labels.ravel(), minlength=n))
+    pairs = _pairs(labels)
+    size = np.bincount(labels.ravel(), minlength=n)
+    held, edge = _outlines(labels, n, pairs)
+    holders, hold = _holders(held, edge, size)
     cover = np.bincount(labels[-1], minlength=n) / w
     cover = np.where(hold < FIGURE_HOLD, cover, 0.0)  # a figure is no floor
     ground = cover > GROUND_SHARE
@@ -63,7 +65,7 @@ def contact_depth(rgb: np.ndarray) -> np.ndarray:
     contact = np.clip(line[labels, np.arange(w)[None, :]], rows, h - 1)
     contact = np.where(ground[labels], rows, contact)
     near = contact / max(h - 1, 1)
-    near = _in_front_of_surrounds(near, labels, holders, hold, ground)
+    near = _in_front_of_surrounds(near, labels, pairs, held, size, holders, hold, ground)
     return (near / max(1.0, float(near.max()))).astype(np.float32)
 
 
@@ -80,11 +82,13 @@ def _pairs(labels: np.ndarray) -> tuple[np.ndarray, ...]:
     return tuple(np.concatenate(column) for column in zip(*parts, strict=True))
 
 
-def _outlines(labels: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(held (n,n): border pixel pairs between each two regions, edge (n,): each
-    region's pixels on the frame's top, left and right edges, an outline nobody
-    holds; the bottom edge is not counted: what it cuts goes on below it)."""
-    a, b, _, _ = _pairs(labels)
+def _outlines(labels: np.ndarray, n: int, pairs: tuple[np.ndarray, ...]
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """(held (n,n): border pixel pairs between each two regions (``_pairs``),
+    edge (n,): each region's pixels on the frame's top, left and right edges,
+    an outline nobody holds; the bottom edge is not counted: what it cuts goes
+    on below it)."""
+    a, b, _, _ = pairs
     held = np.bincount(a * n + b, minlength=n * n).reshape(n, n)
     held += held.T
     edge = sum(np.bincount(side, minlength=n) for side in
@@ -104,8 +108,10 @@ def _holders(held: np.ndarray, edge: np.ndarray, size: np.ndarray
     return larger > 0, larger.sum(1) / np.maximum(outline, 1)
 
 
-def _in_front_of_surrounds(near: np.ndarray, labels: np.ndarray, holders: np.ndarray,
-                           hold: np.ndarray, ground: np.ndarray) -> np.ndarray:
+def _in_front_of_surrounds(near: np.ndarray, labels: np.ndarray,
+                           pairs: tuple[np.ndarray, ...], held: np.ndarray, size: np.ndarray,
+                           holders: np.ndarray, hold: np.ndarray, ground: np.ndarray
+                           ) -> np.ndarray:
     """``near`` with each figure moved to at least FIGURE_LIFT nearer than the
     larger regions around it along their border, by as much as its outline is
     held (a smooth step around FIGURE_HOLD, so a region about as much held as
@@ -117,19 +123,17 @@ def _in_front_of_surrounds(near: np.ndarray, labels: np.ndarray, holders: np.nda
     if figures.size == 0:
         return near
     n = len(hold)
-    a, b, ia, ib = _pairs(labels)
+    a, b, ia, ib = pairs
     flat = near.ravel()
-    # total[x, y]: y's nearness summed over its border pixels with x
+    # total[x, y]: y's nearness summed over its border pixels with x (held[x, y] of them)
     pair = np.concatenate([a * n + b, b * n + a])
     total = np.bincount(pair, np.concatenate([flat[ib], flat[ia]]), n * n).reshape(n, n)
-    count = np.bincount(pair, minlength=n * n).reshape(n, n)
-    size = np.bincount(labels.ravel(), minlength=n)
     mean = np.bincount(labels.ravel(), flat, n) / np.maximum(size, 1)
     lift = np.zeros(n)
     for f in figures[np.argsort(-size[figures])]:
         around = holders[f]
-        border = ((total[f, around] + lift[around] * count[f, around]).sum()
-                  / max(count[f, around].sum(), 1))
+        border = ((total[f, around] + lift[around] * held[f, around]).sum()
+                  / max(held[f, around].sum(), 1))
         lift[f] = weight[f] * max(0.0, border + FIGURE_LIFT - mean[f])
     return near + lift[labels]
 
