@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import tempfile
@@ -27,6 +26,7 @@ from aws_adapters.testing.moto_server import fake_aws_credentials, run_moto_serv
 from shared_types.testing.rich_media import make_rich_video
 
 from stereo_spot_deploy.testing import deployment as d
+from stereo_spot_deploy.testing import web_client as wc
 from stereo_spot_deploy.testing.iam_evaluator import (
     EvaluatorMissingError,
     evaluate,
@@ -96,66 +96,6 @@ def _start_services(services: d.Services, stack: d.Stack) -> dict[str, str]:
     return {"web": web}
 
 
-def _job(web: str, job_id: str) -> dict:
-    resp = requests.get(f"{web}/api/jobs/{job_id}", timeout=30)
-    assert resp.status_code == 200, resp.text
-    return resp.json()
-
-
-def _wait_status(web: str, job_id: str, wanted: set[str], services: d.Services) -> dict:
-    return d.wait_for(lambda: (j := _job(web, job_id))["status"] in wanted and j, 300,
-                      f"job {job_id} to reach {wanted}", services.logs)
-
-
-
-
-def _upload_source_for(web: str, relay: str, job_id: str, data: bytes) -> None:
-    """Upload a job's source as the page does: a resumable multipart upload."""
-    api = f"{web}/api/jobs/{job_id}/uploads"
-    plan = requests.post(api, json={"file_name": "clip.mp4", "size": len(data)}, timeout=30)
-    assert plan.status_code == 201, plan.text
-    upload_id, part_size = plan.json()["upload_id"], plan.json()["part_size"]
-    numbers = list(range(1, plan.json()["part_count"] + 1))
-    urls = requests.post(f"{api}/{upload_id}/parts", json={"part_numbers": numbers}, timeout=30)
-    assert urls.status_code == 200, urls.text
-    for n in numbers:
-        part = data[(n - 1) * part_size:n * part_size]
-        put = requests.put(via_relay(urls.json()["urls"][str(n)], relay), data=part, timeout=60)
-        assert put.status_code == 200, put.text
-    assert requests.get(f"{api}/{upload_id}", timeout=30).json()["parts"]
-    done = requests.post(f"{api}/{upload_id}/complete", json={}, timeout=30)
-    assert done.status_code == 200, done.text
-
-
-def _create_job(web: str, mode: str = "half-sbs") -> dict:
-    resp = requests.post(f"{web}/api/jobs", json={"mode": mode, "title": "harness"}, timeout=30)
-    assert resp.status_code == 201, resp.text
-    return resp.json()
-
-
-def _form_upload(web: str, relay: str, data: bytes) -> str:
-    """A job whose source goes up with the presigned POST form of POST /api/jobs
-    (its policy's content-length-range checked by the relay, as S3 does)."""
-    created = _create_job(web)
-    assert created["upload_method"] == "POST"
-    upload = requests.post(via_relay(created["upload_url"], relay).split("?")[0],
-                           data=created["upload_fields"], files={"file": ("clip.mp4", data)},
-                           timeout=60)
-    assert upload.status_code == 204, upload.text
-    return created["job_id"]
-
-
-def _form_post(web: str, job_id: str, action: str) -> requests.Response:
-    """Press a button of the job page (Retry, Delete) as a browser does: CSRF token + Origin."""
-    session = requests.Session()
-    page = session.get(f"{web}/jobs/{job_id}", timeout=30)
-    assert page.status_code == 200, page.text
-    token = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
-    assert token, "the job page has no form"
-    return session.post(f"{web}/jobs/{job_id}/{action}", data={"csrf_token": token[1]},
-                        headers={"Origin": web}, timeout=30, allow_redirects=False)
-
-
 def _give_up_segment(stack: d.Stack, op, job_id: str, index: int) -> None:
     """As the operator: segment ``index`` of a finished job failed for good (its
     completion gone, its status failed), the job back in ``chunking_complete``,
@@ -196,9 +136,9 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
                            chapters=(), telemetry=True).path.read_bytes()
     with presign_relay(stack.url, services.credentials) as relay:
         # A conversion: multipart upload, chunking, SageMaker async inference, reassembly.
-        job_id = _create_job(web)["job_id"]
-        _upload_source_for(web, relay, job_id, clip)
-        facts["job"] = _wait_status(web, job_id, {"completed", "failed"}, services)
+        job_id = wc.create_job(web)["job_id"]
+        wc.upload_in_parts(web, relay, job_id, clip)
+        facts["job"] = wc.wait_status(web, job_id, {"completed", "failed"}, services)
         play = requests.get(f"{web}/api/jobs/{job_id}/playback", timeout=30)
         facts["playback_status"] = play.status_code
         if play.status_code == 200:
@@ -210,18 +150,18 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         # source and converted, then the whole video with the chosen settings.
         held = requests.post(f"{web}/api/jobs", json={"mode": "half-sbs", "preview": True},
                              timeout=30).json()["job_id"]
-        _upload_source_for(web, relay, held, clip)
-        d.wait_for(lambda: _job(web, held)["thumbnails"] is not None, 300,
+        wc.upload_in_parts(web, relay, held, clip)
+        d.wait_for(lambda: wc.job(web, held)["thumbnails"] is not None, 300,
                    "the held job's thumbnail strip", services.logs)
         chosen = {"divergence": 3.0, "convergence": 0.3}
         preview = requests.post(f"{web}/api/jobs/{held}/preview",
                                 json={"start_s": 0.5, **chosen}, timeout=30)
         assert preview.status_code == 201, preview.text
-        facts["preview_clip"] = _wait_status(web, preview.json()["job_id"],
+        facts["preview_clip"] = wc.wait_status(web, preview.json()["job_id"],
                                              {"completed", "failed"}, services)
         convert = requests.post(f"{web}/api/jobs/{held}/convert", json=chosen, timeout=30)
         assert convert.status_code == 200, convert.text
-        facts["preview_whole"] = _wait_status(web, held, {"completed", "failed"}, services)
+        facts["preview_whole"] = wc.wait_status(web, held, {"completed", "failed"}, services)
         facts["tags_completed"] = _segment_tags(stack, job_id)
         # A segment that gave up: one janitor pass (video-worker role) fails the
         # job, releasing its segments; Retry from the web UI keeps them and
@@ -232,9 +172,9 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
             "janitor-gave-up", "video-worker", [d.bin_path("video-worker"), "janitor"],
             {"STEREO_SPOT_STUCK_AFTER_S": "0.001"})
         facts["tags_failed"] = _segment_tags(stack, job_id)
-        facts["segment_retry"] = _form_post(web, job_id, "retry")
+        facts["segment_retry"] = wc.press(web, job_id, "retry")
         facts["tags_retried"] = _segment_tags(stack, job_id)
-        facts["segment_retried_job"] = _wait_status(web, job_id, {"completed"}, services)
+        facts["segment_retried_job"] = wc.wait_status(web, job_id, {"completed"}, services)
         facts["tags_recompleted"] = _segment_tags(stack, job_id)
         # A job that failed with every segment done (its reassembly gave up before
         # it completed): Retry triggers reassembly for the new epoch, updating the
@@ -246,15 +186,15 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         op.jobs.update(job_id, JobUpdate(status=JobStatus.FAILED, error=JobError(
             code="transient", message="harness: reassembly gave up", stage="reassembly")),
             expected_status=[JobStatus.COMPLETED])
-        facts["reassembly_retry"] = _form_post(web, job_id, "retry")
-        facts["reassembly_retried_job"] = _wait_status(web, job_id, {"completed"}, services)
+        facts["reassembly_retry"] = wc.press(web, job_id, "retry")
+        facts["reassembly_retried_job"] = wc.wait_status(web, job_id, {"completed"}, services)
         # A job that fails for good (not a video; one POST form upload): Retry is
         # refused with the reason (it would fail the same way), then Delete.
-        bad_id = _form_upload(web, relay, b"not a video at all" * 100)
-        facts["bad_job"] = _wait_status(web, bad_id, {"failed"}, services)
-        facts["retry"] = _form_post(web, bad_id, "retry")
-        facts["retried_job"] = _wait_status(web, bad_id, {"failed"}, services)
-        facts["delete"] = _form_post(web, bad_id, "delete")
+        bad_id = wc.form_upload(web, relay, b"not a video at all" * 100)
+        facts["bad_job"] = wc.wait_status(web, bad_id, {"failed"}, services)
+        facts["retry"] = wc.press(web, bad_id, "retry")
+        facts["retried_job"] = wc.wait_status(web, bad_id, {"failed"}, services)
+        facts["delete"] = wc.press(web, bad_id, "delete")
         facts["deleted"] = requests.get(f"{web}/api/jobs/{bad_id}", timeout=30).status_code
         # Poison messages: dead-lettered by each consumer, then redriven by the operator.
         for queue in ("chunking", "video-worker"):
@@ -268,7 +208,7 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         # janitor pass, as the video-worker role, re-sends its source event.
         services.signal("media-worker", signal.SIGSTOP)
         try:
-            stuck_id = _form_upload(web, relay, clip)
+            stuck_id = wc.form_upload(web, relay, clip)
             op.jobs.update(stuck_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS),
                            expected_status=[JobStatus.CREATED])
             facts["janitor"] = services.run(
@@ -281,14 +221,14 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         # (here: the completions exist before the upload, video-worker paused).
         services.signal("video-worker", signal.SIGSTOP)
         try:
-            race_id = _create_job(web)["job_id"]
+            race_id = wc.create_job(web)["job_id"]
             run = op.jobs.get(race_id).run + 1  # the run the chunker's claim will take
             for c in op.completions.list(job_id):
                 op.completions.put(SegmentCompletion(
                     job_id=race_id, segment_index=c.segment_index, output_key=c.output_key,
                     total_segments=c.total_segments, run=run))
-            _upload_source_for(web, relay, race_id, clip)
-            facts["race_job"] = _wait_status(
+            wc.upload_in_parts(web, relay, race_id, clip)
+            facts["race_job"] = wc.wait_status(
                 web, race_id, {"reassembling", "completed", "failed"}, services)
         finally:
             services.signal("video-worker", signal.SIGCONT)
@@ -313,8 +253,8 @@ def _rare_paths(services: d.Services, stack: d.Stack, web: str, relay: str, clip
     # until then): video-worker removes the segment it is answered for.
     services.signal("sagemaker-emulator", signal.SIGSTOP)
     try:
-        stale_id = _create_job(web)["job_id"]
-        _upload_source_for(web, relay, stale_id, clip)
+        stale_id = wc.create_job(web)["job_id"]
+        wc.upload_in_parts(web, relay, stale_id, clip)
         d.wait_for(lambda: op.input_storage.exists(f"sagemaker-requests/{stale_id}/0.json"),
                    300, "the first inference request of the taken-over job", services.logs)
         d.operator_client(stack, "dynamodb").update_item(
@@ -336,8 +276,8 @@ def _rare_paths(services: d.Services, stack: d.Stack, web: str, relay: str, clip
     facts["stale_id"] = stale_id
     # A job cancelled while media-worker chunked it: what the worker wrote after
     # the cancel is freed by the worker (one run of its discard path).
-    gone_id = _create_job(web)["job_id"]
-    facts["cancel"] = _form_post(web, gone_id, "cancel")
+    gone_id = wc.create_job(web)["job_id"]
+    facts["cancel"] = wc.press(web, gone_id, "cancel")
     written = [(op.input_storage, keys.streams_key(gone_id)),
                (op.input_storage, keys.segment_key(gone_id, 0, 1, "half-sbs")),
                (op.output_storage, keys.output_segment_key(gone_id, 0)),
