@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import logging
 import signal
-import threading
 
 from rich.console import Console
+from shared_types.stop_event import StopEvent
 
 from local_stack.services import stack_specs
 from local_stack.settings import StackSettings
@@ -20,7 +20,7 @@ def run_serve(settings: StackSettings, console: Console) -> int:
     them and return 0 (1 when a child had to be killed). Raises
     ServiceMissingError when a service package is not installed."""
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    stop = threading.Event()
+    stop = StopEvent()  # set in the signal handler: safe there (see its module)
 
     def _drain(signum: int, _frame: object) -> None:
         console.print(f"signal {signal.Signals(signum).name}: draining workers...")
