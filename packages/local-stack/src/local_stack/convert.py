@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -10,6 +11,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from media_worker.bootstrap import probe_limits
+from media_worker.bounded_probe import probe_header
+from media_worker.errors import MediaWorkerError
 from rich.console import Console
 from shared_types.backend_loader import load_backend
 from shared_types.cancel import cancel_job
@@ -20,6 +24,7 @@ from shared_types.temp_sweep import sweep_stale_temp
 from local_stack.convert_owner import JobOwnership, cancel_orphans
 from local_stack.filesystems import on_network_share
 from local_stack.media_host import HostedMediaWorker
+from local_stack.parallelism import default_workers, workers_for_video
 from local_stack.progress_view import JobProgressView
 from local_stack.services import media_worker_settings, video_worker_specs
 from local_stack.settings import StackSettings
@@ -76,6 +81,7 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     """
     if not request.source.is_file():
         raise FileNotFoundError(f"input file not found: {request.source}")
+    settings = _planned(settings, request.source, console)
     specs = video_worker_specs(settings)
     supervisor = Supervisor(
         specs,
@@ -132,6 +138,31 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
         if job is not None:
             _remove_job_temp(settings, job.job_id)
     return snap
+
+
+def _planned(settings: StackSettings, source: Path, console: Console) -> StackSettings:
+    """``settings`` with as many video-workers as ``source`` is worth on this
+    machine (``parallelism.workers_for_video``): a short video converts faster
+    without the workers that would share its cores. The header is read only
+    when there are such workers; a header that cannot be read keeps them all
+    (the media worker's probe then says what is wrong with the file).
+    ``settings.fit_workers`` false runs them all."""
+    cpus = os.cpu_count() or 1
+    if not settings.fit_workers or settings.workers <= default_workers(cpus):
+        return settings
+    try:
+        header = probe_header(str(source), probe_limits(media_worker_settings(settings)))
+    except MediaWorkerError as exc:
+        log.info("header of %s not read (%s): %d video-workers", source.name, exc,
+                 settings.workers)
+        return settings
+    workers = workers_for_video(settings.workers, cpus, header.frames)
+    if workers == settings.workers:
+        return settings
+    console.print(f"[dim]{workers} video-worker(s) instead of {settings.workers}: a "
+                  f"{header.duration_s:.0f} s video converts faster without workers sharing "
+                  f"these {cpus} cores[/dim]", soft_wrap=True)
+    return settings.model_copy(update={"workers": workers})
 
 
 def _remove_job_temp(settings: StackSettings, job_id: str) -> None:

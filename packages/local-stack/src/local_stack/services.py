@@ -19,7 +19,7 @@ from local_stack.supervisor import ChildSpec
 
 # StackSettings fields that configure the CLI itself; children never read them.
 CLI_ONLY_FIELDS = frozenset({
-    "workers", "media_workers", "poll_s", "busy_poll_s", "job_timeout_s", "restart_backoff_s",
+    "workers", "fit_workers", "media_workers", "poll_s", "busy_poll_s", "job_timeout_s", "restart_backoff_s",
     "restart_backoff_max_s", "drain_timeout_s",
 })
 

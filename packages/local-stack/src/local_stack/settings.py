@@ -23,6 +23,9 @@ class StackSettings(BackendSettings):
     workers: int = Field(default_factory=lambda: default_workers(os.cpu_count() or 1), ge=1,
                          le=64, description="video-worker processes (default: one per two "
                                             "cores, local_stack.parallelism)")
+    fit_workers: bool = Field(
+        True, description="convert: run only as many of the video-workers as the video is "
+                          "worth (a short one is faster without workers sharing cores)")
     seamless_segments: bool = Field(
         True, description="seed each segment's depth normalisation from the previous one")
     media_workers: int = Field(1, ge=1, le=16,

@@ -106,6 +106,23 @@ def test_video_workers_read_their_core_share_and_media_workers_get_none(tmp_path
     assert one[-1].env["STEREO_SPOT_CONVERSION_CORES"] == "2"
 
 
+@pytest.mark.parametrize(("requested", "cpus", "frames", "workers"), [
+    (2, 2, 384, 1),    # 16 s at 24 fps on two cores: the second worker would only share them
+    (2, 2, 720, 2),    # 30 s: each worker's run holds MIN_SHARED_LANE_FRAMES
+    (2, 2, 719, 1),
+    (3, 2, 1080, 3),
+    (4, 2, 1080, 3),   # no more than the runs that pay
+    (2, 2, None, 2),   # length unknown: as asked
+    (2, 4, 48, 2),     # two cores each: nothing shared, nothing to weigh
+    (6, 4, 48, 2),     # beyond one per two cores: only those
+    (1, 1, 48, 1),
+])
+def test_a_video_gets_only_the_workers_it_is_worth(requested, cpus, frames, workers):
+    from local_stack.parallelism import workers_for_video
+
+    assert workers_for_video(requested, cpus, frames) == workers
+
+
 @pytest.mark.parametrize(("cpus", "workers"), [(1, 1), (2, 1), (3, 1), (4, 2), (16, 8)])
 def test_the_default_is_one_worker_per_two_cores(cpus, workers, monkeypatch):
     from local_stack.parallelism import default_workers

@@ -14,17 +14,22 @@ from media_worker.settings import MediaWorkerSettings
 from media_worker.worker import MediaWorker
 
 
+def probe_limits(settings: MediaWorkerSettings) -> ProbeLimits:
+    """What a source may be, as ``settings`` say."""
+    return ProbeLimits(max_bytes=settings.max_source_bytes,
+                       max_duration_s=settings.max_duration_s,
+                       max_width=settings.max_width, max_height=settings.max_height,
+                       timeout_s=settings.probe_timeout_s, max_fps=settings.max_fps,
+                       max_frames=settings.max_frames,
+                       max_pixel_frames=settings.max_pixel_frames)
+
+
 def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) -> MediaWorker:
     """Wire a MediaWorker from settings; ``backend`` overrides the configured one
     (tests, or an in-process driver that already holds a backend).
     Raises FfmpegNotFoundError when no ffmpeg can be found, AdapterMissingError
     when the backend's adapter package is not installed."""
-    limits = ProbeLimits(max_bytes=settings.max_source_bytes,
-                         max_duration_s=settings.max_duration_s,
-                         max_width=settings.max_width, max_height=settings.max_height,
-                         timeout_s=settings.probe_timeout_s, max_fps=settings.max_fps,
-                         max_frames=settings.max_frames,
-                         max_pixel_frames=settings.max_pixel_frames)
+    limits = probe_limits(settings)
     deps = MediaDeps(
         backend=backend if backend is not None else load_backend(settings),
         runner=FfmpegRunner(ffmpeg_path(settings.ffmpeg), timeout_s=settings.ffmpeg_timeout_s,

@@ -190,6 +190,12 @@ class SourceHeader:
     width: int
     height: int
     has_audio: bool
+    fps: float | None = None  # the declared rate (``stream_rate``); None when unknown
+
+    @property
+    def frames(self) -> int | None:
+        """About how many frames the header's duration holds at its rate, or None."""
+        return round(self.duration_s * self.fps) if self.fps else None
 
 
 def open_options(headers: dict[str, str] | None = None) -> dict[str, str]:
@@ -224,11 +230,13 @@ def probe_header(target: str, limits: ProbeLimits, *,
         raise UnknownFormatError(f"{NOT_A_VIDEO} (it is not in a known video format, "
                                  "or it is damaged).") from exc
     with container:
-        _, width, height, duration = _check_streams(container, limits)
+        stream, width, height, duration = _check_streams(container, limits)
         has_audio = bool(container.streams.audio)
+        rate = stream_rate(stream)
     if not duration or duration <= 0:
         raise _reject(f"{NOT_A_VIDEO} (its duration is unknown or zero).")
-    return SourceHeader(duration_s=duration, width=width, height=height, has_audio=has_audio)
+    return SourceHeader(duration_s=duration, width=width, height=height, has_audio=has_audio,
+                        fps=float(rate) if rate else None)
 
 
 def _mp4_without_index(path: Path) -> bool:
