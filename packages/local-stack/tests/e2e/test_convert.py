@@ -193,3 +193,19 @@ def test_a_video_worker_sigkilled_mid_segment_still_gives_every_frame_and_leaves
     assert proc.returncode == 0, stderr
     assert video_facts(out).frames == 12 * 24
     assert sorted(p.name for p in work.iterdir()) == []
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) > 3,
+                    reason="only workers that would share cores are fitted; this machine "
+                           "gives two workers two cores each")
+def test_a_short_video_runs_on_one_worker_with_every_core_when_two_would_share_them(
+    clip_4s, tmp_path: Path, stack_env, run_cli
+):
+    out, data = tmp_path / "out.mp4", tmp_path / "data"
+    result = run_cli(["convert", str(clip_4s), "-o", str(out), "--workers", "2",
+                      "--segment-seconds", "1", "--data-dir", str(data)],
+                     stack_env(data, STEREO_SPOT_FIT_WORKERS="true"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    assert "1 video-worker(s) instead of 2" in result.stdout
+    assert [p.name for p in (data / "logs").glob("video-worker-*.log")] == ["video-worker-1.log"]
+    assert video_facts(out).frames == 4 * 24
