@@ -262,7 +262,9 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     video-workers start converting while the rest is still being cut.
     Otherwise the whole split comes first. The side streams are copied out
     beside the split (two stream copies of the same file, each its own ffmpeg)
-    and uploaded before the last segment."""
+    and uploaded before the last segment; a streamed split's copy starts once
+    its first segment is out, so that its ffmpeg does not share the cores with
+    the split's before the first conversion can begin."""
     backend, job_id = deps.backend, job.job_id
     length = segment_seconds(video.duration_s, deps.segment_seconds, deps.segment_lanes)
     streamed = run == 1 and not job.params.subtitles_3d
@@ -286,16 +288,28 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
 
     publication = publication_of(total) if total is not None else None
     with ThreadPoolExecutor(1, thread_name_prefix=f"side-{job_id}") as aside:
-        kept = aside.submit(keep_side_streams, deps.runner, source, work, on_tick=alive.tick)
+        kept: list = []
+
+        def keep_aside() -> None:
+            if not kept:
+                kept.append(aside.submit(keep_side_streams, deps.runner, source, work,
+                                         on_tick=alive.tick))
+
+        def cut(index: int, path: Path) -> None:
+            publication.cut(index, path)
+            keep_aside()  # once the first segment is out: its ffmpeg does not delay it
+
+        if publication is None:
+            keep_aside()
         segments = prepare_and_split(deps.runner, source, video, work, length,
                                      job_id=job_id, limits=deps.limits, on_tick=alive.tick,
-                                     cuts=cuts,
-                                     on_segment=publication.cut if publication else None)
+                                     cuts=cuts, on_segment=cut if publication else None)
+        keep_aside()  # a split that cut nothing before its end
         if publication is not None and len(segments) != total:
             raise SplitOffPlanError(
                 f"the split cut {len(segments)} segments where {total} were planned "
                 f"({publication.published} already handed out); chunking again")
-        side = kept.result()  # (its error, if any, is raised here)
+        side = kept[0].result()  # (its error, if any, is raised here)
     alive.touch()
     # before the last segment: reassembly may start after it
     if side.streams is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import av
 import pytest
 from shared_types import keys
 from shared_types.models import JobStatus, S3EventRecord
@@ -83,6 +84,33 @@ def test_the_first_segments_are_handed_on_while_the_rest_is_still_being_cut(
     assert convert_segments(local_backend) == 4
     final = _reassembled(local_backend, worker, job.job_id, tmp_path)
     assert measure(final).frames == measure(source).frames
+
+
+def test_the_side_streams_are_copied_once_the_first_segment_is_out(
+        local_backend, new_job, upload, convert_segments, worker_for, tmp_path, monkeypatch):
+    # the copy's own ffmpeg would share the cores with the split's before the
+    # first conversion can begin
+    source = make_video(tmp_path / "s.mp4", seconds=6, audio=True)
+    job = new_job(local_backend)
+    upload(local_backend, job.job_id, source)
+    worker = worker_for(local_backend)
+    out_when_copied = []
+    keep = chunking.keep_side_streams
+
+    def watched(*args, **kwargs):
+        out_when_copied.append(sorted(
+            o.key for o in local_backend.input_storage.list(keys.segment_prefix(job.job_id))))
+        return keep(*args, **kwargs)
+
+    monkeypatch.setattr(chunking, "keep_side_streams", watched)
+
+    assert handle_source_uploaded(_record(local_backend, job.job_id), worker.deps) == 3
+    assert len(out_when_copied) == 1 and len(out_when_copied[0]) >= 1
+    assert "00000_00003" in out_when_copied[0][0]
+    assert convert_segments(local_backend) == 3
+    final = _reassembled(local_backend, worker, job.job_id, tmp_path)
+    with av.open(str(final)) as container:  # the side file still came before the last segment
+        assert container.streams.audio
 
 
 def test_a_split_off_its_plan_never_completes_its_run_and_is_chunked_again_whole(
