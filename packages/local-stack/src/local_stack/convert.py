@@ -24,7 +24,7 @@ from shared_types.temp_sweep import sweep_stale_temp
 from local_stack.convert_owner import JobOwnership, cancel_orphans
 from local_stack.filesystems import on_network_share
 from local_stack.media_host import HostedMediaWorker
-from local_stack.parallelism import default_workers, workers_for_video
+from local_stack.parallelism import shares_cores, workers_for_video
 from local_stack.progress_view import JobProgressView
 from local_stack.services import media_worker_settings, video_worker_specs
 from local_stack.settings import StackSettings
@@ -148,7 +148,7 @@ def _planned(settings: StackSettings, source: Path, console: Console) -> StackSe
     (the media worker's probe then says what is wrong with the file).
     ``settings.fit_workers`` false runs them all."""
     cpus = os.cpu_count() or 1
-    if not settings.fit_workers or settings.workers <= default_workers(cpus):
+    if not settings.fit_workers or not shares_cores(settings.workers, cpus):
         return settings
     try:
         header = probe_header(str(source), probe_limits(media_worker_settings(settings)))

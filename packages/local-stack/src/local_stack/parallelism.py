@@ -45,7 +45,13 @@ def workers_for_video(requested: int, cpu_count: int, frames: int | None) -> int
     CORES_PER_WORKER cores each, and of the rest only as many as leave every
     worker's run at least MIN_SHARED_LANE_FRAMES frames. ``frames`` None (not
     known) keeps ``requested``."""
-    roomy = default_workers(cpu_count)
-    if requested <= roomy or frames is None:
+    if not shares_cores(requested, cpu_count) or frames is None:
         return requested
-    return max(roomy, min(requested, frames // MIN_SHARED_LANE_FRAMES))
+    return max(default_workers(cpu_count), min(requested, frames // MIN_SHARED_LANE_FRAMES))
+
+
+def shares_cores(requested: int, cpu_count: int) -> bool:
+    """Whether some of ``requested`` video-workers would get fewer than
+    CORES_PER_WORKER cores each on ``cpu_count`` cores (the ones
+    ``workers_for_video`` weighs)."""
+    return requested > default_workers(cpu_count)

@@ -19,8 +19,8 @@ from local_stack.supervisor import ChildSpec
 
 # StackSettings fields that configure the CLI itself; children never read them.
 CLI_ONLY_FIELDS = frozenset({
-    "workers", "fit_workers", "media_workers", "poll_s", "busy_poll_s", "job_timeout_s", "restart_backoff_s",
-    "restart_backoff_max_s", "drain_timeout_s",
+    "workers", "fit_workers", "media_workers", "poll_s", "busy_poll_s", "job_timeout_s",
+    "restart_backoff_s", "restart_backoff_max_s", "drain_timeout_s",
 })
 
 def service_env(settings: StackSettings) -> dict[str, str]:

@@ -288,12 +288,13 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
 
     publication = publication_of(total) if total is not None else None
     with ThreadPoolExecutor(1, thread_name_prefix=f"side-{job_id}") as aside:
-        kept: list = []
+        kept = None  # the side-stream copy's future, once begun
 
         def keep_aside() -> None:
-            if not kept:
-                kept.append(aside.submit(keep_side_streams, deps.runner, source, work,
-                                         on_tick=alive.tick))
+            nonlocal kept
+            if kept is None:
+                kept = aside.submit(keep_side_streams, deps.runner, source, work,
+                                    on_tick=alive.tick)
 
         def cut(index: int, path: Path) -> None:
             publication.cut(index, path)
@@ -309,7 +310,7 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
             raise SplitOffPlanError(
                 f"the split cut {len(segments)} segments where {total} were planned "
                 f"({publication.published} already handed out); chunking again")
-        side = kept[0].result()  # (its error, if any, is raised here)
+        side = kept.result()  # (its error, if any, is raised here)
     alive.touch()
     # before the last segment: reassembly may start after it
     if side.streams is not None:
