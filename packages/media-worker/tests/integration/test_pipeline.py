@@ -169,32 +169,34 @@ def _through_the_pipeline(source: Path, tmp_path: Path, local_backend, new_job, 
     return final
 
 
+def _starts_kept(source: Path, tmp_path: Path, *fixtures) -> tuple[dict, dict]:
+    """``_starts`` of ``source`` and of its final file, once it went through the
+    pipeline with every frame kept (``fixtures``: ``_through_the_pipeline``'s)."""
+    final = _through_the_pipeline(source, tmp_path, *fixtures)
+    assert measure(final).frames == measure(source).frames
+    return _starts(source), _starts(final)
+
+
 def test_a_video_that_begins_after_its_audio_still_begins_there(
         local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
     # the audio starts at 0, the picture at 1 s
-    source = _with_a_tone(tmp_path, "late-video.mp4", seconds=3, picture_at=1, sound_at=0,
-                          sound_s=4)
-    final = _through_the_pipeline(source, tmp_path, local_backend, new_job, upload,
-                                  convert_segments, worker_for)
-    before, after = _starts(source), _starts(final)
+    before, after = _starts_kept(
+        _with_a_tone(tmp_path, "late-video.mp4", seconds=3, picture_at=1, sound_at=0, sound_s=4),
+        tmp_path, local_backend, new_job, upload, convert_segments, worker_for)
     assert before["video"] - before["audio"] == pytest.approx(1.0, abs=0.01)
     assert after["video"] - after["audio"] == pytest.approx(1.0, abs=1 / 24)
-    assert measure(final).frames == measure(source).frames
 
 
 def test_a_soundtrack_that_begins_after_the_picture_still_begins_there(
         local_backend, new_job, upload, convert_segments, worker_for, tmp_path):
     # the side file begins at its first stream, the audio: joined to the picture
     # from 0, the sound came 1 s early (the picture starts at 0, the audio at 1 s)
-    source = _with_a_tone(tmp_path, "late-audio.mp4", seconds=4, picture_at=0, sound_at=1,
-                          sound_s=2)
-    final = _through_the_pipeline(source, tmp_path, local_backend, new_job, upload,
-                                  convert_segments, worker_for)
-    before, after = _starts(source), _starts(final)
+    before, after = _starts_kept(
+        _with_a_tone(tmp_path, "late-audio.mp4", seconds=4, picture_at=0, sound_at=1, sound_s=2),
+        tmp_path, local_backend, new_job, upload, convert_segments, worker_for)
     assert before["audio"] - before["video"] == pytest.approx(1.0, abs=0.03)
     assert after["audio"] - after["video"] == pytest.approx(before["audio"] - before["video"],
                                                             abs=0.002)
-    assert measure(final).frames == measure(source).frames
 
 
 def _dispositions(path) -> list[tuple[str, str, int]]:
