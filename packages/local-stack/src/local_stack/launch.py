@@ -16,6 +16,7 @@ import subprocess
 import sys
 
 from shared_types.handoff import HANDOFF_FLAG
+from shared_types.malloc_arenas import use_one_malloc_arena
 
 from local_stack.errors import ServiceMissingError
 from local_stack.parallelism import default_workers
@@ -68,6 +69,7 @@ def _command(argv: list[str]) -> str | None:
 
 def main() -> int:
     """Entry point of the ``stereo-spot`` console script."""
+    use_one_malloc_arena()  # before any thread: the stages it hosts come and go per job
     argv = sys.argv[1:]
     waiting = []
     if _command(argv) == "convert":

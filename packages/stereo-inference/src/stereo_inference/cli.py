@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from shared_types.fast_exit import exit_now
+from shared_types.malloc_arenas import use_one_malloc_arena
 from shared_types.models import (
     ENCODER_PRESETS,
     AnaglyphMethod,
@@ -144,6 +145,7 @@ def _depth(args, settings: InferenceSettings) -> int:
 
 
 def _serve(args, settings: InferenceSettings) -> int:
+    use_one_malloc_arena()  # before uvicorn's threads: a request reuses the last one's memory
     import uvicorn
 
     if not args.sagemaker and settings.inference_shared_secret is None:

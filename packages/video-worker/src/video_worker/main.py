@@ -28,6 +28,7 @@ from shared_types.handoff import (
     signal_forked,
     wait_for_forked,
 )
+from shared_types.malloc_arenas import use_one_malloc_arena
 from shared_types.temp_sweep import sweep_stale_temp
 
 from video_worker.bootstrap import build_worker
@@ -37,6 +38,7 @@ from video_worker.settings import VideoWorkerSettings
 
 
 def main(argv: list[str] | None = None) -> int:
+    use_one_malloc_arena()  # before any thread: a segment reuses the last one's memory
     parser = argparse.ArgumentParser(
         prog="video-worker",
         description="StereoSpot video-worker: inference dispatch, segment completion, "
