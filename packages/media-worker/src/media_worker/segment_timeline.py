@@ -12,7 +12,9 @@ first one's start) and each frame keeps its source timestamp.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from media_worker.ffmpeg_runner import VIDEO_DEMUXERS
@@ -21,17 +23,25 @@ from media_worker.ffmpeg_runner import VIDEO_DEMUXERS
 def file_starts_us(paths: Sequence[Path]) -> list[int | None]:
     """The start time (µs) of each file as libavformat reports it, the measure the
     concat demuxer shifts by; None where a file does not say or cannot be read
-    here (the mux that reads it next says what is wrong with it)."""
+    here (the mux that reads it next says what is wrong with it).
+
+    The files are opened on as many threads as there are cores (up to four):
+    opening one costs ~5 ms, mostly outside the GIL, and the reassembly that
+    waits for them is the job's last step (15 segments: 72 ms on one thread,
+    37 ms on two)."""
+    workers = max(1, min(4, os.cpu_count() or 1, len(paths)))
+    with ThreadPoolExecutor(workers, thread_name_prefix="segment-start") as pool:
+        return list(pool.map(_start_us, paths))
+
+
+def _start_us(path: Path) -> int | None:
     import av  # vendor import stays in this module
 
-    starts: list[int | None] = []
-    for path in paths:
-        try:
-            with av.open(str(path), options={"format_whitelist": VIDEO_DEMUXERS}) as container:
-                starts.append(container.start_time)
-        except (av.error.FFmpegError, OSError):
-            starts.append(None)
-    return starts
+    try:
+        with av.open(str(path), options={"format_whitelist": VIDEO_DEMUXERS}) as container:
+            return container.start_time
+    except (av.error.FFmpegError, OSError):
+        return None
 
 
 def concat_durations_us(starts: Sequence[int | None]) -> list[int | None]:
