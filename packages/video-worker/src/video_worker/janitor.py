@@ -286,8 +286,8 @@ class _Sweep:
             return
         if job.resends >= self.policy.max_resends:
             self._fail(job, "stalled", stage,
-                       f"The {stage} step stopped without finishing {job.resends + 1} times; "
-                       "gave up. Press Retry to try again.")
+                       f"The {stage} step stopped without finishing "
+                       f"{_times(job.resends + 1)}; gave up. Press Retry to try again.")
             return
         # Count (and refresh the proof) before sending: a crash after the send costs one
         # extra re-send at most, never an unbounded one.
@@ -306,3 +306,7 @@ class _Sweep:
     def _fail(self, job: Job, code: str, stage: str, message: str) -> None:
         if fail_and_release(self.backend, job.job_id, code=code, message=message, stage=stage):
             self.report.failed.append(job.job_id)
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"

@@ -225,6 +225,14 @@ def test_re_sends_are_bounded_then_the_job_fails_with_a_reason(backend):
     assert "3 times" in job.error.message
 
 
+def test_a_stage_that_may_not_be_re_sent_fails_saying_it_stopped_once(backend):
+    h.make_job(backend, status=JobStatus.REASSEMBLING)
+    report = run_janitor_pass(backend, stuck_after_s=STUCK, max_segment_attempts=3,
+                              max_resends=0, now=later(STUCK + 1))
+    assert report.failed == ["job-1"]
+    assert "stopped without finishing once;" in backend.jobs.get("job-1").error.message
+
+
 def test_segments_nobody_works_on_are_re_sent_and_complete_ones_are_not(backend):
     h.make_job(backend, total=3)
     upload_segments(backend, "job-1", [0, 1, 2], 3)
