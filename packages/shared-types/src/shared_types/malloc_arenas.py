@@ -1,10 +1,11 @@
-"""One malloc arena for a process that converts file after file.
+"""One malloc arena for a process whose threads come and go job after job.
 
 glibc gives threads their own malloc arenas, up to eight per core. A
 conversion's threads (decode, depth, render, the encoder's) allocate their
 frames there, and when a conversion ends and its memory is freed, glibc hands
 those arenas' heaps back to the system. The next conversion in the same
-process then touches all of that memory afresh: measured on a video-worker
+process (or the next job's stages in the CLI that hosts them) then touches
+all of that memory afresh: measured on a video-worker
 converting four 4 s 720p segments, twice the engine's page faults for the same
 frames (106k against 51k) and ~0.4 CPU-s of kernel time more, most of it at
 each segment's start. With every thread in the main arena, whose freed memory
