@@ -28,6 +28,7 @@ from shared_types.models import (
     OutputMode,
 )
 from shared_types.models_cli import add_models_parser, run_models_command
+from shared_types.output_guard import check_output
 from shared_types.stream_mux import container_of
 
 from local_stack.settings import StackSettings
@@ -67,6 +68,8 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("--data-dir", type=Path,
                       help="keep the pipeline's data here (default: a temporary folder "
                       "beside the output, removed at the end)")
+    conv.add_argument("--overwrite", action="store_true",
+                      help="replace an existing output (never the input itself)")
 
     sub.add_parser("jobs", help="list jobs")
     retry = sub.add_parser("retry", help="resume a failed job")
@@ -97,6 +100,7 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
              waiting_workers: Sequence[subprocess.Popen]) -> int:
     from local_stack.convert import ConvertRequest, run_convert, temporary_data_dir
 
+    check_output(args.input, args.output, overwrite=args.overwrite)  # before any work
     depth = args.depth or best_installed(settings.models_dir)
     check_model_available(depth, settings.models_dir, auto_download=settings.model_auto_download,
                           endpoint=settings.hub_endpoint)  # before any upload or chunking

@@ -84,3 +84,41 @@ def test_as_many_start_early_as_there_are_cores_beside_the_clis_own(workers, cpu
     from local_stack.launch import _early_count
 
     assert _early_count(workers, cpus) == early
+
+
+def test_convert_onto_the_input_under_any_of_its_names_leaves_it_byte_for_byte(
+        tmp_path: Path, capsys, monkeypatch):
+    import os
+
+    source = tmp_path / "film.mp4"
+    source.write_bytes(b"\x00\x00\x00\x18ftypmp42 the user's only copy")
+    original = source.read_bytes()
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.mp4").symlink_to(source)
+    os.link(source, tmp_path / "hard.mp4")
+    monkeypatch.chdir(tmp_path)
+    for output in ["film.mp4", "./film.mp4", "sub/../film.mp4", str(source.resolve()),
+                   "link.mp4", "hard.mp4"]:
+        for extra in ([], ["--overwrite"]):
+            rc = cli.main(["convert", "film.mp4", "-o", output, "--data-dir", "d", *extra])
+            err = capsys.readouterr().err.strip()
+            assert rc == 1, output
+            assert "is the input file" in err and "\n" not in err
+            assert source.read_bytes() == original
+    assert not (tmp_path / "d").exists()  # refused before any work
+
+
+def test_convert_keeps_an_existing_output_unless_overwrite(tmp_path: Path, capsys):
+    source, output = tmp_path / "a.mp4", tmp_path / "a_3d.mp4"
+    source.write_bytes(b"video")
+    output.write_bytes(b"earlier 3D")
+    rc = cli.main(["convert", str(source), "-o", str(output), "--data-dir", str(tmp_path / "d")])
+    assert rc == 1
+    assert "already exists; pass --overwrite" in capsys.readouterr().err
+    assert output.read_bytes() == b"earlier 3D"
+    # negative control: with --overwrite the guard lets it through to the pipeline,
+    # which then says what is wrong with this 5-byte "video"
+    rc = cli.main(["convert", str(source), "-o", str(output), "--overwrite",
+                   "--data-dir", str(tmp_path / "d")])
+    assert rc == 1
+    assert "already exists" not in capsys.readouterr().err

@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
 from shared_types.malloc_arenas import use_one_malloc_arena
 from shared_types.models import (
@@ -19,6 +20,7 @@ from shared_types.models import (
     OutputMode,
 )
 from shared_types.models_cli import add_models_parser, run_models_command
+from shared_types.output_guard import check_output
 
 from stereo_inference.errors import EngineError
 from stereo_inference.settings import InferenceSettings
@@ -52,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--crf", type=int, default=20)
     conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
     conv.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
+    conv.add_argument("--overwrite", action="store_true",
+                      help="replace an existing output (never the input itself)")
     conv.add_argument("--no-progress", action="store_true")
     conv.add_argument("--timings", action="store_true",
                       help="also print where the time went: busy and CPU seconds per stage")
@@ -61,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     depth.add_argument("--depth", choices=[m.value for m in DepthModel if m != DepthModel.IW3],
                        default=None, help="default: the best installed model, else heuristic")
     depth.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
+    depth.add_argument("--overwrite", action="store_true",
+                       help="replace an existing output (never the input itself)")
     depth.add_argument("--no-progress", action="store_true")
     serve = sub.add_parser("serve", help="SageMaker-style HTTP server")
     serve.add_argument("--host", default="127.0.0.1",
@@ -89,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "depth":
             return _depth(args, settings)
         return run_models_command(args, settings.models_dir, endpoint=settings.hub_endpoint)
-    except (EngineError, ValueError) as exc:
+    except (EngineError, StereoSpotError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
@@ -99,6 +105,7 @@ def _convert(args, settings: InferenceSettings) -> int:
     from stereo_inference.depth import default_depth_model
     from stereo_inference.progress_bar import progress_bar
 
+    check_output(args.input, args.output, overwrite=args.overwrite)
     params = ConversionParams(
         divergence=args.divergence, convergence=args.convergence,
         depth_model=args.depth or default_depth_model(settings.models_dir),
@@ -134,6 +141,7 @@ def _depth(args, settings: InferenceSettings) -> int:
     from stereo_inference.depth_export import export_depth
     from stereo_inference.progress_bar import progress_bar
 
+    check_output(args.input, args.output, overwrite=args.overwrite)
     model = args.depth or default_depth_model(settings.models_dir)
     with progress_bar(enabled=not args.no_progress) as progress:
         frames = export_depth(

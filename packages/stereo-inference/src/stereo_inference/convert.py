@@ -17,6 +17,7 @@ from shared_types.conversion import ConversionResult
 from shared_types.depth_models import needs_weights
 from shared_types.ffmpeg import ffmpeg_path, find_soon
 from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
+from shared_types.output_guard import is_same_file
 from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import container_of
 
@@ -27,7 +28,7 @@ from stereo_inference.depth import ensure_installed, load_estimator
 from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
-from stereo_inference.errors import EngineTransientError, InvalidInputError
+from stereo_inference.errors import EngineTransientError, InvalidInputError, InvalidRequestError
 from stereo_inference.formats import decoded_size, eye_size, output_size, parse_mode
 from stereo_inference.mux import mux_output, nothing_to_keep, source_streams
 from stereo_inference.runtime import (
@@ -107,6 +108,9 @@ def convert_file(
     reuse_freed_memory()  # per-frame buffers, reused instead of page-faulted in anew
     find_soon(ffmpeg)  # the final mux runs it: found while the frames convert
     input_path, output_path = Path(input_path), Path(output_path)
+    if is_same_file(input_path, output_path):  # the rename at the end would replace it
+        raise InvalidRequestError(f"the output {output_path} is the input file; "
+                                  "refusing to write over the source")
     with _on_one_timeline(input_path, output_path, ffmpeg, timeout_s) as input_path:
         mode = parse_mode(mode)
         container = Container(container) if container else container_of(output_path)
