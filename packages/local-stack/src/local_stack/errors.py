@@ -17,3 +17,7 @@ class ServiceMissingError(LocalStackError, PermanentError):
 
 class StackTimeoutError(LocalStackError, TransientError):
     """A job did not reach a final state in the time allowed."""
+
+
+class PortInUseError(LocalStackError, PermanentError):
+    """``serve``'s port is held by another program (the message names it)."""
