@@ -18,9 +18,11 @@ from rich.console import Console
 from shared_types.depth_models import best_installed
 from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
+from shared_types.layout_options import add_layout_options, layout_params
 from shared_types.left_out import left_out_sentence
 from shared_types.model_install import check_model_available
 from shared_types.models import (
+    ENCODER_PRESETS,
     Container,
     ConversionParams,
     DepthModel,
@@ -63,6 +65,10 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep HDR, or tone-map it to SDR (BT.709, 8-bit)")
     conv.add_argument("--subtitles-3d", action="store_true",
                       help="burn the first text subtitle track into both views, in front")
+    conv.add_argument("--crf", type=int, default=20,
+                      help="constant quality on x264's 0..51 scale (lower is better)")
+    conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
+    add_layout_options(conv)
     conv.add_argument("--workers", type=int, help="video-worker processes")
     conv.add_argument("--segment-seconds", type=float)
     conv.add_argument("--data-dir", type=Path,
@@ -106,7 +112,8 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
                           endpoint=settings.hub_endpoint)  # before any upload or chunking
     params = ConversionParams(divergence=args.divergence, convergence=args.convergence,
                               depth_model=depth, dynamic_range=args.dynamic_range,
-                              subtitles_3d=args.subtitles_3d)
+                              subtitles_3d=args.subtitles_3d, crf=args.crf, preset=args.preset,
+                              **layout_params(args))
     container = args.container or container_of(args.output)
     request = ConvertRequest(args.input, args.output, args.mode, params, container)
     if args.data_dir is not None:

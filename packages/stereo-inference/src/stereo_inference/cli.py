@@ -9,6 +9,7 @@ from pathlib import Path
 
 from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
+from shared_types.layout_options import add_layout_options, layout_params
 from shared_types.malloc_arenas import use_one_malloc_arena
 from shared_types.models import (
     ENCODER_PRESETS,
@@ -51,8 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="burn the first text subtitle track into both views, in front")
     conv.add_argument("--dynamic-range", choices=[d.value for d in DynamicRange],
                       default="keep", help="keep HDR, or tone-map it to SDR (BT.709, 8-bit)")
-    conv.add_argument("--crf", type=int, default=20)
+    conv.add_argument("--crf", type=int, default=20,
+                      help="constant quality on x264's 0..51 scale (lower is better)")
     conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
+    add_layout_options(conv)
     conv.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
     conv.add_argument("--overwrite", action="store_true",
                       help="replace an existing output (never the input itself)")
@@ -111,6 +114,7 @@ def _convert(args, settings: InferenceSettings) -> int:
         depth_model=args.depth or default_depth_model(settings.models_dir),
         anaglyph_method=args.anaglyph_method, crf=args.crf, preset=args.preset,
         subtitles_3d=args.subtitles_3d, dynamic_range=args.dynamic_range,
+        **layout_params(args),
     )
     with progress_bar(enabled=not args.no_progress) as progress:
         result = convert_file(

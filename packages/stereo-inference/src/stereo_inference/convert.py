@@ -16,12 +16,12 @@ from shared_types.clock_jumps import continuous_source
 from shared_types.conversion import ConversionResult
 from shared_types.depth_models import needs_weights
 from shared_types.ffmpeg import ffmpeg_path, find_soon
-from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
+from shared_types.models import Container, ConversionParams, DepthModel, OutputMode
 from shared_types.output_guard import is_same_file
-from shared_types.stereo_boxes import add_st3d
 from shared_types.stream_mux import container_of
 
 from stereo_inference import nvdec
+from stereo_inference import output_layout as layout
 from stereo_inference.arrays import device_type
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import ensure_installed, load_estimator
@@ -113,6 +113,7 @@ def convert_file(
                                   "refusing to write over the source")
     with _on_one_timeline(input_path, output_path, ffmpeg, timeout_s) as input_path:
         mode = parse_mode(mode)
+        layout.check_layout(mode, params)
         container = Container(container) if container else container_of(output_path)
         info = probe_video(input_path)
         if depth_video is not None:
@@ -252,12 +253,13 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     dynamic_range = dynamic_range_for(mode, params.dynamic_range)
     tone = sdr_tone_mapper(info.color, info.hdr, dynamic_range)
     color = tone.output_color if tone else info.color
-    renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
-                              bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range),
-                              color=color)
+    renderer = layout.renderer_class(mode)(
+        mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
+        bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range), color=color)
     on_gpu = device_type(dev) == "cuda"
     on_nvdec = nvdec.usable(dev, codec=info.codec, pix_fmt=info.pix_fmt,
-                            eye_format=renderer.eye_format, filtered=tone is not None)
+                            eye_format=renderer.eye_format, filtered=tone is not None
+                            ) and not getattr(renderer, "needs_host_frames", False)
     # Frames are decoded at full size: the OpenCV path halves half-layout eyes
     # itself while warping, a GPU after the upload (no scaler pass either way).
     # A GPU also makes the model's input from the uploaded frames.
@@ -294,17 +296,19 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         sar = info.sample_aspect
         if sar and info.rotation % 180:
             sar = (sar[1], sar[0])
+        hdr = info.hdr if renderer.bit_depth > 8 else None
         encoder = StereoEncoder(
-            partial if direct else video_only, size=(out_w, out_h), fps=info.fps,
+            partial if direct else video_only, size=(out_w, out_h),
+            fps=layout.output_fps(params, info.fps),
             time_base=first.time_base, crf=params.crf, preset=params.preset,
-            sample_aspect=sar, packing=packing_of(mode),
-            color=color,
-            hdr=info.hdr if renderer.bit_depth > 8 else None,
+            sample_aspect=sar, packing=layout.packing(mode, params),
+            color=color, hdr=hdr, encoder=layout.encoder_choice(params, hdr),
             use_nvenc=on_gpu, threads=job.cores, faststart=direct,
         )
         frames = run_stages(
             _chain(first, iter_batches),
-            renderer.render, encoder, renderer.eye_format,
+            layout.render_step(mode, params, renderer.render, (ew, eh), renderer.bit_depth),
+            layout.capped(encoder, params, first.time_base), renderer.eye_format,
             total=total, progress=job.progress, estimate=renderer.estimate, clock=clock,
             renderers=renderers(dev, job.cores),
             finish=_subtitle_burner(job, renderer, (ew, eh), color[1] if color else None),
@@ -314,13 +318,15 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         _say_if_cut_short(input_path, info, encoder.seconds)
         encoder = None
         with clock.stage("mux"):
+            # the boxes first: an MKV takes them over from the video's MP4
+            layout.mark_file(partial if direct else video_only, mode, params)
             if not direct:
                 mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
-                           container=job.container, packing=packing_of(mode),
+                           container=job.container, packing=layout.packing(mode, params),
                            timeout_s=job.timeout_s, start_at_zero=job.start_at_zero,
                            found=found)
-            elif packing_of(mode):
-                add_st3d(partial, packing_of(mode))
+                if job.container is Container.MP4:
+                    layout.mark_file(partial, mode, params)
         os.replace(partial, output_path)
     except BaseException:
         if encoder is not None:
