@@ -47,9 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--workers", type=int, help="video-worker processes")
     serve.add_argument("--data-dir", type=Path)
 
-    conv = sub.add_parser("convert", help="convert one file end to end")
-    conv.add_argument("input", type=Path)
-    conv.add_argument("-o", "--output", type=Path, required=True)
+    conv = sub.add_parser("convert", help="convert one file, or every video under a folder")
+    conv.add_argument("input", type=Path, help="a video, or a folder (converted recursively)")
+    conv.add_argument("-o", "--output", type=Path, required=True,
+                      help="the output file, or for a folder the output folder (sub-folders "
+                           "kept; a second run converts only what is not done)")
     conv.add_argument("--mode", type=OutputMode, default=OutputMode.HALF_SBS,
                       choices=list(OutputMode), metavar="{" + ",".join(OutputMode) + "}")
     conv.add_argument("--divergence", type=float, default=2.0, help="max disparity, %% of width")
@@ -106,7 +108,8 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
              waiting_workers: Sequence[subprocess.Popen]) -> int:
     from local_stack.convert import ConvertRequest, run_convert, temporary_data_dir
 
-    check_output(args.input, args.output, overwrite=args.overwrite)  # before any work
+    if not args.input.is_dir():
+        check_output(args.input, args.output, overwrite=args.overwrite)  # before any work
     depth = args.depth or best_installed(settings.models_dir)
     check_model_available(depth, settings.models_dir, auto_download=settings.model_auto_download,
                           endpoint=settings.hub_endpoint)  # before any upload or chunking
@@ -114,6 +117,8 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
                               depth_model=depth, dynamic_range=args.dynamic_range,
                               subtitles_3d=args.subtitles_3d, crf=args.crf, preset=args.preset,
                               **layout_params(args))
+    if args.input.is_dir():
+        return _convert_folder(args, settings, params, console, waiting_workers)
     container = args.container or container_of(args.output)
     request = ConvertRequest(args.input, args.output, args.mode, params, container)
     if args.data_dir is not None:
@@ -127,6 +132,17 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
         console.print(f"not in this file: {left_out_sentence(snap.left_out, container)}",
                       soft_wrap=True)
     return 0
+
+
+def _convert_folder(args: argparse.Namespace, settings: StackSettings, params: ConversionParams,
+                    console: Console, waiting_workers: Sequence[subprocess.Popen]) -> int:
+    from local_stack.folder_convert import FolderRequest, run_folder
+
+    request = FolderRequest(args.input, args.output, args.mode, params,
+                            args.container or Container.MP4, overwrite=args.overwrite,
+                            data_dir=args.data_dir)
+    summary = run_folder(settings, request, console, waiting_workers=waiting_workers)
+    return 1 if summary.failed else 0
 
 
 def _run(args: argparse.Namespace, console: Console,
