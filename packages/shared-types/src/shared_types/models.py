@@ -56,6 +56,10 @@ def packing_of(mode: OutputMode) -> str | None:
     return None
 
 
+# the layouts whose views may be swapped for cross-eyed viewing
+CROSS_EYED_MODES = (OutputMode.SBS, OutputMode.HALF_SBS)
+
+
 def stereo_packing(mode: OutputMode, *, cross_eyed: bool = False) -> str | None:
     """The packing a file of ``mode`` says it has (frame-packing SEI, ``st3d``,
     ``StereoMode``): ``packing_of``, but none for a cross-eyed picture, whose

@@ -9,7 +9,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from shared_types.hdr import HdrInfo
-from shared_types.models import ConversionParams, OutputMode, stereo_packing
+from shared_types.models import CROSS_EYED_MODES, ConversionParams, OutputMode, stereo_packing
 from shared_types.spherical_boxes import add_vr180_metadata
 from shared_types.stereo_boxes import add_st3d
 
@@ -19,8 +19,6 @@ from stereo_inference.formats import RGBD_MODES
 from stereo_inference.frame_rate_cap import FrameRateCap
 from stereo_inference.layouts import Vr180Projection, swap_halves, vr180_side
 from stereo_inference.synthesis import StereoRenderer
-
-CROSS_EYED_MODES = (OutputMode.SBS, OutputMode.HALF_SBS)
 
 
 def check_layout(mode: OutputMode, params: ConversionParams) -> None:

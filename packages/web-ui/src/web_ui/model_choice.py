@@ -1,7 +1,7 @@
 """Which depth models a job may ask for here, and the job-creation check.
 
 The form offers installed models first with the default (the best installed)
-selected, then the others: marked "downloads on first use" when downloads are
+selected, then the others: marked "to download" when downloads are
 on, else "not installed". A job asking for a model that cannot run here is
 refused when it is created, before any upload, with the command that installs it.
 iw3 is offered only where it runs: on the local backend the engine converts
@@ -47,7 +47,7 @@ def model_options(settings: WebSettings) -> list[ModelOption]:
         if name == default:
             note = " (default)"
         elif not installed:
-            note = " (downloads on first use)" if settings.model_auto_download else (
+            note = " (to download)" if settings.model_auto_download else (
                 " (not installed)")
         options.append(ModelOption(name, name + note, name == default, installed))
     return sorted(options, key=lambda o: (not o.is_installed, not o.is_default))
