@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.byte_size import size_words
-from shared_types.frame_rate import stream_rate
-from shared_types.hdr import Color, HdrInfo, frame_color, hdr_info
-from shared_types.mp4_boxes import Mp4BoxError, top_level_boxes
-from shared_types.source_streams import describe_stream, file_timecode, is_cover, video_labels
-from shared_types.stream_names import codec_name
+from stereo_media.frame_rate import stream_rate
+from stereo_media.hdr import Color, HdrInfo, frame_color, hdr_info
+from stereo_media.mp4_boxes import Mp4BoxError, top_level_boxes
+from stereo_media.source_streams import describe_stream, file_timecode, is_cover, video_labels
+from stereo_media.stream_names import codec_name
 
 from media_worker.errors import (
     SourceUnreachableError,

@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from shared_types.failure import disk_full_message, is_disk_full
-from shared_types.ffmpeg import QUIET
 from shared_types.process_exit import exited_within
+from stereo_media.ffmpeg import QUIET
 
 from media_worker.errors import (
     FfmpegDiskFullError,
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 # (MPEG-TS/PS, MXF, a DVD tool's bare MPEG-2 video), Windows (AVI, ASF), codec
 # tools' own (libvpx's and AV1 encoders' IVF, uncompressed YUV4MPEG2); no
 # playlist, concat or image sequence. Raw H.264/HEVC streams have no clock:
-# they are read through a timed copy (``shared_types.raw_video``), so their
+# they are read through a timed copy (``stereo_media.raw_video``), so their
 # demuxers are not here (bare MPEG-2 video's parser stamps every picture).
 VIDEO_DEMUXERS = ("mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf,"
                   "ogg,mxf,dv,gif,ivf,yuv4mpegpipe,mpegvideo")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from media_worker.bounded_probe import ProbeLimits, probe_header, probe_video
 from media_worker.errors import UnusableVideoError

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.keys import source_key
-from shared_types.raw_video import HEAD_BYTES, starts_as_elementary_stream
-from shared_types.testing.media import make_video
-from shared_types.testing.timing import make_raw_stream
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.raw_video import HEAD_BYTES, starts_as_elementary_stream
+from stereo_media.testing.media import make_video
+from stereo_media.testing.timing import make_raw_stream
 
 from media_worker.bounded_probe import ProbeLimits, probe_header
 from media_worker.clip import cut_clip
@@ -178,7 +178,7 @@ def test_on_s3_only_a_transport_stream_whose_clock_jumps_is_fetched_for_a_previe
         s3, film, tmp_path):
     from types import SimpleNamespace
 
-    from shared_types.testing.timing import make_joined_recording
+    from stereo_media.testing.timing import make_joined_recording
 
     from media_worker.played_timeline import played_source
 

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg import ffmpeg_path
 
 from media_worker.errors import (
     FfmpegFailedError,

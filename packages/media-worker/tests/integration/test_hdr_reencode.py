@@ -1,9 +1,9 @@
 """A source whose keyframes are too sparse is re-encoded before splitting: HDR survives it."""
 
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.media_facts import media_facts
-from shared_types.testing.rich_media import make_rich_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media_facts import media_facts
+from stereo_media.testing.rich_media import make_rich_video
 
 from media_worker.bounded_probe import ProbeLimits, probe_video
 from media_worker.ffmpeg_runner import FfmpegRunner

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.media import make_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media import make_video
 
 from media_worker import mp4_samples
 from media_worker.bounded_probe import ProbeLimits, probe_video

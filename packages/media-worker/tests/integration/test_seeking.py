@@ -10,8 +10,8 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.preview import THUMBNAILS
+from stereo_media.ffmpeg import ffmpeg_path
 
 from media_worker import seeking
 from media_worker.clip import cut_clip

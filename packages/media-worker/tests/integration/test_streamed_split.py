@@ -9,8 +9,8 @@ import subprocess
 import threading
 import time
 
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.media import make_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media import make_video
 
 from media_worker.bounded_probe import ProbeLimits, probe_video
 from media_worker.cut_plan import plan_cuts

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from shared_types.clock_jumps import continuous_source
 from shared_types.conversion import ConversionResult
-from shared_types.depth_models import needs_weights
-from shared_types.ffmpeg import ffmpeg_path, find_soon
 from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
-from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import container_of
+from stereo_media.clock_jumps import continuous_source
+from stereo_media.ffmpeg import ffmpeg_path, find_soon
+from stereo_media.stereo_boxes import add_st3d
+from stereo_media.stream_mux import container_of
+from stereo_models.depth_models import needs_weights
 
 from stereo_inference import nvdec
 from stereo_inference.arrays import device_type
@@ -174,8 +174,8 @@ def _say_if_cut_short(input_path: Path, info: VideoInfo, seconds: float) -> None
 def _on_one_timeline(input_path: Path, output_path: Path, ffmpeg: str | None,
                      timeout_s: float) -> Iterator[Path]:
     """``input_path``, or a copy of it on one timeline when its clock jumps
-    (``shared_types.clock_jumps``: joined recordings) or it has none (a raw
-    H.264/HEVC stream: ``shared_types.raw_video``), written beside the output
+    (``stereo_media.clock_jumps``: joined recordings) or it has none (a raw
+    H.264/HEVC stream: ``stereo_media.raw_video``), written beside the output
     and removed when the conversion ends. Raises InvalidInputError when the
     copy fails."""
     def run(args):

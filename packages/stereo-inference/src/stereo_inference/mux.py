@@ -2,7 +2,7 @@
 
 ``stereo_inference.encode`` writes the video alone; this muxes it with every
 audio, subtitle and attachment stream of the source, its cover, timecode,
-telemetry, chapters and tags (``shared_types.stream_mux``), then marks SBS/TB
+telemetry, chapters and tags (``stereo_media.stream_mux``), then marks SBS/TB
 MP4s with an ``st3d`` box.
 """
 
@@ -17,9 +17,9 @@ import av
 from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.left_out import left_out_sentence
 from shared_types.models import Container
-from shared_types.source_streams import FileStreams, file_streams
-from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import cover_extract_command, covers_to_extract, mux_command
+from stereo_media.source_streams import FileStreams, file_streams
+from stereo_media.stereo_boxes import add_st3d
+from stereo_media.stream_mux import cover_extract_command, covers_to_extract, mux_command
 
 from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
 

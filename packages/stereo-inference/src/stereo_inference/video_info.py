@@ -7,9 +7,9 @@ from pathlib import Path
 
 import av
 from pydantic import BaseModel
-from shared_types.frame_rate import stream_rate
-from shared_types.hdr import HdrInfo, frame_color, hdr_info
-from shared_types.stream_names import codec_name
+from stereo_media.frame_rate import stream_rate
+from stereo_media.hdr import HdrInfo, frame_color, hdr_info
+from stereo_media.stream_names import codec_name
 
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.readable_frames import ReadableFrames

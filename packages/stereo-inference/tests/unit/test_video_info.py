@@ -1,5 +1,5 @@
 import pytest
-from shared_types.testing.media import make_audio_only, make_video
+from stereo_media.testing.media import make_audio_only, make_video
 
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.video_info import probe_video
