@@ -41,13 +41,14 @@ from shared_types.models import (
 from shared_types.preview import CLIP_SECONDS, source_job_id
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from shared_types.runs import STALE_RUN_WRITES
+from stereo_media.bounded_probe import probe_video, refuse_oversize
 from stereo_media.clock_jumps import continuous_source
+from stereo_media.errors import UnusableVideoError
 
-from media_worker.bounded_probe import probe_video, refuse_oversize
 from media_worker.clip import cut_clip
 from media_worker.cut_plan import planned_cuts
 from media_worker.deps import MediaDeps
-from media_worker.errors import SplitOffPlanError, UnusableVideoError
+from media_worker.errors import SplitOffPlanError
 from media_worker.played_timeline import played_source
 from media_worker.poster import store_poster
 from media_worker.publication import Publication

@@ -23,12 +23,12 @@ import logging
 from pathlib import Path
 
 from shared_types.models import ObjectInfo
+from stereo_media.bounded_probe import SourceHeader, probe_header, refuse_by_signature
 from stereo_media.clock_jumps import JUMPING_FORMATS, continuous_source
+from stereo_media.errors import TooLongError, UnknownFormatError
 from stereo_media.raw_video import HEAD_BYTES, starts_as_elementary_stream
 
-from media_worker.bounded_probe import SourceHeader, probe_header, refuse_by_signature
 from media_worker.deps import MediaDeps
-from media_worker.errors import TooLongError, UnknownFormatError
 from media_worker.source_file import SourceLocation, locate_source, source_file
 
 log = logging.getLogger(__name__)

@@ -24,11 +24,11 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from stereo_media.errors import UnusableVideoError
+from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
 from stereo_media.stream_mux import TEXT_SUBTITLES
 from stereo_media.subtitle_cues import TextCue, cues_in_window, format_srt, parse_srt
 
-from media_worker.errors import UnusableVideoError
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.side_streams import streams_of
 from media_worker.splitting import segment_starts
 

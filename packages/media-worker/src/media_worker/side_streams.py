@@ -20,6 +20,8 @@ from pathlib import Path
 
 from shared_types.left_out import left_out_sentence
 from shared_types.models import Container, OutputMode, packing_of
+from stereo_media.errors import FfmpegFailedError, UnusableVideoError
+from stereo_media.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner
 from stereo_media.source_streams import FileStreams, file_streams
 from stereo_media.stereo_boxes import add_st3d
 from stereo_media.stream_mux import (
@@ -32,8 +34,6 @@ from stereo_media.stream_mux import (
 )
 
 from media_worker.concat import concat_input
-from media_worker.errors import FfmpegFailedError, UnusableVideoError
-from media_worker.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner
 from media_worker.segment_timeline import concat_durations_us, file_starts_us
 
 log = logging.getLogger(__name__)

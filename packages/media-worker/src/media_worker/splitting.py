@@ -19,11 +19,12 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from stereo_media.bounded_probe import SourceInfo, probe_colour
+from stereo_media.errors import FfmpegFailedError
+from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
 from stereo_media.hdr import Color, HdrInfo, x265_cli_args
+from stereo_media.probe_limits import ProbeLimits
 
-from media_worker.bounded_probe import ProbeLimits, SourceInfo, probe_colour
-from media_worker.errors import FfmpegFailedError
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.live_segments import LiveSegmentList
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """The probe reads an MP4's sample table instead of its packets, and only where
-the table says what the packets would (``media_worker.mp4_samples``)."""
+the table says what the packets would (``stereo_media.mp4_samples``)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from pathlib import Path
 
 import av
 import pytest
-from stereo_media.ffmpeg import ffmpeg_path
-from stereo_media.testing.media import make_video
 
-from media_worker import mp4_samples
-from media_worker.bounded_probe import ProbeLimits, probe_video
-from media_worker.errors import UnusableVideoError
-from media_worker.mp4_samples import composition_offsets, indexed_facts
-from media_worker.packet_facts import PacketFacts
+from stereo_media import mp4_samples
+from stereo_media.bounded_probe import probe_video
+from stereo_media.errors import UnusableVideoError
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.mp4_samples import composition_offsets, indexed_facts
+from stereo_media.packet_facts import PacketFacts
+from stereo_media.probe_limits import ProbeLimits
+from stereo_media.testing.media import make_video
 
 ROOMY = ProbeLimits(max_bytes=10**10, max_duration_s=36000, max_width=8000, max_height=8000)
 

@@ -8,15 +8,15 @@ import stat
 from pathlib import Path
 
 import pytest
-from stereo_media.ffmpeg import ffmpeg_path
 
-from media_worker.errors import (
+from stereo_media.errors import (
     FfmpegFailedError,
     FfmpegKilledError,
     FfmpegTimeoutError,
     FfmpegUndecodableError,
 )
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
 
 
 def script(tmp_path: Path, body: str) -> str:

@@ -21,8 +21,8 @@ import struct
 from collections.abc import Iterator
 from pathlib import Path
 
-from media_worker.ffmpeg_runner import VIDEO_DEMUXERS
-from media_worker.packet_facts import PacketFacts
+from stereo_media.ffmpeg_runner import VIDEO_DEMUXERS
+from stereo_media.packet_facts import PacketFacts
 
 log = logging.getLogger(__name__)
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from stereo_media.testing.media import make_video
 
-from media_worker.bounded_probe import ProbeLimits, probe_header, probe_video
-from media_worker.errors import UnusableVideoError
+from stereo_media.bounded_probe import probe_header, probe_video
+from stereo_media.errors import UnusableVideoError
+from stereo_media.probe_limits import ProbeLimits
+from stereo_media.testing.media import make_video
 
 ROOMY = dict(max_bytes=10**9, max_duration_s=3600, max_width=8000, max_height=8000)
 

@@ -13,21 +13,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.byte_size import size_words
-from stereo_media.frame_rate import stream_rate
-from stereo_media.hdr import Color, HdrInfo, frame_color, hdr_info
-from stereo_media.mp4_boxes import Mp4BoxError, top_level_boxes
-from stereo_media.source_streams import describe_stream, file_timecode, is_cover, video_labels
-from stereo_media.stream_names import codec_name
 
-from media_worker.errors import (
+from stereo_media.errors import (
     SourceUnreachableError,
     TooLongError,
     UnknownFormatError,
     UnusableVideoError,
 )
-from media_worker.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
-from media_worker.mp4_samples import indexed_facts
-from media_worker.packet_facts import PacketFacts
+from stereo_media.ffmpeg_runner import URL_HEADER_BYTES, URL_REQUEST_BYTES, VIDEO_DEMUXERS
+from stereo_media.frame_rate import stream_rate
+from stereo_media.hdr import Color, HdrInfo, frame_color, hdr_info
+from stereo_media.mp4_boxes import Mp4BoxError, top_level_boxes
+from stereo_media.mp4_samples import indexed_facts
+from stereo_media.packet_facts import PacketFacts
+from stereo_media.probe_limits import ProbeLimits
+from stereo_media.source_streams import describe_stream, file_timecode, is_cover, video_labels
+from stereo_media.stream_names import codec_name
 
 log = logging.getLogger(__name__)
 
@@ -42,19 +43,6 @@ HEIF_BRANDS = (b"heic", b"heix", b"mif1", b"avif")
 # The first bytes of sound files no video demuxer reads, named for the same reason
 # (an MP3 carries its ID3 tag first; M4A is an MP4 and gets "no video" instead).
 SOUND_MAGIC = ((b"ID3", "MP3"), (b"fLaC", "FLAC"))
-
-
-@dataclass(frozen=True)
-class ProbeLimits:
-    max_bytes: int
-    max_duration_s: float
-    max_width: int
-    max_height: int
-    timeout_s: float = 60.0
-    max_fps: float = 240.0
-    max_frames: int = 1_000_000
-    # width x height x frames: the work a source asks for (4K at 60 fps for 30 min fits)
-    max_pixel_frames: int = 1_200_000_000_000
 
 
 @dataclass(frozen=True)
@@ -267,7 +255,7 @@ def _check_streams(container, limits: ProbeLimits):
     width, height = stream.codec_context.width, stream.codec_context.height
     if not width or not height:
         raise _reject(f"{NOT_A_VIDEO} (its picture size is unknown).")
-    if width > limits.max_width or height > limits.max_height:
+    if limits.refuses_size(width, height):
         raise _reject(f"The video is {width}x{height}, larger than the allowed "
                       f"{limits.max_width}x{limits.max_height}.")
     rate = stream_rate(stream)  # the packet scan checks the real rate (``_check_work``)

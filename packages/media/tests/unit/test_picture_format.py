@@ -2,7 +2,7 @@
 
 import pytest
 
-from media_worker.bounded_probe import picture_format, sound_format
+from stereo_media.bounded_probe import picture_format, sound_format
 
 
 @pytest.mark.parametrize(("head", "name"), [

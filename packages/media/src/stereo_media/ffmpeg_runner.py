@@ -19,15 +19,15 @@ from pathlib import Path
 
 from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.process_exit import exited_within
-from stereo_media.ffmpeg import QUIET
 
-from media_worker.errors import (
+from stereo_media.errors import (
     FfmpegDiskFullError,
     FfmpegFailedError,
     FfmpegKilledError,
     FfmpegTimeoutError,
     FfmpegUndecodableError,
 )
+from stereo_media.ffmpeg import QUIET
 
 log = logging.getLogger(__name__)
 
