@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import av
-from shared_types.testing.media import make_video
 from shared_types.testing.waiting import wait_until
+from stereo_media.testing.media import make_video
 
 VENV_BIN = Path(sys.executable).parent
 NAMES = ["a.mp4", "sub/b.mov", "sub/deeper/c.mkv", "z.mp4"]

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.spherical_boxes import HALF_SPHERE_BOUNDS, read_sv3d
-from shared_types.stereo_boxes import read_st3d
-from shared_types.testing.media import make_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.spherical_boxes import HALF_SPHERE_BOUNDS, read_sv3d
+from stereo_media.stereo_boxes import read_st3d
+from stereo_media.testing.media import make_video
 
 
 @pytest.mark.parametrize(("codec", "suffix", "decoder"), [

@@ -20,8 +20,8 @@ from shared_types.models import (
     DynamicRange,
     OutputMode,
 )
-from shared_types.models_cli import add_models_parser, run_models_command
 from shared_types.output_guard import check_output
+from stereo_models.models_cli import add_models_parser, run_models_command
 
 from stereo_inference.errors import EngineError
 from stereo_inference.settings import InferenceSettings

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
-from shared_types.hdr import HdrInfo
 from shared_types.models import CROSS_EYED_MODES, ConversionParams, OutputMode, stereo_packing
-from shared_types.spherical_boxes import add_vr180_metadata
-from shared_types.stereo_boxes import add_st3d
+from stereo_media.hdr import HdrInfo
+from stereo_media.spherical_boxes import add_vr180_metadata
+from stereo_media.stereo_boxes import add_st3d
 
 from stereo_inference.codecs import EncoderChoice, choose_encoder
 from stereo_inference.errors import InvalidRequestError

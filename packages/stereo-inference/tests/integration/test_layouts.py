@@ -6,10 +6,10 @@ import subprocess
 import av
 import numpy as np
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams
-from shared_types.spherical_boxes import HALF_SPHERE_BOUNDS, read_sv3d
-from shared_types.stereo_boxes import read_st3d
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.spherical_boxes import HALF_SPHERE_BOUNDS, read_sv3d
+from stereo_media.stereo_boxes import read_st3d
 
 from stereo_inference.convert import convert_file
 from stereo_inference.errors import InvalidRequestError
