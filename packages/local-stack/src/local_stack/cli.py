@@ -120,7 +120,8 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
     if args.input.is_dir():
         return _convert_folder(args, settings, params, console, waiting_workers)
     container = args.container or container_of(args.output)
-    request = ConvertRequest(args.input, args.output, args.mode, params, container)
+    request = ConvertRequest(args.input, args.output, args.mode, params, container,
+                             start_s=args.start, end_s=args.end)
     if args.data_dir is not None:
         snap = run_convert(settings, request, console, waiting_workers=waiting_workers)
     else:
@@ -140,7 +141,7 @@ def _convert_folder(args: argparse.Namespace, settings: StackSettings, params: C
 
     request = FolderRequest(args.input, args.output, args.mode, params,
                             args.container or Container.MP4, overwrite=args.overwrite,
-                            data_dir=args.data_dir)
+                            data_dir=args.data_dir, start_s=args.start, end_s=args.end)
     summary = run_folder(settings, request, console, waiting_workers=waiting_workers)
     return 1 if summary.failed else 0
 

@@ -49,6 +49,8 @@ class FolderRequest:
     container: Container = Container.MP4
     overwrite: bool = False
     data_dir: Path | None = None  # None: OUTDIR/.stereo-spot-data, removed once all is done
+    start_s: float | None = None  # the same part of every video (``source_cut``)
+    end_s: float | None = None
 
 
 @dataclass
@@ -136,7 +138,8 @@ def run_folder(settings: StackSettings, request: FolderRequest, console: Console
             output.parent.mkdir(parents=True, exist_ok=True)
             with console.status(f"{head}: converting"):
                 run_convert(settings, ConvertRequest(source, output, request.mode,
-                                                     request.params, request.container),
+                                                     request.params, request.container,
+                                                     request.start_s, request.end_s),
                             quiet, waiting_workers=waiting_workers)
         except (StereoSpotError, OSError) as exc:
             summary.failed += 1

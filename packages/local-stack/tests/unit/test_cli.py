@@ -122,3 +122,23 @@ def test_convert_keeps_an_existing_output_unless_overwrite(tmp_path: Path, capsy
                    "--data-dir", str(tmp_path / "d")])
     assert rc == 1
     assert "already exists" not in capsys.readouterr().err
+
+
+def test_convert_takes_the_layout_and_encoding_options():
+    args = cli._parser().parse_args([
+        "convert", "in.mp4", "-o", "o.mp4", "--mode", "vr180", "--codec", "av1", "--pix-fmt",
+        "yuv420p10le", "--bitrate", "8000", "--max-fps", "30", "--start", "5", "--end", "9.5",
+        "--crf", "23"])
+    assert (args.mode, args.codec, args.pix_fmt) == ("vr180", "av1", "yuv420p10le")
+    assert (args.bitrate, args.max_fps, args.start, args.end, args.crf) == (8000, 30, 5, 9.5, 23)
+    args = cli._parser().parse_args(["convert", "in.mp4", "-o", "o.mp4", "--cross-eyed"])
+    assert args.cross_eyed and args.codec == "x264"
+
+
+def test_a_start_after_the_end_is_refused_before_any_work(tmp_path: Path, capsys):
+    source = tmp_path / "a.mp4"
+    source.write_bytes(b"video")
+    rc = cli.main(["convert", str(source), "-o", str(tmp_path / "o.mp4"), "--start", "3",
+                   "--end", "2", "--data-dir", str(tmp_path / "d")])
+    assert rc == 1
+    assert "--end 2 must come after --start 3" in capsys.readouterr().err

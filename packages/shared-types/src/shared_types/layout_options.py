@@ -13,7 +13,8 @@ def _choices(enum) -> dict:
 
 
 def add_layout_options(parser: argparse.ArgumentParser) -> None:
-    """Add --cross-eyed, --codec, --pix-fmt, --bitrate and --max-fps to ``parser``."""
+    """Add --cross-eyed, --codec, --pix-fmt, --bitrate, --max-fps, --start and --end
+    to ``parser`` (the last two cut the source: ``stereo_media.source_cut``)."""
     parser.add_argument("--cross-eyed", action="store_true",
                         help="sbs/half-sbs: the right view on the left, for cross-eyed viewing")
     parser.add_argument("--codec", default=VideoCodec.X264, **_choices(VideoCodec),
@@ -24,6 +25,10 @@ def add_layout_options(parser: argparse.ArgumentParser) -> None:
                         help="average bitrate in kbit/s instead of constant quality (--crf)")
     parser.add_argument("--max-fps", type=float, default=None, metavar="FPS",
                         help="leave out frames above this rate (a 60 fps source at 30)")
+    parser.add_argument("--start", type=float, default=None, metavar="SECONDS",
+                        help="convert from this time of the source (default: its beginning)")
+    parser.add_argument("--end", type=float, default=None, metavar="SECONDS",
+                        help="convert up to this time of the source (default: its end)")
 
 
 def layout_params(args: argparse.Namespace) -> dict:

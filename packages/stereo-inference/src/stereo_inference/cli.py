@@ -106,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
 def _convert(args, settings: InferenceSettings) -> int:
     from stereo_inference.convert import convert_file
     from stereo_inference.depth import default_depth_model
+    from stereo_media.ffmpeg import ffmpeg_path
+    from stereo_media.ffmpeg_runner import FfmpegRunner
+    from stereo_media.source_cut import source_span
+
     from stereo_inference.progress_bar import progress_bar
 
     check_output(args.input, args.output, overwrite=args.overwrite)
@@ -116,9 +120,13 @@ def _convert(args, settings: InferenceSettings) -> int:
         subtitles_3d=args.subtitles_3d, dynamic_range=args.dynamic_range,
         **layout_params(args),
     )
-    with progress_bar(enabled=not args.no_progress) as progress:
+    with (source_span(FfmpegRunner(ffmpeg_path(settings.ffmpeg),
+                                   timeout_s=settings.segment_timeout_s), args.input,
+                      Path(args.output).absolute().parent, start_s=args.start,
+                      end_s=args.end) as source,
+          progress_bar(enabled=not args.no_progress) as progress):
         result = convert_file(
-            args.input, args.output, mode=args.mode, params=params, progress=progress,
+            source, args.output, mode=args.mode, params=params, progress=progress,
             models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
             device=args.device or settings.device, threads=settings.threads,
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,

@@ -157,3 +157,16 @@ def test_converting_a_file_onto_itself_leaves_the_source_byte_for_byte(
     assert main(["convert", "film.mp4", "other.mp4", "--no-progress"]) == 2
     assert "--overwrite" in capsys.readouterr().err
     assert (tmp_path / "other.mp4").read_bytes() == first
+
+
+def test_start_and_end_convert_only_that_part(clip, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
+    out = tmp_path / "part.mp4"
+    assert main(["convert", str(clip), str(out), "--start", "0.25", "--end", "0.75",
+                 "--codec", "x265", "--no-progress"]) == 0
+    facts = read_video(out)
+    assert facts["frames"] == 12 and facts["times"][0] == 0.0 and facts["audio"] == 1
+    assert not list(tmp_path.glob(".span-*"))  # the cut copy is gone
+    assert main(["convert", str(clip), str(tmp_path / "x.mp4"), "--start", "0.5", "--end",
+                 "0.2", "--no-progress"]) == 2
+    assert "must come after" in capsys.readouterr().err
