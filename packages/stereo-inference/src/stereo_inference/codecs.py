@@ -10,6 +10,7 @@ onto SVT-AV1's numbered presets (0 slowest .. 13 fastest).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from shared_types.models import PixelFormat, VideoCodec
@@ -60,6 +61,9 @@ def choose_encoder(codec: VideoCodec | str = VideoCodec.X264, *, crf: int = 20,
                              "hvc1" if codec is VideoCodec.X265 else None)
     quality = {} if bit_rate else {"crf": str(crf)}
     if codec is VideoCodec.AV1:
+        # SVT-AV1 prints ~20 lines of its settings to stderr per encoder unless its
+        # log level (read from the environment when it starts) says errors only
+        os.environ.setdefault("SVT_LOG", "1")
         if not bit_rate:
             quality = {"crf": str(max(1, round(crf * 63 / 51)))}
         return EncoderChoice("libsvtav1", {**quality, "preset": str(SVT_PRESETS[preset])},
