@@ -104,12 +104,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _convert(args, settings: InferenceSettings) -> int:
-    from stereo_inference.convert import convert_file
-    from stereo_inference.depth import default_depth_model
     from stereo_media.ffmpeg import ffmpeg_path
     from stereo_media.ffmpeg_runner import FfmpegRunner
     from stereo_media.source_cut import source_span
 
+    from stereo_inference.convert import convert_file
+    from stereo_inference.depth import default_depth_model
     from stereo_inference.progress_bar import progress_bar
 
     check_output(args.input, args.output, overwrite=args.overwrite)
