@@ -320,10 +320,11 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             use_nvenc=on_gpu, threads=job.cores, faststart=direct,
         )
         frames = run_stages(
-            _chain(first, iter_batches),
+            layout.capped(_chain(first, iter_batches), params, first.time_base),
             layout.render_step(mode, params, renderer.render, (ew, eh), renderer.bit_depth),
-            layout.capped(encoder, params, first.time_base), renderer.eye_format,
-            total=total, progress=job.progress, estimate=renderer.estimate, clock=clock,
+            encoder, renderer.eye_format,
+            total=layout.frames_kept(total, params, info.fps), progress=job.progress,
+            estimate=renderer.estimate, clock=clock,
             renderers=renderers(dev, job.cores),
             finish=_subtitle_burner(job, renderer, (ew, eh), color[1] if color else None),
         )

@@ -13,10 +13,10 @@ from stereo_media.hdr import HdrInfo
 from stereo_media.spherical_boxes import add_vr180_metadata
 from stereo_media.stereo_boxes import add_st3d
 
+from stereo_inference import frame_rate_cap
 from stereo_inference.codecs import EncoderChoice, choose_encoder
 from stereo_inference.errors import InvalidRequestError
 from stereo_inference.formats import RGBD_MODES
-from stereo_inference.frame_rate_cap import FrameRateCap
 from stereo_inference.layouts import Vr180Projection, swap_halves, vr180_side
 from stereo_inference.synthesis import StereoRenderer
 
@@ -61,9 +61,16 @@ def output_fps(params: ConversionParams, fps: float) -> float:
     return min(fps, params.max_fps) if params.max_fps and fps > 0 else fps
 
 
-def capped(encoder, params: ConversionParams, time_base: Fraction):
-    """``encoder``, behind a ``FrameRateCap`` when ``params.max_fps`` asks for one."""
-    return FrameRateCap(encoder, params.max_fps, time_base) if params.max_fps else encoder
+def capped(batches, params: ConversionParams, time_base: Fraction):
+    """``batches`` without the frames above ``params.max_fps`` (``frame_rate_cap``)."""
+    return frame_rate_cap.capped(batches, params.max_fps, time_base)
+
+
+def frames_kept(total: int | None, params: ConversionParams, fps: float) -> int | None:
+    """About how many of ``total`` frames at ``fps`` the output has (for progress)."""
+    if total is None or not params.max_fps or fps <= params.max_fps:
+        return total
+    return max(1, round(total * params.max_fps / fps))
 
 
 def packing(mode: OutputMode, params: ConversionParams) -> str | None:
