@@ -46,11 +46,12 @@ CUT_OFF = """() => {
 }"""
 
 # Where each control of the create form lies against the text of its label.
-CONTROLS = """() => [...document.querySelectorAll('#create-form label')].flatMap(label => {
+CONTROLS = """() => [...document.querySelectorAll('main label')].flatMap(label => {
   const control = label.querySelector('input:not([type=hidden]):not([type=file]), select');
   if (!control || !control.getBoundingClientRect().width) return [];
   const range = document.createRange();
   const texts = [...label.childNodes].filter(n => n.nodeType === 3 && n.textContent.trim());
+  if (!texts.length) return [];  // labelled by its own words elsewhere (aria)
   range.setStartBefore(texts[0]); range.setEndAfter(texts[texts.length - 1]);
   const t = range.getClientRects()[0], c = control.getBoundingClientRect();
   return [{name: control.name, type: control.type, text: {left: t.left, right: t.right,
@@ -67,6 +68,18 @@ def _jobs(backend, count=8):
             title=f"Holiday clip number {i} from the summer of 2024",
             status=JobStatus.COMPLETED if done else JobStatus.CHUNKING_IN_PROGRESS,
             created_at=now() - 3600 * i, completed_at=now() - 60 * i if done else None))
+
+
+def _thumbnails(backend, job_id: str, count: int) -> None:
+    """The strip's pictures: a JPEG per moment, a colour each."""
+    import cv2
+    import numpy as np
+    from shared_types.keys import thumbnail_key
+
+    for i in range(count):
+        picture = np.full((54, 96, 3), (40 + 15 * i, 120, 220 - 15 * i), np.uint8)
+        backend.output_storage.put_bytes(thumbnail_key(job_id, i),
+                                         cv2.imencode(".jpg", picture)[1].tobytes())
 
 
 def _beside(place: dict) -> bool:
@@ -116,3 +129,22 @@ def test_the_geometry_check_sees_a_cut_off_column_and_a_lone_checkbox(server, br
     assert any("TD" in line or "TH" in line for line in page.evaluate(CUT_OFF))
     apart = [p["name"] for p in page.evaluate(CONTROLS) if not _beside(p)]
     assert "subtitles_3d" in apart
+
+
+@pytest.mark.parametrize("name", list(WIDTHS))
+def test_the_jobs_list_and_a_held_jobs_preview_fit_too(server, browser, name):
+    from .test_preview_browser import held_job
+
+    base, backend = server
+    _jobs(backend)
+    held = held_job(backend)
+    _thumbnails(backend, held.job_id, 12)
+    width, height = WIDTHS[name]
+    page = browser.new_page(viewport={"width": width, "height": height})
+    for path, shot in (("/jobs", "jobs"), (f"/jobs/{held.job_id}", "preview")):
+        page.goto(base + path)
+        cut_off = page.evaluate(CUT_OFF)
+        assert cut_off == [], f"{path}: " + "\n".join(cut_off)
+        apart = [p["name"] for p in page.evaluate(CONTROLS) if not _beside(p)]
+        assert apart == [], path
+        page.screenshot(path=SCREENSHOTS / f"{shot}-{name}.png", full_page=True)
