@@ -77,8 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    settings = InferenceSettings()
     try:
+        settings = InferenceSettings()  # an empty or short shared secret is refused here
         if args.command == "convert":
             code = _convert(args, settings)
             if argv is None:  # this process's own command: nothing is left to do

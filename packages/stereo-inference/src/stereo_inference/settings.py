@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from shared_types.depth_models import default_models_dir
+from shared_types.settings import SharedSecret
 
 
 class InferenceSettings(BaseSettings):
@@ -34,4 +35,4 @@ class InferenceSettings(BaseSettings):
     work_dir: Path | None = None  # temp files; default: the system temp folder
     segment_timeout_s: float = 3600
     # Outside SageMaker, /invocations requires this value in the SECRET_HEADER header.
-    inference_shared_secret: SecretStr | None = None
+    inference_shared_secret: SharedSecret | None = None

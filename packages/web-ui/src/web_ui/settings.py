@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pydantic import AliasChoices, Field, SecretStr
-from shared_types.settings import BackendSettings
+from shared_types.settings import BackendSettings, SharedSecret
 
 from web_ui.outbound import OutboundPolicy
 
@@ -38,7 +38,7 @@ class WebSettings(BackendSettings):
     )
 
     # Signs job-ended webhooks (HMAC-SHA256); unset: webhooks are off.
-    webhook_secret: SecretStr | None = None
+    webhook_secret: SharedSecret | None = None
     webhook_poll_s: float = Field(2.0, gt=0, le=300)
     # One deadline for a whole delivery (connect to answer), whatever the receiver does.
     webhook_timeout_s: float = Field(5.0, gt=0, le=60)
