@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from shared_types.demuxers import av_options
+
 from media_worker.errors import (
     FfmpegFailedError,
     SourceReplacedError,
@@ -77,7 +79,7 @@ def _has_pictures(path: Path) -> bool:
     import av
 
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             return bool(container.streams.video) and container.streams.video[0].frames > 0
     except (av.error.FFmpegError, OSError):
         return False

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from shared_types.demuxers import VIDEO_DEMUXERS
 from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.ffmpeg import QUIET
 from shared_types.process_exit import exited_within
@@ -31,17 +32,6 @@ from media_worker.errors import (
 
 log = logging.getLogger(__name__)
 
-# Demuxers a user's file may be read with: real video containers only, never a
-# playlist (hls), a concat list or an image pipe that could reach other files.
-# Every container a video reaches people in: phones and cameras (MP4/MOV, DV),
-# the web (WebM, Ogg Theora, FLV, animated GIF), broadcast and production
-# (MPEG-TS/PS, MXF, a DVD tool's bare MPEG-2 video), Windows (AVI, ASF), codec
-# tools' own (libvpx's and AV1 encoders' IVF, uncompressed YUV4MPEG2); no
-# playlist, concat or image sequence. Raw H.264/HEVC streams have no clock:
-# they are read through a timed copy (``shared_types.raw_video``), so their
-# demuxers are not here (bare MPEG-2 video's parser stamps every picture).
-VIDEO_DEMUXERS = ("mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf,"
-                  "ogg,mxf,dv,gif,ivf,yuv4mpegpipe,mpegvideo")
 STDERR_TAIL_CHARS = 2000
 # What ffmpeg says when it stops because an input's packets do not decode (its
 # -max_error_rate, 2/3 by default): the file is damaged, not the command wrong.

@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from shared_types.demuxers import av_options
 from shared_types.stream_mux import TEXT_SUBTITLES
 from shared_types.subtitle_cues import TextCue, cues_in_window, format_srt, parse_srt
 
@@ -63,7 +64,7 @@ def _video_start_s(path: Path) -> float:
     import av  # vendor import stays in this module
 
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             stream = container.streams.video[0]
             if stream.start_time is None:
                 return 0.0

@@ -19,6 +19,7 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
+from shared_types.demuxers import file_only
 from shared_types.errors import FfmpegNotFoundError
 from shared_types.ffmpeg import ffmpeg_path
 
@@ -40,7 +41,7 @@ def ffmpeg_codec_names(path: Path, demuxer: str) -> dict[int, str]:
     them; empty when ffmpeg is missing or cannot read the file."""
     try:
         done = subprocess.run(
-            [ffmpeg_path(), "-hide_banner", "-nostdin", "-protocol_whitelist", "file",
+            [ffmpeg_path(), "-hide_banner", "-nostdin", *file_only(demuxer),
              "-f", demuxer, "-i", str(path)],
             capture_output=True, timeout=DESCRIBE_TIMEOUT_S)
     except (FfmpegNotFoundError, OSError, subprocess.TimeoutExpired):

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from shared_types.demuxers import file_only
 from shared_types.models import Container
 from shared_types.source_streams import (
     ATTACHED_PIC,
@@ -354,7 +355,7 @@ def test_each_teletext_subtitle_page_becomes_a_text_track_of_its_own(container, 
                                       "-txt_format:s:1", "text", "-txt_page:s:1", "777"]
     assert teletext_inputs(streams, Path("rec.ts")) == [
         "-fix_sub_duration:s:1", "-txt_format:s:1", "text", "-txt_page:s:1", "888",
-        "-protocol_whitelist", "file", "-i", "rec.ts"]
+        *file_only(), "-i", "rec.ts"]
     # with no input for it, the second page is named as left out
     _, without = stream_args(streams, container)
     assert "teletext page 888" in without

@@ -17,6 +17,7 @@ import av
 import numpy as np
 import torch
 import torch.nn.functional as F
+from shared_types.demuxers import av_options
 from shared_types.depth_models import needs_weights
 from shared_types.frame_rate import stream_rate
 from shared_types.models import DepthModel
@@ -75,7 +76,8 @@ def export_depth(
 def _write(source: Path, target: Path, size, info, estimator, normalizer, progress) -> int:
     w, h = size
     done = 0
-    with av.open(str(source)) as src, av.open(str(target), "w", format="matroska") as out:
+    with (av.open(str(source), options=av_options()) as src,
+          av.open(str(target), "w", format="matroska") as out):
         stream = src.streams.video[0]
         stream.thread_type = "AUTO"
         depth_stream = out.add_stream("ffv1", rate=stream_rate(stream) or round(info.fps) or 25)

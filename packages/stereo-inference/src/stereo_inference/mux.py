@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 import av
+from shared_types.demuxers import av_options
 from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.left_out import left_out_sentence
 from shared_types.models import Container
@@ -32,7 +33,7 @@ def source_streams(path: Path) -> FileStreams:
     (a teletext recording's description costs an ffmpeg run and a page scan).
     Raises InvalidInputError when it cannot be opened."""
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             return file_streams(container)
     except av.FFmpegError as exc:
         raise InvalidInputError(f"cannot read the streams of {Path(path).name}: {exc}") from exc

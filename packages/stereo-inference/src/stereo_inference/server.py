@@ -154,7 +154,8 @@ def _fetch(source: Location, stem: Path, storages: StorageFactory) -> Path:
         if not source.path.is_file():
             raise NotFoundError(f"input not found: {source.uri}")
         return source.path
-    path = stem.with_suffix(Path(source.key).suffix or ".mp4")
+    # A fixed name: the key's suffix (".m3u8", ".ffconcat") never picks a demuxer.
+    path = stem.with_suffix(".video")
     storages(source.bucket).get_file(source.key, path)
     return path
 
