@@ -21,7 +21,7 @@ from typing import Protocol
 
 import av
 import numpy as np
-from shared_types.demuxers import av_options
+from stereo_media.demuxers import av_options
 
 from stereo_inference import planes
 from stereo_inference.arrays import settle

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import av
 import numpy as np
-from shared_types.demuxers import av_options
 from shared_types.models import ConversionParams, DepthModel
+from stereo_media.demuxers import av_options
 
 from stereo_inference.arrays import device_type, rgb_frames
 from stereo_inference.depth import estimate_in_batches, load_estimator

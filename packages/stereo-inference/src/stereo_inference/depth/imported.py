@@ -17,7 +17,7 @@ from pathlib import Path
 import av
 import cv2
 import numpy as np
-from shared_types.demuxers import av_options
+from stereo_media.demuxers import av_options
 
 from stereo_inference.arrays import is_tensor
 from stereo_inference.decode import rotate
