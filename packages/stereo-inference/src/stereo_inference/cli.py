@@ -111,6 +111,7 @@ def _convert(args, settings: InferenceSettings) -> int:
             models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
             device=args.device or settings.device, threads=settings.threads,
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            deadline=settings.deadline_policy(cap_s=None),  # a whole film: its length decides
             auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
             container=args.container, depth_video=args.depth_video,
             depth_stride=args.depth_stride or settings.depth_stride,
