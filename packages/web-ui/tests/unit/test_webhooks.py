@@ -138,3 +138,12 @@ def test_a_receiver_host_has_one_delivery_in_flight(backend):
             seen.release.set()
     finally:
         pool.close()
+
+
+@pytest.mark.parametrize("url", ["http://hooks.example/x", "ftp://hooks.example/x"])
+def test_the_api_refuses_a_webhook_it_may_not_call_before_making_a_job(client, backend, url):
+    r = client.post("/api/jobs", json={"mode": "sbs", "webhook_url": url})
+    assert r.status_code in (400, 422), r.text
+    assert backend.jobs.list_in_progress() == []
+    ok = client.post("/api/jobs", json={"mode": "sbs", "webhook_url": "https://hooks.example/x"})
+    assert ok.status_code == 201  # the control
