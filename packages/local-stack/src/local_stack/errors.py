@@ -21,3 +21,7 @@ class StackTimeoutError(LocalStackError, TransientError):
 
 class PortInUseError(LocalStackError, PermanentError):
     """``serve``'s port is held by another program (the message names it)."""
+
+
+class ExposureError(LocalStackError, PermanentError):
+    """``serve`` was asked to listen beyond this machine without what that needs."""

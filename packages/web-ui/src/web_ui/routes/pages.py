@@ -90,9 +90,10 @@ def create_job(
         raise RequestValidationError([{
             "type": "value_error", "loc": ("body", "cross_eyed"), "input": cross_eyed,
             "msg": "cross-eyed is for the side-by-side formats (full or half width)"}])
+    hook = webhooks.form_url(webhook_url, settings.webhook_policy)
     job = job_service.create_job(
         backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
-                                  webhook_url=webhooks.form_url(webhook_url), preview=preview)
+                                  webhook_url=hook, preview=preview)
     )
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
