@@ -3,7 +3,8 @@
 A stream copy can only cut at keyframes (seconds off where asked), so the
 picture is re-encoded, near-losslessly (x264 at ``-qp 0``: no generation loss
 worth the name, fast, temporary), starting exactly at ``start_s``; every other
-stream (audio, subtitles, chapters, tags) is copied. The copy is an MKV, which
+stream (audio, subtitles, chapters, tags) is copied. Only the last seconds
+before the start are decoded (``cut_command``). The copy is an MKV, which
 holds any stream the source has, written beside the output and removed by the
 caller when the conversion ends.
 """
@@ -20,6 +21,8 @@ from shared_types.errors import InvalidRequestError
 
 from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
 
+PREROLL_S = 10.0  # the keyframe jumped to lies at most this far before the start
+
 
 def check_span(start_s: float | None, end_s: float | None) -> None:
     """Raise InvalidRequestError for a negative start or an end not after the start."""
@@ -29,17 +32,38 @@ def check_span(start_s: float | None, end_s: float | None) -> None:
         raise InvalidRequestError(f"--end {end_s:g} must come after --start {start_s or 0:g}")
 
 
-def cut_command(source: Path, dest: Path, start_s: float | None,
-                end_s: float | None) -> list[str]:
+def cut_command(source: Path, dest: Path, start_s: float | None, end_s: float | None,
+                *, origin_s: float = 0.0) -> list[str]:
     """ffmpeg arguments writing ``source`` from ``start_s`` to ``end_s`` (seconds
-    of its own timeline; None: its beginning / its end) to the MKV ``dest``."""
-    span = ["-ss", f"{start_s:.6f}"] if start_s else []
+    from its beginning; None: its beginning / its end) to the MKV ``dest``.
+    ``origin_s`` is the source's first timestamp (a recording's clock may start
+    hours in). ffmpeg first jumps to a keyframe up to ``PREROLL_S`` before the
+    start (no decoding of everything before it), keeping the source's
+    timestamps (``-copyts``), then cuts every stream exactly at the start and
+    moves it to 0: a start given before the input alone cut the copied audio
+    at the keyframe and the picture at the start, half a second apart."""
+    span: list[str] = []
+    if start_s:
+        at = origin_s + start_s
+        span = ["-ss", f"{at:.6f}", "-output_ts_offset", f"{-at:.6f}"]
+        seek = ["-ss", f"{max(0.0, start_s - PREROLL_S):.6f}", "-copyts"]
+    else:
+        seek = []
     if end_s is not None:
         span += ["-t", f"{end_s - (start_s or 0):.6f}"]
-    # after the input: every stream is read from its beginning and cut exactly at
-    # start_s (before it, ffmpeg began the copied audio half a second off the picture)
-    return [*file_input(source), *span, "-map", "0", "-c", "copy", "-c:v:0", "libx264",
-            "-qp", "0", "-preset", "ultrafast", "-f", "matroska", str(dest)]
+    return [*seek, *file_input(source), *span, "-map", "0", "-c", "copy", "-c:v:0",
+            "libx264", "-qp", "0", "-preset", "ultrafast", "-f", "matroska", str(dest)]
+
+
+def _origin_s(source: Path) -> float:
+    """The source's first timestamp in seconds (0 when it says none)."""
+    import av
+
+    try:
+        with av.open(str(source)) as container:
+            return (container.start_time or 0) / 1e6
+    except (av.FFmpegError, OSError):
+        return 0.0  # the cut's own ffmpeg says what is wrong with it
 
 
 @contextmanager
@@ -56,7 +80,8 @@ def source_span(runner: FfmpegRunner, source: Path, folder: Path, *, start_s: fl
     scratch = Path(tempfile.mkdtemp(prefix=".span-", dir=folder))
     dest = scratch / f"{Path(source).stem}.mkv"
     try:
-        runner.run(cut_command(source, dest, start_s, end_s), what="cut the asked part")
+        runner.run(cut_command(source, dest, start_s, end_s, origin_s=_origin_s(source)),
+                   what="cut the asked part")
         yield dest
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
