@@ -37,3 +37,19 @@ def test_a_vr180_conversion_through_the_pipeline_reads_back_as_vr180(
     if suffix == "mp4":
         assert read_st3d(out) == 2
         assert read_sv3d(out).bounds == HALF_SPHERE_BOUNDS
+
+
+def test_start_and_end_convert_that_part_through_the_pipeline(tmp_path: Path, stack_env,
+                                                               run_cli):
+    source = make_video(tmp_path / "src.mp4", seconds=4.0, gop=24)
+    out = tmp_path / "part.mp4"
+    result = run_cli(["convert", str(source), "-o", str(out), "--start", "1.5", "--end", "3",
+                      "--max-fps", "12", "--workers", "1", "--segment-seconds", "1"],
+                     stack_env(tmp_path / "data"))
+    assert result.returncode == 0, result.stderr + result.stdout
+    with av.open(str(out)) as container:
+        frames = list(container.decode(video=0))
+        assert len(container.streams.audio) == 1
+    assert len(frames) == 18  # 1.5 s at 12 of the source's 24 fps
+    assert float(frames[0].time) == 0.0
+    assert not list(tmp_path.glob("**/.span-*"))
