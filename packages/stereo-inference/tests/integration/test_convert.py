@@ -18,6 +18,9 @@ GEOMETRY = {
     OutputMode.TB: (160, 192),
     OutputMode.HALF_TB: (160, 96),
     OutputMode.ANAGLYPH: (160, 96),
+    OutputMode.VR180: (320, 160),  # a 160x160 half sphere per eye
+    OutputMode.RGBD: (320, 96),
+    OutputMode.HALF_RGBD: (160, 96),
 }
 
 
