@@ -36,6 +36,7 @@ from shared_types.models import (
 )
 from shared_types.ports import Backend
 from shared_types.progress import read_segments
+from shared_types.transitions import create_job
 
 from local_stack.errors import ConversionFailedError, StackTimeoutError
 
@@ -96,7 +97,7 @@ def submit_job(
     require_room_for_source(backend, size)
     job = Job(job_id=job_id or new_job_id(), mode=mode, params=params, container=container,
               title=(title or source.name)[:200], source_size_bytes=size)
-    backend.jobs.create(job)
+    create_job(backend.jobs, job)
     try:
         _put_source(backend, source_key(job.job_id), source, link_dir)
     except DiskFullError as exc:

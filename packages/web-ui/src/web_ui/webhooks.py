@@ -27,6 +27,7 @@ import urllib.request
 
 from shared_types.models import Job, JobStatus, JobUpdate, now
 from shared_types.ports import Backend
+from shared_types.transitions import record
 
 from web_ui.errors import BadRequestError
 
@@ -92,7 +93,7 @@ def deliver_due(backend: Backend, secret: bytes, *, timeout_s: float) -> int:
     sent = 0
     for job in due(backend):
         if deliver(job, secret, timeout_s=timeout_s):
-            backend.jobs.update(job.job_id, JobUpdate(notified_at=now()))
+            record(backend.jobs, job.job_id, JobUpdate(notified_at=now()))
             log.info("job_id=%s webhook delivered (%s)", job.job_id, job.status.value)
             sent += 1
     return sent
