@@ -6,7 +6,7 @@ the real Retry run on the in-memory backend; chunking is simulated through the
 same ports (the real one needs ffmpeg and is covered by media-worker's tests).
 Between any two steps the adversary may crash a worker mid-message or
 mid-reassembly, duplicate a message, make the next send fail, let leases expire
-(advance the clock), press Retry, or stall a chunker or a converter (a zombie:
+(advance the clock), press Retry or Cancel, or stall a chunker or a converter (a zombie:
 its lease moves on while it sleeps) and wake it later to write late, with or
 without the check a worker makes before each side effect. Invariants: after a
 bounded number of sweeps every job is in exactly one terminal state; a failed
@@ -29,9 +29,11 @@ from media_worker.bootstrap import build_worker as build_media_worker
 from media_worker.reassembly import handle_reassembly, parse_reassembly_message
 from media_worker.settings import MediaWorkerSettings
 from shared_types import keys, transitions
+from shared_types.cancel import cancel_job
 from shared_types.errors import ConditionFailedError, TransientStoreError
 from shared_types.events import build_s3_event_body, parse_s3_event_body
 from shared_types.job_failure import fail_job
+from shared_types.lifecycle import may_move
 from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, SegmentPayload
 from shared_types.ports import Backend
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
@@ -203,6 +205,18 @@ class Pipeline(RuleBasedStateMachine):
                 retry_job(self.backend, job)
             except TransientStoreError:
                 pass  # the person sees an error; the sweep owns the job now
+
+    @rule(data=st.data())
+    def press_cancel(self, data) -> None:
+        """Cancel a job the lifecycle table lets move to ``cancelled``."""
+        open_jobs = [j for j in self.sources
+                     if may_move(self.backend.jobs.get(j).status, JobStatus.CANCELLED)]
+        if open_jobs:
+            job = self.backend.jobs.get(data.draw(st.sampled_from(open_jobs)))
+            try:
+                cancel_job(self.backend, job)
+            except TransientStoreError:
+                pass  # the person sees an error and presses again
 
     # -- the workers --------------------------------------------------------------------
     @rule(name=st.sampled_from(QUEUES))
@@ -401,6 +415,8 @@ class Pipeline(RuleBasedStateMachine):
     def _write_run(self, job_id: str, run: int, *, checked: bool) -> None:
         backend, (_, total) = self.backend, self.sources[job_id]
         job = backend.jobs.get(job_id)
+        if not backend.input_storage.exists(keys.source_key(job_id)):
+            return  # cancelled meanwhile: its source is gone (a real chunker holds a copy)
         source = backend.input_storage.get_bytes(keys.source_key(job_id))
         try:
             for i in range(total):
