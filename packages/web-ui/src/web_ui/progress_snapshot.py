@@ -16,6 +16,7 @@ from shared_types.ports import Backend
 
 from web_ui.eta import EtaEstimator
 
+
 class ProgressSnapshot(JobProgress):
     """JobProgress plus what the page draws; its ``event_id`` names the state."""
 
