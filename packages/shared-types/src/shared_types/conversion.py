@@ -30,6 +30,8 @@ class ConversionResult(BaseModel):
     # where the time went: {stage: {"busy_s", "cpu_s"[, "starved_s", "blocked_s"]}}
     # (``stereo_inference.stage_clock``)
     stages: dict[str, dict[str, float]] = {}
+    # the per-shot comfort report written beside the output (None: not asked for)
+    comfort_report: Path | None = None
 
 
 # Called as frames are written: (frames done, frames in the segment if known).

@@ -22,6 +22,8 @@ from shared_types.stream_mux import container_of
 
 from stereo_inference import nvdec
 from stereo_inference.arrays import device_type
+from stereo_inference.comfort_report import path_for as comfort_path
+from stereo_inference.comfort_report import write_report
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import ensure_installed, load_estimator
 from stereo_inference.depth_state import resume, snapshot
@@ -250,7 +252,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     color = tone.output_color if tone else info.color
     renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
                               bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range),
-                              color=color)
+                              color=color, frame_s=1.0 / info.fps if info.fps else 1 / 24)
     on_gpu = device_type(dev) == "cuda"
     on_nvdec = nvdec.usable(dev, codec=info.codec, pix_fmt=info.pix_fmt,
                             eye_format=renderer.eye_format, filtered=tone is not None)
@@ -317,6 +319,9 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
                            found=found)
             elif packing_of(mode):
                 add_st3d(partial, packing_of(mode))
+        report = renderer.planner.report() if renderer.planner else None
+        if report is not None:  # written first: whoever sees the video finds its report
+            write_report(report, comfort_path(output_path))
         os.replace(partial, output_path)
     except BaseException:
         if encoder is not None:
@@ -332,6 +337,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         elapsed_s=elapsed, fps=frames / elapsed if elapsed > 0 else 0.0,
         depth_model=estimator.name, depth_state=snapshot(estimator, normalizer),
         stages=clock.report(),
+        comfort_report=comfort_path(output_path) if report is not None else None,
     )
 
 
