@@ -66,42 +66,57 @@ def output_pairs(path: Path, *, top_bottom: bool = False) -> list[tuple[np.ndarr
     return pairs
 
 
-def disparity_at(left: np.ndarray, right: np.ndarray, y: int, x: int, *, radius: int = 5,
-                 search: int = 40) -> float | None:
-    """Crossed-positive disparity (pixels) of the patch of ``left`` at (y, x); None
-    where the patch is flat or leaves the picture."""
+def disparity_map(left: np.ndarray, right: np.ndarray, *, radius: int = 5,
+                  search: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """(disparity, texture) per pixel of ``left``: the crossed-positive shift of the
+    best-matching (zero-mean SSD) patch of ``right`` along the row, refined by a
+    parabola; ``texture`` the patch's standard deviation (flat patches match anywhere)."""
+    import cv2
+
+    k = (2 * radius + 1, 2 * radius + 1)
+
+    def zero_mean(img):
+        return img - cv2.blur(img, k, borderType=cv2.BORDER_REFLECT)
+
+    lz, rz = zero_mean(left), zero_mean(right)
     h, w = left.shape
-    if not (radius <= y < h - radius and radius <= x < w - radius):
-        return None
-    patch = left[y - radius: y + radius + 1, x - radius: x + radius + 1]
-    if patch.std() < 2.0:
-        return None
-    costs = {}
-    for s in range(-search, search + 1):
-        xr = x - s
-        if radius <= xr < w - radius:
-            cand = right[y - radius: y + radius + 1, xr - radius: xr + radius + 1]
-            costs[s] = float(((cand - cand.mean()) - (patch - patch.mean())).__pow__(2).sum())
-    if len(costs) < 3:
-        return None
-    best = min(costs, key=costs.get)
-    if best - 1 not in costs or best + 1 not in costs:
-        return float(best)
-    a, b, c = costs[best - 1], costs[best], costs[best + 1]
+    shifts = np.arange(-search, search + 1)
+    costs = np.full((len(shifts), h, w), np.inf, np.float32)
+    for n, s in enumerate(shifts):
+        moved = np.zeros_like(rz)  # right at x - s, seen from left's x
+        if s >= 0:
+            moved[:, s:] = rz[:, : w - s]
+        else:
+            moved[:, : w + s] = rz[:, -s:]
+        cost = cv2.blur((lz - moved) ** 2, k, borderType=cv2.BORDER_REFLECT)
+        if s >= 0:  # patches reaching past the right picture's side match nothing
+            cost[:, : s + radius] = np.inf
+        else:
+            cost[:, w + s - radius:] = np.inf
+        costs[n] = cost
+    best = costs.argmin(0)
+    inner = np.clip(best, 1, len(shifts) - 2)
+    take = np.take_along_axis
+    a, b, c = (take(costs, (inner + o)[None], 0)[0] for o in (-1, 0, 1))
     denom = a - 2 * b + c
-    return best + (0.5 * (a - c) / denom if denom > 0 else 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        sub = np.where(np.isfinite(denom) & (denom > 0), 0.5 * (a - c) / denom, 0.0)
+    disparity = shifts[inner] + np.where(best == inner, sub, 0.0)
+    texture = np.sqrt(cv2.blur(lz * lz, k, borderType=cv2.BORDER_REFLECT))
+    return disparity.astype(np.float32), texture
 
 
 def region_disparity(pair: tuple[np.ndarray, np.ndarray], mask: np.ndarray, *,
-                     step: int = 3, search: int = 40) -> float:
-    """The median measured disparity over the points of ``mask`` (eye-sized bool)."""
-    left, right = pair
-    ys, xs = np.nonzero(mask[::step, ::step])
-    values = [disparity_at(left, right, y * step, x * step, search=search)
-              for y, x in zip(ys, xs, strict=True)]
-    values = [v for v in values if v is not None]
-    if len(values) < 5:
-        raise AssertionError(f"only {len(values)} measurable points in the region")
+                     step: int = 1, search: int = 40, radius: int = 5) -> float:
+    """The median measured disparity over the textured points of ``mask`` (eye-sized
+    bool) away from the picture's sides."""
+    disparity, texture = disparity_map(*pair, radius=radius, search=search)
+    usable = mask.copy()
+    usable[:, : radius + 1] = usable[:, -radius - 1:] = False
+    usable &= texture > 2.0
+    values = disparity[usable]
+    if values.size < 5:
+        raise AssertionError(f"only {values.size} measurable points in the region")
     return float(np.median(values))
 
 
