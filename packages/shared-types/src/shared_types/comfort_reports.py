@@ -4,6 +4,14 @@ writes them; the format is described there)."""
 
 from __future__ import annotations
 
+import json
+import logging
+from collections.abc import Sequence
+
+from shared_types.errors import NotFoundError
+from shared_types.ports import ObjectStorage
+
+log = logging.getLogger(__name__)
 COMFORT_SUFFIX = ".comfort.json"
 
 
@@ -43,3 +51,26 @@ def _joined(a: dict, b: dict) -> dict:
             "outside_zone_s": total("outside_zone_s"),
             "edge_violation_s": total("edge_violation_s"),
             "window": bool(a.get("window") or b.get("window"))}
+
+
+def join_stored_reports(storage: ObjectStorage, segment_keys: Sequence[str],
+                        final_key: str) -> str | None:
+    """Merge the reports beside the converted segments ``segment_keys`` (in order)
+    into one beside ``final_key``; returns its key, or None when a segment has
+    none (converted without a report, or by iw3) or one cannot be read (logged:
+    the video is complete without it). Raises the storage's TransientError."""
+    parts = []
+    for key in segment_keys:
+        try:
+            parts.append(json.loads(storage.get_bytes(comfort_key(key))))
+        except NotFoundError:
+            log.info("no comfort report beside %s; the video gets none", key)
+            return None
+        except ValueError as exc:
+            log.warning("comfort report beside %s is unreadable (%s); the video gets none",
+                        key, exc)
+            return None
+    target = comfort_key(final_key)
+    storage.put_bytes(target, json.dumps(merge_reports(parts), indent=1).encode(),
+                      content_type="application/json")
+    return target

@@ -137,7 +137,7 @@ class ConversionParams(Contract):
     auto_convergence: bool = Field(
         False, description="screen plane per shot from the depth, smoothed, reset at cuts")
     foreground_scale: float = Field(
-        1.0, ge=0.0, le=3.0, description="multiplies the disparity of what is in front of the screen")
+        1.0, ge=0.0, le=3.0, description="scales the disparity in front of the screen")
     edge_dilation: int = Field(
         0, ge=0, le=8, description="grow near depth by this many depth pixels at object edges")
     ipd_offset: float = Field(

@@ -20,6 +20,7 @@ from pathlib import Path
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from shared_types.comfort_reports import comfort_key
 from shared_types.envelope import (
     ErrorCode,
     InvocationRequest,
@@ -131,6 +132,9 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             hub_endpoint=settings.hub_endpoint, depth_stride=settings.depth_stride,
         )
         if target.bucket:
+            if result.comfort_report is not None:  # first: whoever sees the video finds it
+                storages(target.bucket).put_file(comfort_key(target.key), result.comfort_report,
+                                                 content_type="application/json")
             storages(target.bucket).put_file(target.key, output_path, content_type="video/mp4")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -24,6 +24,7 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
+from shared_types.comfort_reports import comfort_key
 from shared_types.conversion import ConvertFile, FrameProgress
 from shared_types.depth_models import best_installed
 from shared_types.errors import NotFoundError
@@ -147,6 +148,9 @@ class LocalInferenceBackend:
                 auto_download=self._auto_download, hub_endpoint=self._hub_endpoint,
                 cores=self._cores, depth_stride=self._depth_stride,
             )
+            if result.comfort_report is not None:  # first: whoever sees the video finds it
+                self._output.put_file(comfort_key(output_key), result.comfort_report,
+                                      content_type="application/json", move=True)
             self._output.put_file(output_key, target, content_type="video/mp4", move=True)
         self._keep_state(payload, result.depth_state)
         log.info("job_id=%s segment_index=%d converted in-process: %d frames in %.2f s",
