@@ -11,6 +11,7 @@ from shared_types.dtos import JobView, PreviewRequest, PreviewSettings
 from shared_types.preview import convert_whole, start_clip
 
 from web_ui import jobs as job_service
+from web_ui.comfort_form import ComfortFields
 from web_ui.dependencies import SAFE_API, SAFE_FORM, BackendDep, EtaDep
 from web_ui.lifecycle import discard_clip
 from web_ui.preview import with_settings
@@ -42,9 +43,10 @@ def api_convert(job_id: str, body: PreviewSettings, backend: BackendDep, eta: Et
 
 @router.post("/jobs/{job_id}/preview", dependencies=SAFE_FORM, include_in_schema=False)
 def form_preview(job_id: str, backend: BackendDep, start_s: Annotated[float, Form(ge=0.0)],
-                 divergence: Divergence, convergence: Convergence) -> Response:
+                 divergence: Divergence, convergence: Convergence,
+                 comfort: ComfortFields) -> Response:
     job = job_service.load_job(backend, job_id)
-    chosen = PreviewSettings(divergence=divergence, convergence=convergence)
+    chosen = PreviewSettings(divergence=divergence, convergence=convergence, **comfort)
     start_clip(backend, job, start_s, with_settings(job.params, chosen))
     discard_clip(backend, job.preview_job_id)
     return RedirectResponse(f"/jobs/{job.job_id}#preview", status_code=303)
@@ -52,8 +54,8 @@ def form_preview(job_id: str, backend: BackendDep, start_s: Annotated[float, For
 
 @router.post("/jobs/{job_id}/convert", dependencies=SAFE_FORM, include_in_schema=False)
 def form_convert(job_id: str, backend: BackendDep, divergence: Divergence,
-                 convergence: Convergence) -> Response:
+                 convergence: Convergence, comfort: ComfortFields) -> Response:
     job = job_service.load_job(backend, job_id)
-    chosen = PreviewSettings(divergence=divergence, convergence=convergence)
+    chosen = PreviewSettings(divergence=divergence, convergence=convergence, **comfort)
     convert_whole(backend, job, with_settings(job.params, chosen))
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
