@@ -180,3 +180,44 @@ def test_far_things_never_diverge_beyond_the_ipd_whatever_the_strength(convert):
     unbounded = convert("closeup", mode="sbs", **{**params, "viewing": None})
     far_free = region_disparity(unbounded[1][2], eye_mask(depth[2], eye, 0.0, 0.0, margin=3))
     assert -far_free > limits.far_px + 3  # negative: without a viewing nothing caps it
+
+
+def _report(out):
+    return json.loads((out.parent / (out.name + ".comfort.json")).read_text())
+
+
+def test_comfort_fix_brings_each_shot_into_the_zone(convert):
+    params = {"viewing": "tv-65", "fit_strength": False, "divergence": 10.0,
+              "convergence": 0.5, "comfort": "report"}
+    out, pairs, eye, depth = convert("closeup", mode="sbs", **params)
+    fixed_out, fixed_pairs, _, _ = convert("closeup", mode="sbs", **{**params, "comfort": "fix"})
+    limits = shaping_for(ConversionParams(**{**BASE, **params}), eye[0]).limits
+    near_region = eye_mask(depth[2], eye, 0.97, 1.0, margin=1)
+    far_region = eye_mask(depth[2], eye, 0.0, 0.0, margin=3)
+    # negative: reported, not fixed, the shot is out of the zone on both sides
+    assert _report(out)["shots"][0]["outside_zone_s"] > 0
+    assert region_disparity(pairs[2], near_region) > limits.near_px + 2
+    assert -region_disparity(pairs[2], far_region) > limits.zone_far_px + 1.5
+    shot = _report(fixed_out)["shots"][0]
+    assert shot["outside_zone_s"] == 0 and _report(fixed_out)["fixed"]
+    assert region_disparity(fixed_pairs[2], near_region) <= limits.near_px + 1.0
+    assert -region_disparity(fixed_pairs[2], far_region) <= limits.zone_far_px + 1.0
+    assert shot["near_deg"] <= 1.0 + 1e-3 and shot["far_deg"] <= 1.0 + 1e-3
+
+
+def test_the_report_has_one_entry_per_shot_and_sees_edge_violations(tmp_path, convert):
+    video, depth_video, _ = write_scene(tmp_path, "cut", seconds=1.0)
+    out = tmp_path / "cut.mp4"
+    convert_file(video, out, mode="half-sbs", depth_video=depth_video,
+                 params=ConversionParams(**{**BASE, "comfort": "report"}))
+    shots = _report(out)["shots"]
+    assert len(shots) == 2
+    assert shots[1]["opens_at_cut"] is True and shots[0]["opens_at_cut"] is None
+    assert shots[0]["start_s"] == 0 and shots[1]["start_s"] == pytest.approx(0.5, abs=0.05)
+    assert shots[1]["end_s"] == pytest.approx(1.0, abs=0.05)
+    # the ground in front of the screen touches the sides of the static scene...
+    static = _report(convert("static", comfort="report")[0])["shots"][0]
+    assert static["edge_violation_s"] > 0 and not static["window"]
+    # ...and nothing does once everything is behind the screen (convergence 0)
+    behind = _report(convert("static", comfort="report", convergence=0.0)[0])["shots"][0]
+    assert behind["edge_violation_s"] == 0
