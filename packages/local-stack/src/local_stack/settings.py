@@ -43,8 +43,8 @@ class StackSettings(BackendSettings):
     restart_backoff_max_s: float = Field(30.0, gt=0)
     drain_timeout_s: float = Field(30.0, gt=0, description="SIGTERM grace before SIGKILL")
     ffmpeg: str | None = None
-    depth_stride: int | None = Field(
-        None, ge=1, description="video-workers run a learned depth model on every n-th frame")
+    depth_stride: int = Field(
+        1, ge=1, description="video-workers run a learned depth model on every n-th frame")
     work_dir: Path | None = Field(
         None, description="the workers' temp folders (default: {data_dir}/work)")
 
