@@ -105,7 +105,7 @@ def _planner_ms(clip: Path, params: dict, size: tuple[int, int]) -> float:
     normalizer = TemporalNormalizer(estimator.name)
     w, h = size
     reader = FrameReader(clip, eye_size=(w, h), depth_size=estimator.input_size(w, h),
-                         batch_size=8)
+                         eye_format="yuv420p", batch_size=8)
     depths = []
     for batch in reader:
         small = rgb_frames(batch.depth_rgb, None)
