@@ -116,3 +116,20 @@ def test_the_create_form_sends_the_chosen_screen(server, browser):
     assert (job.params.viewing, job.params.viewer_ipd_mm, job.params.comfort) == (
         "vision-pro", 66.0, "fix")
     assert job.params.floating_window
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_new_form_controls_fit_and_sit_beside_their_labels(server, browser, width):
+    base, _ = server
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(base)
+    controls = page.locator("#comfort-fields input, #comfort-fields select, "
+                            "#viewing-fields input, #viewing-fields select")
+    assert controls.count() == 12
+    for i in range(controls.count()):
+        name = controls.nth(i).get_attribute("id")
+        box = page.locator(f"#{name}").bounding_box()
+        label = page.locator(f"label:has(#{name})").bounding_box()
+        assert 0 <= box["x"] and box["x"] + box["width"] <= width, name
+        assert label["y"] - 1 <= box["y"] <= label["y"] + label["height"]
+    screenshot(page, f"comfort-form-{width}", focus="#viewing-fields")
