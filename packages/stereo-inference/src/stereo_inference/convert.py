@@ -261,7 +261,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     color = tone.output_color if tone else info.color
     renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
                               bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range),
-                              color=color, frame_s=1.0 / info.fps if info.fps else 1 / 24)
+                              color=color, frame_s=1.0 / info.fps if info.fps else 1 / 24,
+                              shot_state=(job.depth_state or {}).get("shots"))
     on_gpu = device_type(dev) == "cuda"
     on_nvdec = nvdec.usable(dev, codec=info.codec, pix_fmt=info.pix_fmt,
                             eye_format=renderer.eye_format, filtered=tone is not None)
@@ -344,10 +345,20 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     return ConversionResult(
         frames=frames, duration_s=info.duration_s, width=out_w, height=out_h,
         elapsed_s=elapsed, fps=frames / elapsed if elapsed > 0 else 0.0,
-        depth_model=estimator.name, depth_state=snapshot(estimator, normalizer),
+        depth_model=estimator.name, depth_state=_with_shots(snapshot(estimator, normalizer),
+                                                            renderer),
         stages=clock.report(),
         comfort_report=comfort_path(output_path) if report is not None else None,
     )
+
+
+def _with_shots(state: dict | None, renderer: StereoRenderer) -> dict | None:
+    """The depth state handed to the next segment, with the shot planner's
+    (screen plane, strength, window, cut check) so the shot goes on there."""
+    shots = renderer.planner.state() if renderer.planner else None
+    if state is None or shots is None:
+        return state
+    return {**state, "shots": shots}
 
 
 def _subtitle_burner(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, int],

@@ -24,10 +24,17 @@ from shared_types.models import ComfortAction, ConversionParams
 
 from stereo_inference.arrays import to_numpy
 from stereo_inference.comfort_report import ComfortRecorder
-from stereo_inference.convergence import AutoConvergence, ShotCuts, subject_depth, thumbnails
+from stereo_inference.convergence import (
+    THUMB,
+    AutoConvergence,
+    ShotCuts,
+    subject_depth,
+    thumbnails,
+)
 from stereo_inference.shaping import Shaping, curved, total_disparity
 from stereo_inference.viewing import viewing_of
 
+STATE_VERSION = 1
 EDGE_BAND = 0.03  # the border band checked for near objects, of the width
 WINDOW_FALL = 0.9
 
@@ -42,7 +49,12 @@ class FramePlan:
 
 
 class ShotPlanner:
-    def __init__(self, params: ConversionParams, shaping: Shaping, frame_s: float) -> None:
+    """``state`` (from ``state()`` after the previous segment of the same video)
+    continues its shot: the cut check, the screen plane, the strength and the
+    window go on as if the two segments were one conversion."""
+
+    def __init__(self, params: ConversionParams, shaping: Shaping, frame_s: float,
+                 state: dict | None = None) -> None:
         self.shaping = shaping
         self.auto = AutoConvergence() if params.auto_convergence else None
         self.fix = params.comfort is ComfortAction.FIX and shaping.limits is not None
@@ -57,6 +69,36 @@ class ShotPlanner:
         self.strength = 1.0
         self.window = np.zeros(2, np.float32)
         self.first = True
+        if state and state.get("version") == STATE_VERSION:
+            self._restore(state)
+
+    def state(self) -> dict | None:
+        """JSON-ready state for the next segment (None before any frame)."""
+        if self.cuts.last is None:
+            return None
+        return {"version": STATE_VERSION,
+                "thumb": [round(float(v), 4) for v in self.cuts.last.ravel()],
+                "change": self.cuts.change,
+                "plane": None if self.auto is None else self.auto.value,
+                "strength": self.strength,
+                # of the width: a warm-up (``seams``) does not know the layout's eye width
+                "window": [float(v) / self.shaping.width for v in self.window]}
+
+    def _restore(self, state: dict) -> None:
+        thumb = state.get("thumb")
+        if not (isinstance(thumb, list) and len(thumb) == THUMB[0] * THUMB[1]):
+            return
+        self.cuts.last = np.asarray(thumb, np.float32).reshape(THUMB)
+        change = state.get("change")
+        self.cuts.change = float(change) if isinstance(change, (int, float)) else None
+        if self.auto is not None and isinstance(state.get("plane"), (int, float)):
+            self.auto.value = float(state["plane"])
+        if isinstance(state.get("strength"), (int, float)):
+            self.strength = float(state["strength"])
+        window = state.get("window")
+        if isinstance(window, list) and len(window) == 2:
+            self.window = np.asarray(window, np.float32) * self.shaping.width
+        self.first = False  # the first frame's cut check is a real one
 
     @property
     def is_needed(self) -> bool:
@@ -112,3 +154,13 @@ class ShotPlanner:
             self.window = edges[i] if cut else np.maximum(edges[i], self.window * WINDOW_FALL)
             out[i] = self.window
         return out
+
+
+def warmed_state(params: ConversionParams, width: int, frame_s: float, depth) -> dict | None:
+    """The planner's state after the frames of ``depth`` (B,1,h,w): what a
+    segment hands the next, rebuilt from its tail (``seams.warm_depth_state``)."""
+    from stereo_inference.shaping import shaping_for
+
+    planner = ShotPlanner(params, shaping_for(params, width), frame_s)
+    planner.plan(depth, [i * frame_s for i in range(depth.shape[0])])
+    return planner.state()

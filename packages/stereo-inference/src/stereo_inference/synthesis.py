@@ -51,6 +51,7 @@ class StereoRenderer:
         bit_depth: int = 8,
         color: tuple[int, int, int, int] | None = None,
         frame_s: float = 1 / 24,
+        shot_state: dict | None = None,
     ) -> None:
         self.mode, self.params = mode, params
         # 10-bit (HDR) sources keep 10-bit planes; anaglyph mixes colours in 8 bits
@@ -66,7 +67,7 @@ class StereoRenderer:
         self._last_depth = None
         # the comfort controls: how depth becomes disparity (``shaping``), and what
         # is decided frame by frame in order (``shot_plan``), for eyes this wide
-        self.frame_s = frame_s
+        self.frame_s, self.shot_state = frame_s, shot_state  # (``shot_plan.ShotPlanner``)
         self.shaping = self.planner = None  # made for the first batch's eye width
         self._frames_seen = 0
 
@@ -105,7 +106,8 @@ class StereoRenderer:
         if self.planner is None:
             width = self.eye_size[0] if self.eye_size else batch.eyes.shape[2]
             self.shaping = shaping_for(self.params, width)
-            self.planner = ShotPlanner(self.params, self.shaping, self.frame_s)
+            self.planner = ShotPlanner(self.params, self.shaping, self.frame_s,
+                                       self.shot_state)
         n = batch.depth.shape[0]
         start, self._frames_seen = self._frames_seen, self._frames_seen + n
         pts = list(batch.pts[:n]) + [None] * (n - len(batch.pts[:n]))

@@ -221,3 +221,15 @@ def test_the_report_has_one_entry_per_shot_and_sees_edge_violations(tmp_path, co
     # ...and nothing does once everything is behind the screen (convergence 0)
     behind = _report(convert("static", comfort="report", convergence=0.0)[0])["shots"][0]
     assert behind["edge_violation_s"] == 0
+
+
+def test_a_segment_given_the_state_before_it_continues_that_shot(halves, tmp_path):
+    first, second = halves
+    params = ConversionParams(auto_convergence=True, comfort="report")
+    a = convert_file(first, tmp_path / "a.mp4", mode="half-sbs", params=params)
+    assert "shots" in a.depth_state
+    convert_file(second, tmp_path / "b.mp4", mode="half-sbs", params=params,
+                 depth_state=a.depth_state)
+    convert_file(second, tmp_path / "c.mp4", mode="half-sbs", params=params)
+    assert _report(tmp_path / "b.mp4")["shots"][0]["opens_at_cut"] is False
+    assert _report(tmp_path / "c.mp4")["shots"][0]["opens_at_cut"] is None  # negative
