@@ -53,10 +53,12 @@ class ConvertFile(Protocol):
         auto_download: bool = False,
         hub_endpoint: str | None = None,
         cores: int | None = None,
+        depth_video: Path | None = None,
     ) -> ConversionResult:
         """Convert ``input_path`` into a stereo video at ``output_path``; a missing
         depth model is downloaded first when ``auto_download`` allows it; ``cores``
-        caps the CPU cores (threads) it uses (None: all).
+        caps the CPU cores (threads) it uses (None: all); ``depth_video`` replaces
+        depth estimation (one frame per input frame).
 
         Raises a PermanentError subclass for input that can never convert and a
         TransientError subclass when a retry may succeed.

@@ -119,6 +119,10 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
         context_path = None
         if context is not None and req.depth_state is None:
             context_path = _fetch_context(context, work / "context", storages)
+        depth_path = None
+        if req.depth_uri:
+            depth_path = _fetch(parse_uri(req.depth_uri, file_root=settings.file_root),
+                                work / "depth", storages)
         size = input_path.stat().st_size
         output_path = target.path if target.path else work / "output.mp4"
         if target.path:
@@ -130,6 +134,7 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
             context_path=context_path, auto_download=settings.model_auto_download,
             hub_endpoint=settings.hub_endpoint, depth_stride=settings.depth_stride,
+            depth_video=depth_path,
         )
         if target.bucket:
             if result.comfort_report is not None:  # first: whoever sees the video finds it

@@ -224,3 +224,25 @@ def test_outside_sagemaker_invocations_need_the_shared_secret(tmp_path, buckets)
         right = c.post("/invocations", json={"mode": "half-sbs"},
                        headers={"X-StereoSpot-Secret": "s3cr3t"})
         assert right.status_code == 400  # past the gate: the body is what is wrong
+
+
+def test_an_imported_depth_video_is_fetched_and_used(client, buckets, clip, tmp_path):
+    import json
+
+    from stereo_inference.depth_export import export_depth
+
+    depth = export_depth(clip, tmp_path / "d.mkv", depth_model="heuristic") and (
+        tmp_path / "d.mkv")
+    buckets["in"].put_file("segments/j1/00000_00001_half-sbs.mp4", clip)
+    buckets["in"].put_file("input/j1/depth.mkv", depth)
+    resp = invoke(client, input_uri="s3://in/segments/j1/00000_00001_half-sbs.mp4",
+                  output_uri="s3://out/jobs/j1/segments/0.mp4",
+                  depth_uri="s3://in/input/j1/depth.mkv")
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["blocks"][0]["data"]["depth_model"] == "depth-video"
+    report = json.loads(buckets["out"].get_bytes("jobs/j1/segments/0.mp4.comfort.json"))
+    assert report["shots"]  # and its comfort report beside it, in the same store
+    resp = invoke(client, input_uri="s3://in/segments/j1/00000_00001_half-sbs.mp4",
+                  output_uri="s3://out/jobs/j1/segments/0.mp4",
+                  depth_uri="s3://in/input/j1/missing.mkv")
+    assert resp.status_code == 404  # negative: a depth video that is not there
