@@ -133,3 +133,22 @@ def test_the_new_form_controls_fit_and_sit_beside_their_labels(server, browser, 
         assert 0 <= box["x"] and box["x"] + box["width"] <= width, name
         assert label["y"] - 1 <= box["y"] <= label["y"] + label["height"]
     screenshot(page, f"comfort-form-{width}", focus="#viewing-fields")
+
+
+def test_a_depth_video_chosen_in_the_form_goes_up_before_the_video(server, browser, tmp_path):
+    import os
+
+    from shared_types.keys import depth_video_key, source_key
+
+    base, backend = server
+    depth, source = tmp_path / "edited.mkv", tmp_path / "film.mp4"
+    depth.write_bytes(b"grey16-depth-frames")
+    source.write_bytes(os.urandom(64 * 1024))
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(base + "/")
+    page.set_input_files("#depth-file", str(depth))
+    page.set_input_files("#source-file", str(source))
+    page.wait_for_url("**/jobs/*", timeout=60_000)
+    job_id = page.url.rsplit("/", 1)[1]
+    assert backend.input_storage.get_bytes(depth_video_key(job_id)) == depth.read_bytes()
+    assert backend.input_storage.get_bytes(source_key(job_id)) == source.read_bytes()
