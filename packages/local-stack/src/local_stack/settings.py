@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from shared_types.settings import BackendSettings
 
 from local_stack.parallelism import default_workers
@@ -45,6 +45,11 @@ class StackSettings(BackendSettings):
     ffmpeg: str | None = None
     depth_stride: int = Field(
         1, ge=1, description="video-workers run a learned depth model on every n-th frame")
+    # `serve` beyond loopback (local_stack.exposure): the web UI's login and the
+    # Host names it answers; a password is made and printed when none is set.
+    basic_auth_user: str = "stereo-spot"
+    basic_auth_password: SecretStr | None = None
+    allowed_hosts: list[str] = Field(default_factory=list)
     work_dir: Path | None = Field(
         None, description="the workers' temp folders (default: {data_dir}/work)")
 
