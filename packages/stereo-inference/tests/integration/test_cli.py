@@ -196,5 +196,6 @@ def test_convert_takes_the_comfort_options_and_writes_the_report(clip, tmp_path,
     assert main(["convert", str(clip), str(off), "--comfort", "off", "--preset", "ultrafast",
                  "--no-progress"]) == 0
     assert not (tmp_path / "off.mp4.comfort.json").exists()  # negative: none asked for
-    assert main(["convert", str(clip), str(off), "--viewing", "custom", "--no-progress"]) == 2
+    assert main(["convert", str(clip), str(tmp_path / "custom.mp4"), "--viewing", "custom",
+                 "--no-progress"]) == 2
     assert "custom viewing needs the screen width" in capsys.readouterr().err
