@@ -53,7 +53,10 @@ CONTROLS = """() => [...document.querySelectorAll('main label')].flatMap(label =
   const texts = [...label.childNodes].filter(n => n.nodeType === 3 && n.textContent.trim());
   if (!texts.length) return [];  // labelled by its own words elsewhere (aria)
   range.setStartBefore(texts[0]); range.setEndAfter(texts[texts.length - 1]);
-  const t = range.getClientRects()[0], c = control.getBoundingClientRect();
+  // a checkbox goes with the first line of its words, any other control below the last
+  const t = control.type === 'checkbox' ? range.getClientRects()[0]
+                                        : range.getBoundingClientRect();
+  const c = control.getBoundingClientRect();
   return [{name: control.name, type: control.type, text: {left: t.left, right: t.right,
            top: t.top, bottom: t.bottom}, control: {left: c.left, right: c.right, top: c.top,
            bottom: c.bottom}}];
