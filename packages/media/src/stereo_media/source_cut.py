@@ -19,6 +19,7 @@ from pathlib import Path
 
 from shared_types.errors import InvalidRequestError
 
+from stereo_media.demuxers import av_options
 from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
 
 PREROLL_S = 10.0  # the keyframe jumped to lies at most this far before the start
@@ -60,7 +61,7 @@ def _origin_s(source: Path) -> float:
     import av
 
     try:
-        with av.open(str(source)) as container:
+        with av.open(str(source), options=av_options()) as container:
             return (container.start_time or 0) / 1e6
     except (av.FFmpegError, OSError):
         return 0.0  # the cut's own ffmpeg says what is wrong with it
