@@ -34,6 +34,7 @@ movement, at the scene's full size):
 from __future__ import annotations
 
 import functools
+import os
 import tempfile
 from pathlib import Path
 
@@ -162,7 +163,9 @@ def render_shot(name: str, motion: str, speed: float) -> tuple[np.ndarray, np.nd
         frames.append(image[window])
         depths.append(np.where(hit, zt, np.nan)[window])
     rgb_out, depth_out = np.stack(frames), np.stack(depths).astype(np.float32)
-    np.savez(cache, rgb=rgb_out, depth=depth_out)
+    partial = cache.with_name(f"{cache.stem}.{os.getpid()}.partial.npz")
+    np.savez(partial, rgb=rgb_out, depth=depth_out)
+    os.replace(partial, cache)  # whole or not at all: runs may share the cache
     return rgb_out, depth_out
 
 

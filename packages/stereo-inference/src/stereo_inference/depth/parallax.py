@@ -10,7 +10,12 @@ direction, is inverse depth up to one scale: nearer things move more. The
 sign of T is chosen so that most of the scene lies in front of the camera.
 
 A pure pan or a still camera has no parallax: the inverse depth then comes
-out nearly uniform (or noise) and the caller falls back on other cues.
+out nearly uniform (or noise) and the caller falls back on other cues. How far
+the parallax can be trusted is read from the fit itself (``Parallax.trust``):
+the flow along each pixel's translation direction varies with depth, the flow
+across it is what the motion model does not explain (the flow's noise, or
+things that move on their own); parallax whose spread stands well above that
+residual is depth, parallax within it is noise (a pan, a still camera).
 Coordinates are normalised by an assumed focal length of one image width.
 """
 
@@ -27,6 +32,10 @@ from stereo_inference.arrays import is_tensor
 ROUNDS = 2  # a third round moved no figure of the quality bench
 RIDGE = 1.0  # relative to the normal matrix's mean diagonal
 _EPS = 0.05  # regularises the projection near the focus of expansion
+# Parallax spread (10th to 90th percentile, px) over the motion model's residual
+# across the epipolar lines (median, px, plus a floor for DIS's own noise): at
+# TRUST_FROM and below the parallax is noise; TRUST_SPAN more is full trust.
+TRUST_FROM, TRUST_SPAN, NOISE_FLOOR_PX = 2.0, 4.0, 0.03
 # DIS refuses frames smaller than about its patches (12 px); a tiny source's
 # frames are stretched to this many pixels a side for the flow, then back.
 MIN_FLOW_SIDE = 16
@@ -36,6 +45,11 @@ MIN_FLOW_SIDE = 16
 class Parallax:
     inverse_depth: np.ndarray  # (h,w) float32, up to one positive scale; valid where weight > 0
     weight: np.ndarray  # (h,w) float32 0..1: how far the flow there can be trusted
+    trust: float = 1.0  # 0..1: how far the motion model says the parallax is depth
+    # whether the sign is sure (most of the scene came out on one side of the
+    # camera); else only the order up to its direction is known (a turn the fit
+    # took for a slide: an orbit's near and far things move opposite ways)
+    sign_sure: bool = True
 
 
 class FlowField:
@@ -92,9 +106,27 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
     ru = u.ravel() - g.bu_full @ omega
     rv = v.ravel() - g.bv_full @ omega
     du, dv = g.x * t[2] - t[0], g.y * t[2] - t[1]
-    inv = (ru * du + rv * dv) / (du * du + dv * dv + _EPS * _EPS)
-    inv = inv if _positive_side(inv, weight.ravel()) else -inv
-    return Parallax(inv.reshape(h, w).astype(np.float32), weight)
+    norm2 = du * du + dv * dv
+    inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
+    positive, sure = _positive_side(inv, weight.ravel())
+    inv = inv if positive else -inv
+    return Parallax(inv.reshape(h, w).astype(np.float32), weight,
+                    _trust(ru, rv, du, dv, norm2, weight.ravel(), w), sure)
+
+
+def _trust(ru, rv, du, dv, norm2, weight, w: int) -> float:
+    """0..1 from the spread of the flow along the translation directions against
+    the residual across them (both in pixels, on trusted pixels)."""
+    sample = (weight > 0.5) & (norm2 > 1e-4)
+    sample[1::3] = False  # a third fewer: plenty for two percentiles
+    if np.count_nonzero(sample) < 32:
+        return 0.0
+    length = np.sqrt(norm2[sample])
+    along = (ru[sample] * du[sample] + rv[sample] * dv[sample]) / length * w
+    across = np.abs(ru[sample] * dv[sample] - rv[sample] * du[sample]) / length * w
+    p10, p90 = np.percentile(along, (10, 90))
+    noise = float(np.median(across)) + NOISE_FLOOR_PX
+    return float(np.clip(((p90 - p10) / noise - TRUST_FROM) / TRUST_SPAN, 0, 1))
 
 
 def warp_back(values, flow):
@@ -131,19 +163,21 @@ def sample_at(values, grid):
                                   padding_mode="border", align_corners=False)[0, 0]
 
 
-def _positive_side(inv: np.ndarray, ws: np.ndarray) -> bool:
-    """Whether T's sign (free in the fit) puts the scene in front of the camera.
+def _positive_side(inv: np.ndarray, ws: np.ndarray) -> tuple[bool, bool]:
+    """(whether T's sign (free in the fit) puts the scene in front of the camera,
+    whether that is sure).
 
-    Mostly one sign: that one (inverse depth is positive). Otherwise a leftover
-    rotation has shifted everything: near things are few and spread out, the far
-    background many and alike, so the long tail of the distribution is near.
+    Mostly one sign: that one (inverse depth is positive), surely. Otherwise a
+    leftover rotation has shifted everything: near things are few and spread
+    out, the far background many and alike, so the long tail of the
+    distribution is near -- a guess.
     """
     positive = float(np.sum(ws * (inv > 0)) / max(np.sum(ws), 1e-6))
     if abs(positive - 0.5) > 0.3:
-        return positive > 0.5
+        return positive > 0.5, True
     trusted = inv[ws > 0.5] if np.sum(ws > 0.5) > 16 else inv
     lo, mid, hi = np.quantile(trusted, (0.05, 0.5, 0.95))
-    return hi - mid >= mid - lo
+    return hi - mid >= mid - lo, False
 
 
 def _epipole(xs, ys, ru, rv, ws) -> np.ndarray:
