@@ -253,10 +253,9 @@ class HeuristicDepth:
         """The static estimate, replaced by parallax depth (read over ``motion``:
         flow, consistency and frames away) as far as the motion model explains
         it; in a still shot (``still``) what moves (``flow`` to the adjacent
-        frame, at rest where nothing changed) is lifted instead. Where the
-        parallax's direction is unsure, it takes the one that agrees with
-        ``held`` (the shot's depth so far, moved to this frame), else with the
-        static estimate."""
+        frame, at rest where nothing changed) is lifted instead. The parallax
+        takes the direction that agrees with ``held`` (the shot's depth so
+        far, moved to this frame), else with the static estimate."""
         if still:  # lift what moves
             speed = np.hypot(flow[..., 0], flow[..., 1])
             lift = np.clip((speed - 2 * STILL_PX) / 1.0, 0, 1) * consistency
@@ -270,9 +269,10 @@ class HeuristicDepth:
         if trusted.size < 32 or p.trust <= 0:
             return static
         inverse = p.inverse_depth / abs(away)  # per frame: steady as the baseline changes
-        if not p.sign_sure and _against(inverse, held if held is not None else static,
-                                        rconsistency):
-            inverse = -inverse  # its direction from what the shot already knows
+        # The fit's sign is a guess where a turn went unexplained (a sway, an
+        # orbit): the direction that agrees with what the shot already knows.
+        if _against(inverse, held if held is not None else static, rconsistency):
+            inverse = -inverse
         lo, hi = np.quantile(inverse[rconsistency > 0.5][::4], (0.02, 0.98))
         if self._range is not None:  # a steady scale: no pumping with the speed
             lo = RANGE_DECAY * self._range[0] + (1 - RANGE_DECAY) * lo

@@ -36,6 +36,7 @@ _EPS = 0.05  # regularises the projection near the focus of expansion
 # across the epipolar lines (median, px, plus a floor for DIS's own noise): at
 # TRUST_FROM and below the parallax is noise; TRUST_SPAN more is full trust.
 TRUST_FROM, TRUST_SPAN, NOISE_FLOOR_PX = 2.0, 4.0, 0.03
+LATERAL_SLACK = 1.1  # the free fit must leave this much less flow across to win
 # DIS refuses frames smaller than about its patches (12 px); a tiny source's
 # frames are stretched to this many pixels a side for the flow, then back.
 MIN_FLOW_SIDE = 16
@@ -46,10 +47,6 @@ class Parallax:
     inverse_depth: np.ndarray  # (h,w) float32, up to one positive scale; valid where weight > 0
     weight: np.ndarray  # (h,w) float32 0..1: how far the flow there can be trusted
     trust: float = 1.0  # 0..1: how far the motion model says the parallax is depth
-    # whether the sign is sure (most of the scene came out on one side of the
-    # camera); else only the order up to its direction is known (a turn the fit
-    # took for a slide: an orbit's near and far things move opposite ways)
-    sign_sure: bool = True
 
 
 class FlowField:
@@ -93,25 +90,51 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
     # The motion is fitted on every other pixel of every other row (plenty).
     us, vs, ws = (a[::2, ::2].ravel() for a in (u, v, weight))
     xs, ys, bu, bv = g.xs, g.ys, g.bu, g.bv
-    # Rotation and sideways translation look alike (the bas-relief ambiguity):
-    # a strong ridge keeps the rotation to what translation cannot explain.
+    # Two hypotheses: a translation anywhere (its focus of expansion may lie in
+    # the picture: a dolly) and a sideways one (focus at infinity: a truck, an
+    # orbit, a handheld sway), whose flow a free fit tends to mistake for a
+    # dolly with a turn. The one that leaves less flow across its epipolar
+    # lines wins, the sideways one on a tie (fewer unknowns).
+    best = None
+    for lateral in (True, False):
+        omega, t = _fit(xs, ys, us, vs, ws, bu, bv, lateral=lateral)
+        ru = u.ravel() - g.bu_full @ omega
+        rv = v.ravel() - g.bv_full @ omega
+        du, dv = g.x * t[2] - t[0], g.y * t[2] - t[1]
+        norm2 = du * du + dv * dv
+        across = _across(ru, rv, du, dv, norm2, weight.ravel())
+        if best is None or across < LATERAL_SLACK * best[0]:
+            best = (across, ru, rv, du, dv, norm2)
+    _, ru, rv, du, dv, norm2 = best
+    inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
+    inv = inv if _positive_side(inv, weight.ravel()) else -inv
+    return Parallax(inv.reshape(h, w).astype(np.float32), weight,
+                    _trust(ru, rv, du, dv, norm2, weight.ravel(), w))
+
+
+def _fit(xs, ys, us, vs, ws, bu, bv, *, lateral: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(rotation w, translation direction T) fitted to the flow sample, T with no
+    forward part when ``lateral``. Rotation and sideways translation look alike
+    (the bas-relief ambiguity): a strong ridge keeps the rotation to what
+    translation cannot explain."""
     omega = np.zeros(3)
-    t = _epipole(xs, ys, us, vs, ws)
+    t = _epipole(xs, ys, us, vs, ws, lateral=lateral)
     for _ in range(ROUNDS):
         du, dv = xs * t[2] - t[0], ys * t[2] - t[1]
         # (flow - B w) x d = 0  ->  (B w) x d = flow x d, linear in w
         a = bu * dv[:, None] - bv * du[:, None]
         omega = _weighted_lstsq(a, us * dv - vs * du, ws, ridge=RIDGE)
-        t = _epipole(xs, ys, us - bu @ omega, vs - bv @ omega, ws)
-    ru = u.ravel() - g.bu_full @ omega
-    rv = v.ravel() - g.bv_full @ omega
-    du, dv = g.x * t[2] - t[0], g.y * t[2] - t[1]
-    norm2 = du * du + dv * dv
-    inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
-    positive, sure = _positive_side(inv, weight.ravel())
-    inv = inv if positive else -inv
-    return Parallax(inv.reshape(h, w).astype(np.float32), weight,
-                    _trust(ru, rv, du, dv, norm2, weight.ravel(), w), sure)
+        t = _epipole(xs, ys, us - bu @ omega, vs - bv @ omega, ws, lateral=lateral)
+    return omega, t
+
+
+def _across(ru, rv, du, dv, norm2, weight) -> float:
+    """Weighted mean |flow across the epipolar lines| (normalised units), on a subsample."""
+    sample = slice(None, None, 3)
+    w = weight[sample]
+    cross = np.abs(ru[sample] * dv[sample] - rv[sample] * du[sample]) / np.sqrt(
+        norm2[sample] + 1e-12)
+    return float(w @ cross) / max(float(w.sum()), 1e-6)
 
 
 def _trust(ru, rv, du, dv, norm2, weight, w: int) -> float:
@@ -163,31 +186,32 @@ def sample_at(values, grid):
                                   padding_mode="border", align_corners=False)[0, 0]
 
 
-def _positive_side(inv: np.ndarray, ws: np.ndarray) -> tuple[bool, bool]:
-    """(whether T's sign (free in the fit) puts the scene in front of the camera,
-    whether that is sure).
+def _positive_side(inv: np.ndarray, ws: np.ndarray) -> bool:
+    """Whether T's sign (free in the fit) puts the scene in front of the camera.
 
-    Mostly one sign: that one (inverse depth is positive), surely. Otherwise a
-    leftover rotation has shifted everything: near things are few and spread
-    out, the far background many and alike, so the long tail of the
-    distribution is near -- a guess.
+    Mostly one sign: that one (inverse depth is positive). Otherwise a leftover
+    rotation has shifted everything: near things are few and spread out, the far
+    background many and alike, so the long tail of the distribution is near.
+    Both are guesses where a turn went unexplained (a handheld sway, an orbit):
+    callers that know more orient it themselves (``heuristic``).
     """
     positive = float(np.sum(ws * (inv > 0)) / max(np.sum(ws), 1e-6))
     if abs(positive - 0.5) > 0.3:
-        return positive > 0.5, True
+        return positive > 0.5
     trusted = inv[ws > 0.5] if np.sum(ws > 0.5) > 16 else inv
     lo, mid, hi = np.quantile(trusted, (0.05, 0.5, 0.95))
-    return hi - mid >= mid - lo, False
+    return hi - mid >= mid - lo
 
 
-def _epipole(xs, ys, ru, rv, ws) -> np.ndarray:
+def _epipole(xs, ys, ru, rv, ws, *, lateral: bool = False) -> np.ndarray:
     """Translation direction T (unit 3-vector): residual flow is parallel to
     (x Tz - Tx, y Tz - Ty), so cross(r, d) = 0 is linear in T. The smallest
-    eigenvector of the 3x3 normal matrix (cheaper than an SVD of every row)."""
-    rows = np.stack([rv, -ru, ru * ys - rv * xs])
+    eigenvector of the 3x3 normal matrix (cheaper than an SVD of every row);
+    with ``lateral`` of its 2x2 corner (Tz = 0)."""
+    rows = np.stack([rv, -ru] if lateral else [rv, -ru, ru * ys - rv * xs])
     normal = (rows * ws) @ rows.T
     _, vectors = np.linalg.eigh(normal)
-    return vectors[:, 0]
+    return vectors[:, 0] if not lateral else np.array([*vectors[:, 0], 0.0])
 
 
 def _weighted_lstsq(a: np.ndarray, b: np.ndarray, w: np.ndarray, *, ridge: float = 0.0
