@@ -60,6 +60,10 @@ STATIC_EVERY = 4
 # ground-contact cue alone ordered worse than the ramp (0.78 against 0.81 on the
 # tuned scenes of bench/depth_real.py), a third of it on a ramp a little better.
 CONTACT_SHARE = 0.3
+# Parallax whose correlation with the shot's depth so far (or the static cue)
+# is below minus this is turned round: the fit's sign is a guess when a turn
+# went unexplained (a handheld sway); nearer zero the fit's own sign stands.
+ORIENT_CORRELATION = 0.1
 FRESH_FRAMES = 3
 NEW_CONTENT = 0.02
 
@@ -269,8 +273,7 @@ class HeuristicDepth:
         if trusted.size < 32 or p.trust <= 0:
             return static
         inverse = p.inverse_depth / abs(away)  # per frame: steady as the baseline changes
-        # The fit's sign is a guess where a turn went unexplained (a sway, an
-        # orbit): the direction that agrees with what the shot already knows.
+        # the direction that agrees with what the shot already knows
         if _against(inverse, held if held is not None else static, rconsistency):
             inverse = -inverse
         lo, hi = np.quantile(inverse[rconsistency > 0.5][::4], (0.02, 0.98))
@@ -294,12 +297,14 @@ def _gray8(rgb255: np.ndarray) -> np.ndarray:
 
 
 def _against(depth: np.ndarray, reference: np.ndarray, weight: np.ndarray) -> bool:
-    """Whether ``depth`` runs against ``reference`` (negative weighted covariance)."""
+    """Whether ``depth`` clearly runs against ``reference``: their weighted
+    correlation is below -ORIENT_CORRELATION (near zero: no say)."""
     w = weight[::2, ::2].ravel()
     a, b = depth[::2, ::2].ravel(), reference[::2, ::2].ravel()
     total = max(float(w.sum()), 1e-6)
-    ma, mb = float(w @ a) / total, float(w @ b) / total
-    return float(w @ ((a - ma) * (b - mb))) < 0
+    a, b = a - float(w @ a) / total, b - float(w @ b) / total
+    spread = np.sqrt(float(w @ (a * a)) * float(w @ (b * b)))
+    return float(w @ (a * b)) < -ORIENT_CORRELATION * max(spread, 1e-12)
 
 
 def _encode(array: np.ndarray) -> str:
