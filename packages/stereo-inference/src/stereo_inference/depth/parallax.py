@@ -36,6 +36,7 @@ _EPS = 0.05  # regularises the projection near the focus of expansion
 # across the epipolar lines (median, px, plus a floor for DIS's own noise): at
 # TRUST_FROM and below the parallax is noise; TRUST_SPAN more is full trust.
 TRUST_FROM, TRUST_SPAN, NOISE_FLOOR_PX = 2.0, 4.0, 0.03
+UNEQUAL_FROM, UNEQUAL_SPAN = 0.2, 0.4  # parallax spread over its median: a pan's is small
 LATERAL_SLACK = 1.1  # the free fit must leave this much less flow across to win
 # DIS refuses frames smaller than about its patches (12 px); a tiny source's
 # frames are stretched to this many pixels a side for the flow, then back.
@@ -147,9 +148,13 @@ def _trust(ru, rv, du, dv, norm2, weight, w: int) -> float:
     length = np.sqrt(norm2[sample])
     along = (ru[sample] * du[sample] + rv[sample] * dv[sample]) / length * w
     across = np.abs(ru[sample] * dv[sample] - rv[sample] * du[sample]) / length * w
-    p10, p90 = np.percentile(along, (10, 90))
+    p10, mid, p90 = np.percentile(along, (10, 50, 90))
     noise = float(np.median(across)) + NOISE_FLOOR_PX
-    return float(np.clip(((p90 - p10) / noise - TRUST_FROM) / TRUST_SPAN, 0, 1))
+    above_noise = np.clip(((p90 - p10) / noise - TRUST_FROM) / TRUST_SPAN, 0, 1)
+    # A turn the fit left in (its ridge) moves everything nearly alike: little
+    # spread for the size of the motion, however clean the flow.
+    unequal = np.clip(((p90 - p10) / max(abs(mid), 1e-6) - UNEQUAL_FROM) / UNEQUAL_SPAN, 0, 1)
+    return float(above_noise * unequal)
 
 
 def warp_back(values, flow):
