@@ -110,7 +110,7 @@ def worker(args) -> None:
 def run_version(label: str, src: Path, todo, out: Path) -> None:
     """Run the engine whose packages' sources lie under ``src`` in a subprocess."""
     env = dict(os.environ)
-    paths = [str(src / "packages" / p / "src") for p in ("stereo-inference", "shared-types")]
+    paths = sorted(str(p) for p in (src / "packages").glob("*/src"))
     env["PYTHONPATH"] = os.pathsep.join([*paths, str(Path(__file__).parent),
                                          env.get("PYTHONPATH", "")])
     out.mkdir(parents=True, exist_ok=True)
@@ -120,9 +120,9 @@ def run_version(label: str, src: Path, todo, out: Path) -> None:
 
 
 def extract_ref(ref: str, into: Path) -> Path:
-    """The stereo-inference and shared-types sources of git ``ref``, under ``into``."""
-    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "packages/stereo-inference/src",
-                              "packages/shared-types/src"], check=True, capture_output=True).stdout
+    """Every package's sources of git ``ref``, under ``into``."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "packages"], check=True,
+                             capture_output=True).stdout
     into.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     return into

@@ -15,11 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
-from shared_types.depth_models import best_installed
 from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
 from shared_types.left_out import left_out_sentence
-from shared_types.model_install import check_model_available
 from shared_types.models import (
     Container,
     ConversionParams,
@@ -27,8 +25,10 @@ from shared_types.models import (
     DynamicRange,
     OutputMode,
 )
-from shared_types.models_cli import add_models_parser, run_models_command
-from shared_types.stream_mux import container_of
+from stereo_media.stream_mux import container_of
+from stereo_models.depth_models import best_installed
+from stereo_models.model_install import check_model_available
+from stereo_models.models_cli import add_models_parser, run_models_command
 
 from local_stack.settings import StackSettings
 
@@ -43,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int)
     serve.add_argument("--workers", type=int, help="video-worker processes")
     serve.add_argument("--data-dir", type=Path)
+    serve.add_argument("--allowed-host", action="append", dest="allowed_hosts", metavar="NAME",
+                       help="a host name or address people reach the UI by (repeatable); "
+                            "required with a --host beyond this machine, which also requires "
+                            "a login (STEREO_SPOT_BASIC_AUTH_PASSWORD, else one is printed)")
 
     conv = sub.add_parser("convert", help="convert one file end to end")
     conv.add_argument("input", type=Path)
@@ -83,7 +87,7 @@ def _settings(args: argparse.Namespace) -> StackSettings:
     settings = StackSettings()
     overrides = {
         name: getattr(args, name) for name in ("host", "port", "workers", "data_dir",
-                                                "segment_seconds")
+                                                "segment_seconds", "allowed_hosts")
         if getattr(args, name, None) is not None
     }
     settings = settings.model_copy(update=overrides)

@@ -17,13 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from media_worker.errors import (
-    FfmpegFailedError,
-    SourceReplacedError,
-    SourceUnreachableError,
-    UnusableVideoError,
-)
-from media_worker.ffmpeg_runner import FfmpegRunner
+from stereo_media.demuxers import av_options
+from stereo_media.errors import FfmpegFailedError, SourceUnreachableError, UnusableVideoError
+from stereo_media.ffmpeg_runner import FfmpegRunner
+
+from media_worker.errors import SourceReplacedError
 from media_worker.seeking import seek_attempts
 
 # What ffmpeg says when the store, not the video, failed a URL read.
@@ -77,7 +75,7 @@ def _has_pictures(path: Path) -> bool:
     import av
 
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             return bool(container.streams.video) and container.streams.video[0].frames > 0
     except (av.error.FFmpegError, OSError):
         return False

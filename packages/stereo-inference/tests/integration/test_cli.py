@@ -4,7 +4,7 @@ import sys
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg import ffmpeg_path
 
 from stereo_inference import native
 from stereo_inference.cli import build_parser, main
@@ -78,6 +78,12 @@ def test_serve_outside_sagemaker_refuses_to_start_without_a_shared_secret(monkey
     monkeypatch.delenv("STEREO_SPOT_INFERENCE_SHARED_SECRET", raising=False)
     assert main(["serve"]) == 2
     assert "STEREO_SPOT_INFERENCE_SHARED_SECRET" in capsys.readouterr().err
+
+
+def test_serve_refuses_an_empty_shared_secret(monkeypatch, capsys):
+    monkeypatch.setenv("STEREO_SPOT_INFERENCE_SHARED_SECRET", "")
+    assert main(["serve"]) == 2
+    assert "at least 16 characters" in capsys.readouterr().err
 
 
 def test_models_download_refuses_unknown_names(tmp_path, capsys, monkeypatch):
