@@ -1,10 +1,15 @@
 """Depth without weights: motion parallax where the camera moves, image cues elsewhere.
 
-Each frame's dense optical flow against the previous one (``parallax``) gives
+Each frame's dense optical flow against a reference frame (``parallax``) gives
 real relative depth whenever the camera translates: nearer things move more.
-Where motion says nothing (a still camera, a pure pan) the ground-contact cue
-decides (``contact``): the floor is nearer lower in the frame, and whatever
-stands on it is as near as the line where it meets it. On a still camera
+The reference lies as far away as the shot's pace needs (``baseline``: several
+frames back when the camera moves slowly, read at twice the working width when
+even that is little; ahead, from the frames the engine decodes past the batch,
+on a shot's first frames), and the parallax counts as far as the camera-motion
+fit explains the flow. Where motion says nothing (a still camera, a pure pan) a
+static cue decides: mostly a plain ramp (bottom nearest), with some ground
+contact (``contact``: whatever stands on the floor is as near as the line where
+it meets it), which alone ordered real photographs worse than the ramp. On a still camera
 whatever moves is lifted towards the viewer (within the static range, so the
 depth range does not jump when something enters), and the rest holds its
 depth: the camera counts as still by the motion across strong edges, where
@@ -15,9 +20,9 @@ The blend is refined along the image's edges (``guided``) and accumulated
 over time: the previous depth, moved by the flow, is blended with the new
 estimate where the flow holds (a running mean over a shot's first frames,
 then a slow exponential one), and replaced where it does not (new content)
-or when most of the frame fails to match (a scene cut). A shot's first frame
-reads its motion against the next frame of the batch, so the parallax does
-not arrive one frame late. The ground-contact cue, the costliest part, is
+or when most of the frame fails to match (a scene cut). The parallax is read
+afresh on a shot's first frames and every few frames after, moved along the
+flow in between, like the ground-contact cue. The ground-contact cue, the costliest part, is
 computed afresh on a shot's first frames, every few frames after and
 wherever new content comes in; in between the last one is moved along the
 flow (it enters the held depth with a small weight, so this costs no
