@@ -40,3 +40,40 @@ def test_an_estimator_that_reads_no_frames_ahead_gets_the_batches_as_they_are():
     pulled: list[int] = []
     out = list(with_lookahead(_batches([2, 2], pulled), object()))
     assert [b.ahead for b in out] == [None, None]
+
+
+class _Reading:
+    """The heuristic estimator, recording what it is handed ahead of each batch."""
+
+    lookahead = 3
+
+    def __init__(self):
+        from stereo_inference.depth import load_estimator
+
+        self.inner = load_estimator("heuristic", models_dir=None, device="cpu")
+        self.name, self.max_batch, self.seen = self.inner.name, None, []
+
+    def input_size(self, width, height):
+        return self.inner.input_size(width, height)
+
+    def look_ahead(self, frames):
+        self.seen.append(frames[:, 0, 0, 0].tolist())
+        self.inner.look_ahead(frames)
+
+    def estimate(self, rgb):
+        return self.inner.estimate(rgb)
+
+
+def test_the_depth_stage_hands_the_frames_ahead_to_the_estimator_before_its_batch():
+    from shared_types.models import ConversionParams, OutputMode
+
+    from stereo_inference.synthesis import StereoRenderer
+    from stereo_inference.temporal import TemporalNormalizer
+
+    estimator = _Reading()
+    renderer = StereoRenderer(OutputMode.HALF_SBS, ConversionParams(), estimator,
+                              TemporalNormalizer("heuristic"), "cpu")
+    pulled: list[int] = []
+    for batch in with_lookahead(_batches([1, 1, 2, 1], pulled), estimator):
+        renderer.estimate(batch)
+    assert estimator.seen == [[1, 2, 3], [2, 3, 4], [4]]  # and nothing before the last batch
