@@ -23,7 +23,7 @@ from shared_types.stream_mux import container_of
 from stereo_inference import nvdec
 from stereo_inference.arrays import device_type
 from stereo_inference.decode import FrameReader
-from stereo_inference.depth import ensure_installed, load_estimator
+from stereo_inference.depth import ensure_installed, input_interpolation, load_estimator
 from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
@@ -266,6 +266,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         input_path,
         eye_size=decoded_size(width, height),
         depth_size=None if on_gpu else estimator.input_size(width, height),
+        depth_interpolation=input_interpolation(params.depth_model),
         eye_format=renderer.eye_format,
         batch_size=batch_frames(dev, info.width * info.height),
         rotation=info.rotation,

@@ -55,3 +55,22 @@ def random_depth_anything(name: str, *, seed: int = 0):
 
     torch.manual_seed(seed)
     return DepthAnythingForDepthEstimation(depth_anything_config(name)).eval()
+
+
+def save_random_model(folder, name: str = "tiny", *, seed: int = 0,
+                      input_size: int | None = None) -> None:
+    """``random_depth_anything(name)`` saved in ``folder`` as a downloaded model is,
+    with a ``preprocessor_config.json`` like the hub's (transformers' DPT image
+    processor) whose ``size`` is ``input_size`` (None: none written, so 518)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    random_depth_anything(name, seed=seed).save_pretrained(folder)
+    if input_size is not None:
+        (folder / "preprocessor_config.json").write_text(json.dumps({
+            "image_processor_type": "DPTImageProcessor", "do_resize": True,
+            "size": {"height": input_size, "width": input_size}, "keep_aspect_ratio": True,
+            "ensure_multiple_of": 14, "resample": 3, "do_rescale": True,
+            "rescale_factor": 1 / 255, "do_normalize": True,
+            "image_mean": [0.485, 0.456, 0.406], "image_std": [0.229, 0.224, 0.225]}))
