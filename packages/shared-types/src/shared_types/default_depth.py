@@ -28,6 +28,8 @@ from shared_types.models import DepthModel
 FIRST_MODEL = DepthModel.DA2_SMALL  # the one a GPU downloads on first use (Apache-2.0)
 GpuProbe = Callable[[], bool]  # whether the engine here has a CUDA GPU
 HubProbe = Callable[[str], bool]  # whether the hub answers for a model (``hub_reachable``)
+# (frames, pixels a frame) of the video to convert, (None, None) when it cannot be read
+Measure = Callable[[], tuple[int | None, int | None]]
 
 # CPU cost of a conversion, in core-seconds (docs/BENCHMARKS.md): the weight-free
 # default converts 720p half-SBS at ~95 frames/s on 2 cores ("convert_throughput",
@@ -71,14 +73,14 @@ def offline_notice() -> str:
 
 
 def choose_default_depth(models_dir: Path | None, *, has_gpu: GpuProbe, auto_download: bool,
-                         hub_answers: HubProbe, frames: int | None = None,
-                         pixels: int | None = None, cores: int | None = None) -> DefaultDepth:
+                         hub_answers: HubProbe, measure: Measure | None = None,
+                         cores: int | None = None) -> DefaultDepth:
     """The model for a conversion whose depth model the person left unset.
 
-    ``frames`` and ``pixels`` (per frame) of the video, and ``cores`` (default:
-    this machine's), give the CPU estimates; without ``frames`` there are none.
-    The probes are asked only when nothing is installed; the hub only when
-    downloads are allowed and there is a models folder.
+    ``measure`` (the video's frames and pixels) and ``cores`` (default: this
+    machine's) give the CPU estimates; without a length there are none. The
+    probes are asked only when nothing is installed; the hub only when
+    downloads are allowed and there is a models folder; ``measure`` only on a CPU.
     """
     installed = best_installed(models_dir)
     if installed is not DepthModel.HEURISTIC:
@@ -89,8 +91,8 @@ def choose_default_depth(models_dir: Path | None, *, has_gpu: GpuProbe, auto_dow
         return DefaultDepth(DepthModel.HEURISTIC, offline=True)
     if has_gpu():
         return DefaultDepth(FIRST_MODEL, download=True)
-    return DefaultDepth(DepthModel.HEURISTIC,
-                        estimates=cpu_estimates(frames, pixels, cores))
+    frames, pixels = measure() if measure else (None, None)
+    return DefaultDepth(DepthModel.HEURISTIC, estimates=cpu_estimates(frames, pixels, cores))
 
 
 def cpu_estimates(frames: int | None, pixels: int | None,
@@ -137,8 +139,8 @@ def choices_line(estimates: tuple[Estimate, ...], *, pick: str) -> str | None:
 
 def settle_default_depth(models_dir: Path | None, *, has_gpu: GpuProbe, auto_download: bool,
                          endpoint: str | None, say: Callable[[str], None], pick: str,
-                         frames: int | None = None, pixels: int | None = None,
-                         cores: int | None = None, progress=None) -> DepthModel:
+                         measure: Measure | None = None, cores: int | None = None,
+                         progress=None) -> DepthModel:
     """What a CLI does for a conversion with no depth model named: choose one
     (``choose_default_depth``), say its line (the download, the choices with
     their time, or the offline notice) through ``say``, download the model when
@@ -152,7 +154,7 @@ def settle_default_depth(models_dir: Path | None, *, has_gpu: GpuProbe, auto_dow
     choice = choose_default_depth(
         models_dir, has_gpu=has_gpu, auto_download=auto_download,
         hub_answers=lambda name: hub_reachable(name, endpoint, timeout_s=3.0),
-        frames=frames, pixels=pixels, cores=cores)
+        measure=measure, cores=cores)
     line = choice.notice or choices_line(choice.estimates, pick=pick)
     if line:
         say(line)

@@ -29,19 +29,20 @@ def choose(models_dir, *, gpu, online, auto_download=True, **kw):
 def test_an_installed_model_is_the_default_and_nothing_is_asked(tmp_path):
     installed(tmp_path, "distill-any-depth-small")
     choice = choose_default_depth(tmp_path, has_gpu=never, auto_download=True,
-                                  hub_answers=never)
+                                  hub_answers=never, measure=never)
     assert choice.model is DepthModel.DAD_SMALL
     assert not choice.download and choice.notice is None
 
 
 def test_a_gpu_online_downloads_the_first_model(tmp_path):
-    choice = choose(tmp_path, gpu=True, online=True)
+    choice = choose(tmp_path, gpu=True, online=True, measure=never)
     assert (choice.model, choice.download) == (FIRST_MODEL, True)
     assert "downloading it for its first use" in choice.notice
 
 
 def test_a_cpu_online_keeps_the_weight_free_default_with_both_times(tmp_path):
-    choice = choose(tmp_path, gpu=False, online=True, frames=600, pixels=1280 * 720, cores=2)
+    choice = choose(tmp_path, gpu=False, online=True, measure=lambda: (600, 1280 * 720),
+                    cores=2)
     assert (choice.model, choice.download, choice.notice) == (DepthModel.HEURISTIC, False, None)
     heuristic, model = choice.estimates
     assert heuristic.model == "heuristic" and model.model == FIRST_MODEL.value

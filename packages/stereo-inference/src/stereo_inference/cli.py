@@ -142,20 +142,18 @@ def _default_depth(args, settings: InferenceSettings,
     from stereo_inference.depth import default_depth_model
     from stereo_inference.progress_bar import download_bar
     from stereo_inference.runtime import resolve_device
-    from stereo_inference.video_info import probe_video
+    from stereo_inference.video_info import video_length
 
     if args.depth_video is not None:  # the depth is given: no model runs
         return default_depth_model(settings.models_dir)
     device = args.device or settings.device
-    info = probe_video(args.input)
     with download_bar(enabled=not args.no_progress) as progress:
         return settle_default_depth(
             settings.models_dir, auto_download=settings.model_auto_download,
             has_gpu=has_gpu or (lambda: resolve_device(device) == "cuda"),
             endpoint=settings.hub_endpoint, say=print,
             pick=f"add --depth {DepthModel.DA2_SMALL.value} to use it",
-            frames=info.frames or round(info.duration_s * info.fps) or None,
-            pixels=info.width * info.height, progress=progress)
+            measure=lambda: video_length(args.input), progress=progress)
 
 
 def _depth(args, settings: InferenceSettings) -> int:
