@@ -26,7 +26,6 @@ from shared_types.models import (
     OutputMode,
 )
 from stereo_media.stream_mux import container_of
-from stereo_models.depth_models import best_installed
 from stereo_models.model_install import check_model_available
 from stereo_models.models_cli import add_models_parser, run_models_command
 
@@ -95,12 +94,12 @@ def _settings(args: argparse.Namespace) -> StackSettings:
 
 def _default_depth(args: argparse.Namespace, settings: StackSettings, console: Console,
                    has_gpu: Callable[[], bool] | None) -> DepthModel:
-    """The depth model when ``--depth`` is not given (``shared_types.default_depth``):
+    """The depth model when ``--depth`` is not given (``stereo_models.default_depth``):
     downloaded here, with its bar, before any worker needs it."""
-    from shared_types.default_depth import settle_default_depth
     from stereo_inference.progress_bar import download_bar
     from stereo_inference.runtime import resolve_device
     from stereo_inference.video_info import video_length
+    from stereo_models.default_depth import settle_default_depth
 
     with download_bar() as progress:
         return settle_default_depth(

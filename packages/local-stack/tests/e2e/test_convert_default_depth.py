@@ -8,10 +8,10 @@ import socket
 from pathlib import Path
 
 import pytest
-from shared_types.depth_models import CATALOG, is_installed
-from shared_types.testing.hub import FakeHub, serve_hub
 from shared_types.testing.media import make_video
 from stereo_inference.depth.architectures import save_random_model
+from stereo_models.depth_models import CATALOG, is_installed
+from stereo_models.testing.hub import FakeHub, serve_hub
 
 from local_stack.cli import main
 from local_stack.testing.media import video_facts

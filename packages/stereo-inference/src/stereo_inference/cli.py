@@ -136,8 +136,8 @@ def _default_depth(args, settings: InferenceSettings,
     """The depth model when ``--depth`` is not given: the best installed; else, on a
     GPU, Depth-Anything-V2-Small downloaded now; else the weight-free default, with
     a line offering the model and each choice's time, or saying that none can be had
-    (``shared_types.default_depth``)."""
-    from shared_types.default_depth import settle_default_depth
+    (``stereo_models.default_depth``)."""
+    from stereo_models.default_depth import settle_default_depth
 
     from stereo_inference.depth import default_depth_model
     from stereo_inference.progress_bar import download_bar

@@ -39,7 +39,7 @@ def progress_bar(*, enabled: bool = True) -> Iterator[Callable[[int, int | None]
 @contextmanager
 def download_bar(*, enabled: bool = True) -> Iterator[Callable[[str, int, int], None] | None]:
     """Yield a ``progress(file, bytes_done, bytes_total)`` callback drawing one bar
-    per file of a model download (``shared_types.model_install.download_model``)."""
+    per file of a model download (``stereo_models.model_install.download_model``)."""
     if not enabled:
         yield None
         return

@@ -7,8 +7,8 @@ The GPU is the engine's device probe, injected (the conversion itself runs here)
 import socket
 
 import pytest
-from shared_types.depth_models import CATALOG, is_installed
-from shared_types.testing.hub import FakeHub, serve_hub
+from stereo_models.depth_models import CATALOG, is_installed
+from stereo_models.testing.hub import FakeHub, serve_hub
 
 from stereo_inference.cli import main
 from stereo_inference.depth.architectures import save_random_model

@@ -1,13 +1,13 @@
 import pytest
+from shared_types.models import DepthModel
 
-from shared_types.default_depth import (
+from stereo_models.default_depth import (
     FIRST_MODEL,
     choices_line,
     choose_default_depth,
     cpu_estimates,
     duration_words,
 )
-from shared_types.models import DepthModel
 
 
 def installed(models_dir, name):

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared_types.depth_models import CATALOG, best_installed, install_command
 from shared_types.models import DepthModel
+
+from stereo_models.depth_models import CATALOG, best_installed, install_command
 
 FIRST_MODEL = DepthModel.DA2_SMALL  # the one a GPU downloads on first use (Apache-2.0)
 GpuProbe = Callable[[], bool]  # whether the engine here has a CUDA GPU
@@ -149,7 +150,8 @@ def settle_default_depth(models_dir: Path | None, *, has_gpu: GpuProbe, auto_dow
     weight-free default with the offline notice: the conversion still runs.
     """
     from shared_types.errors import ModelDownloadError
-    from shared_types.model_install import download_model, hub_reachable
+
+    from stereo_models.model_install import download_model, hub_reachable
 
     choice = choose_default_depth(
         models_dir, has_gpu=has_gpu, auto_download=auto_download,
