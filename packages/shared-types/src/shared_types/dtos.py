@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared_types.models import Container, ConversionParams, JobError, JobStatus, OutputMode
+from shared_types.models import (
+    Container,
+    ConversionParams,
+    DepthModel,
+    JobError,
+    JobStatus,
+    OutputMode,
+)
 
 
 class CreateJobRequest(BaseModel):
@@ -27,6 +34,7 @@ class PreviewSettings(BaseModel):
 
     divergence: float = Field(ge=0.0, le=10.0)
     convergence: float = Field(ge=0.0, le=1.0)
+    depth_model: DepthModel | None = None  # None: the job's
 
 
 class PreviewRequest(PreviewSettings):

@@ -30,9 +30,10 @@ class PreviewPanel:
 
 
 def with_settings(params: ConversionParams, chosen: PreviewSettings) -> ConversionParams:
-    """The job's params with the strength and screen plane the person chose."""
+    """The job's params with the strength, screen plane and (when chosen) depth
+    model the person chose."""
     return ConversionParams.model_validate({**params.model_dump(), **chosen.model_dump(
-        include={"divergence", "convergence"})})
+        include={"divergence", "convergence", "depth_model"}, exclude_none=True)})
 
 
 def takes_upload(backend: Backend, job: Job) -> bool:
