@@ -22,6 +22,9 @@ class ModelCard:
     licence: str
     size_mb: int  # download size, roughly
     quality: int  # higher is better; picks the default among installed models
+    # False: the hub holds only the original checkpoint, which is not converted on
+    # download yet; the model runs once its folder is installed by hand
+    downloadable: bool = True
 
 
 # Distill-Any-Depth shares Depth-Anything-V2's architecture (transformers
@@ -37,6 +40,9 @@ CATALOG: dict[str, ModelCard] = {card.name: card for card in (
               "see the model card (hub: Apache-2.0)", 99, 15),
     ModelCard("distill-any-depth-large", "xingyang1/Distill-Any-Depth-Large-hf",
               "see the model card (hub: Apache-2.0)", 1340, 35),
+    # Depth-Anything-V2-Small with temporal layers (stereo_inference.depth.video_depth_anything)
+    ModelCard("video-depth-anything-small", "depth-anything/Video-Depth-Anything-Small",
+              "Apache-2.0", 113, 12, downloadable=False),
 )}
 
 

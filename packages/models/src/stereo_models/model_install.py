@@ -43,6 +43,11 @@ def download_model(name: str, models_dir: Path, *, endpoint: str | None = None,
     if card is None:
         raise ModelUnavailableError(
             f"unknown model {name!r}; downloadable: {', '.join(sorted(CATALOG))}")
+    if not card.downloadable:
+        raise ModelUnavailableError(
+            f"{name} cannot be downloaded yet: {card.repo} holds only the original checkpoint, "
+            f"which this version does not convert; install its converted folder (config.json "
+            f"and model.safetensors) in {model_folder(name, models_dir)}")
     target = model_folder(name, models_dir)
     staging = target.with_name(f".{name}.partial")  # kept across attempts: resumes
     staging.mkdir(parents=True, exist_ok=True)

@@ -73,6 +73,7 @@ class DepthModel(StrEnum):
     DA2_LARGE = "depth-anything-v2-large"
     DAD_SMALL = "distill-any-depth-small"
     DAD_LARGE = "distill-any-depth-large"
+    VDA_SMALL = "video-depth-anything-small"  # temporal: steadier from frame to frame
     IW3 = "iw3"
 
 

@@ -49,6 +49,8 @@ def model_options(settings: WebSettings, defaults: DepthDefaults) -> list[ModelO
     options = []
     for name in names:
         installed = name not in CATALOG or is_installed(name, settings.models_dir)
+        if not installed and not CATALOG[name].downloadable:
+            continue  # offered once installed: it cannot be downloaded here
         notes = []
         if name == default:
             notes.append("default")

@@ -98,11 +98,12 @@ def load_estimator(
         raise InvalidRequestError("iw3 converts whole segments; it is not a frame estimator")
     from stereo_inference.depth.depth_anything import DepthAnythingDepth
     from stereo_inference.depth.stabilized import FlowStabilized
+    from stereo_inference.depth.video_depth_anything import VideoDepthAnythingDepth
 
-    # a per-frame model: held steady along the optical flow between frames
-    return FlowStabilized(
-        DepthAnythingDepth.load(model.value, models_dir=models_dir, device=device),
-        stride=stride)
+    kind = VideoDepthAnythingDepth if model is DepthModel.VDA_SMALL else DepthAnythingDepth
+    # a learned model: held steady along the optical flow between the frames it runs on
+    return FlowStabilized(kind.load(model.value, models_dir=models_dir, device=device),
+                          stride=stride)
 
 
 def default_depth_model(models_dir: Path | None) -> DepthModel:

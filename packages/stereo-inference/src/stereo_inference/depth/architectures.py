@@ -11,6 +11,8 @@ _SIZES = {
     "depth-anything-v2-small": (384, 12, 6, [3, 6, 9, 12], [48, 96, 192, 384], 64),
     "depth-anything-v2-base": (768, 12, 12, [3, 6, 9, 12], [96, 192, 384, 768], 128),
     "depth-anything-v2-large": (1024, 24, 16, [5, 12, 18, 24], [256, 512, 1024, 1024], 256),
+    # Video-Depth-Anything-Small: DA-V2-Small with temporal layers (video_depth_anything)
+    "video-depth-anything-small": (384, 12, 6, [3, 6, 9, 12], [48, 96, 192, 384], 64),
     # Distill-Any-Depth: the same architecture, other weights
     "distill-any-depth-small": (384, 12, 6, [3, 6, 9, 12], [48, 96, 192, 384], 64),
     "distill-any-depth-large": (1024, 24, 16, [5, 12, 18, 24], [256, 512, 1024, 1024], 256),
@@ -74,3 +76,15 @@ def save_random_model(folder, name: str = "tiny", *, seed: int = 0,
             "ensure_multiple_of": 14, "resample": 3, "do_rescale": True,
             "rescale_factor": 1 / 255, "do_normalize": True,
             "image_mean": [0.485, 0.456, 0.406], "image_std": [0.229, 0.224, 0.225]}))
+
+
+def random_video_depth_anything(name: str = "tiny", *, seed: int = 0):
+    """A Video-Depth-Anything (``depth.video_depth_anything``) on ``name``'s
+    Depth-Anything-V2 architecture, with random weights (tests and benchmarks)."""
+    import torch
+
+    from stereo_inference.depth.video_depth_anything import VideoDepthAnything
+
+    torch.manual_seed(seed)
+    heads = 8 if name != "tiny" else 2
+    return VideoDepthAnything(depth_anything_config(name), {"heads": heads}).eval()
