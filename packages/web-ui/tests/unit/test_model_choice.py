@@ -117,3 +117,11 @@ def test_iw3_is_offered_where_its_package_imports_or_on_aws(tmp_path, monkeypatc
     client, _ = _client(tmp_path)
     assert "iw3" in _offered(client)
     assert _post_iw3(client).status_code == 303
+
+
+def test_a_model_the_hub_cannot_give_is_offered_only_once_installed(tmp_path):
+    video = "video-depth-anything-small"
+    client, _ = _client(tmp_path)
+    assert video not in _offered(client)
+    _install(tmp_path / "models", video)
+    assert video in _offered(client)
