@@ -49,13 +49,13 @@ def model_options(settings: WebSettings, defaults: DepthDefaults) -> list[ModelO
     options = []
     for name in names:
         installed = name not in CATALOG or is_installed(name, settings.models_dir)
-        if not installed and not CATALOG[name].downloadable:
-            continue  # offered once installed: it cannot be downloaded here
         notes = []
         if name == default:
             notes.append("default")
         if not installed:
-            notes.append("downloads on first use" if settings.model_auto_download
+            # a model the catalogue does not pin is never downloaded (model_install)
+            notes.append("downloads on first use"
+                         if settings.model_auto_download and CATALOG[name].pinned
                          else "not installed")
         if name in times:
             notes.append(times[name])
