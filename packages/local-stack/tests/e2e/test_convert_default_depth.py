@@ -8,8 +8,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from shared_types.testing.media import make_video
 from stereo_inference.depth.architectures import save_random_model
+from stereo_media.testing.media import make_video
 from stereo_models.depth_models import CATALOG, is_installed
 from stereo_models.testing.hub import FakeHub, serve_hub
 
