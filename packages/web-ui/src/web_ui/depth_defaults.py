@@ -59,10 +59,11 @@ class DepthDefaults:
             measure=measure)
 
     def notice_for(self, model: DepthModel | str) -> str | None:
-        """The line a new job's page shows: set when it gets the weight-free default
-        because no model can be had here."""
+        """The line a new job's page shows about the default it got: the weight-free
+        one because no model can be had here, or the model its first use downloads
+        (the worker downloads it; ``/models`` shows a download started there)."""
         choice = self.choice()
-        return choice.notice if choice.offline and str(model) == choice.model else None
+        return choice.notice if str(model) == choice.model else None
 
     def form_notes(self) -> dict[str, str]:
         """Per model name, what the form says beside it on a CPU: its time for a

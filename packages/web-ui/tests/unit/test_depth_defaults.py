@@ -67,7 +67,7 @@ def test_on_a_gpu_the_form_and_the_api_default_to_the_model_downloaded_on_first_
     assert f'value="{SMALL}" selected>{SMALL} (default, downloads on first use)' in select
     job = backend.jobs.get(r.json()["job_id"])
     assert job.params.depth_model == SMALL
-    assert job.depth_notice is None
+    assert job.depth_notice.startswith(f"depth: {SMALL} (downloading it for its first use")
 
 
 def test_on_a_cpu_the_weight_free_default_stays_and_each_choice_says_its_time(tmp_path, hub):
