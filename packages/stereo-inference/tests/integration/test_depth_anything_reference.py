@@ -1,6 +1,9 @@
 """The learned path against its reference: one random Depth-Anything-V2, one
-frame, through the engine (its decoder's scaler, its estimator) and through the
-original project's preprocessing (``depth_anything_reference``)."""
+frame, through the engine (a CPU conversion's decoder scaler, or a GPU
+conversion's input made from the decoded planes; then its estimator) and
+through the original project's preprocessing (``depth_anything_reference``).
+The bar is correlation >= 0.99 at the same model input size; fed BGR, or not
+normalised, the reference misses it (the negative controls)."""
 
 from pathlib import Path
 
@@ -10,14 +13,17 @@ import pytest
 import torch
 from shared_types.models import DepthModel
 
+from stereo_inference import planes
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import input_interpolation
 from stereo_inference.depth.architectures import random_depth_anything
 from stereo_inference.depth.depth_anything import DepthAnythingDepth
+from stereo_inference.device_frames import depth_input, upload
 
 from .depth_anything_reference import infer_image, lower_bound_size
 
 BAR = 0.99  # correlation the engine's depth must reach against the reference's
+BT709_LIMITED = (1, 1, 1, 1)  # (primaries, transfer, matrix, range) as FFmpeg numbers
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +75,19 @@ def engine_depth(estimator, video: Path, width: int, height: int) -> np.ndarray:
     return estimator.estimate(rgb)[0, 0].numpy()
 
 
+def gpu_path_depth(estimator, rgb: np.ndarray) -> np.ndarray:
+    """The depth as a GPU conversion makes it (run here on CPU tensors): the frame
+    decoded to YUV 4:2:0 planes, the model's RGB made from them (``device_frames``)."""
+    height, width = rgb.shape[:2]
+    frame = av.VideoFrame.from_ndarray(rgb, format="rgb24").reformat(
+        format="yuv420p", dst_colorspace="ITU709", dst_color_range="MPEG")
+    yuv = np.empty((height * 3 // 2, width), np.uint8)
+    planes.read_into(frame, yuv)
+    x = depth_input(upload(yuv[None], "cpu"), estimator.input_size(width, height),
+                    BT709_LIMITED)
+    return estimator.estimate(x)[0, 0].numpy()
+
+
 def correlation(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.corrcoef(a.ravel(), b.ravel())[0, 1])
 
@@ -91,6 +110,15 @@ def test_the_engine_gives_the_references_depth_at_the_same_input_size(
     assert correlation(ours, reference.at_input) >= BAR
     if (width, height) == ours.shape[::-1]:  # infer_image's own answer, where no
         assert correlation(ours, reference.at_source) >= BAR  # resampling intervenes
+
+
+@pytest.mark.parametrize(("width", "height"), [(924, 518), (480, 270), (1280, 720)])
+def test_the_gpu_paths_input_from_decoded_planes_gives_the_references_depth_too(
+        estimator, width, height):
+    """Chroma subsampling costs a little (0.992-0.996 here), within the bar."""
+    rgb = picture(width, height)
+    assert correlation(gpu_path_depth(estimator, rgb),
+                       infer_image(estimator.model, rgb).at_input) >= BAR
 
 
 @pytest.mark.parametrize("control", [{"swap_channels": True}, {"normalise": False}])
