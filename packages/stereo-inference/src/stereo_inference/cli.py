@@ -8,13 +8,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from shared_types.comfort_cli import add_comfort_arguments, params_from_args
 from shared_types.fast_exit import exit_now
 from shared_types.malloc_arenas import use_one_malloc_arena
 from shared_types.models import (
     ENCODER_PRESETS,
-    AnaglyphMethod,
     Container,
-    ConversionParams,
     DepthModel,
     DynamicRange,
     OutputMode,
@@ -32,8 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("input", type=Path)
     conv.add_argument("output", type=Path)
     conv.add_argument("--mode", choices=[m.value for m in OutputMode], default="half-sbs")
-    conv.add_argument("--divergence", type=float, default=2.0, help="percent of width")
-    conv.add_argument("--convergence", type=float, default=0.5, help="0 near .. 1 far")
+    add_comfort_arguments(conv)
     conv.add_argument("--depth", choices=[m.value for m in DepthModel], default=None,
                       help="default: the best installed model, else heuristic")
     conv.add_argument("--depth-video", type=Path, default=None, metavar="FILE",
@@ -42,8 +40,6 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--depth-stride", type=int, default=None, metavar="N",
                       help="run a learned depth model on every N-th frame only, the frames "
                            "between following the motion (N times cheaper; default 1)")
-    conv.add_argument("--anaglyph-method", choices=[m.value for m in AnaglyphMethod],
-                      default="dubois")
     conv.add_argument("--container", choices=[c.value for c in Container], default=None,
                       help="output file format (default: from the output's suffix, else mp4)")
     conv.add_argument("--subtitles-3d", action="store_true",
@@ -101,10 +97,9 @@ def _convert(args, settings: InferenceSettings, has_gpu: Callable[[], bool] | No
     from stereo_inference.convert import convert_file
     from stereo_inference.progress_bar import progress_bar
 
-    params = ConversionParams(
-        divergence=args.divergence, convergence=args.convergence,
-        depth_model=args.depth or _default_depth(args, settings, has_gpu),
-        anaglyph_method=args.anaglyph_method, crf=args.crf, preset=args.preset,
+    params = params_from_args(
+        args, depth_model=args.depth or _default_depth(args, settings, has_gpu),
+        crf=args.crf, preset=args.preset,
         subtitles_3d=args.subtitles_3d, dynamic_range=args.dynamic_range,
     )
     with progress_bar(enabled=not args.no_progress) as progress:
@@ -123,6 +118,8 @@ def _convert(args, settings: InferenceSettings, has_gpu: Callable[[], bool] | No
         f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "
         f"{result.fps:.1f} fps, depth {result.depth_model}"
     )
+    if result.comfort_report:
+        print(f"comfort report: {result.comfort_report}")
     if args.timings and result.stages:
         from stereo_inference.native import backend
         from stereo_inference.stage_clock import describe

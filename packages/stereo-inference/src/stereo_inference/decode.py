@@ -54,6 +54,7 @@ class FrameBatch:
     # closed captions (A/53 cc_data) of the frames that carry them, by pts
     captions: dict[int, bytes] = field(default_factory=dict)
     depth: object = None  # normalised depth (B,1,h,w), once the depth stage has run
+    plan: object = None  # its ``shot_plan.FramePlan``, made with the depth
     held: np.ndarray | None = None  # (B,) bool: frames repeating the one before (depth stage)
     on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
     ready: object = None  # the CUDA event the render waits for (``cuda_streams``)

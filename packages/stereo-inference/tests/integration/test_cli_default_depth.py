@@ -37,6 +37,11 @@ def env(monkeypatch, tmp_path):
     return models
 
 
+def wrote(lines) -> str:
+    """The CLI's "wrote OUT: N frames, ..., depth MODEL" line."""
+    return next(line for line in lines if line.startswith("wrote "))
+
+
 def weights_fetched(hub) -> int:
     return sum(1 for method, path, _ in hub.requests
                if method == "GET" and path.endswith("model.safetensors"))
@@ -54,7 +59,7 @@ def test_on_a_gpu_the_first_conversion_downloads_the_model_shows_it_and_uses_it(
     printed = capsys.readouterr().out
     assert f"depth: {SMALL} (downloading it for its first use" in printed
     assert "downloading model.safetensors" in printed  # the download's own bar
-    assert f"depth {SMALL}" in printed.splitlines()[-1]  # and the conversion used it
+    assert wrote(printed.splitlines()).endswith(f"depth {SMALL}")  # the conversion used it
     assert is_installed(SMALL, env)
     assert weights_fetched(hub) == before + 1
     assert read_video(out)["frames"] == 24
@@ -72,7 +77,7 @@ def test_on_a_cpu_the_weight_free_default_stays_and_both_choices_are_offered_wit
     offer = next(line for line in lines if line.startswith("depth: heuristic"))
     assert "for this video" in offer and f"{SMALL} (a learned model" in offer
     assert f"--depth {SMALL}" in offer
-    assert "depth heuristic" in lines[-1]
+    assert wrote(lines).endswith("depth heuristic")
     assert weights_fetched(hub) == before  # nothing was downloaded
     assert not is_installed(SMALL, env)
 
@@ -91,7 +96,7 @@ def test_offline_the_weight_free_default_runs_and_one_line_names_the_install_com
     notices = [line for line in lines if INSTALL in line]
     assert len(notices) == 1
     assert notices[0].startswith("depth: the weight-free default")
-    assert "depth heuristic" in lines[-1]
+    assert wrote(lines).endswith("depth heuristic")
     assert not is_installed(SMALL, env)
 
 
