@@ -8,6 +8,7 @@ from shared_types.models import (
     CROSS_EYED_MODES,
     Container,
     ConversionParams,
+    DepthModel,
     JobError,
     JobStatus,
     OutputMode,
@@ -49,6 +50,7 @@ class PreviewSettings(BaseModel):
     floating_window: bool | None = None
     synthesised_eye: SynthesisedEye | None = None
     depth_curve: DepthCurve | None = None
+    depth_model: DepthModel | None = None  # None: the job's
 
 
 class PreviewRequest(PreviewSettings):

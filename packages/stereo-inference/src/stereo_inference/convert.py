@@ -33,7 +33,7 @@ from stereo_inference.comfort_report import path_for as comfort_path
 from stereo_inference.comfort_report import write_report
 from stereo_inference.deadline import Deadline, DeadlinePolicy
 from stereo_inference.decode import FrameReader
-from stereo_inference.depth import ensure_installed, load_estimator
+from stereo_inference.depth import ensure_installed, input_interpolation, load_estimator
 from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
@@ -44,6 +44,7 @@ from stereo_inference.errors import (
     InvalidRequestError,
 )
 from stereo_inference.formats import decoded_size, eye_size, output_size, parse_mode
+from stereo_inference.lookahead import with_lookahead
 from stereo_inference.mux import mux_output, nothing_to_keep, source_streams
 from stereo_inference.runtime import (
     batch_frames,
@@ -299,6 +300,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         input_path,
         eye_size=decoded_size(width, height),
         depth_size=None if on_gpu else estimator.input_size(width, height),
+        depth_interpolation=input_interpolation(params.depth_model),
         eye_format=renderer.eye_format,
         batch_size=batch_frames(dev, info.width * info.height),
         rotation=info.rotation,
@@ -333,8 +335,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             use_nvenc=on_gpu, threads=job.cores, faststart=direct,
         )
         frames = run_stages(
-            job.deadline.batches(layout.capped(_chain(first, iter_batches), params,
-                                               first.time_base)),
+            with_lookahead(job.deadline.batches(
+                layout.capped(_chain(first, iter_batches), params, first.time_base)), estimator),
             layout.render_step(mode, params, renderer.render, (ew, eh), renderer.bit_depth),
             encoder, renderer.eye_format,
             total=layout.frames_kept(total, params, info.fps), progress=job.progress,
