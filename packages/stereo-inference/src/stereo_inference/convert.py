@@ -405,8 +405,8 @@ def _subtitle_burner(job: _Conversion, renderer: StereoRenderer, eye: tuple[int,
         log.info("no text subtitles in %s to burn in", job.input_path.name)
         return None
     levels = text_levels(renderer.bit_depth, transfer)
-    burner = SubtitleBurner(cues, job.mode, eye, job.params, levels)
-    return lambda frames, batch: burner(frames, batch, batch.depth)
+    burner = SubtitleBurner(cues, job.mode, eye, levels)
+    return lambda frames, batch: burner(frames, batch, batch.depth, renderer.shaping)
 
 
 def _chain(first, rest):
