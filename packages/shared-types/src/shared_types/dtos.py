@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from shared_types.iw3_controls import iw3_refusals
 from shared_types.models import (
     CROSS_EYED_MODES,
     Container,
@@ -32,6 +33,13 @@ class CreateJobRequest(BaseModel):
     def _cross_eyed_is_side_by_side(self) -> CreateJobRequest:
         if self.params.cross_eyed and self.mode not in CROSS_EYED_MODES:
             raise ValueError("cross-eyed is for the side-by-side modes (sbs, half-sbs)")
+        return self
+
+    @model_validator(mode="after")
+    def _iw3_does_what_is_asked(self) -> CreateJobRequest:
+        refused = self.params.depth_model is DepthModel.IW3 and iw3_refusals(self.params)
+        if refused:
+            raise ValueError("; ".join(refused))
         return self
 
 

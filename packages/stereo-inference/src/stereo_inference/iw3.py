@@ -17,10 +17,15 @@ import time
 from pathlib import Path
 
 from shared_types.conversion import ConversionResult
+from shared_types.iw3_controls import iw3_control_args, iw3_refusals
 from shared_types.models import Container, ConversionParams, OutputMode, packing_of
 from stereo_models.depth_models import IW3_MISSING, iw3_installed
 
-from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
+from stereo_inference.errors import (
+    EngineTransientError,
+    InvalidRequestError,
+    ModelNotInstalledError,
+)
 from stereo_inference.mux import mux_output
 from stereo_inference.runtime import partial_path
 from stereo_inference.video_info import probe_video
@@ -49,7 +54,7 @@ def iw3_command(
         "--depth-model", IW3_DEPTH_MODEL,
         "--divergence", f"{params.divergence:g}", "--convergence", f"{params.convergence:g}",
         "--video-codec", _IW3_CODECS[params.codec.value], "--crf", str(params.crf),
-        "--preset", params.preset,
+        "--preset", params.preset, *iw3_control_args(params),
     ]
     if params.cross_eyed:
         args.append("--cross-eyed")
@@ -81,9 +86,14 @@ def convert_with_iw3(
     """Run iw3 on the segment, mux its video with the other streams of the input
     into ``output_path`` (atomically), return a ConversionResult.
 
-    Raises ModelNotInstalledError when iw3 is not installed, EngineTransientError
-    when it or the mux fails or it produces no output.
+    Raises InvalidRequestError when ``params`` ask for a control iw3 lacks
+    (``shared_types.iw3_controls``), ModelNotInstalledError when iw3 is not
+    installed, EngineTransientError when it or the mux fails or it produces no
+    output. No comfort report is written for iw3's output.
     """
+    refused = iw3_refusals(params)
+    if refused:
+        raise InvalidRequestError("; ".join(refused))
     if not iw3_installed():
         raise ModelNotInstalledError(IW3_MISSING)
     partial = partial_path(Path(output_path))

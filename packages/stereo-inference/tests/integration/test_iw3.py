@@ -8,7 +8,11 @@ from stereo_media.testing.media_facts import media_facts
 from stereo_media.testing.rich_media import make_rich_video
 
 from stereo_inference import convert_file
-from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
+from stereo_inference.errors import (
+    EngineTransientError,
+    InvalidRequestError,
+    ModelNotInstalledError,
+)
 
 from .conftest import read_video
 
@@ -43,6 +47,36 @@ def test_iw3_anaglyph_passes_the_method(fake_iw3, clip, tmp_path):
     params = ConversionParams.model_validate({**IW3.model_dump(), "anaglyph_method": "gray"})
     convert_file(clip, tmp_path / "o.mp4", mode="anaglyph", params=params)
     assert json.loads(fake_iw3.read_text())["anaglyph"] == "gray"
+
+
+def test_the_comfort_controls_iw3_has_reach_it_under_its_own_names(fake_iw3, clip, tmp_path):
+    params = ConversionParams.model_validate({
+        **IW3.model_dump(), "synthesised_eye": "right", "auto_convergence": True,
+        "edge_dilation": 3, "depth_curve": "near"})
+    convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params)
+    args = json.loads(fake_iw3.read_text())  # parsed by iw3's own option names and choices
+    assert (args["synthetic_view"], args["convergence_mode"], args["edge_dilation"],
+            args["mapper"]) == ("right", "sod_v1", [3], "pow2")
+    convert_file(clip, tmp_path / "plain.mp4", mode="sbs", params=IW3)
+    args = json.loads(fake_iw3.read_text())  # negative control: the defaults ask nothing
+    assert (args["synthetic_view"], args["convergence_mode"], args["edge_dilation"],
+            args["mapper"]) == ("both", "constant", [0], None)
+
+
+@pytest.mark.parametrize(("control", "named"), [
+    ({"floating_window": True}, "floating window"),
+    ({"ipd_offset": 0.5}, "IPD offset"),
+    ({"foreground_scale": 1.5}, "foreground scale"),
+    ({"depth_curve": "s-curve"}, "depth curve"),
+    ({"viewing": "tv-55"}, "viewing preset"),
+])
+def test_a_control_iw3_lacks_is_refused_before_iw3_runs(fake_iw3, clip, tmp_path, control,
+                                                          named):
+    params = ConversionParams.model_validate({**IW3.model_dump(), **control})
+    with pytest.raises(InvalidRequestError, match=f"{named} is not available with the iw3"):
+        convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params)
+    assert not fake_iw3.exists()  # iw3 never ran
+    assert list(tmp_path.glob("*.mp4")) == []
 
 
 def test_an_iw3_failure_is_transient_and_leaves_no_file(fake_iw3, clip, tmp_path, monkeypatch):

@@ -85,3 +85,16 @@ def test_the_api_carries_the_layout_and_encoding_params(client, backend):
     assert crossed.status_code == 422  # cross-eyed is for side-by-side only
     assert client.post("/api/jobs", json={"mode": "half-sbs", "params": {
         "cross_eyed": True}}).status_code == 201
+
+
+def test_a_control_iw3_lacks_is_refused_at_creation_with_the_reason(client):
+    asked = client.post("/api/jobs", json={"mode": "sbs", "params": {
+        "depth_model": "iw3", "floating_window": True}})
+    assert asked.status_code == 422
+    assert "floating window is not available with the iw3 depth" in asked.text
+    # negative controls: the same control with the engine's own depth is taken, and
+    # iw3 without it is not refused for a control
+    assert client.post("/api/jobs", json={"mode": "sbs", "params": {
+        "floating_window": True}}).status_code == 201
+    plain = client.post("/api/jobs", json={"mode": "sbs", "params": {"depth_model": "iw3"}})
+    assert "is not available with the iw3" not in plain.text

@@ -24,6 +24,11 @@ parser.add_argument("--tb", action="store_true")
 parser.add_argument("--half-tb", action="store_true")
 parser.add_argument("--anaglyph")
 parser.add_argument("--low-vram", action="store_true")
+# the comfort options, with iw3's own choices (iw3/utils.py, nunif d23721f)
+parser.add_argument("--synthetic-view", default="both", choices=["both", "right", "left"])
+parser.add_argument("--convergence-mode", default="constant", choices=["constant", "sod_v1"])
+parser.add_argument("--edge-dilation", type=int, nargs="+", default=[2, 1])
+parser.add_argument("--mapper", choices=["auto", "pow2", "softplus", "softplus2", "none"])
 args = parser.parse_args()
 
 if os.environ.get("FAKE_IW3_FAIL"):
