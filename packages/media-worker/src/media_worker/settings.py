@@ -6,6 +6,7 @@ import tempfile
 from pathlib import Path
 
 from pydantic import Field, model_validator
+from shared_types.data_plane import MAX_RECEIVES
 from shared_types.settings import BackendSettings
 
 
@@ -32,7 +33,8 @@ class MediaWorkerSettings(BackendSettings):
     source_urls: bool = True
     visibility_s: float = Field(120.0, gt=0)
     lease_s: float = Field(120.0, gt=0)
-    max_attempts: int = Field(5, ge=1)  # a transient failure on this attempt fails the job
+    # a transient failure on this attempt fails the job (data_plane.json's limit)
+    max_attempts: int = Field(MAX_RECEIVES, ge=1)
     backoff_base_s: float = Field(2.0, gt=0)
     work_dir: Path = Field(
         default_factory=lambda: Path(tempfile.gettempdir()) / "stereo-spot-media")

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from shared_types.data_plane import DATA_PLANE
 from shared_types.job_changes import UNANNOUNCED
 from shared_types.models import (
     Job,
@@ -329,7 +330,8 @@ class ObjectStorage(Protocol):
         """Drop an upload and free its parts; no error if it is already gone."""
 
 
-QUEUE_NAMES = ("chunking", "video-worker", "segment-output", "reassembly")
+# chunking, video-worker, segment-output, reassembly: data_plane.json defines them
+QUEUE_NAMES = tuple(DATA_PLANE.queues)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
+from shared_types.data_plane import MAX_RECEIVES
 from shared_types.settings import BackendSettings
 
 
@@ -32,7 +33,7 @@ class VideoWorkerSettings(BackendSettings):
     # refresh it (chunking, reassembly) do so every minute; an inference call does not,
     # so this must exceed the longest inference wait (checked below).
     stuck_after_s: float = Field(3900.0, gt=0)
-    max_segment_attempts: int = Field(5, ge=1)  # match the queue's max receive count
+    max_segment_attempts: int = Field(MAX_RECEIVES, ge=1)  # the queue's max receive count
     max_resends: int = Field(5, ge=0)  # re-sends of a stalled job before it fails
     upload_timeout_s: float = Field(24 * 3600.0, gt=0)  # a job with no upload after this fails
     # A job held for a preview that nobody confirms (or previews) for this long fails.

@@ -111,7 +111,7 @@ class Stack:
 
 def apply_stack(terraform: Terraform, workdir: Path, url: str) -> Stack:
     """``terraform apply`` the data plane and the roles to moto at ``url``."""
-    (workdir / "main.tf").write_text(moto_root(url) + ROLES_CONFIG.format(
+    (workdir / "main.tf").write_text(moto_root(url, workdir) + ROLES_CONFIG.format(
         infra=INFRA, region=REGION, account=ACCOUNT, endpoint=ENDPOINT_NAME))
     terraform.init_offline(workdir)
     done = terraform.run(workdir, "apply", "-auto-approve", "-parallelism=30", timeout=280)
