@@ -14,7 +14,6 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, HTTPException, Request
@@ -35,38 +34,15 @@ from shared_types.errors import (
     TransientError,
 )
 from shared_types.failure import failure_code
-from shared_types.ports import ObjectStorage
 
+from stereo_inference.bootstrap import StorageFactory, default_metrics, s3_storage_factory
 from stereo_inference.convert import convert_file
-from stereo_inference.metrics import CloudWatchMetrics, LogMetrics, Metrics
+from stereo_inference.metrics import Metrics
 from stereo_inference.settings import InferenceSettings
 from stereo_inference.uris import Location, parse_uri
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-StereoSpot-Secret"
-StorageFactory = Callable[[str], ObjectStorage]
-
-
-def s3_storage_factory(settings: InferenceSettings) -> StorageFactory:
-    """ObjectStorage per bucket from aws-adapters (imported only when S3 is used)."""
-
-    def make(bucket: str) -> ObjectStorage:
-        from aws_adapters.s3_storage import S3ObjectStorage
-
-        return S3ObjectStorage(
-            bucket, region=settings.aws_region, endpoint_url=settings.aws_endpoint_url
-        )
-
-    return make
-
-
-def default_metrics(settings: InferenceSettings) -> Metrics:
-    """CloudWatch or log metrics, as configured."""
-    if settings.metrics == "cloudwatch":
-        return CloudWatchMetrics(settings.metrics_namespace, cloud=settings.cloud,
-                                 region=settings.aws_region,
-                                 endpoint_url=settings.aws_endpoint_url)
-    return LogMetrics(cloud=settings.cloud)
 
 
 def create_app(

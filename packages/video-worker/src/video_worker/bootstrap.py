@@ -50,9 +50,18 @@ def build_inference(
     if not settings.sagemaker_endpoint:
         raise ConfigurationError(
             "STEREO_SPOT_SAGEMAKER_ENDPOINT must be set for the sagemaker inference backend")
-    from video_worker.sagemaker_backend import build_sagemaker_backend
+    from aws_adapters.sagemaker_async import sagemaker_async
 
-    return build_sagemaker_backend(settings, backend, stop)
+    from video_worker.sagemaker_backend import SageMakerInferenceBackend
+
+    endpoint, read_location = sagemaker_async(
+        settings.sagemaker_endpoint, region=settings.aws_region,
+        endpoint_url=settings.aws_endpoint_url,
+        runtime_endpoint_url=settings.sagemaker_runtime_endpoint_url)
+    return SageMakerInferenceBackend(
+        endpoint, backend.input_storage, backend.output_storage, fetch_location=read_location,
+        max_in_flight=settings.inference_max_in_flight, poll_s=settings.inference_poll_s,
+        timeout_s=settings.inference_timeout_s, stop=stop, seamless=settings.seamless_segments)
 
 
 def build_worker(
