@@ -45,16 +45,20 @@ class ConvertFile(Protocol):
         mode: OutputMode | str,
         params: ConversionParams = ...,
         progress: FrameProgress | None = None,
+        depth_state: dict | None = None,
         models_dir: Path | None = None,
         ffmpeg: str | None = None,
         context_path: Path | None = None,
         auto_download: bool = False,
         hub_endpoint: str | None = None,
         cores: int | None = None,
+        depth_stride: int = 1,
     ) -> ConversionResult:
         """Convert ``input_path`` into a stereo video at ``output_path``; a missing
         depth model is downloaded first when ``auto_download`` allows it; ``cores``
-        caps the CPU cores (threads) it uses (None: all).
+        caps the CPU cores (threads) it uses (None: all); ``depth_state`` is the
+        previous segment's depth state (instead of a context clip); a learned
+        depth model runs on every ``depth_stride``-th frame.
 
         Raises a PermanentError subclass for input that can never convert and a
         TransientError subclass when a retry may succeed.

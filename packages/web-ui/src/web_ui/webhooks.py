@@ -66,6 +66,8 @@ def payload(job: Job) -> bytes:
 
 def deliver(job: Job, secret: bytes, *, timeout_s: float) -> bool:
     """POST the signed body to the job's webhook; True on a 2xx answer."""
+    if job.webhook_url is None:
+        return False
     body = payload(job)
     request = urllib.request.Request(job.webhook_url, data=body, method="POST", headers={
         "Content-Type": "application/json", "User-Agent": "StereoSpot-Webhook/1",
