@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from shared_types.clock_jumps import continuous_source
@@ -45,6 +46,9 @@ from stereo_inference.stages import run_stages
 from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.tonemap import dynamic_range_for, output_bit_depth, sdr_tone_mapper
 from stereo_inference.video_info import VideoInfo, probe_video
+
+if TYPE_CHECKING:
+    from stereo_inference.temporal import Normalizer
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int | None], None]
@@ -235,7 +239,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     if estimator is None:
         estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev,
                                    stride=job.depth_stride)
-        normalizer = resume(estimator, job.depth_state)
+        normalizer: Normalizer = resume(estimator, job.depth_state)
     else:
         from stereo_inference.depth.imported import AsIs
 
@@ -287,6 +291,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         first = next(iter_batches := iter(reader), None)
         if first is None:
             raise InvalidInputError(f"{input_path.name} has no decodable video frames")
+        if first.time_base is None:
+            raise InvalidInputError(f"{input_path.name}: its video stream has no time base")
         sar = info.sample_aspect
         if sar and info.rotation % 180:
             sar = (sar[1], sar[0])
@@ -315,8 +321,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
                            container=job.container, packing=packing_of(mode),
                            timeout_s=job.timeout_s, start_at_zero=job.start_at_zero,
                            found=found)
-            elif packing_of(mode):
-                add_st3d(partial, packing_of(mode))
+            elif packing := packing_of(mode):
+                add_st3d(partial, packing)
         os.replace(partial, output_path)
     except BaseException:
         if encoder is not None:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import av
 import numpy as np
@@ -52,7 +52,9 @@ class FrameBatch:
     time_base: Fraction | None = None
     # closed captions (A/53 cc_data) of the frames that carry them, by pts
     captions: dict[int, bytes] = field(default_factory=dict)
-    depth: object = None  # normalised depth (B,1,h,w), once the depth stage has run
+    # normalised depth (B,1,h,w), once the depth stage has run: numpy on a CPU,
+    # a torch tensor on a GPU
+    depth: Any = None
     held: np.ndarray | None = None  # (B,) bool: frames repeating the one before (depth stage)
     on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
     ready: object = None  # the CUDA event the render waits for (``cuda_streams``)
@@ -89,7 +91,7 @@ class FrameReader:
         self.path = Path(path)
         self.allocate = allocate
         self.nvdec = nvdec
-        self._handed = None  # the pts of the last frame handed over
+        self._handed: int | None = None  # the pts of the last frame handed over
         self.clock = clock or StageClock()  # decoding's busy time is "decode"
         # the display rotation (counter-clockwise degrees) is applied to the
         # frames, so the packed output is upright and needs no display matrix
@@ -201,7 +203,7 @@ class FrameReader:
                                             captions.take())):
                     return
                 batch, eyes, pts, durations = None, 0, [], []
-        if eyes:
+        if eyes and batch is not None:
             settle(batch)
             self._put(FrameBatch(None, batch[:eyes], pts, durations, stream.time_base,
                                  captions.take()))
@@ -213,7 +215,10 @@ class FrameReader:
         depth_size = self.depth_size
         if depth_size and self.turns % 2:
             depth_size = depth_size[::-1]
-        depth, eyes, pts, durations = [], [], [], []
+        depth: list[np.ndarray] = []
+        eyes: list[np.ndarray] = []
+        pts: list[int | None] = []
+        durations: list[int | None] = []
         captions = PictureCaptions()  # kept in the output (``encode``)
         # planes copied straight into the batch when the frame needs no conversion
         direct = self.eye_filter is None and not self.turns

@@ -81,8 +81,8 @@ def depth_input(yuv, size: tuple[int, int], color: tuple | None, bit_depth: int 
     y = F.interpolate(luma.float(), size=(h, w), mode="area") * scale
     uv = F.interpolate(chroma.float(), size=(h, w), mode="area") * scale - 128
     height = luma.shape[2]
-    kr, kb = KR_KB.get(color[2] if color else None,
-                       KR_KB[1] if height >= 720 else KR_KB[5])
+    fallback = KR_KB[1] if height >= 720 else KR_KB[5]
+    kr, kb = KR_KB.get(color[2], fallback) if color else fallback
     if color and color[3] == FULL_RANGE:
         y, uv = y / 255, uv / 255
     else:

@@ -143,7 +143,8 @@ class StereoEncoder:
     def _mux(self, packet: av.Packet) -> None:
         """Write ``packet``, its picture's closed captions put back in first
         (and the frame-packing SEI its place in the stream calls for)."""
-        cc = self.captions.pop(packet.pts, None) if self.captions else None
+        cc = (self.captions.pop(packet.pts, None)
+              if self.captions and packet.pts is not None else None)
         data = None
         if cc is not None:
             data = with_caption_sei(bytes(packet), cc, hevc=self.hevc)

@@ -107,7 +107,8 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             hub_endpoint=settings.hub_endpoint, depth_stride=settings.depth_stride,
         )
         if target.bucket:
-            storages(target.bucket).put_file(target.key, output_path, content_type="video/mp4")
+            bucket, key = target.object()
+            storages(bucket).put_file(key, output_path, content_type="video/mp4")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     duration = time.perf_counter() - started
@@ -130,8 +131,9 @@ def _fetch(source: Location, stem: Path, storages: StorageFactory) -> Path:
         if not source.path.is_file():
             raise NotFoundError(f"input not found: {source.uri}")
         return source.path
-    path = stem.with_suffix(Path(source.key).suffix or ".mp4")
-    storages(source.bucket).get_file(source.key, path)
+    bucket, key = source.object()
+    path = stem.with_suffix(Path(key).suffix or ".mp4")
+    storages(bucket).get_file(key, path)
     return path
 
 

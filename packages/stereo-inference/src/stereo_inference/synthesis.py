@@ -31,7 +31,7 @@ from stereo_inference.disparity import eye_disparity
 from stereo_inference.formats import pack
 from stereo_inference.held_frames import estimate_held, held, repeated_pictures
 from stereo_inference.remap import shrink, warp_packed
-from stereo_inference.temporal import TemporalNormalizer
+from stereo_inference.temporal import Normalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
 PLAN_ROWS_PER_DEPTH_ROW = 1
@@ -43,7 +43,7 @@ class StereoRenderer:
         mode: OutputMode,
         params: ConversionParams,
         estimator: DepthEstimator,
-        normalizer: TemporalNormalizer,
+        normalizer: Normalizer,
         device,
         eye_size: tuple[int, int] | None = None,
         bit_depth: int = 8,
@@ -95,10 +95,13 @@ class StereoRenderer:
         """``batch.depth`` from its depth input, estimated only for the frames that
         do not repeat the one before them (``held_frames``); ``batch.held`` says
         which did."""
-        batch.held = held(batch.depth_rgb, self._last_small)
-        batch.depth = estimate_held(lambda small: self._depth(rgb_frames(small, device)),
-                                    batch.depth_rgb, batch.held, self._last_depth)
-        self._last_small, self._last_depth = batch.depth_rgb[-1], batch.depth[-1]
+        small = batch.depth_rgb
+        if small is None:
+            raise ValueError("held-frame depth needs the batch's depth input (depth_rgb)")
+        batch.held = held(small, self._last_small)
+        batch.depth = estimate_held(lambda frames: self._depth(rgb_frames(frames, device)),
+                                    small, batch.held, self._last_depth)
+        self._last_small, self._last_depth = small[-1], batch.depth[-1]
         return batch.depth
 
     def render(self, batch: FrameBatch) -> np.ndarray:
@@ -184,7 +187,9 @@ class StereoRenderer:
         uv = _sample_eyes(chroma, plan, 2)
         # the eyes' luma at chroma size: the warped luma averaged 2x2 (as on a CPU)
         small = (torch.cat([F.avg_pool2d(y, 2), c], dim=1) for y, c in zip(luma, uv, strict=True))
-        return _to_uint8(mix_tensor(*luma, *small, self.params.anaglyph_method))
+        (left_y, right_y), (left_c, right_c) = luma, tuple(small)
+        return _to_uint8(mix_tensor(left_y, right_y, left_c, right_c,
+                                    self.params.anaglyph_method))
 
     def _packed_yuv(self, luma, chroma, depth) -> np.ndarray:
         import torch

@@ -54,7 +54,7 @@ NEW_CONTENT = 0.02
 
 class HeuristicDepth:
     name = "heuristic"
-    max_batch = None  # cheap per frame: any batch fits
+    max_batch: int | None = None  # cheap per frame: any batch fits
 
     def __init__(self, device) -> None:
         self.device = device
@@ -118,10 +118,10 @@ class HeuristicDepth:
               following: np.ndarray | None) -> np.ndarray:
         prev, self._prev = self._prev, gray8
         if prev is None or prev.shape != gray8.shape:
-            return self._start(rgb, gray, following)
+            return self._start(rgb, gray, gray8, following)
         flow, consistency = self._flow.backward(gray8, prev)
         if float(consistency.mean()) < CUT_CONSISTENCY:
-            return self._start(rgb, gray, following)
+            return self._start(rgb, gray, gray8, following)
         self._age += 1
         flow, change = settle(flow, gray8, prev)
         new = guided_filter(gray, self._with_motion(self._static_cue(rgb, flow, consistency),
@@ -163,17 +163,17 @@ class HeuristicDepth:
         self.static_cues += 1
         return self._static
 
-    def _start(self, rgb: np.ndarray, gray: np.ndarray, following: np.ndarray | None
-               ) -> np.ndarray:
+    def _start(self, rgb: np.ndarray, gray: np.ndarray, gray8: np.ndarray,
+               following: np.ndarray | None) -> np.ndarray:
         """A new shot (or the first frame): nothing to hold. Its motion is read
         against the following frame, when the batch has it, so that the shot's
         first depth already has the parallax the next ones will have."""
         self._range, self._age = None, 0
         new = self._fresh_static(rgb)
-        if following is not None and following.shape == self._prev.shape:
-            flow, consistency = self._flow.backward(self._prev, following)
+        if following is not None and following.shape == gray8.shape:
+            flow, consistency = self._flow.backward(gray8, following)
             if float(consistency.mean()) >= CUT_CONSISTENCY:
-                flow, change = settle(flow, self._prev, following)
+                flow, change = settle(flow, gray8, following)
                 new = self._with_motion(new, flow, consistency, change is not None)
         self._depth = guided_filter(gray, new)
         return self._depth

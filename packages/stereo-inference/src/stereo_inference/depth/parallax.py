@@ -45,7 +45,7 @@ class FlowField:
     iterations per patch (cheaper, the same depth on the quality bench)."""
 
     def __init__(self) -> None:
-        self._dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+        self._dis = cv2.DISOpticalFlow.create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
         self._dis.setFinestScale(0)
         self._dis.setGradientDescentIterations(6)
 
@@ -61,11 +61,13 @@ class FlowField:
 
     def _calc(self, cur: np.ndarray, prev: np.ndarray) -> np.ndarray:
         h, w = cur.shape
+        # cv2's stub requires the output flow array; OpenCV takes None (allocate it)
         if min(h, w) >= MIN_FLOW_SIDE:
-            return self._dis.calc(cur, prev, None)
+            return self._dis.calc(cur, prev, None)  # type: ignore[call-overload]
         big = (max(w, MIN_FLOW_SIDE), max(h, MIN_FLOW_SIDE))
-        flow = self._dis.calc(cv2.resize(cur, big, interpolation=cv2.INTER_LINEAR),
-                              cv2.resize(prev, big, interpolation=cv2.INTER_LINEAR), None)
+        flow = self._dis.calc(  # type: ignore[call-overload]
+            cv2.resize(cur, big, interpolation=cv2.INTER_LINEAR),
+            cv2.resize(prev, big, interpolation=cv2.INTER_LINEAR), None)
         flow = cv2.resize(flow, (w, h), interpolation=cv2.INTER_AREA)
         return flow * np.array([w / big[0], h / big[1]], np.float32)
 
