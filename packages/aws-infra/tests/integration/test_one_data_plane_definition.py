@@ -82,6 +82,21 @@ def test_every_queue_setting_in_terraform_comes_from_the_definition(dp):
                 "dlq_retention_s"} & set(dp.variables)
 
 
+def test_every_table_setting_in_terraform_comes_from_the_definition(dp):
+    for resource, table in (("jobs", '"jobs"'), ("segments", "each.key"),
+                            ("reassembly_triggered", '"reassembly-triggered"')):
+        body = dp.resource("aws_dynamodb_table", resource)
+        assert body["hash_key"] == f"${{local.table_specs[{table}].hash_key}}"
+        dynamic = {name: block["for_each"] for d in body["dynamic"] for name, block in d.items()}
+        assert dynamic["attribute"] == f"${{local.table_attributes[{table}]}}"
+    jobs = dp.resource("aws_dynamodb_table", "jobs")
+    gsi = {name: block for d in jobs["dynamic"] for name, block in d.items()}
+    assert gsi["global_secondary_index"]["for_each"] == '${local.table_specs["jobs"].indexes}'
+    trig = dp.resource("aws_dynamodb_table", "reassembly_triggered")
+    assert trig["ttl"][0]["attribute_name"] == (
+        '${local.table_specs["reassembly-triggered"].ttl_attribute}')
+
+
 def test_provision_creates_the_queues_the_definition_describes(provisioned):
     definition = json.loads(DEFINITION.read_text())
     assert set(provisioned["queues"]) == set(definition["queues"])

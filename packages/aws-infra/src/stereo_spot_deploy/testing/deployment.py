@@ -276,8 +276,9 @@ def operator_backend(stack: Stack) -> Any:
     from shared_types.settings import BackendSettings
 
     env = stack.backend_env()
-    settings = BackendSettings(**{k.removeprefix("STEREO_SPOT_").lower(): v
-                                  for k, v in env.items()})
+    # exactly the stack's values (and the defaults), not this process's environment
+    settings = BackendSettings.model_validate({k.removeprefix("STEREO_SPOT_").lower(): v
+                                               for k, v in env.items()})
     return build_backend(settings, client=lambda service: operator_client(stack, service))
 
 
