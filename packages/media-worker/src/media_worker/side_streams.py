@@ -75,10 +75,12 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
     copied (a damaged recording) is decoded and encoded again instead.
     Raises Ffmpeg*Error."""
     found = streams_of(source)
-    streams, data = folder / "streams.mkv", folder / "data.mp4"
+    streams_file, data_file = folder / "streams.mkv", folder / "data.mp4"
+    streams: Path | None = streams_file
+    data: Path | None = data_file
 
     def keep(repair_audio: bool) -> list[str]:
-        args, dropped = side_streams_command(source, streams, found.streams,
+        args, dropped = side_streams_command(source, streams_file, found.streams,
                                              video_start_s=found.video_start_s,
                                              tagged=found.tagged, repair_audio=repair_audio)
         runner.run(args, on_tick=on_tick, what="keep audio and subtitles aside")
@@ -95,7 +97,7 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
         log.warning("no output can hold %s of %s; they are left out", ", ".join(left_out),
                     source.name)
     try:
-        runner.run(data_tracks_command(source, data, found.data), on_tick=on_tick,
+        runner.run(data_tracks_command(source, data_file, found.data), on_tick=on_tick,
                    what="keep the telemetry aside")
     except NothingToKeepError:
         data = None
@@ -121,6 +123,7 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, d
     joined = concat_input(segments, dest.parent / "concat.txt", durations)
     covers = covers_to_extract(kept.streams, container, dest.parent) if side_file else []
     for stream, path in covers:  # an MKV takes its covers as attachments, from files
+        assert side_file is not None  # covers come only from a side file
         runner.run(cover_extract_command(side_file, stream, path), on_tick=on_tick,
                    what="copy the cover out")
     args, dropped = mux_command(segments[0], side_file or segments[0], dest,
@@ -135,8 +138,9 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, d
     if dropped:
         log.warning("not in the final file: %s", left_out_sentence(dropped, container))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")
-    if container is Container.MP4 and packing_of(mode):
-        add_st3d(dest, packing_of(mode))
+    packing = packing_of(mode)
+    if container is Container.MP4 and packing:
+        add_st3d(dest, packing)
     return dropped
 
 

@@ -44,6 +44,8 @@ def download_model(name: str, models_dir: Path, *, endpoint: str | None = None,
         raise ModelUnavailableError(
             f"unknown model {name!r}; downloadable: {', '.join(sorted(CATALOG))}")
     target = model_folder(name, models_dir)
+    if target is None:
+        raise ModelUnavailableError(f"no models folder to install {name} into")
     staging = target.with_name(f".{name}.partial")  # kept across attempts: resumes
     staging.mkdir(parents=True, exist_ok=True)
     try:

@@ -8,6 +8,7 @@ Every method may raise TransientStoreError when the backend is unreachable.
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections.abc import Collection, Iterator
 from contextlib import AbstractContextManager
@@ -315,7 +316,7 @@ class ObjectStorage(Protocol):
         Raises UploadNotFoundError (where the backend can tell), ValueError
         for a part number outside 1..10000."""
 
-    def list_parts(self, key: str, upload_id: str) -> list[UploadedPart]:
+    def list_parts(self, key: str, upload_id: str) -> builtins.list[UploadedPart]:
         """The parts received so far, by part number (what a resumed upload
         need not send again). Raises UploadNotFoundError."""
 

@@ -2,6 +2,7 @@ import json
 
 import pytest
 from pydantic import ValidationError
+
 from shared_types.consumer import ConsumerConfig
 from shared_types.data_plane import DATA_PLANE, DEFINITION, DataPlane
 from shared_types.ports import QUEUE_NAMES

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -45,6 +46,7 @@ from shared_types.testing.memory import (
     MemoryStorage,
     memory_backend,
 )
+from stereo_media.ffmpeg_runner import FfmpegRunner
 from video_worker.bootstrap import build_worker as build_video_worker
 from video_worker.inference import decode_segment_uploads
 from video_worker.inference_backend import InferenceResult
@@ -86,13 +88,15 @@ class Crash(Exception):
     """A worker process dies here (nothing after this line runs)."""
 
 
-class JoiningRunner:
+class JoiningRunner(FfmpegRunner):
     """ffmpeg stand-in: concat joins the listed files' bytes; any other run copies."""
 
     def __init__(self) -> None:
+        super().__init__("ffmpeg", timeout_s=60.0)  # never started: run is replaced
         self.crash = False
 
-    def run(self, args, *, on_tick=None, what="ffmpeg"):
+    def run(self, args: Sequence[str], *, on_tick: Callable[[], None] | None = None,
+            what: str = "ffmpeg") -> None:
         first = Path(args[args.index("-i") + 1])
         if self.crash:
             raise Crash(what)
