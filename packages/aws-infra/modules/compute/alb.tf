@@ -15,6 +15,10 @@ resource "aws_lb" "this" {
       condition     = !local.public_alb || local.basic_auth
       error_message = "The ALB would serve the web UI to the whole internet without a login: set basic_auth_password_secret_arn, or narrow allowed_ingress_cidrs."
     }
+    precondition {
+      condition     = !local.public_alb || var.certificate_arn != ""
+      error_message = "A public ALB must serve HTTPS (HTTP then redirects to it): set certificate_arn, or narrow allowed_ingress_cidrs."
+    }
   }
 }
 

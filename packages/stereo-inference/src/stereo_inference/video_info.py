@@ -7,6 +7,7 @@ from pathlib import Path
 
 import av
 from pydantic import BaseModel
+from stereo_media.demuxers import av_options
 from stereo_media.frame_rate import stream_rate
 from stereo_media.hdr import HdrInfo, frame_color, hdr_info
 from stereo_media.probe_limits import DEFAULT_LIMITS
@@ -50,7 +51,7 @@ def probe_video(path: Path) -> VideoInfo:
     if path.stat().st_size == 0:
         raise InvalidInputError(f"input file is empty (0 bytes): {path.name}")
     try:
-        with av.open(str(path), options={"probesize": "20000000"}) as container:
+        with av.open(str(path), options=av_options(probesize="20000000")) as container:
             return _describe(container, path)
     except InvalidInputError:
         raise

@@ -48,3 +48,10 @@ class TooLargeError(WebUiError):
     """An upload is over the size cap."""
 
     status_code = 413
+
+
+class OutboundRefusedError(BadRequestError):
+    """A URL the server was asked to call (a webhook) names a scheme or an
+    address it may not reach: loopback, a private network, plain http."""
+
+    status_code = 400
