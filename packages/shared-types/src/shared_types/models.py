@@ -93,8 +93,8 @@ class JobStatus(StrEnum):
         return self in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED)
 
 
-# Every status that is not terminal: each has an owner and a sweep (docs/ARCHITECTURE.md,
-# "Lifecycle"). Derived, so a new terminal status never needs a second list.
+# Every status that is not terminal: each has an owner and a sweep (the table in
+# ``shared_types.lifecycle``). Derived, so a new terminal status never needs a second list.
 IN_PROGRESS_STATUSES: tuple[JobStatus, ...] = tuple(s for s in JobStatus if not s.is_final)
 
 ENCODER_PRESETS = (
