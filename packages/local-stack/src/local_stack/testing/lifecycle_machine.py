@@ -228,9 +228,9 @@ class Pipeline(RuleBasedStateMachine):
     def press_cancel(self, data) -> None:
         """Cancel a job the lifecycle table lets move to ``cancelled``."""
         open_jobs = [j for j in self.sources
-                     if may_move(self.backend.jobs.get(j).status, JobStatus.CANCELLED)]
+                     if may_move(self._job(j).status, JobStatus.CANCELLED)]
         if open_jobs:
-            job = self.backend.jobs.get(data.draw(st.sampled_from(open_jobs)))
+            job = self._job(data.draw(st.sampled_from(open_jobs)))
             try:
                 cancel_job(self.backend, job)
             except TransientStoreError:
