@@ -6,19 +6,15 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
-from shared_types.settings import SharedSecret, default_models_dir
+from shared_types.settings import ModelSettings, SharedSecret, ToolSettings
 
 from stereo_inference.deadline import DEFAULT_BASE_S, DEFAULT_S_PER_FRAME, DeadlinePolicy
 
 
-class InferenceSettings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="STEREO_SPOT_", extra="ignore")
+class InferenceSettings(ToolSettings, ModelSettings):
+    """The models group (shared with every service), ffmpeg and work folder, and
+    how the engine and its server run."""
 
-    models_dir: Path = Field(default_factory=default_models_dir)  # shared with every service
-    model_auto_download: bool = True
-    hub_endpoint: str | None = None
-    ffmpeg: str | None = None
     device: str | None = None  # "cuda", "cpu"; default: CUDA when available
     threads: int | None = None  # torch CPU threads; default: half the cores
     # a learned depth model runs on every n-th frame, the others follow the flow
@@ -33,7 +29,6 @@ class InferenceSettings(BaseSettings):
     iw3_low_vram: bool = Field(
         False, validation_alias=AliasChoices("STEREO_SPOT_IW3_LOW_VRAM", "IW3_LOW_VRAM")
     )
-    work_dir: Path | None = None  # temp files; default: the system temp folder
     # A conversion's wall-clock deadline: base + per frame of the video
     # (stereo_inference.deadline), capped at segment_timeout_s on the server.
     segment_timeout_s: float = 3600

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, model_validator
 from shared_types.data_plane import MAX_RECEIVES
-from shared_types.settings import BackendSettings, SharedSecret
+from shared_types.settings import BackendSettings, SharedSecret, ToolSettings
 
 
-class VideoWorkerSettings(BackendSettings):
+class VideoWorkerSettings(ToolSettings, BackendSettings):
     """Which inference backend to call and how the worker's loops behave."""
 
     inference_backend: Literal["local", "http", "sagemaker"] = "local"
@@ -25,8 +24,6 @@ class VideoWorkerSettings(BackendSettings):
     inference_max_in_flight: int = Field(5, ge=1, le=64)
     inference_poll_s: float = Field(5.0, gt=0)  # async output/failure polling interval
     inference_timeout_s: float = Field(3600.0, gt=0)  # give up waiting for one async invocation
-    ffmpeg: str | None = None
-    work_dir: Path | None = None  # temp files of the local backend; system temp if unset
     visibility_s: float = Field(120.0, gt=0)
     janitor_interval_s: float = Field(60.0, gt=0)
     # A job whose liveness proof (updated_at) is older than this is swept. Steps that
