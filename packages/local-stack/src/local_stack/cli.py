@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
+from shared_types.comfort_cli import add_comfort_arguments, params_from_args
 from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
 from shared_types.left_out import left_out_sentence
 from shared_types.models import (
     Container,
-    ConversionParams,
     DepthModel,
     DynamicRange,
     OutputMode,
@@ -53,8 +53,14 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("-o", "--output", type=Path, required=True)
     conv.add_argument("--mode", type=OutputMode, default=OutputMode.HALF_SBS,
                       choices=list(OutputMode), metavar="{" + ",".join(OutputMode) + "}")
-    conv.add_argument("--divergence", type=float, default=2.0, help="max disparity, %% of width")
-    conv.add_argument("--convergence", type=float, default=0.5, help="screen plane 0..1")
+    add_comfort_arguments(conv)
+    conv.add_argument("--depth-stride", type=int, default=None, metavar="N",
+                      help="run a learned depth model on every N-th frame only, the frames "
+                           "between following the motion (default 1)")
+    conv.add_argument("--depth-video", type=Path, default=None, metavar="FILE",
+                      help="render with this depth instead of estimating it (a 16-bit grey "
+                           "video as `stereo-inference depth` writes it); the file is then "
+                           "converted in one piece by the engine in this process")
     conv.add_argument("--depth", type=DepthModel, default=None,
                       choices=list(DepthModel), metavar="{" + ",".join(DepthModel) + "}",
                       help="default: the best installed model, else heuristic")
@@ -87,7 +93,8 @@ def _settings(args: argparse.Namespace) -> StackSettings:
     settings = StackSettings()
     overrides = {
         name: getattr(args, name) for name in ("host", "port", "workers", "data_dir",
-                                                "segment_seconds", "allowed_hosts")
+                                                "segment_seconds", "depth_stride",
+                                                "allowed_hosts")
         if getattr(args, name, None) is not None
     }
     settings = settings.model_copy(update=overrides)
@@ -104,10 +111,13 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
     depth = args.depth or best_installed(settings.models_dir)
     check_model_available(depth, settings.models_dir, auto_download=settings.model_auto_download,
                           endpoint=settings.hub_endpoint)  # before any upload or chunking
-    params = ConversionParams(divergence=args.divergence, convergence=args.convergence,
-                              depth_model=depth, dynamic_range=args.dynamic_range,
+    params = params_from_args(args, depth_model=depth, dynamic_range=args.dynamic_range,
                               subtitles_3d=args.subtitles_3d)
     container = args.container or container_of(args.output)
+    if args.depth_video is not None:
+        from local_stack.depth_video_convert import convert_with_depth_video
+
+        return convert_with_depth_video(args, settings, params, container, console)
     request = ConvertRequest(args.input, args.output, args.mode, params, container)
     if args.data_dir is not None:
         snap = run_convert(settings, request, console, waiting_workers=waiting_workers)

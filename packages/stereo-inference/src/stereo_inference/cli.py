@@ -7,13 +7,12 @@ import logging
 import sys
 from pathlib import Path
 
+from shared_types.comfort_cli import add_comfort_arguments, params_from_args
 from shared_types.fast_exit import exit_now
 from shared_types.malloc_arenas import use_one_malloc_arena
 from shared_types.models import (
     ENCODER_PRESETS,
-    AnaglyphMethod,
     Container,
-    ConversionParams,
     DepthModel,
     DynamicRange,
     OutputMode,
@@ -31,8 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("input", type=Path)
     conv.add_argument("output", type=Path)
     conv.add_argument("--mode", choices=[m.value for m in OutputMode], default="half-sbs")
-    conv.add_argument("--divergence", type=float, default=2.0, help="percent of width")
-    conv.add_argument("--convergence", type=float, default=0.5, help="0 near .. 1 far")
+    add_comfort_arguments(conv)
     conv.add_argument("--depth", choices=[m.value for m in DepthModel], default=None,
                       help="default: the best installed model, else heuristic")
     conv.add_argument("--depth-video", type=Path, default=None, metavar="FILE",
@@ -41,8 +39,6 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--depth-stride", type=int, default=None, metavar="N",
                       help="run a learned depth model on every N-th frame only, the frames "
                            "between following the motion (N times cheaper; default 1)")
-    conv.add_argument("--anaglyph-method", choices=[m.value for m in AnaglyphMethod],
-                      default="dubois")
     conv.add_argument("--container", choices=[c.value for c in Container], default=None,
                       help="output file format (default: from the output's suffix, else mp4)")
     conv.add_argument("--subtitles-3d", action="store_true",
@@ -99,10 +95,9 @@ def _convert(args, settings: InferenceSettings) -> int:
     from stereo_inference.depth import default_depth_model
     from stereo_inference.progress_bar import progress_bar
 
-    params = ConversionParams(
-        divergence=args.divergence, convergence=args.convergence,
-        depth_model=args.depth or default_depth_model(settings.models_dir),
-        anaglyph_method=args.anaglyph_method, crf=args.crf, preset=args.preset,
+    params = params_from_args(
+        args, depth_model=args.depth or default_depth_model(settings.models_dir),
+        crf=args.crf, preset=args.preset,
         subtitles_3d=args.subtitles_3d, dynamic_range=args.dynamic_range,
     )
     with progress_bar(enabled=not args.no_progress) as progress:
@@ -121,6 +116,8 @@ def _convert(args, settings: InferenceSettings) -> int:
         f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "
         f"{result.fps:.1f} fps, depth {result.depth_model}"
     )
+    if result.comfort_report:
+        print(f"comfort report: {result.comfort_report}")
     if args.timings and result.stages:
         from stereo_inference.native import backend
         from stereo_inference.stage_clock import describe

@@ -28,6 +28,7 @@ from stereo_inference.held_frames import held
 from stereo_inference.readable_frames import ReadableFrames
 from stereo_inference.runtime import resolve_device
 from stereo_inference.scaler import Scaler
+from stereo_inference.shot_plan import warmed_state
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.video_info import probe_video
 
@@ -69,8 +70,12 @@ def warm_depth_state(
     normalizer = TemporalNormalizer(estimator.name)
     tail = tail[~held(tail, None)]  # as the conversion does: repeats move no state
     rgb = rgb_frames(tail, None if device_type(dev) == "cpu" else dev)  # numpy on a CPU
-    normalizer.normalize(estimate_in_batches(estimator, rgb), rgb)
-    return snapshot(estimator, normalizer)
+    depth = normalizer.normalize(estimate_in_batches(estimator, rgb), rgb)
+    state = snapshot(estimator, normalizer)
+    shots = warmed_state(params, info.width, 1 / (info.fps or 24), depth)
+    if state is not None and shots is not None:
+        state["shots"] = shots  # the shot goes on too (``shot_plan``)
+    return state
 
 
 def context_state(

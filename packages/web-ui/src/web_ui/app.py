@@ -53,6 +53,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None) -> FastAPI
     app.include_router(events.router)
     app.include_router(api.router)
     app.include_router(uploads.router)
+    app.include_router(uploads.depth_router)
     app.include_router(preview.router)
     app.mount("/static", StaticFiles(directory=str(files("web_ui") / "static")), name="static")
     storage = build_storage_app(settings, backend)

@@ -23,6 +23,8 @@ from shared_types.retry import retry_job
 
 from web_ui import jobs as job_service
 from web_ui import lifecycle, uploads, webhooks
+from web_ui.comfort_chart import job_comfort_chart
+from web_ui.comfort_form import ComfortFields, ViewingFields
 from web_ui.dependencies import SAFE_FORM, BackendDep, EtaDep, SettingsDep, TemplatesDep
 from web_ui.errors import JobStateError
 from web_ui.model_choice import resolve_params
@@ -63,6 +65,8 @@ def job_list(
 def create_job(
     backend: BackendDep,
     settings: SettingsDep,
+    comfort: ComfortFields,
+    viewing: ViewingFields,
     mode: Annotated[OutputMode, Form()],
     title: Annotated[str | None, Form(max_length=200)] = None,
     divergence: Annotated[float, Form(ge=0.0, le=10.0)] = 2.0,
@@ -78,7 +82,8 @@ def create_job(
     chosen = {"depth_model": depth_model} if depth_model else {}
     params = resolve_params(ConversionParams(
         divergence=divergence, convergence=convergence, anaglyph_method=anaglyph_method,
-        dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, **chosen,
+        dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, **chosen, **comfort,
+        **viewing,
     ), settings)
     hook = webhooks.form_url(webhook_url, settings.webhook_policy)
     job = job_service.create_job(
@@ -115,6 +120,7 @@ def job_page(
         context["playback"] = job_service.playback(
             backend, job, expires_s=settings.playback_url_expires_s
         )
+    context["comfort_chart"] = job_comfort_chart(backend, job)
     context["preview"] = preview_panel(backend, job, expires_s=settings.playback_url_expires_s)
     context["takes_upload"] = takes_upload(backend, job)
     # a job that failed for its own input would fail again: no Retry, and why

@@ -11,7 +11,10 @@ from shared_types.dtos import JobView, PreviewRequest, PreviewSettings
 from shared_types.preview import convert_whole, start_clip
 
 from web_ui import jobs as job_service
+from web_ui.comfort_form import ComfortFields
 from web_ui.dependencies import SAFE_API, SAFE_FORM, BackendDep, EtaDep
+from web_ui.depth_upload import has_depth_video
+from web_ui.errors import JobStateError
 from web_ui.lifecycle import discard_clip
 from web_ui.preview import with_settings
 from web_ui.routes.api import job_view
@@ -28,6 +31,7 @@ def api_preview(job_id: str, body: PreviewRequest, backend: BackendDep, eta: Eta
     """Convert 10 s of a held job from ``start_s``; returns the clip job (poll it,
     then play it with its playback URLs)."""
     job = job_service.load_job(backend, job_id)
+    refuse_clips_of_imported_depth(backend, job)
     clip = start_clip(backend, job, body.start_s, with_settings(job.params, body))
     discard_clip(backend, job.preview_job_id)
     return job_view(backend, clip, eta)
@@ -42,9 +46,11 @@ def api_convert(job_id: str, body: PreviewSettings, backend: BackendDep, eta: Et
 
 @router.post("/jobs/{job_id}/preview", dependencies=SAFE_FORM, include_in_schema=False)
 def form_preview(job_id: str, backend: BackendDep, start_s: Annotated[float, Form(ge=0.0)],
-                 divergence: Divergence, convergence: Convergence) -> Response:
+                 divergence: Divergence, convergence: Convergence,
+                 comfort: ComfortFields) -> Response:
     job = job_service.load_job(backend, job_id)
-    chosen = PreviewSettings(divergence=divergence, convergence=convergence)
+    refuse_clips_of_imported_depth(backend, job)
+    chosen = PreviewSettings(divergence=divergence, convergence=convergence, **comfort)
     start_clip(backend, job, start_s, with_settings(job.params, chosen))
     discard_clip(backend, job.preview_job_id)
     return RedirectResponse(f"/jobs/{job.job_id}#preview", status_code=303)
@@ -52,8 +58,15 @@ def form_preview(job_id: str, backend: BackendDep, start_s: Annotated[float, For
 
 @router.post("/jobs/{job_id}/convert", dependencies=SAFE_FORM, include_in_schema=False)
 def form_convert(job_id: str, backend: BackendDep, divergence: Divergence,
-                 convergence: Convergence) -> Response:
+                 convergence: Convergence, comfort: ComfortFields) -> Response:
     job = job_service.load_job(backend, job_id)
-    chosen = PreviewSettings(divergence=divergence, convergence=convergence)
+    chosen = PreviewSettings(divergence=divergence, convergence=convergence, **comfort)
     convert_whole(backend, job, with_settings(job.params, chosen))
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
+
+
+def refuse_clips_of_imported_depth(backend, job) -> None:
+    """A clip would need its part of the imported depth: not offered (yet)."""
+    if has_depth_video(backend, job):
+        raise JobStateError("This video converts with an imported depth video, which is "
+                            "followed frame for frame over the whole video: convert it whole.")
