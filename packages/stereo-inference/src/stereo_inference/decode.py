@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import av
 import numpy as np
@@ -31,6 +31,9 @@ from stereo_inference.picture_captions import PictureCaptions
 from stereo_inference.readable_frames import ReadableFrames
 from stereo_inference.scaler import Scaler
 from stereo_inference.stage_clock import StageClock
+
+if TYPE_CHECKING:
+    from stereo_inference.shot_plan import FramePlan
 
 log = logging.getLogger(__name__)
 _END = object()
@@ -56,7 +59,7 @@ class FrameBatch:
     # normalised depth (B,1,h,w), once the depth stage has run: numpy on a CPU,
     # a torch tensor on a GPU
     depth: Any = None
-    plan: object = None  # its ``shot_plan.FramePlan``, made with the depth
+    plan: FramePlan | None = None  # made with the depth (``shot_plan``)
     held: np.ndarray | None = None  # (B,) bool: frames repeating the one before (depth stage)
     on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
     ready: object = None  # the CUDA event the render waits for (``cuda_streams``)

@@ -31,7 +31,7 @@ from stereo_inference.floating_window import FULL_RANGE, has_window, mask_window
 from stereo_inference.formats import pack
 from stereo_inference.held_frames import estimate_held, held, repeated_pictures
 from stereo_inference.remap import shrink, warp_packed
-from stereo_inference.shaping import eye_shifts, shaping_for
+from stereo_inference.shaping import Shaping, eye_shifts, shaping_for
 from stereo_inference.shot_plan import FramePlan, ShotPlanner
 from stereo_inference.temporal import Normalizer
 from stereo_inference.warp import plan_warp, sample_rows
@@ -68,7 +68,9 @@ class StereoRenderer:
         # the comfort controls: how depth becomes disparity (``shaping``), and what
         # is decided frame by frame in order (``shot_plan``), for eyes this wide
         self.frame_s, self.shot_state = frame_s, shot_state  # (``shot_plan.ShotPlanner``)
-        self.shaping = self.planner = None  # made for the first batch's eye width
+        # made for the first batch's eye width
+        self.shaping: Shaping | None = None
+        self.planner: ShotPlanner | None = None
         self._frames_seen = 0
 
     @property
@@ -101,19 +103,26 @@ class StereoRenderer:
             self.streams.handed_over(batch)
         return self._planned(batch)
 
+    @property
+    def _shaping(self) -> Shaping:
+        """The shaping ``_planned`` made for the first batch (before any render)."""
+        if self.shaping is None:
+            raise RuntimeError("a batch was rendered before it was planned")
+        return self.shaping
+
     def _planned(self, batch: FrameBatch):
         """``batch.depth``, with its ``FramePlan`` (``shot_plan``) left on the batch."""
         if self.planner is None:
             width = self.eye_size[0] if self.eye_size else batch.eyes.shape[2]
-            self.shaping = shaping_for(self.params, width)
-            self.planner = ShotPlanner(self.params, self.shaping, self.frame_s,
+            self.shaping = shaping = shaping_for(self.params, width)
+            self.planner = ShotPlanner(self.params, shaping, self.frame_s,
                                        self.shot_state)
         n = batch.depth.shape[0]
         start, self._frames_seen = self._frames_seen, self._frames_seen + n
         pts = list(batch.pts[:n]) + [None] * (n - len(batch.pts[:n]))
         times = [float(p * batch.time_base) if p is not None and batch.time_base
                  else (start + i) * self.frame_s for i, p in enumerate(pts)]
-        batch.plan = self.planner.plan(batch.depth, times)
+        batch.plan = self.planner.plan(batch.depth, times)  # (made above if it was not)
         return batch.depth
 
     def _depth_held(self, batch: FrameBatch, device):
@@ -137,7 +146,7 @@ class StereoRenderer:
         out = self._render(batch, depth, plan)
         if plan.window is not None and has_window(self.mode):
             eye = self._eye_of(out)
-            mask_windows(out, self.mode, eye, plan.window * (eye[0] / self.shaping.width),
+            mask_windows(out, self.mode, eye, plan.window * (eye[0] / self._shaping.width),
                          bit_depth=self.bit_depth,
                          full_range=bool(self.color and self.color[3] == FULL_RANGE))
         return out
@@ -228,7 +237,7 @@ class StereoRenderer:
         import torch
         from torch.nn import functional as F  # noqa: N812
 
-        plan = self._plan(depth, *luma.shape[2:], frame_plan)
+        plan = self._plan(depth, luma.shape[2], luma.shape[3], frame_plan)
         luma = _sample_eyes(luma, plan, 1)
         uv = _sample_eyes(chroma, plan, 2)
         # the eyes' luma at chroma size: the warped luma averaged 2x2 (as on a CPU)
@@ -240,7 +249,7 @@ class StereoRenderer:
     def _packed_yuv(self, luma, chroma, depth, frame_plan: FramePlan) -> np.ndarray:
         import torch
 
-        plan = self._plan(depth, *luma.shape[2:], frame_plan)
+        plan = self._plan(depth, luma.shape[2], luma.shape[3], frame_plan)
         out = join_planes(pack(self.mode, *_sample_eyes(luma, plan, 1)),
                           pack(self.mode, *_sample_eyes(chroma, plan, 2)))
         if self.bit_depth > 8:
@@ -259,7 +268,7 @@ class StereoRenderer:
         per-frame screen plane and strength (``frame_plan``).
         """
         rows = min(h, PLAN_ROWS_PER_DEPTH_ROW * depth.shape[2])
-        right, left = eye_shifts(depth, (rows, w), self.shaping.at_width(w),
+        right, left = eye_shifts(depth, (rows, w), self._shaping.at_width(w),
                                  frame_plan.convergence, frame_plan.strength)
         b = right.shape[0]
         plan = plan_warp(concat([right, flip_x(left)]))  # chunked inside, by rows
