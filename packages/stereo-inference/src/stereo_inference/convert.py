@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-from shared_types.conversion import ConversionResult
+from shared_types.conversion import ConversionResult, EngineRuntime
 from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
 from stereo_media.clock_jumps import continuous_source
 from stereo_media.errors import (
@@ -63,6 +63,9 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int | None], None]
 
 
+DEFAULT_RUNTIME = EngineRuntime()  # every default: the engine as a plain call runs it
+
+
 def convert_file(
     input_path: Path,
     output_path: Path,
@@ -71,23 +74,19 @@ def convert_file(
     params: ConversionParams = ConversionParams(),  # noqa: B008 (immutable in practice)
     progress: Progress | None = None,
     depth_state: dict | None = None,
-    models_dir: Path | None = None,
-    ffmpeg: str | None = None,
-    device: str | None = None,
-    iw3_low_vram: bool = False,
-    timeout_s: float = 3600,
-    threads: int | None = None,
     context_path: Path | None = None,
     container: Container | str | None = None,
-    auto_download: bool = False,
-    hub_endpoint: str | None = None,
-    cores: int | None = None,
     depth_video: Path | None = None,
-    depth_stride: int = 1,
     start_at_zero: bool = False,
     deadline: DeadlinePolicy | None = None,
+    runtime: EngineRuntime = DEFAULT_RUNTIME,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
+
+    ``runtime`` (``shared_types.conversion.EngineRuntime``) is how this process
+    runs the engine, the same for every file: ``models_dir``, ``ffmpeg``,
+    ``device``, ``threads``, ``cores``, ``iw3_low_vram``, ``auto_download``,
+    ``hub_endpoint``, ``depth_stride``, ``timeout_s``; the rest is this file's.
 
     The output appears atomically (written to a partial name, then renamed).
     It keeps every audio/subtitle stream, chapter and tag of the input
@@ -121,6 +120,11 @@ def convert_file(
     EngineTransientError (encoder or iw3 failure), EngineTimeoutError (past the
     deadline).
     """
+    models_dir, ffmpeg, device, threads = (runtime.models_dir, runtime.ffmpeg, runtime.device,
+                                           runtime.threads)
+    cores, iw3_low_vram, timeout_s = runtime.cores, runtime.iw3_low_vram, runtime.timeout_s
+    auto_download, hub_endpoint = runtime.auto_download, runtime.hub_endpoint
+    depth_stride = runtime.depth_stride
     started = time.perf_counter()
     reuse_freed_memory()  # per-frame buffers, reused instead of page-faulted in anew
     find_soon(ffmpeg)  # the final mux runs it: found while the frames convert

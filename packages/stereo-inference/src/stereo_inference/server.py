@@ -19,6 +19,7 @@ from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from shared_types.comfort_reports import comfort_key
+from shared_types.conversion import EngineRuntime
 from shared_types.envelope import (
     ErrorCode,
     InvocationRequest,
@@ -56,6 +57,7 @@ def create_app(
     app = FastAPI(title="stereo-inference", docs_url=None, redoc_url=None)
     storages = storage_factory or s3_storage_factory(settings)
     sink = metrics or default_metrics(settings)
+    runtime = settings.engine_runtime()  # the same for every request
     busy = threading.Lock()
     secret = settings.inference_shared_secret
     stale_after_s = settings.segment_timeout_s + work_dirs.MARGIN_S
@@ -77,14 +79,15 @@ def create_app(
     def invocations(request: InvocationRequest) -> JSONResponse:
         with busy:  # released however the conversion ends, its deadline included
             work_dirs.sweep(settings.work_dir, older_than_s=stale_after_s)
-            body = _invoke(request, settings, storages, sink)
+            body = _invoke(request, settings, runtime, storages, sink)
         return JSONResponse(body)
 
     _install_error_handlers(app)
     return app
 
 
-def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: StorageFactory,
+def _invoke(req: InvocationRequest, settings: InferenceSettings, runtime: EngineRuntime,
+            storages: StorageFactory,
             sink: Metrics) -> dict:
     source = parse_uri(req.input_uri, file_root=settings.file_root)
     target = parse_uri(req.output_uri, file_root=settings.file_root)
@@ -106,12 +109,9 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             output_path.parent.mkdir(parents=True, exist_ok=True)
         result = convert_file(
             input_path, output_path, mode=req.mode, params=req.params,
-            depth_state=req.depth_state, models_dir=settings.models_dir,
-            ffmpeg=settings.ffmpeg, device=settings.device, threads=settings.threads,
-            iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            depth_state=req.depth_state, runtime=runtime,
             deadline=settings.deadline_policy(cap_s=settings.segment_timeout_s),
-            context_path=context_path, auto_download=settings.model_auto_download,
-            hub_endpoint=settings.hub_endpoint, depth_stride=settings.depth_stride,
+            context_path=context_path,
             depth_video=depth_path,
         )
         if target.bucket:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field
+from shared_types.conversion import EngineRuntime
 from shared_types.settings import ModelSettings, SharedSecret, ToolSettings
 
 from stereo_inference.deadline import DEFAULT_BASE_S, DEFAULT_S_PER_FRAME, DeadlinePolicy
@@ -36,6 +37,16 @@ class InferenceSettings(ToolSettings, ModelSettings):
     deadline_s_per_frame: float = Field(DEFAULT_S_PER_FRAME, gt=0)
     # Outside SageMaker, /invocations requires this value in the SECRET_HEADER header.
     inference_shared_secret: SharedSecret | None = None
+
+    def engine_runtime(self, **chosen: Any) -> EngineRuntime:
+        """How the engine runs here (``chosen`` overrides a value, e.g. a
+        command-line option). Raises pydantic.ValidationError for a bad one."""
+        return EngineRuntime(
+            models_dir=self.models_dir, ffmpeg=self.ffmpeg, device=self.device,
+            threads=self.threads, iw3_low_vram=self.iw3_low_vram,
+            auto_download=self.model_auto_download, hub_endpoint=self.hub_endpoint,
+            depth_stride=self.depth_stride, timeout_s=self.segment_timeout_s,
+        ).model_copy(update=chosen)
 
     def deadline_policy(self, *, cap_s: float | None) -> DeadlinePolicy:
         """The deadline of a conversion here (``cap_s``: at most that long)."""

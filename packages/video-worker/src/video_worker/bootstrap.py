@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 
 from shared_types.backend_loader import load_backend
+from shared_types.conversion import EngineRuntime
 from shared_types.ports import Backend
 from shared_types.stop_event import StopEvent
 
@@ -30,12 +31,13 @@ def build_inference(
         # the engine is the optional extra `local`: only this backend imports it
         from video_worker.local_backend import LocalInferenceBackend
 
+        runtime = EngineRuntime(
+            models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
+            auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
+            cores=settings.conversion_cores, depth_stride=settings.depth_stride)
         local = LocalInferenceBackend(
-            backend.input_storage, backend.output_storage, models_dir=settings.models_dir,
-            ffmpeg=settings.ffmpeg, work_dir=settings.work_dir,
-            seamless=settings.seamless_segments, auto_download=settings.model_auto_download,
-            hub_endpoint=settings.hub_endpoint, cores=settings.conversion_cores,
-            depth_stride=settings.depth_stride)
+            backend.input_storage, backend.output_storage, runtime=runtime,
+            work_dir=settings.work_dir, seamless=settings.seamless_segments)
         local.warm_up()  # the engine's import overlaps start-up, not the first segment
         return local
     if kind == "http":
