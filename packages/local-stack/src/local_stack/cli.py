@@ -11,7 +11,7 @@ import logging
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -26,7 +26,6 @@ from shared_types.models import (
     OutputMode,
 )
 from stereo_media.stream_mux import container_of
-from stereo_models.depth_models import best_installed
 from stereo_models.model_install import check_model_available
 from stereo_models.models_cli import add_models_parser, run_models_command
 
@@ -104,11 +103,31 @@ def _settings(args: argparse.Namespace) -> StackSettings:
     return StackSettings.model_validate(settings.model_dump())
 
 
+def _default_depth(args: argparse.Namespace, settings: StackSettings, console: Console,
+                   has_gpu: Callable[[], bool] | None) -> DepthModel:
+    """The depth model when ``--depth`` is not given (``stereo_models.default_depth``):
+    downloaded here, with its bar, before any worker needs it."""
+    from stereo_inference.progress_bar import download_bar
+    from stereo_inference.runtime import resolve_device
+    from stereo_inference.video_info import video_length
+    from stereo_models.default_depth import settle_default_depth
+
+    with download_bar() as progress:
+        return settle_default_depth(
+            settings.models_dir, auto_download=settings.model_auto_download,
+            has_gpu=has_gpu or (lambda: resolve_device() == "cuda"),
+            endpoint=settings.hub_endpoint, say=lambda line: console.print(
+                line, soft_wrap=True, markup=False, highlight=False),
+            pick=f"add --depth {DepthModel.DA2_SMALL.value} to use it",
+            measure=lambda: video_length(args.input), progress=progress)
+
+
 def _convert(args: argparse.Namespace, settings: StackSettings, console: Console,
-             waiting_workers: Sequence[subprocess.Popen]) -> int:
+             waiting_workers: Sequence[subprocess.Popen],
+             has_gpu: Callable[[], bool] | None = None) -> int:
     from local_stack.convert import ConvertRequest, run_convert, temporary_data_dir
 
-    depth = args.depth or best_installed(settings.models_dir)
+    depth = args.depth or _default_depth(args, settings, console, has_gpu)
     check_model_available(depth, settings.models_dir, auto_download=settings.model_auto_download,
                           endpoint=settings.hub_endpoint)  # before any upload or chunking
     params = params_from_args(args, depth_model=depth, dynamic_range=args.dynamic_range,
@@ -133,14 +152,15 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
 
 
 def _run(args: argparse.Namespace, console: Console,
-         waiting_workers: Sequence[subprocess.Popen] = ()) -> int:
+         waiting_workers: Sequence[subprocess.Popen] = (),
+         has_gpu: Callable[[], bool] | None = None) -> int:
     settings = _settings(args)
     if args.command == "serve":
         from local_stack.serve import run_serve
 
         return run_serve(settings, console)
     if args.command == "convert":
-        return _convert(args, settings, console, waiting_workers)
+        return _convert(args, settings, console, waiting_workers, has_gpu)
     if args.command == "models":
         return run_models_command(args, settings.models_dir, endpoint=settings.hub_endpoint)
 
@@ -163,10 +183,12 @@ def _run(args: argparse.Namespace, console: Console,
 
 
 def main(argv: list[str] | None = None, *,
-         waiting_workers: Sequence[subprocess.Popen] = ()) -> int:
+         waiting_workers: Sequence[subprocess.Popen] = (),
+         has_gpu: Callable[[], bool] | None = None) -> int:
     """The ``stereo-spot`` command (``local_stack.launch`` runs it); returns the exit
     code. ``waiting_workers``: video-workers already started for ``convert``,
-    waiting for their environment (``local_stack.launch``)."""
+    waiting for their environment (``local_stack.launch``). ``has_gpu``: whether the
+    engine here has a GPU (default: asked of the engine, ``runtime.resolve_device``)."""
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -178,7 +200,7 @@ def main(argv: list[str] | None = None, *,
             if hasattr(signal, name):
                 signal.signal(getattr(signal, name), signal.default_int_handler)
     try:
-        code = _run(args, console, waiting_workers)
+        code = _run(args, console, waiting_workers, has_gpu)
         if argv is None and args.command == "convert":
             # the output is written and the workers have exited: nothing to tear down
             exit_now(code)

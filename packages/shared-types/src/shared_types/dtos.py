@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared_types.models import Container, ConversionParams, JobError, JobStatus, OutputMode
+from shared_types.models import (
+    Container,
+    ConversionParams,
+    DepthModel,
+    JobError,
+    JobStatus,
+    OutputMode,
+)
 from shared_types.stereo_controls import DepthCurve, SynthesisedEye
 
 
@@ -36,6 +43,7 @@ class PreviewSettings(BaseModel):
     floating_window: bool | None = None
     synthesised_eye: SynthesisedEye | None = None
     depth_curve: DepthCurve | None = None
+    depth_model: DepthModel | None = None  # None: the job's
 
 
 class PreviewRequest(PreviewSettings):

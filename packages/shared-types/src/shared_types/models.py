@@ -80,6 +80,7 @@ class DepthModel(StrEnum):
     DA2_LARGE = "depth-anything-v2-large"
     DAD_SMALL = "distill-any-depth-small"
     DAD_LARGE = "distill-any-depth-large"
+    VDA_SMALL = "video-depth-anything-small"  # temporal: steadier from frame to frame
     IW3 = "iw3"
 
 
@@ -189,6 +190,9 @@ class Job(Contract):
     # What of the source the output could not hold, named for people (ARIB captions,
     # Blu-ray subtitles in an MP4, telemetry in an MKV): the job page says so.
     left_out: list[str] = Field(default_factory=list, max_length=32)
+    # What the job's page says about its depth model, in one line: e.g. that the
+    # weight-free default runs because no model can be had, and how to install one.
+    depth_notice: str | None = Field(None, max_length=500)
     # When the chunker claimed the upload: the conversion's clock starts here.
     started_at: float | None = None
     total_segments: int | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from shared_types.comfort_cli import add_comfort_arguments, params_from_args
@@ -70,13 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, has_gpu: Callable[[], bool] | None = None) -> int:
+    """The ``stereo-inference`` command; returns its exit status. ``has_gpu``: whether
+    the engine here has a GPU (default: asked of the engine, ``runtime.resolve_device``)."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
         settings = InferenceSettings()  # an empty or short shared secret is refused here
         if args.command == "convert":
-            code = _convert(args, settings)
+            code = _convert(args, settings, has_gpu)
             if argv is None:  # this process's own command: nothing is left to do
                 exit_now(code)  # the output is written, renamed and closed
             return code
@@ -90,13 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _convert(args, settings: InferenceSettings) -> int:
+def _convert(args, settings: InferenceSettings, has_gpu: Callable[[], bool] | None) -> int:
     from stereo_inference.convert import convert_file
-    from stereo_inference.depth import default_depth_model
     from stereo_inference.progress_bar import progress_bar
 
     params = params_from_args(
-        args, depth_model=args.depth or default_depth_model(settings.models_dir),
+        args, depth_model=args.depth or _default_depth(args, settings, has_gpu),
         crf=args.crf, preset=args.preset,
         subtitles_3d=args.subtitles_3d, dynamic_range=args.dynamic_range,
     )
@@ -123,6 +125,31 @@ def _convert(args, settings: InferenceSettings) -> int:
         print(describe(result.stages))
         print(f"CPU plane loops: {backend()}")
     return 0
+
+
+def _default_depth(args, settings: InferenceSettings,
+                   has_gpu: Callable[[], bool] | None) -> DepthModel:
+    """The depth model when ``--depth`` is not given: the best installed; else, on a
+    GPU, Depth-Anything-V2-Small downloaded now; else the weight-free default, with
+    a line offering the model and each choice's time, or saying that none can be had
+    (``stereo_models.default_depth``)."""
+    from stereo_models.default_depth import settle_default_depth
+
+    from stereo_inference.depth import default_depth_model
+    from stereo_inference.progress_bar import download_bar
+    from stereo_inference.runtime import resolve_device
+    from stereo_inference.video_info import video_length
+
+    if args.depth_video is not None:  # the depth is given: no model runs
+        return default_depth_model(settings.models_dir)
+    device = args.device or settings.device
+    with download_bar(enabled=not args.no_progress) as progress:
+        return settle_default_depth(
+            settings.models_dir, auto_download=settings.model_auto_download,
+            has_gpu=has_gpu or (lambda: resolve_device(device) == "cuda"),
+            endpoint=settings.hub_endpoint, say=print,
+            pick=f"add --depth {DepthModel.DA2_SMALL.value} to use it",
+            measure=lambda: video_length(args.input), progress=progress)
 
 
 def _depth(args, settings: InferenceSettings) -> int:

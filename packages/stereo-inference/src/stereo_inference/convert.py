@@ -33,7 +33,7 @@ from stereo_inference.comfort_report import path_for as comfort_path
 from stereo_inference.comfort_report import write_report
 from stereo_inference.deadline import Deadline, DeadlinePolicy
 from stereo_inference.decode import FrameReader
-from stereo_inference.depth import ensure_installed, load_estimator
+from stereo_inference.depth import ensure_installed, input_interpolation, load_estimator
 from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
@@ -295,6 +295,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         input_path,
         eye_size=decoded_size(width, height),
         depth_size=None if on_gpu else estimator.input_size(width, height),
+        depth_interpolation=input_interpolation(params.depth_model),
         eye_format=renderer.eye_format,
         batch_size=batch_frames(dev, info.width * info.height),
         rotation=info.rotation,

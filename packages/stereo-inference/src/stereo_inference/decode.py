@@ -92,8 +92,10 @@ class FrameReader:
         clock: StageClock | None = None,
         allocate=np.empty,
         nvdec=None,
+        depth_interpolation: str = "FAST_BILINEAR",
     ) -> None:
         self.path = Path(path)
+        self.depth_interpolation = depth_interpolation  # ``depth.input_interpolation``
         self.allocate = allocate
         self.nvdec = nvdec
         self._handed: int | None = None  # the pts of the last frame handed over
@@ -265,10 +267,9 @@ class FrameReader:
         (a batch array's row) when given, else converted by PyAV."""
         ew, eh = eye_size
         small = None
-        if depth_size:  # small and blurred or patch-embedded: the cheapest scaler will do
+        if depth_size:  # the weight-free default's is small and blurred: the cheapest scaler
             small = self.scaler.array(frame, width=depth_size[0], height=depth_size[1],
-                                      format="rgb24",
-                                      interpolation="FAST_BILINEAR")  # (the default: +1 ms/720p)
+                                      format="rgb24", interpolation=self.depth_interpolation)
         if slot is not None:
             planes.read_into(frame, slot)
             eye = slot
