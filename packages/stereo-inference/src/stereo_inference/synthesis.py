@@ -133,6 +133,8 @@ class StereoRenderer:
         if small is None:
             raise ValueError("held-frame depth needs the batch's depth input (depth_rgb)")
         batch.held = held(small, self._last_small)
+        if batch.ahead is not None and hasattr(self.estimator, "look_ahead"):
+            self.estimator.look_ahead(batch.ahead)
         batch.depth = estimate_held(lambda frames: self._depth(rgb_frames(frames, device)),
                                     small, batch.held, self._last_depth)
         self._last_small, self._last_depth = small[-1], batch.depth[-1]
