@@ -108,6 +108,7 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
         across = _across(ru, rv, du, dv, norm2, weight.ravel())
         if best is None or across < LATERAL_SLACK * best[0]:
             best = (across, ru, rv, du, dv, norm2)
+    assert best is not None  # the loop above ran: both hypotheses were fitted
     _, ru, rv, du, dv, norm2 = best
     inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
     inv = inv if _positive_side(inv, weight.ravel()) else -inv
