@@ -204,6 +204,8 @@ def nvenc_available(name: str = "h264_nvenc") -> bool:
     """True when the NVENC encoder ``name`` can really be opened (a GPU and driver)."""
     try:
         ctx = av.CodecContext.create(name, "w")
+        if not isinstance(ctx, av.VideoCodecContext):  # (not a video encoder)
+            return False
         ctx.width, ctx.height, ctx.pix_fmt = 256, 256, "yuv420p"
         ctx.time_base = Fraction(1, 25)
         ctx.open()
