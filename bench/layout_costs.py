@@ -25,6 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from shared_types.conversion import EngineRuntime
 from shared_types.models import ConversionParams
 from stereo_media.testing.media import make_video
 
@@ -65,8 +66,8 @@ def run(args) -> dict:
                 out.unlink(missing_ok=True)
                 params = ConversionParams(preset=args.preset, **extra)
                 wall, cpu = time.perf_counter(), _cpu()
-                convert_file(clip, out, mode=mode, params=params, device="cpu",
-                             start_at_zero=True)
+                convert_file(clip, out, mode=mode, params=params, start_at_zero=True,
+                             runtime=EngineRuntime(device="cpu"))
                 timings[name].append((time.perf_counter() - wall, _cpu() - cpu,
                                       out.stat().st_size))
     medians = {n: (statistics.median(t[0] for t in r), statistics.median(t[1] for t in r),

@@ -12,7 +12,7 @@ part, complete), s3:ListMultipartUploadParts, s3:AbortMultipartUpload.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared_types.errors import UploadNotFoundError, UploadTooLargeError
 from shared_types.models import MAX_PARTS, ObjectInfo, UploadedPart
@@ -32,6 +32,11 @@ class S3MultipartUploads:
 
     bucket: str
     _client: Any
+
+    if TYPE_CHECKING:  # what the storage provides (declared here for the type checker only)
+        @staticmethod
+        def check(key: str) -> str: ...
+        def head(self, key: str) -> ObjectInfo | None: ...
 
     def start_multipart(self, key: str, *, max_bytes: int | None = None,
                         content_type: str | None = None) -> str:

@@ -31,41 +31,6 @@ variable "segment_retention_days" {
   default     = 1
 }
 
-variable "max_receive_count" {
-  description = "Receives before a message moves to its queue's dead-letter queue."
-  type        = number
-  default     = 5
-}
-
-variable "visibility_timeout_s" {
-  description = "Visibility timeout per queue: sized to one unit of work (workers extend it by heartbeat)."
-  type        = map(number)
-  default = {
-    chunking       = 900
-    video-worker   = 600
-    segment-output = 120
-    reassembly     = 900
-  }
-}
-
-variable "message_retention_s" {
-  description = "How long the work queues keep a message (4 days)."
-  type        = number
-  default     = 345600
-}
-
-variable "dlq_retention_s" {
-  description = "How long dead-letter queues keep a message; longer than the source queues (14 days)."
-  type        = number
-  default     = 1209600
-}
-
-variable "reassembly_ttl_attribute" {
-  description = "TTL attribute of the reassembly-triggered table."
-  type        = string
-  default     = "ttl"
-}
-
 variable "force_destroy_buckets" {
   description = "Let terraform destroy delete non-empty buckets (dev stacks only)."
   type        = bool

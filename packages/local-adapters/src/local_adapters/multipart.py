@@ -21,11 +21,16 @@ import re
 import secrets
 import shutil
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shared_types.errors import UploadNotFoundError, UploadTooLargeError
 from shared_types.models import MAX_PARTS, ObjectInfo, UploadedPart
 from shared_types.multipart import checked_total
+
+if TYPE_CHECKING:
+    from local_adapters.signing import UrlSigner
 
 COPY_CHUNK = 4 * 1024 * 1024
 _UPLOAD_ID_RE = re.compile(r"^[0-9a-f]{32}$")
@@ -38,6 +43,15 @@ class MultipartUploads:
     (a mixin: it uses the storage's bucket, signer, temp files and adopt_file)."""
 
     uploads_dir: Path
+    bucket: str
+    signer: UrlSigner
+
+    if TYPE_CHECKING:  # what the storage provides (declared here for the type checker only)
+        def path_of(self, key: str) -> Path: ...
+        def temp_file(self) -> Path: ...
+        def disk_full_as(self, key: str | None) -> AbstractContextManager[None]: ...
+        def adopt_file(self, key: str, tmp: Path, *,
+                       if_absent: bool = False) -> ObjectInfo: ...
 
     def _upload_dir(self, key: str, upload_id: str) -> tuple[Path, dict]:
         if not isinstance(upload_id, str) or not _UPLOAD_ID_RE.match(upload_id):

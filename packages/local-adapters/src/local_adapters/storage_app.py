@@ -216,7 +216,9 @@ class _StorageEndpoint:
 
         def on_file(fields: dict[str, str]) -> int:
             accepted["key"], accepted["policy"] = accept_form(storage, fields)
-            return size_range(accepted["policy"])[1]
+            bounds = size_range(accepted["policy"])
+            assert bounds is not None  # accept_form refuses a policy without one
+            return bounds[1]
 
         tmp = storage.temp_file()
         try:
@@ -241,6 +243,8 @@ class _StorageEndpoint:
     async def _put_part(self, request: Request, storage: FilesystemStorage, key: str,
                         signed: SignedRequest) -> Response:
         upload_id, number = signed.upload_id, signed.part_number
+        if upload_id is None or number is None:
+            raise SignatureError("a part URL must name its upload and part number")
         room = await anyio.to_thread.run_sync(storage.room_for_part, key, upload_id, number)
         return await self._receive(request, storage, key, room,
                                    lambda tmp: storage.adopt_part(key, upload_id, number, tmp))

@@ -76,10 +76,12 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
     copied (a damaged recording) is decoded and encoded again instead.
     Raises Ffmpeg*Error."""
     found = streams_of(source)
-    streams, data = folder / "streams.mkv", folder / "data.mp4"
+    streams_file, data_file = folder / "streams.mkv", folder / "data.mp4"
+    streams: Path | None = streams_file
+    data: Path | None = data_file
 
     def keep(repair_audio: bool) -> list[str]:
-        args, dropped = side_streams_command(source, streams, found.streams,
+        args, dropped = side_streams_command(source, streams_file, found.streams,
                                              video_start_s=found.video_start_s,
                                              tagged=found.tagged, repair_audio=repair_audio)
         runner.run(args, on_tick=on_tick, what="keep audio and subtitles aside")
@@ -96,7 +98,7 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
         log.warning("no output can hold %s of %s; they are left out", ", ".join(left_out),
                     source.name)
     try:
-        runner.run(data_tracks_command(source, data, found.data), on_tick=on_tick,
+        runner.run(data_tracks_command(source, data_file, found.data), on_tick=on_tick,
                    what="keep the telemetry aside")
     except NothingToKeepError:
         data = None
@@ -123,6 +125,7 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, d
     joined = concat_input(segments, dest.parent / "concat.txt", durations)
     covers = covers_to_extract(kept.streams, container, dest.parent) if side_file else []
     for stream, path in covers:  # an MKV takes its covers as attachments, from files
+        assert side_file is not None  # covers come only from a side file
         runner.run(cover_extract_command(side_file, stream, path), on_tick=on_tick,
                    what="copy the cover out")
     args, dropped = mux_command(segments[0], side_file or segments[0], dest,

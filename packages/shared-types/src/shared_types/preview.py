@@ -71,7 +71,7 @@ def parse_chunking_body(body: str) -> list[S3EventRecord | ClipMessage]:
             return [ClipMessage.model_validate(doc)]
         except ValidationError as exc:
             raise MalformedMessageError(f"invalid clip message: {exc}") from exc
-    return parse_s3_event_body(body)
+    return list(parse_s3_event_body(body))
 
 
 def resend_chunking(backend: Backend, job: Job) -> bool:

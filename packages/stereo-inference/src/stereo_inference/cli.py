@@ -124,13 +124,11 @@ def _convert(args, settings: InferenceSettings, has_gpu: Callable[[], bool] | No
           progress_bar(enabled=not args.no_progress) as progress):
         result = convert_file(
             source, args.output, mode=args.mode, params=params, progress=progress,
-            models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
-            device=args.device or settings.device, threads=settings.threads,
-            iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            runtime=settings.engine_runtime(
+                device=args.device or settings.device,
+                depth_stride=args.depth_stride or settings.depth_stride),
             deadline=settings.deadline_policy(cap_s=None),  # a whole film: its length decides
-            auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
             container=args.container, depth_video=args.depth_video,
-            depth_stride=args.depth_stride or settings.depth_stride,
             start_at_zero=True,  # a whole file, as a player expects it: from 0
         )
     print(

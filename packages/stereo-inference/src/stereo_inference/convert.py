@@ -9,9 +9,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from shared_types.conversion import ConversionResult
+from shared_types.conversion import ConversionResult, EngineRuntime
 from shared_types.models import Container, ConversionParams, DepthModel, OutputMode
 from shared_types.output_guard import is_same_file
 from stereo_media.clock_jumps import continuous_source
@@ -62,8 +63,14 @@ from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.tonemap import dynamic_range_for, output_bit_depth, sdr_tone_mapper
 from stereo_inference.video_info import VideoInfo, probe_video
 
+if TYPE_CHECKING:
+    from stereo_inference.temporal import Normalizer
+
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int | None], None]
+
+
+DEFAULT_RUNTIME = EngineRuntime()  # every default: the engine as a plain call runs it
 
 
 def convert_file(
@@ -74,23 +81,19 @@ def convert_file(
     params: ConversionParams = ConversionParams(),  # noqa: B008 (immutable in practice)
     progress: Progress | None = None,
     depth_state: dict | None = None,
-    models_dir: Path | None = None,
-    ffmpeg: str | None = None,
-    device: str | None = None,
-    iw3_low_vram: bool = False,
-    timeout_s: float = 3600,
-    threads: int | None = None,
     context_path: Path | None = None,
     container: Container | str | None = None,
-    auto_download: bool = False,
-    hub_endpoint: str | None = None,
-    cores: int | None = None,
     depth_video: Path | None = None,
-    depth_stride: int = 1,
     start_at_zero: bool = False,
     deadline: DeadlinePolicy | None = None,
+    runtime: EngineRuntime = DEFAULT_RUNTIME,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
+
+    ``runtime`` (``shared_types.conversion.EngineRuntime``) is how this process
+    runs the engine, the same for every file: ``models_dir``, ``ffmpeg``,
+    ``device``, ``threads``, ``cores``, ``iw3_low_vram``, ``auto_download``,
+    ``hub_endpoint``, ``depth_stride``, ``timeout_s``; the rest is this file's.
 
     The output appears atomically (written to a partial name, then renamed).
     It keeps every audio/subtitle stream, chapter and tag of the input
@@ -124,6 +127,11 @@ def convert_file(
     EngineTransientError (encoder or iw3 failure), EngineTimeoutError (past the
     deadline).
     """
+    models_dir, ffmpeg, device, threads = (runtime.models_dir, runtime.ffmpeg, runtime.device,
+                                           runtime.threads)
+    cores, iw3_low_vram, timeout_s = runtime.cores, runtime.iw3_low_vram, runtime.timeout_s
+    auto_download, hub_endpoint = runtime.auto_download, runtime.hub_endpoint
+    depth_stride = runtime.depth_stride
     started = time.perf_counter()
     reuse_freed_memory()  # per-frame buffers, reused instead of page-faulted in anew
     find_soon(ffmpeg)  # the final mux runs it: found while the frames convert
@@ -266,7 +274,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     if estimator is None:
         estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev,
                                    stride=job.depth_stride)
-        normalizer = resume(estimator, job.depth_state)
+        normalizer: Normalizer = resume(estimator, job.depth_state)
     else:
         from stereo_inference.depth.imported import AsIs
 
@@ -322,6 +330,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         first = next(iter_batches := iter(reader), None)
         if first is None:
             raise InvalidInputError(f"{input_path.name} has no decodable video frames")
+        if first.time_base is None:
+            raise InvalidInputError(f"{input_path.name}: its video stream has no time base")
         sar = info.sample_aspect
         if sar and info.rotation % 180:
             sar = (sar[1], sar[0])

@@ -159,7 +159,8 @@ class StereoEncoder:
     def _mux(self, packet: av.Packet) -> None:
         """Write ``packet``, its picture's closed captions put back in first
         (and the frame-packing SEI its place in the stream calls for)."""
-        cc = self.captions.pop(packet.pts, None) if self.captions else None
+        cc = (self.captions.pop(packet.pts, None)
+              if self.captions and packet.pts is not None else None)
         data = None
         if cc is not None and self.has_sei:
             data = with_caption_sei(bytes(packet), cc, hevc=self.hevc)
@@ -203,6 +204,8 @@ def nvenc_available(name: str = "h264_nvenc") -> bool:
     """True when the NVENC encoder ``name`` can really be opened (a GPU and driver)."""
     try:
         ctx = av.CodecContext.create(name, "w")
+        if not isinstance(ctx, av.VideoCodecContext):  # (not a video encoder)
+            return False
         ctx.width, ctx.height, ctx.pix_fmt = 256, 256, "yuv420p"
         ctx.time_base = Fraction(1, 25)
         ctx.open()

@@ -52,7 +52,8 @@ class FrameRateCap:
         for j, i in enumerate(kept):
             following = kept[j + 1] if j + 1 < len(kept) else len(batch.pts)
             own = batch.durations[i:following]
-            durations.append(sum(own) if all(d is not None for d in own) else batch.durations[i])
+            known = [d for d in own if d is not None]
+            durations.append(sum(known) if len(known) == len(own) else batch.durations[i])
         pts = [batch.pts[i] for i in kept]
         return dataclasses.replace(
             batch, eyes=batch.eyes[kept],

@@ -69,8 +69,10 @@ class Vr180Projection:
         scale = 4 if bit_depth > 8 else 1
         self.black = (16 * scale, 128 * scale)  # luma, chroma: limited-range black
 
-    def _plane(self, plane: np.ndarray, maps, fill: int) -> np.ndarray:
-        return cv2.remap(plane, *maps, interpolation=cv2.INTER_LINEAR,
+    def _plane(self, plane: np.ndarray, maps: tuple[np.ndarray, np.ndarray],
+               fill: int) -> np.ndarray:
+        map_x, map_y = maps
+        return cv2.remap(plane, map_x, map_y, interpolation=cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
 
     def __call__(self, frames: np.ndarray) -> np.ndarray:

@@ -82,5 +82,5 @@ def mark_file(path: Path, mode: OutputMode, params: ConversionParams) -> None:
     for VR180 (an MKV made from it by a stream copy carries both over)."""
     if mode is OutputMode.VR180:
         add_vr180_metadata(path)
-    elif packing(mode, params):
-        add_st3d(path, packing(mode, params))
+    elif packed := packing(mode, params):
+        add_st3d(path, packed)

@@ -13,13 +13,13 @@ import logging
 import shutil
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from shared_types.comfort_reports import comfort_key
+from shared_types.conversion import EngineRuntime
 from shared_types.envelope import (
     ErrorCode,
     InvocationRequest,
@@ -35,39 +35,16 @@ from shared_types.errors import (
     TransientError,
 )
 from shared_types.failure import failure_code
-from shared_types.ports import ObjectStorage
 
 from stereo_inference import work_dirs
+from stereo_inference.bootstrap import StorageFactory, default_metrics, s3_storage_factory
 from stereo_inference.convert import convert_file
-from stereo_inference.metrics import CloudWatchMetrics, LogMetrics, Metrics
+from stereo_inference.metrics import Metrics
 from stereo_inference.settings import InferenceSettings
 from stereo_inference.uris import Location, parse_uri
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-StereoSpot-Secret"
-StorageFactory = Callable[[str], ObjectStorage]
-
-
-def s3_storage_factory(settings: InferenceSettings) -> StorageFactory:
-    """ObjectStorage per bucket from aws-adapters (imported only when S3 is used)."""
-
-    def make(bucket: str) -> ObjectStorage:
-        from aws_adapters.s3_storage import S3ObjectStorage
-
-        return S3ObjectStorage(
-            bucket, region=settings.aws_region, endpoint_url=settings.aws_endpoint_url
-        )
-
-    return make
-
-
-def default_metrics(settings: InferenceSettings) -> Metrics:
-    """CloudWatch or log metrics, as configured."""
-    if settings.metrics == "cloudwatch":
-        return CloudWatchMetrics(settings.metrics_namespace, cloud=settings.cloud,
-                                 region=settings.aws_region,
-                                 endpoint_url=settings.aws_endpoint_url)
-    return LogMetrics(cloud=settings.cloud)
 
 
 def create_app(
@@ -80,6 +57,7 @@ def create_app(
     app = FastAPI(title="stereo-inference", docs_url=None, redoc_url=None)
     storages = storage_factory or s3_storage_factory(settings)
     sink = metrics or default_metrics(settings)
+    runtime = settings.engine_runtime()  # the same for every request
     busy = threading.Lock()
     secret = settings.inference_shared_secret
     stale_after_s = settings.segment_timeout_s + work_dirs.MARGIN_S
@@ -101,14 +79,15 @@ def create_app(
     def invocations(request: InvocationRequest) -> JSONResponse:
         with busy:  # released however the conversion ends, its deadline included
             work_dirs.sweep(settings.work_dir, older_than_s=stale_after_s)
-            body = _invoke(request, settings, storages, sink)
+            body = _invoke(request, settings, runtime, storages, sink)
         return JSONResponse(body)
 
     _install_error_handlers(app)
     return app
 
 
-def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: StorageFactory,
+def _invoke(req: InvocationRequest, settings: InferenceSettings, runtime: EngineRuntime,
+            storages: StorageFactory,
             sink: Metrics) -> dict:
     source = parse_uri(req.input_uri, file_root=settings.file_root)
     target = parse_uri(req.output_uri, file_root=settings.file_root)
@@ -130,19 +109,17 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             output_path.parent.mkdir(parents=True, exist_ok=True)
         result = convert_file(
             input_path, output_path, mode=req.mode, params=req.params,
-            depth_state=req.depth_state, models_dir=settings.models_dir,
-            ffmpeg=settings.ffmpeg, device=settings.device, threads=settings.threads,
-            iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            depth_state=req.depth_state, runtime=runtime,
             deadline=settings.deadline_policy(cap_s=settings.segment_timeout_s),
-            context_path=context_path, auto_download=settings.model_auto_download,
-            hub_endpoint=settings.hub_endpoint, depth_stride=settings.depth_stride,
+            context_path=context_path,
             depth_video=depth_path,
         )
         if target.bucket:
+            bucket, key = target.object()
             if result.comfort_report is not None:  # first: whoever sees the video finds it
-                storages(target.bucket).put_file(comfort_key(target.key), result.comfort_report,
-                                                 content_type="application/json")
-            storages(target.bucket).put_file(target.key, output_path, content_type="video/mp4")
+                storages(bucket).put_file(comfort_key(key), result.comfort_report,
+                                          content_type="application/json")
+            storages(bucket).put_file(key, output_path, content_type="video/mp4")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     duration = time.perf_counter() - started
@@ -165,9 +142,10 @@ def _fetch(source: Location, stem: Path, storages: StorageFactory) -> Path:
         if not source.path.is_file():
             raise NotFoundError(f"input not found: {source.uri}")
         return source.path
+    bucket, key = source.object()
     # A fixed name: the key's suffix (".m3u8", ".ffconcat") never picks a demuxer.
     path = stem.with_suffix(".video")
-    storages(source.bucket).get_file(source.key, path)
+    storages(bucket).get_file(key, path)
     return path
 
 

@@ -153,7 +153,7 @@ class SubtitleBurner:
         lines = self.cues[index].text.splitlines()
         sizes = [cv2.getTextSize(line, FONT, scale, thick) for line in lines]
         line_h = max(s[0][1] + s[1] for s in sizes) + thick * 2
-        canvas = np.zeros((dh, dw), np.uint8)
+        canvas: np.ndarray = np.zeros((dh, dw), np.uint8)
         y = dh - int(0.06 * dh) - line_h * (len(lines) - 1)
         for line, ((tw, _), _) in zip(lines, sizes, strict=True):
             cv2.putText(canvas, line, ((dw - tw) // 2, y), FONT, scale, 255, thick, cv2.LINE_AA)

@@ -4,6 +4,7 @@ import subprocess
 import av
 import numpy as np
 import pytest
+from shared_types.conversion import EngineRuntime
 from shared_types.models import ConversionParams, OutputMode
 from stereo_media.ffmpeg import ffmpeg_path
 
@@ -201,7 +202,7 @@ def test_a_conversion_limited_to_one_core_gives_the_same_frames(clip, tmp_path):
     """``cores=1`` (one conversion per core on a busy machine) caps the decoder's,
     encoder's and render's threads; the output is the same video."""
     out = tmp_path / "one-core.mp4"
-    result = convert_file(clip, out, mode="half-sbs", cores=1)
+    result = convert_file(clip, out, mode="half-sbs", runtime=EngineRuntime(cores=1))
     assert result.frames == read_video(clip)["frames"]
     assert read_video(out)["size"] == read_video(clip)["size"]
 
@@ -307,7 +308,8 @@ def test_a_cut_off_download_converts_what_it_holds_and_says_so(tmp_path, caplog,
     with caplog.at_level("WARNING", logger="stereo_inference.convert"):
         convert_file(whole, tmp_path / "a.mp4", mode="half-sbs")
         assert "incomplete" not in caplog.text
-        result = convert_file(cut, tmp_path / "b.mp4", mode="half-sbs", cores=cores)
+        result = convert_file(
+            cut, tmp_path / "b.mp4", mode="half-sbs", runtime=EngineRuntime(cores=cores))
     assert 24 <= result.frames < 192
     assert "cut.mp4 ends after" in caplog.text and "of the 8.0 s its index lists" in caplog.text
     assert read_video(tmp_path / "b.mp4")["frames"] == result.frames

@@ -2,6 +2,7 @@ import json
 from pathlib import Path
 
 import pytest
+from shared_types.conversion import EngineRuntime
 from shared_types.models import ConversionParams, DepthModel
 from stereo_media.stereo_boxes import read_st3d
 from stereo_media.testing.media_facts import media_facts
@@ -31,7 +32,8 @@ def fake_iw3(monkeypatch, tmp_path):
 
 def test_iw3_gets_the_conversion_arguments_and_its_output_is_kept(fake_iw3, clip, tmp_path):
     out = tmp_path / "o.mp4"
-    result = convert_file(clip, out, mode="half-sbs", params=IW3, iw3_low_vram=True)
+    result = convert_file(
+        clip, out, mode="half-sbs", params=IW3, runtime=EngineRuntime(iw3_low_vram=True))
     args = json.loads(fake_iw3.read_text())
     assert args["input"] == str(clip)
     assert args["half_sbs"]

@@ -79,10 +79,10 @@ def create_app(settings: WebSettings, backend: Backend | None = None, *,
         BodyLimitMiddleware, max_bytes=settings.max_body_bytes,
         exempt_prefixes=(STORAGE_MOUNT + "/",),
     )
-    if settings.basic_auth_enabled:
+    if settings.basic_auth is not None:
+        user, password = settings.basic_auth
         app.add_middleware(
-            BasicAuthMiddleware, user=settings.basic_auth_user,
-            password=settings.basic_auth_password.get_secret_value(),
+            BasicAuthMiddleware, user=user, password=password,
             exempt_prefixes=AUTH_EXEMPT,
         )
     app.add_middleware(SecurityHeadersMiddleware, form_origins=upload_origins(backend))

@@ -72,4 +72,11 @@ class WebSettings(BackendSettings):
 
     @property
     def basic_auth_enabled(self) -> bool:
-        return bool(self.basic_auth_user and self.basic_auth_password)
+        return self.basic_auth is not None
+
+    @property
+    def basic_auth(self) -> tuple[str, str] | None:
+        """(user, password) when both are set, else None (no basic auth)."""
+        if self.basic_auth_user and self.basic_auth_password:
+            return self.basic_auth_user, self.basic_auth_password.get_secret_value()
+        return None

@@ -269,7 +269,7 @@ class MemoryQueue:
 
     def _lease(self, max_messages: int, visibility_s: float) -> list[Message]:
         t = self._clock()
-        out = []
+        out: list[Message] = []
         for mid, m in sorted(self._msgs.items(), key=lambda kv: kv[1]["seq"]):
             if len(out) >= max_messages:
                 break

@@ -91,8 +91,8 @@ def _outlines(labels: np.ndarray, n: int, pairs: tuple[np.ndarray, ...]
     a, b, _, _ = pairs
     held = np.bincount(a * n + b, minlength=n * n).reshape(n, n)
     held += held.T
-    edge = sum(np.bincount(side, minlength=n) for side in
-               (labels[0], labels[1:, 0], labels[1:, -1]))
+    edge = (np.bincount(labels[0], minlength=n) + np.bincount(labels[1:, 0], minlength=n)
+            + np.bincount(labels[1:, -1], minlength=n))
     return held, edge
 
 
