@@ -20,7 +20,7 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from shared_types import keys
@@ -45,6 +45,7 @@ from shared_types.transitions import CHUNKABLE, claim_chunking, finish_chunking,
 from stereo_media.bounded_probe import probe_video, refuse_oversize
 from stereo_media.clock_jumps import continuous_source
 from stereo_media.errors import UnusableVideoError
+from stereo_media.source_cut import source_span
 
 from media_worker.clip import cut_clip
 from media_worker.cut_plan import planned_cuts
@@ -186,7 +187,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
     alive = JobKeepAlive(backend.jobs, job_id, JobStatus.CHUNKING_IN_PROGRESS,
                          every_s=deps.keepalive_s, run=run)
     try:
-        with _workspace(deps, job_id) as work:
+        with _workspace(deps, job_id) as work, ExitStack() as asked:
             if job.is_clip:
                 # Seconds of the parent's source, read where it lies (its header read;
                 # a joined recording's continuous copy: played_timeline).
@@ -204,6 +205,10 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                              what="chunking this video in the work folder")
                 source = source_file(backend.input_storage, info, work / "source.mp4")
                 source = _on_one_timeline(source, work, deps, alive)
+                # the part the job asks for (params start_s/end_s), if not all of it
+                source = asked.enter_context(source_span(
+                    deps.runner, source, work, start_s=job.params.start_s,
+                    end_s=job.params.end_s, on_tick=alive.tick))
             video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                      video.height, video.duration_s, video.video_frames, video.has_audio)

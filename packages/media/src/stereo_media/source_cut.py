@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -56,33 +56,41 @@ def cut_command(source: Path, dest: Path, start_s: float | None, end_s: float | 
             "libx264", "-qp", "0", "-preset", "ultrafast", "-f", "matroska", str(dest)]
 
 
-def _origin_s(source: Path) -> float:
-    """The source's first timestamp in seconds (0 when it says none)."""
+def _origin_s(source: Path, start_s: float | None) -> float:
+    """The source's first timestamp in seconds (0 when it says none). Raises
+    InvalidRequestError when it says it ends before ``start_s``."""
     import av
 
     try:
         with av.open(str(source), options=av_options()) as container:
-            return (container.start_time or 0) / 1e6
+            origin, length = (container.start_time or 0) / 1e6, container.duration
     except (av.FFmpegError, OSError):
         return 0.0  # the cut's own ffmpeg says what is wrong with it
+    if start_s and length is not None and start_s >= length / 1e6:
+        raise InvalidRequestError(f"The start ({start_s:g} s) is at or after the end of "
+                                  f"the video ({length / 1e6:.1f} s long).")
+    return origin
 
 
 @contextmanager
 def source_span(runner: FfmpegRunner, source: Path, folder: Path, *, start_s: float | None,
-                end_s: float | None) -> Iterator[Path]:
+                end_s: float | None, on_tick: Callable[[], None] | None = None
+                ) -> Iterator[Path]:
     """``source`` itself when neither time is given, else a copy of that part of it
     in ``folder`` (removed when the block ends). Raises InvalidRequestError for a
-    span that is not one, Ffmpeg*Error when the copy fails."""
+    span that is not one, Ffmpeg*Error when the copy fails. ``on_tick`` is
+    called while ffmpeg cuts (a job's keep-alive)."""
     if start_s is None and end_s is None:
         yield source
         return
     check_span(start_s, end_s)
+    origin_s = _origin_s(source, start_s)
     # a folder of its own: the copy keeps the source's name (a job's title)
     scratch = Path(tempfile.mkdtemp(prefix=".span-", dir=folder))
     dest = scratch / f"{Path(source).stem}.mkv"
     try:
-        runner.run(cut_command(source, dest, start_s, end_s, origin_s=_origin_s(source)),
-                   what="cut the asked part")
+        runner.run(cut_command(source, dest, start_s, end_s, origin_s=origin_s),
+                   what="cut the asked part", on_tick=on_tick)
         yield dest
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

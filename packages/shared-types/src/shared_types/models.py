@@ -179,6 +179,10 @@ class ConversionParams(Contract):
     max_fps: float | None = Field(
         None, gt=0.0, le=240.0, description="drop frames above this rate; None: keep all")
     cross_eyed: bool = Field(False, description="SBS layouts: the right view on the left")
+    # the part of the source converted (seconds from its beginning; None: its start/end):
+    # the chunker cuts it first (stereo_media.source_cut); the CLIs cut before the upload
+    start_s: float | None = Field(None, ge=0.0, le=864_000.0)
+    end_s: float | None = Field(None, gt=0.0, le=864_000.0)
     # Comfort controls (shared_types.stereo_controls; what they do: stereo_inference.shaping)
     auto_convergence: bool = Field(
         False, description="screen plane per shot from the depth, smoothed, reset at cuts")
@@ -206,6 +210,13 @@ class ConversionParams(Contract):
                 self.screen_width_m is None or self.viewing_distance_m is None):
             raise ValueError("custom viewing needs the screen width and the viewing distance "
                              "(screen_width_m, viewing_distance_m)")
+        return self
+
+    @model_validator(mode="after")
+    def _end_after_start(self) -> ConversionParams:
+        if self.end_s is not None and self.end_s <= (self.start_s or 0.0):
+            raise ValueError(f"the end ({self.end_s:g} s) must come after the start "
+                             f"({self.start_s or 0:g} s)")
         return self
 
 

@@ -98,3 +98,14 @@ def test_a_control_iw3_lacks_is_refused_at_creation_with_the_reason(client):
         "floating_window": True}}).status_code == 201
     plain = client.post("/api/jobs", json={"mode": "sbs", "params": {"depth_model": "iw3"}})
     assert "is not available with the iw3" not in plain.text
+
+
+def test_the_api_carries_the_part_to_convert(client, backend):
+    body = client.post("/api/jobs", json={"mode": "sbs", "params": {
+        "start_s": 5, "end_s": 9.5}}).json()
+    params = backend.jobs.get(body["job_id"]).params
+    assert (params.start_s, params.end_s) == (5.0, 9.5)
+    refused = client.post("/api/jobs", json={"mode": "sbs", "params": {
+        "start_s": 9.5, "end_s": 5}})
+    assert refused.status_code == 422
+    assert "must come after the start" in refused.text

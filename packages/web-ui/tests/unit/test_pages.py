@@ -288,3 +288,25 @@ def test_cross_eyed_top_bottom_is_refused_on_the_form(client, backend, token):
     assert r.status_code == 400  # the form's invalid-field page, as for other fields
     assert "side-by-side" in r.text
     assert backend.jobs.list_in_progress() == []  # no job made
+
+
+def test_the_form_carries_the_part_to_convert(client, backend, token):
+    r = client.post("/jobs", data={"mode": "sbs", "start_s": "12.5", "end_s": "40",
+                                   "csrf_token": token}, follow_redirects=False)
+    job = backend.jobs.get(r.headers["location"].rsplit("/", 1)[1])
+    assert (job.params.start_s, job.params.end_s) == (12.5, 40.0)  # the chunker cuts these
+    # left empty, as a browser sends the untouched fields: the whole video
+    r = client.post("/jobs", data={"mode": "sbs", "start_s": "", "end_s": "",
+                                   "csrf_token": token}, follow_redirects=False)
+    job = backend.jobs.get(r.headers["location"].rsplit("/", 1)[1])
+    assert (job.params.start_s, job.params.end_s) == (None, None)
+
+
+def test_an_end_before_the_start_is_refused_on_the_form_with_the_reason(client, backend, token):
+    before = len(backend.jobs.list_in_progress())
+    r = client.post("/jobs", data={"mode": "sbs", "start_s": "30", "end_s": "10",
+                                   "csrf_token": token})
+    assert r.status_code == 400
+    assert any("must come after the start" in d for d in r.context["details"])
+    assert len(backend.jobs.list_in_progress()) == before  # nothing created
+

@@ -27,7 +27,7 @@ from shared_types.retry import retry_job
 from web_ui import jobs as job_service
 from web_ui import lifecycle, uploads, webhooks
 from web_ui.comfort_chart import job_comfort_chart
-from web_ui.comfort_form import ComfortFields, ViewingFields
+from web_ui.comfort_form import ComfortFields, ViewingFields, form_model
 from web_ui.dependencies import (
     SAFE_FORM,
     BackendDep,
@@ -89,14 +89,17 @@ def create_job(
     subtitles_3d: Annotated[bool, Form()] = False,
     codec: Annotated[VideoCodec, Form()] = VideoCodec.X264,
     cross_eyed: Annotated[bool, Form()] = False,
+    start_s: Annotated[float | None, Form(ge=0.0)] = None,
+    end_s: Annotated[float | None, Form(gt=0.0)] = None,
     webhook_url: Annotated[str | None, Form(max_length=2000)] = None,
     preview: Annotated[bool, Form()] = False,
 ) -> Response:
     chosen = {"depth_model": depth_model} if depth_model else {}
-    params = resolve_params(ConversionParams(
-        divergence=divergence, convergence=convergence, anaglyph_method=anaglyph_method,
-        dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, codec=codec,
-        cross_eyed=cross_eyed, **chosen, **comfort, **viewing,
+    params = resolve_params(form_model(
+        ConversionParams, divergence=divergence, convergence=convergence,
+        anaglyph_method=anaglyph_method, dynamic_range=dynamic_range,
+        subtitles_3d=subtitles_3d, codec=codec,
+        cross_eyed=cross_eyed, start_s=start_s, end_s=end_s, **chosen, **comfort, **viewing,
     ), settings, defaults)
     if cross_eyed and mode not in CROSS_EYED_MODES:  # said on the form, not after the upload
         raise RequestValidationError([{
@@ -104,8 +107,8 @@ def create_job(
             "msg": "cross-eyed is for the side-by-side formats (full or half width)"}])
     hook = webhooks.form_url(webhook_url, settings.webhook_policy)
     job = job_service.create_job(
-        backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
-                                  webhook_url=hook, preview=preview),
+        backend, form_model(CreateJobRequest, mode=mode, title=title, params=params,
+                             container=container, webhook_url=hook, preview=preview),
         depth_notice=defaults.notice_for(params.depth_model),
     )
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
