@@ -124,8 +124,7 @@ def convert_file(
         container = Container(container) if container else container_of(output_path)
         info = probe_video(input_path)
         policy = deadline or DeadlinePolicy(cap_s=timeout_s)
-        budget = Deadline(policy.limit_s(info.frames or (round(info.duration_s * info.fps)
-                                                         or None)))
+        budget = Deadline(policy.limit_s(policy.frames_of(info)))
         if depth_video is not None:
             return _convert_with_depth_video(_Conversion(
                 input_path=input_path, output_path=output_path, mode=mode, params=params,

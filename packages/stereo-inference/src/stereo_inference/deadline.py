@@ -44,6 +44,12 @@ class DeadlinePolicy:
         limit = self.base_s + self.s_per_frame * frames
         return min(limit, self.cap_s) if self.cap_s is not None else limit
 
+    @staticmethod
+    def frames_of(info) -> int | None:
+        """The frame count a limit is derived from: the one a probe
+        (``video_info.VideoInfo``) lists, else duration x rate, else unknown."""
+        return info.frames or (round(info.duration_s * info.fps) or None)
+
 
 class Deadline:
     """A point in time a conversion must be done by."""
