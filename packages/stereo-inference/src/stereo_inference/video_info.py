@@ -42,8 +42,8 @@ def probe_video(path: Path) -> VideoInfo:
     """Open ``path`` and describe its first video stream.
 
     Raises InvalidInputError for a missing, zero-byte, corrupt or audio-only
-    file, or a frame size beyond ``stereo_media.probe_limits`` (the media
-    worker's limit too).
+    file, or one beyond ``stereo_media.probe_limits`` (bytes, frame size, frame
+    rate, frame count, duration: the media worker's limits too).
     """
     path = Path(path)
     if not path.is_file():
@@ -69,13 +69,14 @@ def _describe(container, path: Path) -> VideoInfo:
     width, height = stream.codec_context.width, stream.codec_context.height
     if not width or not height:
         raise InvalidInputError(f"{path.name}: video stream has no frame size")
-    if DEFAULT_LIMITS.refuses_size(width, height):
-        raise InvalidInputError(
-            f"{path.name}: {width}x{height} exceeds the "
-            f"{DEFAULT_LIMITS.max_width}x{DEFAULT_LIMITS.max_height} limit"
-        )
     rate = stream_rate(stream) or Fraction(25)
     duration = _duration_s(container, stream)
+    # the media worker's limits, in its words: what it accepts the engine converts
+    refusal = DEFAULT_LIMITS.refusal(width=width, height=height, size_bytes=path.stat().st_size,
+                                     fps=float(rate), frames=stream.frames or None,
+                                     duration_s=duration)
+    if refusal is not None:
+        raise InvalidInputError(f"{path.name}: {refusal}")
     rotation, color, hdr = _first_frame(container, stream)
     if color is None:
         raise InvalidInputError(f"{path.name}: no decodable video frame")
@@ -112,3 +113,13 @@ def _first_frame(container, stream):
     for frame in ReadableFrames(container, stream, Path(container.name).name):
         return int(round(frame.rotation or 0)) % 360, frame_color(frame), hdr_info(frame)
     return 0, None, HdrInfo(bit_depth=8)
+
+
+def video_length(path: Path) -> tuple[int | None, int | None]:
+    """(frames, pixels a frame) of ``path`` for an estimate; (None, None) when it
+    cannot be read (the conversion then says why)."""
+    try:
+        info = probe_video(path)
+    except InvalidInputError:
+        return None, None
+    return info.frames or round(info.duration_s * info.fps) or None, info.width * info.height

@@ -10,6 +10,7 @@ from shared_types.ports import Backend
 from starlette.templating import Jinja2Templates
 
 from web_ui import csrf
+from web_ui.depth_defaults import DepthDefaults
 from web_ui.eta import EtaEstimator
 from web_ui.settings import WebSettings
 
@@ -30,10 +31,15 @@ def get_templates(request: Request) -> Jinja2Templates:
     return request.app.state.templates
 
 
+def get_depth_defaults(request: Request) -> DepthDefaults:
+    return request.app.state.depth_defaults
+
+
 SettingsDep = Annotated[WebSettings, Depends(get_settings)]
 BackendDep = Annotated[Backend, Depends(get_backend)]
 EtaDep = Annotated[EtaEstimator, Depends(get_eta)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
+DepthDefaultsDep = Annotated[DepthDefaults, Depends(get_depth_defaults)]
 
 
 def public_hosts(settings: WebSettings) -> frozenset[str]:

@@ -7,6 +7,7 @@ import unicodedata
 import uuid
 
 from pydantic import BaseModel
+from shared_types import transitions
 from shared_types.dtos import CreateJobRequest, PresignedPlaybackResponse
 from shared_types.errors import PermanentError
 from shared_types.job_updates import job_sort_time
@@ -46,15 +47,17 @@ def load_job(backend: Backend, raw_job_id: str) -> Job:
 WAITING_FOR_UPLOAD = (JobStatus.CREATED, JobStatus.AWAITING_CONFIRMATION)
 
 
-def create_job(backend: Backend, request: CreateJobRequest) -> Job:
+def create_job(backend: Backend, request: CreateJobRequest, *,
+               depth_notice: str | None = None) -> Job:
     """Record a new job in ``created`` (``awaiting_confirmation`` when it is
-    held for a preview) and return it."""
+    held for a preview) and return it; ``depth_notice``: the line its page shows
+    about its depth model (``depth_defaults``)."""
     title = request.title.strip() if request.title else None
     status = JobStatus.AWAITING_CONFIRMATION if request.preview else JobStatus.CREATED
     job = Job(job_id=new_job_id(), mode=request.mode, title=title or None, params=request.params,
-              container=request.container, webhook_url=request.webhook_url, status=status)
-    backend.jobs.create(job)
-    return job
+              container=request.container, webhook_url=request.webhook_url, status=status,
+              depth_notice=depth_notice)
+    return transitions.create_job(backend.jobs, job)
 
 
 def download_name(job: Job) -> str:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from shared_types.models import Job, JobStatus, JobUpdate, now
 from shared_types.ports import Backend
+from shared_types.transitions import record
 
 from web_ui.errors import OutboundRefusedError
 from web_ui.outbound import DeliveryError, OutboundPolicy, check_url, post
@@ -128,11 +129,11 @@ def deliver_and_record(backend: Backend, job: Job, config: WebhookConfig) -> boo
         delivered = deliver(job, config)
     except OutboundRefusedError as exc:
         log.warning("job_id=%s webhook refused, not retried: %s", job.job_id, exc)
-        backend.jobs.update(job.job_id, JobUpdate(webhook_attempts=MAX_ATTEMPTS))
+        record(backend.jobs, job.job_id, JobUpdate(webhook_attempts=MAX_ATTEMPTS))
         return False
     if delivered:
-        backend.jobs.update(job.job_id, JobUpdate(notified_at=now()))
+        record(backend.jobs, job.job_id, JobUpdate(notified_at=now()))
         log.info("job_id=%s webhook delivered (%s)", job.job_id, job.status.value)
     else:
-        backend.jobs.update(job.job_id, JobUpdate(webhook_attempts=job.webhook_attempts + 1))
+        record(backend.jobs, job.job_id, JobUpdate(webhook_attempts=job.webhook_attempts + 1))
     return delivered

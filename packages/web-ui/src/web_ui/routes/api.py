@@ -19,7 +19,7 @@ from shared_types.ports import Backend
 
 from web_ui import jobs as job_service
 from web_ui import lifecycle, uploads, webhooks
-from web_ui.dependencies import SAFE_API, BackendDep, EtaDep, SettingsDep
+from web_ui.dependencies import SAFE_API, BackendDep, DepthDefaultsDep, EtaDep, SettingsDep
 from web_ui.eta import EtaEstimator
 from web_ui.model_choice import resolve_params
 from web_ui.progress_snapshot import snapshot
@@ -39,13 +39,15 @@ def _item(job: Job) -> JobListItem:
 
 @router.post("/jobs", status_code=201, dependencies=SAFE_API)
 def create_job(
-    body: CreateJobRequest, backend: BackendDep, settings: SettingsDep
+    body: CreateJobRequest, backend: BackendDep, settings: SettingsDep,
+    defaults: DepthDefaultsDep,
 ) -> CreateJobResponse:
     """Create a job and return the form to POST its source video with (the
     storage refuses a file over ``max_upload_bytes``)."""
-    body = body.model_copy(update={"params": resolve_params(body.params, settings)})
+    body = body.model_copy(update={"params": resolve_params(body.params, settings, defaults)})
     webhooks.form_url(body.webhook_url, settings.webhook_policy)  # scheme checked before any job
-    job = job_service.create_job(backend, body)
+    job = job_service.create_job(backend, body,
+                                 depth_notice=defaults.notice_for(body.params.depth_model))
     upload = uploads.upload_form(backend, job, max_bytes=settings.max_upload_bytes,
                                  expires_s=settings.upload_url_expires_s)
     return CreateJobResponse(
