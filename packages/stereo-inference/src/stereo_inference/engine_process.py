@@ -180,8 +180,10 @@ def _signal_group(pid: int | None, sig: int) -> None:
 
 def _remove_partials(output_path: Path) -> None:
     """What a stopped conversion leaves beside its output: the partial output
-    (``runtime.partial_path`` and its video-only pass) and a timeline copy."""
-    for pattern in (f".{output_path.stem}.partial*", f".{output_path.stem}.continuous*"):
+    (``runtime.partial_path`` and its video-only pass), a timeline copy, and a
+    comfort report written just before the output's rename."""
+    for pattern in (f".{output_path.stem}.partial*", f".{output_path.stem}.continuous*",
+                    f"{output_path.name}.comfort.json"):
         for leftover in output_path.parent.glob(pattern):
             leftover.unlink(missing_ok=True)
 
