@@ -85,35 +85,45 @@ class EngineProcess:
         the child died on its own (out of memory, a crash).
         """
         kwargs.setdefault("deadline", self._policy)
+        output_path = Path(output_path)
         with self._lock:
             child = self._ensure_child()
-            sent_at = time.monotonic()
-            child.jobs.send((Path(input_path), Path(output_path), kwargs, progress is not None))
-            limit_s = self._policy.limit_s(None)
-            while True:
-                wait_s = sent_at + limit_s + self._margin_s - time.monotonic()
-                try:
-                    if not child.jobs.poll(max(0.0, wait_s)):
-                        self._kill(child, Path(output_path))
-                        raise EngineTimeoutError(
-                            f"the conversion ran past its deadline of {limit_s:.0f} s inside "
-                            "one step (a stuck decoder, depth model or encoder) and its "
-                            "process was killed")
-                    kind, *rest = child.jobs.recv()
-                except (EOFError, OSError) as exc:
-                    code = child.reap()
-                    self._slot.clear()
-                    _remove_partials(Path(output_path))
-                    raise EngineTransientError(
-                        f"the conversion process ended unexpectedly (exit code {code})") from exc
-                if kind == "deadline":
-                    limit_s = rest[0]
-                elif kind == "progress":
-                    progress(*rest)
-                elif kind == "error":
-                    raise rest[0]
+            child.jobs.send((Path(input_path), output_path, kwargs, progress is not None))
+            try:
+                kind, value = self._answer(child, progress)
+            except BaseException as exc:
+                if self._slot and self._slot[0] is child:  # busy with a job nobody awaits
+                    self._kill(child, output_path, reason=str(exc) or type(exc).__name__)
                 else:
-                    return rest[0]
+                    _remove_partials(output_path)
+                raise
+        if kind == "error":
+            raise value
+        return value
+
+    def _answer(self, child: _Child, progress) -> tuple[str, Any]:
+        """The child's answer to the job just sent, its progress passed on meanwhile."""
+        sent_at, limit_s = time.monotonic(), self._policy.limit_s(None)
+        while True:
+            wait_s = sent_at + limit_s + self._margin_s - time.monotonic()
+            try:
+                if not child.jobs.poll(max(0.0, wait_s)):
+                    raise EngineTimeoutError(
+                        f"the conversion ran past its deadline of {limit_s:.0f} s inside "
+                        "one step (a stuck decoder, depth model or encoder) and its "
+                        "process was killed")
+                kind, *rest = child.jobs.recv()
+            except (EOFError, OSError) as exc:
+                code = child.reap()
+                self._slot.clear()
+                raise EngineTransientError(
+                    f"the conversion process ended unexpectedly (exit code {code})") from exc
+            if kind == "deadline":
+                limit_s = rest[0]
+            elif kind == "progress":
+                progress(*rest)  # may raise (a caller's own limit): the child is then killed
+            else:
+                return kind, rest[0]
 
     def _ensure_child(self) -> _Child:
         if self._slot and not self._slot[0].process.is_alive():
@@ -122,10 +132,10 @@ class EngineProcess:
             self._slot.append(_Child.spawn(self._convert, self._warm))
         return self._slot[0]
 
-    def _kill(self, child: _Child, output_path: Path) -> None:
+    def _kill(self, child: _Child, output_path: Path, *, reason: str) -> None:
         _stop_any(self._slot, self._grace_s)
         _remove_partials(output_path)
-        log.warning("killed conversion process %d at its deadline", child.process.pid)
+        log.warning("killed conversion process %d: %s", child.process.pid, reason)
         self._ensure_child()  # started now, warm for the next request
 
 

@@ -118,6 +118,30 @@ def test_a_child_that_ignores_sigterm_is_killed_with_its_ffmpeg(tmp_path, stuck)
         engine.close()
 
 
+class _Enough(Exception):
+    pass
+
+
+def test_a_caller_that_gives_up_in_its_progress_callback_gets_a_fresh_child(tmp_path, clip):
+    engine = EngineProcess(policy=POLICY, margin_s=0.5, term_grace_s=0.5)
+
+    def give_up(done, total):
+        raise _Enough(f"{done} of {total} frames is enough")
+
+    try:
+        engine.start()
+        abandoned = engine.pid
+        with pytest.raises(_Enough):
+            engine.convert(clip, tmp_path / "given-up.mp4", mode="half-sbs", progress=give_up)
+        assert engine.pid != abandoned
+        assert wait_until(lambda: _gone(abandoned))  # not left converting for nobody
+        result = engine.convert(clip, tmp_path / "next.mp4", mode="anaglyph")
+        assert result.frames == 24 and (tmp_path / "next.mp4").exists()  # its own answer
+        assert not (tmp_path / "given-up.mp4").exists()
+    finally:
+        engine.close()
+
+
 _ORPHAN_CHECK = """
 import os, sys
 from stereo_inference.deadline import DeadlinePolicy
