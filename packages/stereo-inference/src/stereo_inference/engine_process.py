@@ -35,6 +35,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from shared_types.malloc_arenas import use_one_malloc_arena
+
 from stereo_inference.deadline import DeadlinePolicy
 from stereo_inference.errors import EngineTimeoutError, EngineTransientError
 
@@ -201,6 +203,7 @@ def _remove_partials(output_path: Path) -> None:
 def _child_main(jobs: Connection, lifeline: Connection, convert, warm: str | None) -> None:
     """The child: its own process group, a watch on the parent, then jobs until told to stop."""
     os.setpgid(0, 0)
+    use_one_malloc_arena()  # before any thread: a request reuses the last one's memory
     threading.Thread(target=_die_with_parent, args=(lifeline,), daemon=True).start()
     if convert is None:
         from stereo_inference.convert import convert_file as convert
