@@ -38,6 +38,7 @@ from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
 from stereo_inference.formats import decoded_size, eye_size, output_size, parse_mode
+from stereo_inference.lookahead import with_lookahead
 from stereo_inference.mux import mux_output, nothing_to_keep, source_streams
 from stereo_inference.runtime import (
     batch_frames,
@@ -320,7 +321,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             use_nvenc=on_gpu, threads=job.cores, faststart=direct,
         )
         frames = run_stages(
-            job.deadline.batches(_chain(first, iter_batches)),
+            with_lookahead(job.deadline.batches(_chain(first, iter_batches)), estimator),
             renderer.render, encoder, renderer.eye_format,
             total=total, progress=job.progress, estimate=renderer.estimate, clock=clock,
             renderers=renderers(dev, job.cores),

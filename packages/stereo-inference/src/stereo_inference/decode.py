@@ -56,6 +56,7 @@ class FrameBatch:
     depth: object = None  # normalised depth (B,1,h,w), once the depth stage has run
     plan: object = None  # its ``shot_plan.FramePlan``, made with the depth
     held: np.ndarray | None = None  # (B,) bool: frames repeating the one before (depth stage)
+    ahead: np.ndarray | None = None  # depth inputs of the frames after it (``lookahead``)
     on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
     ready: object = None  # the CUDA event the render waits for (``cuda_streams``)
 

@@ -121,6 +121,8 @@ class StereoRenderer:
         do not repeat the one before them (``held_frames``); ``batch.held`` says
         which did."""
         batch.held = held(batch.depth_rgb, self._last_small)
+        if batch.ahead is not None and hasattr(self.estimator, "look_ahead"):
+            self.estimator.look_ahead(batch.ahead)
         batch.depth = estimate_held(lambda small: self._depth(rgb_frames(small, device)),
                                     batch.depth_rgb, batch.held, self._last_depth)
         self._last_small, self._last_depth = batch.depth_rgb[-1], batch.depth[-1]
