@@ -1,7 +1,8 @@
 """A conversion that hangs inside a batch, the way a stuck native call does.
 
 ``stuck_convert_file`` is ``convert_file`` whose depth estimator, for an input
-named ``*stuck*``, never returns from ``estimate``: it first writes a marker
+named ``stuck*`` or in a folder whose name holds ``-stuck-`` (the video-worker's
+folder of a job ``stuck``), never returns from ``estimate``: it first writes a marker
 beside the input (proof that the frame loop reached it) and then blocks on an
 event, as a decoder, torch op or iw3 call that hangs blocks -- no deadline check
 runs until it returns. Any other input converts normally. A module-level
@@ -45,8 +46,9 @@ def marker_of(input_path: Path) -> Path:
 
 def stuck_convert_file(input_path: Path, output_path: Path, *,
                        release: threading.Event | None = None, **kwargs):
-    """``convert_file``, stuck inside its first batch when ``input_path``'s name has 'stuck'."""
-    if "stuck" not in Path(input_path).name:
+    """``convert_file``, stuck inside its first batch for a stuck input (see above)."""
+    path = Path(input_path)
+    if not (path.name.startswith("stuck") or "-stuck-" in path.parent.name):
         return engine.convert_file(input_path, output_path, **kwargs)
     stuck = StuckDepth(marker_of(input_path), release or threading.Event())
     engine.load_estimator = lambda *args, **kw: stuck
