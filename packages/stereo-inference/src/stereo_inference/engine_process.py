@@ -90,9 +90,9 @@ class EngineProcess:
         output_path = Path(output_path)
         with self._lock:
             child = self._ensure_child()
-            child.jobs.send((Path(input_path), output_path, kwargs, progress is not None))
+            job = (Path(input_path), output_path, kwargs, progress is not None)
             try:
-                kind, value = self._answer(child, progress)
+                kind, value = self._answer(child, job, progress)
             except BaseException as exc:
                 if self._slot and self._slot[0] is child:  # busy with a job nobody awaits
                     self._kill(child, output_path, reason=str(exc) or type(exc).__name__)
@@ -103,12 +103,15 @@ class EngineProcess:
             raise value
         return value
 
-    def _answer(self, child: _Child, progress) -> tuple[str, Any]:
-        """The child's answer to the job just sent, its progress passed on meanwhile."""
+    def _answer(self, child: _Child, job: tuple | None, progress) -> tuple[str, Any]:
+        """The child's answer to ``job``, its progress passed on meanwhile."""
         sent_at, limit_s = time.monotonic(), self._policy.limit_s(None)
         while True:
             wait_s = sent_at + limit_s + self._margin_s - time.monotonic()
             try:
+                if job is not None:
+                    child.jobs.send(job)
+                    job = None
                 if not child.jobs.poll(max(0.0, wait_s)):
                     raise EngineTimeoutError(
                         f"the conversion ran past its deadline of {limit_s:.0f} s inside "

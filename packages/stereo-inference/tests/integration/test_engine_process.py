@@ -20,11 +20,12 @@ from stereo_media.testing.media import make_video
 
 from stereo_inference.deadline import DeadlinePolicy
 from stereo_inference.engine_process import EngineProcess
-from stereo_inference.errors import EngineTimeoutError
+from stereo_inference.errors import EngineTimeoutError, EngineTransientError
 from stereo_inference.server import create_app
 from stereo_inference.settings import InferenceSettings
 from stereo_inference.testing.stuck import (
     deaf_stuck_convert_file,
+    dying_convert_file,
     marker_of,
     stuck_convert_file,
 )
@@ -114,6 +115,17 @@ def test_a_child_that_ignores_sigterm_is_killed_with_its_ffmpeg(tmp_path, stuck)
             engine.convert(stuck, tmp_path / "out.mp4", mode="half-sbs")
         helper = int((tmp_path / "helper.pid").read_text())
         assert wait_until(lambda: _ended(helper))  # its group went with it
+    finally:
+        engine.close()
+
+
+def test_a_child_that_dies_is_a_transient_failure_and_the_next_gets_a_new_one(
+        tmp_path, clip, stuck):
+    engine = EngineProcess(dying_convert_file, policy=POLICY)
+    try:
+        with pytest.raises(EngineTransientError, match="ended unexpectedly"):
+            engine.convert(stuck, tmp_path / "out.mp4", mode="half-sbs")
+        assert engine.convert(clip, tmp_path / "next.mp4", mode="half-sbs").frames == 24
     finally:
         engine.close()
 

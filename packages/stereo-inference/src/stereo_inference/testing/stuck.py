@@ -11,6 +11,7 @@ function, so that a spawned ``EngineProcess`` child can be given it.
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -65,3 +66,12 @@ def deaf_stuck_convert_file(input_path: Path, output_path: Path, **kwargs):
     helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
     (Path(output_path).parent / "helper.pid").write_text(str(helper.pid))
     return stuck_convert_file(input_path, output_path, **kwargs)
+
+
+def dying_convert_file(input_path: Path, output_path: Path, **kwargs):
+    """``convert_file``, but a stuck input kills its own process (as the kernel's
+    out-of-memory killer would) instead of hanging."""
+    path = Path(input_path)
+    if path.name.startswith("stuck") or "-stuck-" in path.parent.name:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return engine.convert_file(input_path, output_path, **kwargs)
