@@ -333,10 +333,14 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         encoder = None
         with clock.stage("mux"):
             if not direct:
-                mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
-                           container=job.container, packing=packing_of(mode),
-                           timeout_s=job.deadline.left(), start_at_zero=job.start_at_zero,
-                           found=found)
+                try:
+                    mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
+                               container=job.container, packing=packing_of(mode),
+                               timeout_s=job.deadline.left(),
+                               start_at_zero=job.start_at_zero, found=found)
+                except EngineTransientError:  # cut at the time left: a timeout, not a fault
+                    job.deadline.check("adding the audio and subtitles")
+                    raise
             elif packing_of(mode):
                 add_st3d(partial, packing_of(mode))
         report = renderer.planner.report() if renderer.planner else None
