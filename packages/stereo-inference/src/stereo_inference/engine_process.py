@@ -154,7 +154,9 @@ class _Child:
     def spawn(cls, convert: Callable[..., Any] | None, warm: str | None) -> _Child:
         parent_end, child_end = _SPAWN.Pipe()
         lifeline_read, lifeline_write = _SPAWN.Pipe(duplex=False)
-        process = _SPAWN.Process(target=_child_main, args=(child_end, lifeline_read, convert, warm),
+        level = logging.getLogger().getEffectiveLevel()  # the child logs as its parent does
+        process = _SPAWN.Process(target=_child_main,
+                                 args=(child_end, lifeline_read, convert, warm, level),
                                  name="stereo-inference-engine", daemon=True)
         process.start()
         child_end.close()
@@ -203,9 +205,12 @@ def _remove_partials(output_path: Path) -> None:
             leftover.unlink(missing_ok=True)
 
 
-def _child_main(jobs: Connection, lifeline: Connection, convert, warm: str | None) -> None:
+def _child_main(jobs: Connection, lifeline: Connection, convert, warm: str | None,
+                log_level: int) -> None:
     """The child: its own process group, a watch on the parent, then jobs until told to stop."""
     os.setpgid(0, 0)
+    logging.basicConfig(level=log_level,
+                        format="%(asctime)s %(levelname)s %(name)s [engine] %(message)s")
     use_one_malloc_arena()  # before any thread: a request reuses the last one's memory
     threading.Thread(target=_die_with_parent, args=(lifeline,), daemon=True).start()
     if convert is None:
