@@ -167,7 +167,8 @@ class _Child:
         """SIGTERM to the child's group, SIGKILL after ``grace_s``; reaped."""
         _signal_group(self.process.pid, signal.SIGTERM)
         self.process.join(grace_s)
-        _signal_group(self.process.pid, signal.SIGKILL)  # the group: ffmpeg it started too
+        # the group, whatever the child did: ffmpeg it started goes too
+        _signal_group(self.process.pid, signal.SIGKILL, leader=self.process.exitcode is None)
         self.reap()
 
     def reap(self) -> int | None:
@@ -183,12 +184,12 @@ def _stop_any(slot: list[_Child], grace_s: float) -> None:
         slot.pop().stop(grace_s)
 
 
-def _signal_group(pid: int | None, sig: int) -> None:
-    """``sig`` to the child and its group (the child itself, too, when it is
-    still starting and has no group of its own yet)."""
+def _signal_group(pid: int | None, sig: int, *, leader: bool = True) -> None:
+    """``sig`` to the child's group, and to the child itself while it runs
+    (``leader``: it may still be starting, with no group of its own yet)."""
     if pid is None:
         return
-    for send in (os.kill, os.killpg):
+    for send in ((os.kill, os.killpg) if leader else (os.killpg,)):
         try:
             send(pid, sig)
         except (ProcessLookupError, PermissionError):
