@@ -146,6 +146,15 @@ def test_every_dlq_has_an_alarm_and_there_is_a_stuck_job_alarm(compute):
     assert alarm["comparison_operator"] == "GreaterThanThreshold"
     stuck = compute.resource("aws_cloudwatch_metric_alarm", "stuck_jobs")
     assert any("completed == 0" in q.get("expression", "") for q in stuck["metric_query"])
+    # the expression's inputs: work waiting or in flight at the video-worker, none landing
+    inputs = {k: (v["queue"], v["metric"]) for k, v in compute.locals["stuck_job_inputs"].items()}
+    assert inputs == {
+        "pending": ("video-worker", "ApproximateNumberOfMessagesVisible"),
+        "inflight": ("video-worker", "ApproximateNumberOfMessagesNotVisible"),
+        "completed": ("segment-output", "NumberOfMessagesSent")}
+    [query] = stuck["dynamic"][0]["metric_query"]["content"]
+    assert stuck["dynamic"][0]["metric_query"]["for_each"] == "${local.stuck_job_inputs}"
+    assert query["id"] == "${metric_query.key}"
 
 
 def test_workers_scale_on_their_queues_up_to_the_guardrail(compute):

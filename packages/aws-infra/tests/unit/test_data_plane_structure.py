@@ -125,20 +125,20 @@ def test_cors_names_the_app_origin_and_refuses_a_wildcard(dp):
 
 def test_intermediate_segments_expire_after_a_day_and_finals_never(dp):
     assert dp.default("segment_retention_days") == 1
-    out_rules = {r["id"]: r for r in
-                 dp.resource("aws_s3_bucket_lifecycle_configuration", "output")["rule"]}
-    seg = out_rules["expire-output-segments"]
+    lifecycle = dp.resource("aws_s3_bucket_lifecycle_configuration", "this")
+    assert lifecycle["for_each"] == "${aws_s3_bucket.this}"  # input and output alike
+    rules = {r["id"]: r for r in lifecycle["rule"]}
+    assert set(rules) == {"expire-${each.key}-segments", "abort-incomplete-uploads"}
+    seg = rules["expire-${each.key}-segments"]
     assert seg["expiration"][0]["days"] == "${var.segment_retention_days}"
     tag = seg["filter"][0]["tag"][0]
     assert (tag["key"], tag["value"]) == ("${local.segment_tag_key}", "${local.segment_tag_value}")
-    # Nothing expires by the jobs/ prefix alone: final.mp4 lives there.
-    assert all(r.get("filter", [{}])[0].get("prefix") != "jobs/" for r in out_rules.values())
-    in_rules = {r["id"]: r for r in
-                dp.resource("aws_s3_bucket_lifecycle_configuration", "input")["rule"]}
-    in_tag = in_rules["expire-input-segments"]["filter"][0]["tag"][0]
-    assert (in_tag["key"], in_tag["value"]) == (tag["key"], tag["value"])
-    # Input segments expire by the tag set when their job ends, not by prefix.
-    assert "prefix" not in in_rules["expire-input-segments"]["filter"][0]
+    # Segments expire by the tag set when their job ends, never by a prefix:
+    # final.mp4 lives under jobs/.
+    assert "prefix" not in seg["filter"][0]
+    [sagemaker] = lifecycle["dynamic"]
+    assert sagemaker["rule"]["for_each"] == '${each.key == "output" ? ["sagemaker-async/"] : []}'
+    assert sagemaker["rule"]["content"][0]["filter"][0]["prefix"] == "${rule.value}"
     assert segment_key("j", 0, 1, "sbs").startswith("segments/")
 
 

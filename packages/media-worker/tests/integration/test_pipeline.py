@@ -291,25 +291,35 @@ def test_chunking_sends_reassembly_when_every_segment_was_already_done(
     assert done.total_segments == total
 
 
+def chunking_while(backend, job, deps: MediaDeps, meanwhile, **changes):
+    """``deps`` whose ffmpeg runner first calls ``meanwhile(args)`` (what happens
+    while the chunker splits), with ``changes``; and the source's upload record."""
+    runner = deps.runner
+
+    class Meanwhile(type(runner)):
+        def run(self, args, **kwargs):
+            meanwhile(args)
+            return super().run(args, **kwargs)
+
+    deps = dataclasses.replace(deps, runner=Meanwhile(
+        runner.binary, timeout_s=runner.timeout_s, tick_s=0.05), **changes)
+    return deps, S3EventRecord(bucket=backend.input_storage.bucket,
+                               key=keys.source_key(job.job_id))
+
+
 def test_a_chunker_whose_job_was_failed_meanwhile_stops_before_writing_segments(
         local_backend, new_job, upload, worker_for, tmp_path):
     # the janitor (or a person) ends the job while ffmpeg splits it: the chunker's
     # liveness refresh finds the job gone from chunking_in_progress and stops.
     job = new_job(local_backend)
     upload(local_backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=4))
-    deps: MediaDeps = worker_for(local_backend).deps
-    runner = deps.runner
 
-    class FailsTheJobFirst(type(runner)):
-        def run(self, args, **kwargs):
-            fail_job(local_backend.jobs, job.job_id, code="stalled", message="swept",
-                     stage="chunking")
-            return super().run(args, **kwargs)
+    def fail_the_job(args):
+        fail_job(local_backend.jobs, job.job_id, code="stalled", message="swept",
+                 stage="chunking")
 
-    deps = dataclasses.replace(deps, keepalive_s=0, runner=FailsTheJobFirst(
-        runner.binary, timeout_s=runner.timeout_s, tick_s=0.05))
-    record = S3EventRecord(bucket=local_backend.input_storage.bucket,
-                           key=keys.source_key(job.job_id))
+    deps, record = chunking_while(local_backend, job, worker_for(local_backend).deps,
+                                  fail_the_job, keepalive_s=0)
     with pytest.raises(ConditionFailedError):
         handle_source_uploaded(record, deps)
     assert segment_listing(local_backend, job.job_id) == {}
@@ -322,23 +332,17 @@ def test_a_chunker_whose_run_was_taken_over_stops_before_its_next_write_and_is_c
     # first one looked dead). Its check before the first segment write refuses it.
     job = new_job(local_backend)
     upload(local_backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=4))
-    deps: MediaDeps = worker_for(local_backend).deps
-    runner = deps.runner
 
-    class RunTakenOverFirst(type(runner)):
-        def run(self, args, **kwargs):
-            # the split's ffmpeg, not the poster's or the side streams' (threads of
-            # their own, which may start first)
-            current = local_backend.jobs.get(job.job_id)
-            if "segment" in args and current.run == 1:
-                local_backend.jobs.update(job.job_id, JobUpdate(run=2), expected_run=1)
-            return super().run(args, **kwargs)
+    def take_the_run_over(args):
+        # the split's ffmpeg, not the poster's or the side streams' (threads of
+        # their own, which may start first)
+        current = local_backend.jobs.get(job.job_id)
+        if "segment" in args and current.run == 1:
+            local_backend.jobs.update(job.job_id, JobUpdate(run=2), expected_run=1)
 
-    deps = dataclasses.replace(deps, runner=RunTakenOverFirst(
-        runner.binary, timeout_s=runner.timeout_s, tick_s=0.05))
+    deps, record = chunking_while(local_backend, job, worker_for(local_backend).deps,
+                                  take_the_run_over)
     stale = STALE_RUN_WRITES.count("chunking")
-    record = S3EventRecord(bucket=local_backend.input_storage.bucket,
-                           key=keys.source_key(job.job_id))
 
     assert handle_source_uploaded(record, deps) is None
     assert segment_listing(local_backend, job.job_id) == {}

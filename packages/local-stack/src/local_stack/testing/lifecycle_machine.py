@@ -457,6 +457,21 @@ def property_test(machine_class: type[Pipeline], *, examples: int, steps: int):
     return case
 
 
+# Fixed scenarios the random search finds only sometimes, replayed on each backend.
+# A two-segment job whose reassembly trigger's send is lost: the sweep re-sends it.
+LOST_REASSEMBLY_TRIGGER = (
+    ("upload", 2), ("deliver", "chunking"), ("deliver", "video-worker"),
+    ("deliver", "video-worker"), ("deliver", "segment-output"),
+    ("fail_the_next_sends", "reassembly", 1), ("deliver", "segment-output"))
+# A chunker stalls past STUCK_S, its job is chunked again as run 2, then it wakes
+# and writes run 1's segments late without checking: those must be refused.
+LATE_ZOMBIE_CHUNKER = (
+    ("upload", 2), ("stall_a_chunker",), ("let_time_pass", STUCK_S + 1),
+    ("deliver", "chunking"), ("wake_a_stalled_chunker", False),
+    ("deliver", "video-worker"), ("deliver", "video-worker"),
+    ("deliver", "video-worker"), ("deliver", "video-worker"))
+
+
 def replay(*steps, machine_class: type[PipelineWithEnding] = PipelineWithEnding) -> dict:
     """Run fixed ``(rule, *args)`` steps, then the ending checks; the jobs by id."""
     machine = machine_class()

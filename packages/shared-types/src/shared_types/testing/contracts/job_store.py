@@ -71,7 +71,8 @@ def test_update_with_matching_expected_status_succeeds(job_store):
 
 def test_update_with_other_expected_status_raises_and_changes_nothing(job_store):
     job_store.create(make_job("job-a", status=JobStatus.FAILED))
-    with pytest.raises(ConditionFailedError):
+    with pytest.raises(ConditionFailedError, match="job job-a is failed, expected one of: "
+                       "chunking_complete, reassembling"):
         job_store.update("job-a", JobUpdate(status=JobStatus.COMPLETED, final_key="k"),
                          expected_status=[JobStatus.REASSEMBLING, JobStatus.CHUNKING_COMPLETE])
     job = job_store.get("job-a")
@@ -83,7 +84,8 @@ def test_a_claim_takes_the_next_run_once_and_a_stale_run_cannot_write(job_store)
     claimed = job_store.update("job-a", JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS, run=1),
                                expected_status=[JobStatus.CREATED], expected_run=0)
     assert claimed.run == 1
-    with pytest.raises(ConditionFailedError):  # a second claim of the same run number
+    with pytest.raises(ConditionFailedError,  # a second claim of the same run number
+                       match="job job-a is in run 1, not 0"):
         job_store.update("job-a", JobUpdate(run=1), expected_run=0)
     job_store.update("job-a", JobUpdate(run=2), expected_run=1)  # a successor's claim
     with pytest.raises(ConditionFailedError):  # the zombie of run 1 cannot finish
