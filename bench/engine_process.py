@@ -18,13 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from stereo_media.testing.media import make_video
-
 from stereo_inference import convert_file
 from stereo_inference.deadline import DeadlinePolicy
 from stereo_inference.engine_process import EngineProcess
 from stereo_inference.errors import EngineTimeoutError
 from stereo_inference.testing.stuck import stuck_convert_file
+from stereo_media.testing.media import make_video
 
 
 def _timed(call) -> float:
