@@ -8,7 +8,8 @@ threaded server) that keeps the engine imported and its models loaded between
 requests, so a request costs a pipe round trip, not an import. The parent
 waits on the child's pipe until the conversion's deadline (the same
 :class:`DeadlinePolicy`, from the frame count the child reports once it has
-probed the input) plus ``margin_s``, which leaves the engine's own check the
+probed the input; counted from when the child is ready, its start being
+bounded by ``start_s`` on its own) plus ``margin_s``, which leaves the engine's own check the
 first chance to stop cleanly and keep the child warm. Past that, the child's
 process group (the child and any ffmpeg it started) gets SIGTERM, then SIGKILL
 after ``term_grace_s``; it is reaped, the conversion's partial files beside the
@@ -55,8 +56,8 @@ class EngineProcess:
 
     def __init__(self, convert: Callable[..., Any] | None = None, *, policy: DeadlinePolicy,
                  margin_s: float = 2.0, term_grace_s: float = 2.0,
-                 warm: str | None = None) -> None:
-        self._convert, self._warm = convert, warm
+                 warm: str | None = None, start_s: float = 120.0) -> None:
+        self._convert, self._warm, self._start_s = convert, warm, start_s
         self._policy, self._margin_s, self._grace_s = policy, margin_s, term_grace_s
         self._lock = threading.Lock()
         self._slot: list[_Child] = []  # the child, once started (shared with the finalizer)
@@ -105,14 +106,19 @@ class EngineProcess:
 
     def _answer(self, child: _Child, job: tuple | None, progress) -> tuple[str, Any]:
         """The child's answer to ``job``, its progress passed on meanwhile."""
-        sent_at, limit_s = time.monotonic(), self._policy.limit_s(None)
+        # the deadline counts once the child is ready (its imports have their own bound)
+        started = time.monotonic()
+        limit_s = self._policy.limit_s(None) if child.ready else self._start_s
         while True:
-            wait_s = sent_at + limit_s + self._margin_s - time.monotonic()
+            wait_s = started + limit_s + self._margin_s - time.monotonic()
             try:
                 if job is not None:
                     child.jobs.send(job)
                     job = None
                 if not child.jobs.poll(max(0.0, wait_s)):
+                    if not child.ready:
+                        raise EngineTransientError(
+                            f"the engine process did not start within {limit_s:.0f} s")
                     raise EngineTimeoutError(
                         f"the conversion ran past its deadline of {limit_s:.0f} s inside "
                         "one step (a stuck decoder, depth model or encoder) and its "
@@ -123,7 +129,10 @@ class EngineProcess:
                 self._slot.clear()
                 raise EngineTransientError(
                     f"the conversion process ended unexpectedly (exit code {code})") from exc
-            if kind == "deadline":
+            if kind == "ready":
+                child.ready = True
+                started, limit_s = time.monotonic(), self._policy.limit_s(None)
+            elif kind == "deadline":
                 limit_s = rest[0]
             elif kind == "progress":
                 progress(*rest)  # may raise (a caller's own limit): the child is then killed
@@ -149,6 +158,7 @@ class _Child:
 
     def __init__(self, process, jobs: Connection, lifeline: Connection) -> None:
         self.process, self.jobs, self.lifeline = process, jobs, lifeline
+        self.ready = False  # it said it has imported the engine
 
     @classmethod
     def spawn(cls, convert: Callable[..., Any] | None, warm: str | None) -> _Child:
@@ -220,6 +230,7 @@ def _child_main(jobs: Connection, lifeline: Connection, convert, warm: str | Non
         from stereo_inference.depth import prepare
 
         prepare(warm)
+    jobs.send(("ready",))
     while True:
         try:
             job = jobs.recv()

@@ -130,6 +130,15 @@ def test_a_child_that_dies_is_a_transient_failure_and_the_next_gets_a_new_one(
         engine.close()
 
 
+def test_a_child_that_does_not_start_in_time_is_a_transient_failure(tmp_path, clip):
+    engine = EngineProcess(policy=POLICY, start_s=0.001, margin_s=0.0)
+    try:  # no spawned interpreter imports the engine within a millisecond
+        with pytest.raises(EngineTransientError, match="did not start within"):
+            engine.convert(clip, tmp_path / "out.mp4", mode="half-sbs")
+    finally:
+        engine.close()
+
+
 class _Enough(Exception):
     pass
 
