@@ -206,6 +206,8 @@ def main(argv=None) -> dict:
                                  env))
                 turn = i % len(clis) if clis else 0
                 for name, command, child_env in clis[turn:] + clis[:turn]:
+                    # the CLI keeps an existing output: the last round's goes first
+                    Path(command[command.index("convert") + 2]).unlink(missing_ok=True)
                     runs.setdefault(name, []).append(run_child(command, child_env))
                 if not args.no_in_process:
                     runs.setdefault(f"in-process {mode}", []).append(in_process(

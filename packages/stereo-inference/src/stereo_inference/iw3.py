@@ -32,7 +32,11 @@ _MODE_FLAGS = {
     OutputMode.HALF_SBS: ["--half-sbs"],
     OutputMode.TB: ["--tb"],
     OutputMode.HALF_TB: ["--half-tb"],
+    OutputMode.VR180: ["--vr180"],
+    OutputMode.RGBD: ["--rgbd"],
+    OutputMode.HALF_RGBD: ["--half-rgbd"],
 }
+_IW3_CODECS = {"x264": "libx264", "x265": "libx265", "av1": "libsvtav1"}
 
 
 def iw3_command(
@@ -44,8 +48,11 @@ def iw3_command(
         sys.executable, "-m", "iw3", "-i", str(input_path), "-o", str(output_path), "--yes",
         "--depth-model", IW3_DEPTH_MODEL,
         "--divergence", f"{params.divergence:g}", "--convergence", f"{params.convergence:g}",
-        "--video-codec", "libx264", "--crf", str(params.crf), "--preset", params.preset,
+        "--video-codec", _IW3_CODECS[params.codec.value], "--crf", str(params.crf),
+        "--preset", params.preset,
     ]
+    if params.cross_eyed:
+        args.append("--cross-eyed")
     if mode is OutputMode.ANAGLYPH:
         args += ["--anaglyph", params.anaglyph_method.value]
     else:

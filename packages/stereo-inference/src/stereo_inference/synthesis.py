@@ -28,7 +28,7 @@ from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.device_frames import depth_input, eye_planes, join_planes, upload
 from stereo_inference.floating_window import FULL_RANGE, has_window, mask_windows
-from stereo_inference.formats import pack
+from stereo_inference.formats import SIDE_BY_SIDE, pack
 from stereo_inference.held_frames import estimate_held, held, repeated_pictures
 from stereo_inference.remap import shrink, warp_packed
 from stereo_inference.shaping import eye_shifts, shaping_for
@@ -194,7 +194,7 @@ class StereoRenderer:
                 frame_plan.convergence, frame_plan.strength, frame_plan.window)))
         anaglyph = self.mode is OutputMode.ANAGLYPH  # planned at chroma width: half the work
         plan = to_numpy(self._plan(depth, h, w // 2 if anaglyph else w, frame_plan)[:, 0])
-        sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
+        sbs = self.mode in SIDE_BY_SIDE
         ow, oh = (w, h) if anaglyph else (2 * w, h) if sbs else (w, 2 * h)
         out = np.empty((b, oh * 3 // 2, ow), np.uint8 if anaglyph else eyes.dtype)
         n = len(rendered)

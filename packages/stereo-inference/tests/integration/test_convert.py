@@ -18,6 +18,9 @@ GEOMETRY = {
     OutputMode.TB: (160, 192),
     OutputMode.HALF_TB: (160, 96),
     OutputMode.ANAGLYPH: (160, 96),
+    OutputMode.VR180: (320, 160),  # a 160x160 half sphere per eye
+    OutputMode.RGBD: (320, 96),
+    OutputMode.HALF_RGBD: (160, 96),
 }
 
 
@@ -191,7 +194,7 @@ def test_audio_only_input_is_a_clear_error(audio_only, tmp_path):
 
 def test_an_unknown_mode_is_a_clear_error(clip, tmp_path):
     with pytest.raises(InvalidInputError, match="unknown output mode"):
-        convert_file(clip, tmp_path / "o.mp4", mode="vr180")
+        convert_file(clip, tmp_path / "o.mp4", mode="hologram")
 
 
 def test_a_conversion_limited_to_one_core_gives_the_same_frames(clip, tmp_path):

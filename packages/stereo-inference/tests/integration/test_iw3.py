@@ -73,3 +73,18 @@ def test_iw3_output_goes_through_the_engines_final_mux(fake_iw3, tmp_path, suffi
         assert facts.stereo_mode == "top_bottom"
     else:
         assert read_st3d(out) == 1  # top-bottom
+
+
+def test_every_layout_and_codec_is_asked_of_iw3_with_its_own_flags(tmp_path):
+    from shared_types.models import ConversionParams, OutputMode
+
+    from stereo_inference.iw3 import iw3_command
+
+    def argv(mode, **params):
+        return iw3_command(tmp_path / "i.mp4", tmp_path / "o.mp4", mode=OutputMode(mode),
+                           params=ConversionParams(**params))
+
+    assert "--vr180" in argv("vr180") and "--half-rgbd" in argv("half-rgbd")
+    assert "--rgbd" in argv("rgbd") and "--cross-eyed" in argv("half-sbs", cross_eyed=True)
+    codec = argv("sbs", codec="x265")
+    assert codec[codec.index("--video-codec") + 1] == "libx265"

@@ -18,7 +18,7 @@ VIEWING_LABELS = {
     ViewingPreset.TV_65: "65-inch TV at 3 m",
     ViewingPreset.PROJECTOR_100: "100-inch projector at 3.5 m",
     ViewingPreset.LAPTOP: "Laptop at 60 cm",
-    ViewingPreset.CUSTOM: "Another screen (width and distance below)",
+    ViewingPreset.CUSTOM: "Another screen (size below)",
 }
 
 

@@ -73,3 +73,15 @@ def test_openapi_documents_the_api(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/api/jobs", "/api/jobs/{job_id}"} <= set(paths)
     assert "post" in paths["/api/jobs"]
+
+
+def test_the_api_carries_the_layout_and_encoding_params(client, backend):
+    body = client.post("/api/jobs", json={"mode": "vr180", "params": {
+        "codec": "x265", "pix_fmt": "yuv420p10le", "bitrate_kbps": 8000, "max_fps": 30}}).json()
+    params = backend.jobs.get(body["job_id"]).params
+    assert (params.codec.value, params.pix_fmt.value, params.bitrate_kbps, params.max_fps) == (
+        "x265", "yuv420p10le", 8000, 30)
+    crossed = client.post("/api/jobs", json={"mode": "tb", "params": {"cross_eyed": True}})
+    assert crossed.status_code == 422  # cross-eyed is for side-by-side only
+    assert client.post("/api/jobs", json={"mode": "half-sbs", "params": {
+        "cross_eyed": True}}).status_code == 201

@@ -6,11 +6,13 @@ from contextlib import suppress
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from shared_types.cancel import cancel_job
 from shared_types.dtos import CreateJobRequest
 from shared_types.failure import retry_refusal
 from shared_types.models import (
+    CROSS_EYED_MODES,
     AnaglyphMethod,
     Container,
     ConversionParams,
@@ -18,6 +20,7 @@ from shared_types.models import (
     DynamicRange,
     JobStatus,
     OutputMode,
+    VideoCodec,
 )
 from shared_types.retry import retry_job
 
@@ -84,15 +87,21 @@ def create_job(
     container: Annotated[Container, Form()] = Container.MP4,
     dynamic_range: Annotated[DynamicRange, Form()] = DynamicRange.KEEP,
     subtitles_3d: Annotated[bool, Form()] = False,
+    codec: Annotated[VideoCodec, Form()] = VideoCodec.X264,
+    cross_eyed: Annotated[bool, Form()] = False,
     webhook_url: Annotated[str | None, Form(max_length=2000)] = None,
     preview: Annotated[bool, Form()] = False,
 ) -> Response:
     chosen = {"depth_model": depth_model} if depth_model else {}
     params = resolve_params(ConversionParams(
         divergence=divergence, convergence=convergence, anaglyph_method=anaglyph_method,
-        dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, **chosen, **comfort,
-        **viewing,
+        dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, codec=codec,
+        cross_eyed=cross_eyed, **chosen, **comfort, **viewing,
     ), settings, defaults)
+    if cross_eyed and mode not in CROSS_EYED_MODES:  # said on the form, not after the upload
+        raise RequestValidationError([{
+            "type": "value_error", "loc": ("body", "cross_eyed"), "input": cross_eyed,
+            "msg": "cross-eyed is for the side-by-side formats (full or half width)"}])
     hook = webhooks.form_url(webhook_url, settings.webhook_policy)
     job = job_service.create_job(
         backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
