@@ -145,8 +145,7 @@ def convert_file(
         container = Container(container) if container else container_of(output_path)
         info = probe_video(input_path)
         policy = deadline or DeadlinePolicy(cap_s=timeout_s)
-        budget = Deadline(policy.limit_s(info.frames or (round(info.duration_s * info.fps)
-                                                         or None)))
+        budget = Deadline(policy.limit_s(policy.frames_of(info)))
         if depth_video is not None:
             return _convert_with_depth_video(_Conversion(
                 input_path=input_path, output_path=output_path, mode=mode, params=params,
@@ -362,10 +361,14 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             # the boxes first: an MKV takes them over from the video's MP4
             layout.mark_file(partial if direct else video_only, mode, params)
             if not direct:
-                mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
-                           container=job.container, packing=layout.packing(mode, params),
-                           timeout_s=job.deadline.left(), start_at_zero=job.start_at_zero,
-                           found=found)
+                try:
+                    mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
+                               container=job.container, packing=layout.packing(mode, params),
+                               timeout_s=job.deadline.left(),
+                               start_at_zero=job.start_at_zero, found=found)
+                except EngineTransientError:  # cut at the time left: a timeout, not a fault
+                    job.deadline.check("adding the audio and subtitles")
+                    raise
                 if job.container is Container.MP4:
                     layout.mark_file(partial, mode, params)
         report = renderer.planner.report() if renderer.planner else None

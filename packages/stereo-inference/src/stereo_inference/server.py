@@ -1,9 +1,11 @@
 """The SageMaker-style HTTP server: ``GET /ping`` and ``POST /invocations``.
 
 One conversion runs at a time (a lock), like a SageMaker container; ``/ping``
-answers meanwhile. Outputs to S3 go through the ObjectStorage port (the S3
-adapter of aws-adapters, imported lazily); file:// outputs are written to a
-partial name and renamed into place only when complete.
+answers meanwhile. Each runs in the warm child of an ``EngineProcess``, killed
+at the conversion's deadline however it is stuck, so the lock is always freed.
+Outputs to S3 go through the ObjectStorage port (the S3 adapter of
+aws-adapters, imported lazily); file:// outputs are written to a partial name
+and renamed into place only when complete.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import logging
 import shutil
 import threading
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, HTTPException, Request
@@ -38,7 +42,8 @@ from shared_types.failure import failure_code
 
 from stereo_inference import work_dirs
 from stereo_inference.bootstrap import StorageFactory, default_metrics, s3_storage_factory
-from stereo_inference.convert import convert_file
+from stereo_inference.depth import default_depth_model
+from stereo_inference.engine_process import EngineProcess
 from stereo_inference.metrics import Metrics
 from stereo_inference.settings import InferenceSettings
 from stereo_inference.uris import Location, parse_uri
@@ -52,9 +57,25 @@ def create_app(
     *,
     storage_factory: StorageFactory | None = None,
     metrics: Metrics | None = None,
+    convert: Callable | None = None,
 ) -> FastAPI:
-    """The FastAPI app serving conversions with ``settings``."""
-    app = FastAPI(title="stereo-inference", docs_url=None, redoc_url=None)
+    """The FastAPI app serving conversions with ``settings``; ``convert`` (a
+    module-level function, default ``convert_file``) is what its engine process runs."""
+    deadline = settings.deadline_policy(cap_s=settings.segment_timeout_s)
+    engine = EngineProcess(convert, policy=deadline,
+                           warm=default_depth_model(settings.models_dir).value)
+
+    @asynccontextmanager
+    async def engine_running(_: FastAPI) -> AsyncIterator[None]:
+        engine.start()  # imports the engine while the server starts
+        try:
+            yield
+        finally:
+            engine.close()
+
+    app = FastAPI(title="stereo-inference", docs_url=None, redoc_url=None,
+                  lifespan=engine_running)
+    app.state.engine = engine
     storages = storage_factory or s3_storage_factory(settings)
     sink = metrics or default_metrics(settings)
     runtime = settings.engine_runtime()  # the same for every request
@@ -79,7 +100,7 @@ def create_app(
     def invocations(request: InvocationRequest) -> JSONResponse:
         with busy:  # released however the conversion ends, its deadline included
             work_dirs.sweep(settings.work_dir, older_than_s=stale_after_s)
-            body = _invoke(request, settings, runtime, storages, sink)
+            body = _invoke(request, settings, runtime, storages, sink, engine)
         return JSONResponse(body)
 
     _install_error_handlers(app)
@@ -87,8 +108,7 @@ def create_app(
 
 
 def _invoke(req: InvocationRequest, settings: InferenceSettings, runtime: EngineRuntime,
-            storages: StorageFactory,
-            sink: Metrics) -> dict:
+            storages: StorageFactory, sink: Metrics, engine: EngineProcess) -> dict:
     source = parse_uri(req.input_uri, file_root=settings.file_root)
     target = parse_uri(req.output_uri, file_root=settings.file_root)
     context = parse_uri(req.context_uri, file_root=settings.file_root) if req.context_uri else None
@@ -107,10 +127,9 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, runtime: Engine
         output_path = target.path if target.path else work / "output.mp4"
         if target.path:
             output_path.parent.mkdir(parents=True, exist_ok=True)
-        result = convert_file(
+        result = engine.convert(
             input_path, output_path, mode=req.mode, params=req.params,
             depth_state=req.depth_state, runtime=runtime,
-            deadline=settings.deadline_policy(cap_s=settings.segment_timeout_s),
             context_path=context_path,
             depth_video=depth_path,
         )

@@ -29,16 +29,19 @@ def build_inference(
     kind = settings.inference_backend
     if kind == "local":
         # the engine is the optional extra `local`: only this backend imports it
+        from video_worker.engine_child import engine_in_child
         from video_worker.local_backend import LocalInferenceBackend
 
         runtime = EngineRuntime(
             models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
             auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
             cores=settings.conversion_cores, depth_stride=settings.depth_stride)
+        in_child = engine_in_child(settings) if settings.engine_in_child else None
         local = LocalInferenceBackend(
-            backend.input_storage, backend.output_storage, runtime=runtime,
-            work_dir=settings.work_dir, seamless=settings.seamless_segments)
-        local.warm_up()  # the engine's import overlaps start-up, not the first segment
+            backend.input_storage, backend.output_storage, convert_file=in_child,
+            runtime=runtime, work_dir=settings.work_dir, seamless=settings.seamless_segments)
+        if in_child is None:
+            local.warm_up()  # the engine's import overlaps start-up, not the first segment
         return local
     if kind == "http":
         if not settings.inference_http_url:

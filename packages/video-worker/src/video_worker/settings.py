@@ -41,6 +41,9 @@ class VideoWorkerSettings(ToolSettings, BackendSettings):
     # Wall-clock limit of one in-process conversion: base + per frame of the segment.
     conversion_timeout_base_s: float = Field(600.0, gt=0)
     conversion_timeout_s_per_frame: float = Field(2.0, gt=0)
+    # Run the local backend's engine in a child process killed at that limit
+    # (video_worker.engine_child): a call stuck inside a batch cannot pin the worker.
+    engine_in_child: bool = False
     # CPU cores one in-process conversion may use (decoder, encoder and render
     # threads); None: all. The local stack sets cores / workers for each worker.
     conversion_cores: int | None = Field(None, ge=1)
