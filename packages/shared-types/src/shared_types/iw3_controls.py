@@ -11,8 +11,8 @@ argument parser (``iw3/utils.py``, nunif d23721f, April 2026):
 - ``depth_curve`` near (d squared) -> ``--mapper pow2``
 
 The rest have no iw3 counterpart and are refused before any work
-(``iw3_refusals``), never silently dropped. The comfort report is not written
-for an iw3 output (the engine's planner, which records it, does not run).
+(``iw3_refusals``), never silently dropped. The comfort report of an iw3
+output is measured from its pair instead (``stereo_inference.pair_comfort``).
 """
 
 from __future__ import annotations

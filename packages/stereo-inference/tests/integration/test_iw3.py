@@ -5,6 +5,7 @@ import pytest
 from shared_types.conversion import EngineRuntime
 from shared_types.models import ConversionParams, DepthModel
 from stereo_media.stereo_boxes import read_st3d
+from stereo_media.testing.media import make_video
 from stereo_media.testing.media_facts import media_facts
 from stereo_media.testing.rich_media import make_rich_video
 
@@ -63,6 +64,37 @@ def test_the_comfort_controls_iw3_has_reach_it_under_its_own_names(fake_iw3, cli
     args = json.loads(fake_iw3.read_text())  # negative control: the defaults ask nothing
     assert (args["synthetic_view"], args["convergence_mode"], args["edge_dilation"],
             args["mapper"]) == ("both", "constant", [0], None)
+
+
+@pytest.mark.parametrize("mode", ["sbs", "half-tb"])
+def test_the_comfort_report_of_an_iw3_output_is_measured_from_its_pair(
+        fake_iw3, tmp_path, monkeypatch, mode):
+    """The fake moves its right view 6 px left: everything 6 px in front of the
+    screen, at the borders too. The report measured from the pair says so;
+    unshifted (the negative control), it says 0."""
+    clip = make_video(tmp_path / "textured.mp4", seconds=1.0, size=(320, 192))
+    reports = {}
+    for shift in (6, 0):
+        monkeypatch.setenv("FAKE_IW3_SHIFT", str(shift))
+        out = tmp_path / f"o{shift}.mp4"
+        result = convert_file(clip, out, mode=mode, params=IW3)
+        assert result.comfort_report == tmp_path / f"o{shift}.mp4.comfort.json"
+        reports[shift] = json.loads(result.comfort_report.read_text())
+    assert reports[6]["eye_width"] == 320
+    (shifted,), (flat,) = reports[6]["shots"], reports[0]["shots"]
+    assert shifted["frames"] == flat["frames"] == 24
+    assert shifted["near_px"] == pytest.approx(6, abs=1)
+    assert shifted["far_px"] <= 1
+    assert shifted["edge_violation_s"] == pytest.approx(1.0, abs=0.05)  # every frame
+    assert flat["near_px"] <= 1 and flat["far_px"] <= 1
+    assert flat["edge_violation_s"] == 0
+
+
+def test_no_comfort_report_for_iw3_with_comfort_off(fake_iw3, clip, tmp_path):
+    params = ConversionParams.model_validate({**IW3.model_dump(), "comfort": "off"})
+    result = convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params)
+    assert result.comfort_report is None
+    assert not (tmp_path / "o.mp4.comfort.json").exists()
 
 
 @pytest.mark.parametrize(("control", "named"), [
