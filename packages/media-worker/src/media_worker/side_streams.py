@@ -136,7 +136,8 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, d
                                 streams_start_s=kept.start_s if side_file else 0.0,
                                 timecode=timecode,
                                 cover_files=[path for _, path in covers],
-                                quicktime=kept.quicktime, data=data, data_source=side.data)
+                                quicktime=kept.quicktime, data=data, data_source=side.data,
+                                source_formats=SIDE_FILE_FORMATS)
     if dropped:
         log.warning("not in the final file: %s", left_out_sentence(dropped, container))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")
