@@ -419,7 +419,12 @@ def _subtitle_burner(job: _Conversion, renderer: StereoRenderer, eye: tuple[int,
         return None
     levels = text_levels(renderer.bit_depth, transfer)
     burner = SubtitleBurner(cues, job.mode, eye, levels)
-    return lambda frames, batch: burner(frames, batch, batch.depth, renderer.shaping)
+
+    def burn(frames, batch):
+        shaping = renderer.shaping
+        assert shaping is not None  # planned with the first batch, before any frame is rendered
+        return burner(frames, batch, batch.depth, shaping)
+    return burn
 
 
 def _chain(first, rest):

@@ -54,7 +54,7 @@ def measured_report(video: Path, mode: OutputMode, params: ConversionParams) -> 
         for frame in container.decode(stream):
             left, right = _eyes(frame.to_ndarray(format="gray"), mode)
             first = recorder is None
-            if first:
+            if recorder is None:
                 recorder = _recorder(left.shape[1], frame_s, params)
             cut = cuts.cuts(thumbnails(left[None, None].astype(np.float32) / 255.0))[0]
             time_s = float(frame.time or 0.0)
