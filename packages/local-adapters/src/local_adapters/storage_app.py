@@ -239,6 +239,8 @@ class _StorageEndpoint:
                         signed: SignedRequest) -> Response:
         upload_id, number = signed.upload_id, signed.part_number
         room = await anyio.to_thread.run_sync(storage.room_for_part, key, upload_id, number)
+        if signed.max_bytes is not None:  # the part's own signed length
+            room = signed.max_bytes if room is None else min(room, signed.max_bytes)
         return await self._receive(request, storage, key, room,
                                    lambda tmp: storage.adopt_part(key, upload_id, number, tmp))
 

@@ -14,14 +14,7 @@ from __future__ import annotations
 import logging
 
 from shared_types.errors import JobStateError
-from shared_types.keys import (
-    data_tracks_key,
-    output_prefix,
-    poster_key,
-    segment_prefix,
-    source_key,
-    streams_key,
-)
+from shared_types.keys import input_prefix, output_prefix, poster_key, segment_prefix, source_key
 from shared_types.models import IN_PROGRESS_STATUSES, Job, JobStatus, JobUpdate
 from shared_types.ports import Backend
 
@@ -29,14 +22,16 @@ log = logging.getLogger(__name__)
 
 
 def free_job_files(backend: Backend, job_id: str, *, keep_poster: bool = True) -> int:
-    """Delete the job's source, segments and outputs (the poster too unless
-    ``keep_poster``); returns how many objects were deleted."""
+    """Delete every object of the job (its source and what was kept aside from
+    it, segments, outputs, thumbnails; the poster too unless ``keep_poster``) and
+    abort its unfinished uploads; returns how many objects were deleted."""
     deleted = 0
     keep = poster_key(job_id) if keep_poster else None
-    backend.input_storage.delete(source_key(job_id))
-    backend.input_storage.delete(streams_key(job_id))
-    backend.input_storage.delete(data_tracks_key(job_id))
-    for storage, prefix in ((backend.input_storage, segment_prefix(job_id)),
+    source = source_key(job_id)
+    for upload_id in backend.input_storage.open_uploads(source):
+        backend.input_storage.abort_multipart(source, upload_id)
+    for storage, prefix in ((backend.input_storage, input_prefix(job_id)),
+                            (backend.input_storage, segment_prefix(job_id)),
                             (backend.output_storage, output_prefix(job_id))):
         for info in list(storage.list(prefix)):
             if info.key != keep:
