@@ -41,13 +41,15 @@ def free_job_files(backend: Backend, job_id: str, *, keep_poster: bool = True) -
 
 
 def discard_if_cancelled(backend: Backend, job_id: str) -> bool:
-    """For a worker whose conditional update was refused: when the job was
-    cancelled meanwhile, free what the worker wrote since. True if it was."""
+    """For a worker whose conditional update was refused, or whose job is gone:
+    when the job was cancelled or deleted meanwhile, free what the worker wrote
+    since. True if it was."""
     job = backend.jobs.get(job_id)
-    if job is None or job.status != JobStatus.CANCELLED:
+    if job is not None and job.status != JobStatus.CANCELLED:
         return False
-    deleted = free_job_files(backend, job_id)
-    log.info("job_id=%s was cancelled while working; %d objects freed", job_id, deleted)
+    deleted = free_job_files(backend, job_id, keep_poster=job is not None)
+    log.info("job_id=%s was %s while working; %d objects freed", job_id,
+             "deleted" if job is None else "cancelled", deleted)
     return True
 
 

@@ -48,3 +48,15 @@ class TooLargeError(WebUiError):
     """An upload is over the size cap."""
 
     status_code = 413
+
+
+class SignInError(WebUiError):
+    """The request carries no valid identity (the load balancer's signed header)."""
+
+    status_code = 401
+
+
+class NotAllowedError(WebUiError):
+    """Too many requests from one client, or too many bytes in flight."""
+
+    status_code = 429
