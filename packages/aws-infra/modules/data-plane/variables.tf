@@ -31,6 +31,12 @@ variable "segment_retention_days" {
   default     = 1
 }
 
+variable "source_retention_days" {
+  description = "Days a job's source (input/, with the streams kept aside) is kept; Retry of an older job asks for the video again."
+  type        = number
+  default     = 30
+}
+
 variable "max_receive_count" {
   description = "Receives before a message moves to its queue's dead-letter queue."
   type        = number

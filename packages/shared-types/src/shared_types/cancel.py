@@ -23,13 +23,10 @@ log = logging.getLogger(__name__)
 
 def free_job_files(backend: Backend, job_id: str, *, keep_poster: bool = True) -> int:
     """Delete every object of the job (its source and what was kept aside from
-    it, segments, outputs, thumbnails; the poster too unless ``keep_poster``) and
-    abort its unfinished uploads; returns how many objects were deleted."""
+    it, segments, outputs, thumbnails; the poster too unless ``keep_poster``);
+    returns how many objects were deleted."""
     deleted = 0
     keep = poster_key(job_id) if keep_poster else None
-    source = source_key(job_id)
-    for upload_id in backend.input_storage.open_uploads(source):
-        backend.input_storage.abort_multipart(source, upload_id)
     for storage, prefix in ((backend.input_storage, input_prefix(job_id)),
                             (backend.input_storage, segment_prefix(job_id)),
                             (backend.output_storage, output_prefix(job_id))):
@@ -38,6 +35,16 @@ def free_job_files(backend: Backend, job_id: str, *, keep_poster: bool = True) -
                 storage.delete(info.key)
                 deleted += 1
     return deleted
+
+
+def abort_uploads(backend: Backend, job_id: str) -> int:
+    """Abort every unfinished upload of the job's source (the browser's
+    resumable upload, and any leftover); returns how many."""
+    source = source_key(job_id)
+    open_ids = backend.input_storage.open_uploads(source)
+    for upload_id in open_ids:
+        backend.input_storage.abort_multipart(source, upload_id)
+    return len(open_ids)
 
 
 def discard_if_cancelled(backend: Backend, job_id: str) -> bool:
@@ -61,6 +68,7 @@ def cancel_job(backend: Backend, job: Job) -> Job:
     cancelled = backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CANCELLED),
                                     expected_status=IN_PROGRESS_STATUSES)
     deleted = free_job_files(backend, job.job_id)
+    abort_uploads(backend, job.job_id)
     backend.heartbeats.delete_job(job.job_id)
     log.info("job_id=%s cancelled (was %s); %d objects freed", job.job_id, job.status, deleted)
     return cancelled

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 
-from shared_types.cancel import discard_if_cancelled
 from shared_types.events import created_objects
 from shared_types.keys import parse_output_segment_key
 from shared_types.models import Message, SegmentCompletion, SegmentOutput
@@ -47,7 +46,7 @@ def record_segment_output(output: SegmentOutput, backend: Backend) -> bool:
     job_id, index = output.job_id, output.segment_index
     job = backend.jobs.get(job_id)
     if job is None:  # deleted while converting: what it wrote goes too
-        discard_if_cancelled(backend, job_id)
+        backend.output_storage.delete(output.key)
         log.warning("job_id=%s segment_index=%d output for unknown job removed", job_id, index)
         return False
     if refuse_other_run(job, output.run, STAGE, f"completion of segment {index}"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from contextlib import suppress
 
-from shared_types.cancel import cancel_job, free_job_files
+from shared_types.cancel import abort_uploads, cancel_job, free_job_files
 from shared_types.errors import ConditionFailedError, JobStateError
 from shared_types.ports import Backend
 
@@ -24,6 +24,7 @@ def delete_job(backend: Backend, job_id: str) -> None:
         with suppress(ConditionFailedError, JobStateError):  # it ended meanwhile
             cancel_job(backend, job)
     free_job_files(backend, job_id, keep_poster=False)
+    abort_uploads(backend, job_id)
     backend.completions.delete_job(job_id)
     backend.heartbeats.delete_job(job_id)
     backend.segment_status.delete_job(job_id)
