@@ -58,10 +58,10 @@ locals {
       {
         # One upload per job: a start is refused while another is open, complete,
         # cancel and delete abort what is left (web_ui.uploads, shared_types.cancel).
-        Sid       = "ListOpenUploads"
-        Action    = ["s3:ListBucketMultipartUploads"]
-        Resource  = [local.input]
-        Condition = { StringLike = { "s3:prefix" = ["input/*"] } }
+        # IAM has no s3:prefix key for this action: it names the input bucket only.
+        Sid      = "ListOpenUploads"
+        Action   = ["s3:ListBucketMultipartUploads"]
+        Resource = [local.input]
       },
       {
         Sid      = "SourcesAndSegments"

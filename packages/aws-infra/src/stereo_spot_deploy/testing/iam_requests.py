@@ -25,6 +25,7 @@ _S3_ACTIONS = {
     "ListMultipartUploads": "s3:ListBucketMultipartUploads",
 }
 _S3_BUCKET_ACTIONS = ("s3:ListBucket", "s3:ListBucketMultipartUploads")
+_S3_PREFIX_KEYED = ("s3:ListBucket",)  # IAM gives s3:prefix to these only
 _SKIPPED_SERVICES = {"sts"}
 _SERVICE_PREFIX = {"sagemaker-runtime": "sagemaker", "monitoring": "cloudwatch"}
 
@@ -59,7 +60,8 @@ def _s3(op: str, params: dict[str, Any]) -> list[IamRequest]:
     action = _S3_ACTIONS.get(op, f"s3:{op}")
     bucket = f"arn:aws:s3:::{params['Bucket']}"
     if action in _S3_BUCKET_ACTIONS:
-        context = {"s3:prefix": params["Prefix"]} if "Prefix" in params else {}
+        keyed = action in _S3_PREFIX_KEYED and "Prefix" in params
+        context = {"s3:prefix": params["Prefix"]} if keyed else {}
         return [IamRequest(action, bucket, context, op)]
     obj = f"{bucket}/{params['Key']}"
     out = [IamRequest(action, obj, {}, op)]
