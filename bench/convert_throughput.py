@@ -47,9 +47,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from shared_types.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, DepthModel, OutputMode
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 RESOLUTIONS = {"480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
                "2160p": (3840, 2160)}

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 import av
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 from stereo_inference import convert_file
 from stereo_inference.deinterlace import progressive_frames
 

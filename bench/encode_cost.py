@@ -37,9 +37,9 @@ from pathlib import Path
 
 import av
 import numpy as np
-from shared_types.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 from stereo_inference import convert_file
 from stereo_inference.depth_export import export_depth
 

@@ -32,7 +32,7 @@ from local_stack.submission import submit_job
 from local_stack.supervisor import Supervisor
 from shared_types.backend_loader import load_backend
 from shared_types.models import ConversionParams, OutputMode
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 from web_ui.eta import EtaEstimator
 from web_ui.progress_snapshot import snapshot
 

@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 from pipeline_overhead import BASE_CLI, BIN, log_times
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 POLL_S = 0.01  # a bench may poll: the figure it reads is a log line's own time
 

@@ -25,8 +25,8 @@ if [ ! -s .gpu/clip1080.mp4 ]; then
 import subprocess
 from pathlib import Path
 
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.media import make_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media import make_video
 
 raw = make_video(Path(".gpu/raw1080.mp4"), seconds=10.0, size=(1920, 1080), fps=30,
                  audio=False, gop=60)

@@ -10,7 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
     --target /tmp/site .whl/*.whl || exit
-export PYTHONPATH=/tmp/site:$PWD/packages/shared-types/src:$PWD/packages/stereo-inference/src
+export PYTHONPATH=/tmp/site:$PWD/packages/shared-types/src:$PWD/packages/media/src:$PWD/packages/models/src:$PWD/packages/stereo-inference/src
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"

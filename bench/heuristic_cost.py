@@ -20,7 +20,7 @@ from pathlib import Path
 import legacy_heuristic
 import stereo_inference.depth.heuristic as current
 from shared_types.models import ConversionParams
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 from stereo_inference import convert_file
 
 

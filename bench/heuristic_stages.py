@@ -102,7 +102,7 @@ def measure_conversion(seconds: float) -> dict:
     from pathlib import Path
 
     from shared_types.models import ConversionParams
-    from shared_types.testing.media import make_video
+    from stereo_media.testing.media import make_video
     from stereo_inference import convert_file
 
     def cpu() -> float:

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from local_stack.testing.media import video_facts
 from shared_types.models import ConversionParams, OutputMode
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 BIN = Path(sys.executable).parent
 # A baseline tree's own console-script entry: ``local_stack.launch`` where it has

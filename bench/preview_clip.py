@@ -26,9 +26,9 @@ from pathlib import Path
 
 from local_adapters import build_backend
 from media_worker.clip import cut_clip
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
+from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.source_file import source_file, source_input
-from shared_types.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg import ffmpeg_path
 from shared_types.keys import source_key
 from shared_types.settings import BackendSettings
 

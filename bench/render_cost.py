@@ -19,7 +19,7 @@ from pathlib import Path
 
 import cv2
 from shared_types.models import ConversionParams, OutputMode
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import load_estimator
 from stereo_inference.depth_state import resume

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 from local_stack.testing.media import gray_frames
-from shared_types.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, OutputMode
 from stereo_inference import convert_file
 

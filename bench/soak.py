@@ -33,7 +33,7 @@ from local_stack.testing.invariants import job_problems
 from local_stack.testing.media import video_facts
 from local_stack.testing.stack import running_workers
 from shared_types.models import ConversionParams, JobStatus, OutputMode
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 MODES = [OutputMode.HALF_SBS, OutputMode.SBS, OutputMode.TB, OutputMode.ANAGLYPH]
 

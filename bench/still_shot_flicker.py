@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         clip = a.clip
         if clip is None:
-            from shared_types.testing.media import make_video
+            from stereo_media.testing.media import make_video
 
             clip = make_video(Path(tmp) / "clip.mp4", seconds=a.seconds, size=(1280, 720),
                               fps=30, audio=False)

@@ -23,9 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from shared_types.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg import ffmpeg_path
 from shared_types.models import Container
-from shared_types.testing.rich_media import AudioTrack, make_rich_video
+from stereo_media.testing.rich_media import AudioTrack, make_rich_video
 from stereo_inference import convert_file
 from stereo_inference.mux import mux_output
 

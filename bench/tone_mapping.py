@@ -27,7 +27,7 @@ from pathlib import Path
 
 import av
 from shared_types.models import ConversionParams
-from shared_types.testing.rich_media import make_rich_video
+from stereo_media.testing.rich_media import make_rich_video
 
 RESOLUTIONS = {"480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080)}
 

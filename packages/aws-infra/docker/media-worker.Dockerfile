@@ -8,13 +8,14 @@ ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 PIP_NO_CACHE_DIR=1 \
 
 COPY constraints.txt /src/constraints.txt
 COPY packages/shared-types /src/packages/shared-types
+COPY packages/media /src/packages/media
 COPY packages/local-adapters /src/packages/local-adapters
 COPY packages/aws-adapters /src/packages/aws-adapters
 COPY packages/media-worker /src/packages/media-worker
-RUN pip install -c /src/constraints.txt /src/packages/shared-types /src/packages/local-adapters \
+RUN pip install -c /src/constraints.txt /src/packages/shared-types /src/packages/media /src/packages/local-adapters \
         /src/packages/aws-adapters /src/packages/media-worker \
     && rm -rf /src \
-    && python -c "from shared_types.ffmpeg import ffmpeg_path; print(ffmpeg_path())"
+    && python -c "from stereo_media.ffmpeg import ffmpeg_path; print(ffmpeg_path())"
 
 # Media goes to /tmp (ECS ephemeral storage); the root filesystem is read-only.
 USER 10001:10001

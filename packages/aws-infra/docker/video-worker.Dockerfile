@@ -12,11 +12,13 @@ ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 PIP_NO_CACHE_DIR=1 \
 COPY constraints.txt /src/constraints.txt
 RUN pip install --index-url ${TORCH_INDEX} "$(grep '^torch==' /src/constraints.txt)"
 COPY packages/shared-types /src/packages/shared-types
+COPY packages/media /src/packages/media
+COPY packages/models /src/packages/models
 COPY packages/local-adapters /src/packages/local-adapters
 COPY packages/aws-adapters /src/packages/aws-adapters
 COPY packages/stereo-inference /src/packages/stereo-inference
 COPY packages/video-worker /src/packages/video-worker
-RUN pip install -c /src/constraints.txt /src/packages/shared-types /src/packages/local-adapters \
+RUN pip install -c /src/constraints.txt /src/packages/shared-types /src/packages/media /src/packages/models /src/packages/local-adapters \
         /src/packages/aws-adapters /src/packages/stereo-inference /src/packages/video-worker \
     && rm -rf /src
 

@@ -9,10 +9,11 @@ ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 PIP_NO_CACHE_DIR=1 \
 
 COPY constraints.txt /src/constraints.txt
 COPY packages/shared-types /src/packages/shared-types
+COPY packages/models /src/packages/models
 COPY packages/local-adapters /src/packages/local-adapters
 COPY packages/aws-adapters /src/packages/aws-adapters
 COPY packages/web-ui /src/packages/web-ui
-RUN pip install -c /src/constraints.txt /src/packages/shared-types /src/packages/local-adapters \
+RUN pip install -c /src/constraints.txt /src/packages/shared-types /src/packages/models /src/packages/local-adapters \
         /src/packages/aws-adapters /src/packages/web-ui \
     && rm -rf /src
 

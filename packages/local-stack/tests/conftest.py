@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 VENV_BIN = Path(sys.executable).parent
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import requests
 from aws_adapters.testing.moto_server import fake_aws_credentials, run_moto_server
-from shared_types.testing.rich_media import make_rich_video
+from stereo_media.testing.rich_media import make_rich_video
 from web_ui.fake_alb import FakeAlb
 
 from stereo_spot_deploy.testing import deployment as d

@@ -15,11 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
-from shared_types.depth_models import best_installed
 from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
 from shared_types.left_out import left_out_sentence
-from shared_types.model_install import check_model_available
 from shared_types.models import (
     Container,
     ConversionParams,
@@ -27,8 +25,10 @@ from shared_types.models import (
     DynamicRange,
     OutputMode,
 )
-from shared_types.models_cli import add_models_parser, run_models_command
-from shared_types.stream_mux import container_of
+from stereo_media.stream_mux import container_of
+from stereo_models.depth_models import best_installed
+from stereo_models.model_install import check_model_available
+from stereo_models.models_cli import add_models_parser, run_models_command
 
 from local_stack.settings import StackSettings
 

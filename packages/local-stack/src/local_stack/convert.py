@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from media_worker.bootstrap import probe_limits
-from media_worker.bounded_probe import probe_header
-from media_worker.errors import MediaWorkerError
 from rich.console import Console
 from shared_types.backend_loader import load_backend
 from shared_types.cancel import cancel_job
 from shared_types.eta_history import learn_machine_rates
 from shared_types.models import Container, ConversionParams, JobStatus, OutputMode, new_job_id
 from shared_types.temp_sweep import sweep_stale_temp
+from stereo_media.bounded_probe import probe_header
+from stereo_media.errors import MediaError
 
 from local_stack.convert_owner import JobOwnership, cancel_orphans
 from local_stack.filesystems import on_network_share
@@ -152,7 +152,7 @@ def _planned(settings: StackSettings, source: Path, console: Console) -> StackSe
         return settings
     try:
         header = probe_header(str(source), probe_limits(media_worker_settings(settings)))
-    except MediaWorkerError as exc:
+    except MediaError as exc:
         log.info("header of %s not read (%s): %d video-workers", source.name, exc,
                  settings.workers)
         return settings

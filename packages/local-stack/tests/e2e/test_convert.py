@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from local_adapters import build_backend
 from shared_types.models import JobStatus
-from shared_types.testing.media import make_video
 from shared_types.testing.waiting import wait_until
+from stereo_media.testing.media import make_video
 
 from local_stack.settings import StackSettings
 from local_stack.testing.media import video_facts

@@ -5,7 +5,7 @@ a caption track of its own (a MOV's c608) comes out as text."""
 from pathlib import Path
 
 import pytest
-from shared_types.testing.captions import (
+from stereo_media.testing.captions import (
     caption_cues,
     make_caption_track_video,
     make_captioned_video,

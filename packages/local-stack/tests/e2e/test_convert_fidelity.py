@@ -5,13 +5,13 @@ from pathlib import Path
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.stereo_boxes import read_st3d
-from shared_types.subtitle_cues import TextCue
-from shared_types.testing.captions import track_cues
-from shared_types.testing.media import make_broadcast_recording, make_two_angle_video, make_video
-from shared_types.testing.media_facts import ffmpeg_decode_error, media_facts
-from shared_types.testing.rich_media import DEFAULT_AUDIO, make_rich_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.stereo_boxes import read_st3d
+from stereo_media.subtitle_cues import TextCue
+from stereo_media.testing.captions import track_cues
+from stereo_media.testing.media import make_broadcast_recording, make_two_angle_video, make_video
+from stereo_media.testing.media_facts import ffmpeg_decode_error, media_facts
+from stereo_media.testing.rich_media import DEFAULT_AUDIO, make_rich_video
 
 SECONDS, FPS = 9.0, 12  # three 4 s segments (keyframe every second)
 TIMECODE = "10:00:00:00"

@@ -3,8 +3,8 @@
 from pathlib import Path
 
 import pytest
-from shared_types.testing.media_facts import media_facts
-from shared_types.testing.rich_media import make_rich_video
+from stereo_media.testing.media_facts import media_facts
+from stereo_media.testing.rich_media import make_rich_video
 
 # four segments (<= 4 s, a multiple of 2 workers); x265's open GOPs make chunking re-encode
 SECONDS, FPS = 9.0, 12

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import av
 import numpy as np
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.media_facts import media_facts
-from shared_types.testing.rich_media import Cue, make_rich_video
-from shared_types.testing.stereo_offset import horizontal_offset
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media_facts import media_facts
+from stereo_media.testing.rich_media import Cue, make_rich_video
+from stereo_media.testing.stereo_offset import horizontal_offset
 
 W, H, FPS = 320, 180, 12
 CUE = Cue(3.5, 4.6, "NEAR TEXT")  # spans the cut at 4 s (8 s in two 4 s segments)

@@ -4,8 +4,8 @@ a pause in the timestamps, a phone's variable frame rate, NTSC over many cuts.""
 from pathlib import Path
 
 import pytest
-from shared_types.testing.media import make_video
-from shared_types.testing.timing import (
+from stereo_media.testing.media import make_video
+from stereo_media.testing.timing import (
     beep_time,
     damage_audio_frames,
     flash_time,

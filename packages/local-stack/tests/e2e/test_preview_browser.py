@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 from shared_types.testing.browser import CHROMIUM, CHROMIUM_ARGS, chromium_missing, screenshots_dir
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from local_stack.testing.media import video_facts
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from local_stack.convert import _planned
 from local_stack.settings import StackSettings

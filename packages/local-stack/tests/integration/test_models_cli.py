@@ -1,8 +1,8 @@
 """``stereo-spot models list|download|remove`` against a local hub (real huggingface_hub)."""
 
 import pytest
-from shared_types.depth_models import CATALOG
-from shared_types.testing.hub import FakeHub, serve_hub
+from stereo_models.depth_models import CATALOG
+from stereo_models.testing.hub import FakeHub, serve_hub
 
 from local_stack.cli import main
 

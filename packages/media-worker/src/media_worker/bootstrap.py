@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from shared_types.backend_loader import load_backend, receive_wait_s
 from shared_types.consumer import ConsumerConfig
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.ports import Backend
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.probe_limits import ProbeLimits
 
-from media_worker.bounded_probe import ProbeLimits
 from media_worker.deps import MediaDeps
-from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.settings import MediaWorkerSettings
 from media_worker.worker import MediaWorker
 

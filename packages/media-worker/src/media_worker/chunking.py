@@ -25,7 +25,6 @@ from pathlib import Path
 
 from shared_types import keys
 from shared_types.cancel import discard_if_cancelled, free_job_files
-from shared_types.clock_jumps import continuous_source
 from shared_types.disk_room import WORK_FACTOR, require_room
 from shared_types.errors import ConditionFailedError
 from shared_types.failure import disk_full_as
@@ -42,12 +41,14 @@ from shared_types.models import (
 from shared_types.preview import CLIP_SECONDS, source_job_id
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from shared_types.runs import STALE_RUN_WRITES
+from stereo_media.bounded_probe import probe_video, refuse_oversize
+from stereo_media.clock_jumps import continuous_source
+from stereo_media.errors import UnusableVideoError
 
-from media_worker.bounded_probe import probe_video, refuse_oversize
 from media_worker.clip import cut_clip
 from media_worker.cut_plan import planned_cuts
 from media_worker.deps import MediaDeps
-from media_worker.errors import SplitOffPlanError, UnusableVideoError
+from media_worker.errors import SplitOffPlanError
 from media_worker.played_timeline import played_source
 from media_worker.poster import store_poster
 from media_worker.publication import Publication
@@ -162,8 +163,8 @@ def _parent_duration(deps: MediaDeps, clip: Job) -> float | None:
 
 def _on_one_timeline(source: Path, work: Path, deps: MediaDeps, alive: JobKeepAlive) -> Path:
     """``source``, or in its place a copy on one timeline when its clock jumps
-    (``shared_types.clock_jumps``: joined recordings) or it has none (a raw
-    H.264/HEVC stream: ``shared_types.raw_video``)."""
+    (``stereo_media.clock_jumps``: joined recordings) or it has none (a raw
+    H.264/HEVC stream: ``stereo_media.raw_video``)."""
     def run(args):
         deps.runner.run(args, on_tick=alive.tick, what="putting the source on one timeline")
 

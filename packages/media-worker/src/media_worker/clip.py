@@ -17,13 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from media_worker.errors import (
-    FfmpegFailedError,
-    SourceReplacedError,
-    SourceUnreachableError,
-    UnusableVideoError,
-)
-from media_worker.ffmpeg_runner import FfmpegRunner
+from stereo_media.errors import FfmpegFailedError, SourceUnreachableError, UnusableVideoError
+from stereo_media.ffmpeg_runner import FfmpegRunner
+
+from media_worker.errors import SourceReplacedError
 from media_worker.seeking import seek_attempts
 
 # What ffmpeg says when the store, not the video, failed a URL read.

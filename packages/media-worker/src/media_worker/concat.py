@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from media_worker.ffmpeg_runner import VIDEO_DEMUXERS, file_input
+from stereo_media.ffmpeg_runner import VIDEO_DEMUXERS, file_input
 
 
 def _quoted(path: Path) -> str:

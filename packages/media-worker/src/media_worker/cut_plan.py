@@ -26,7 +26,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from media_worker.bounded_probe import SourceInfo
+from stereo_media.bounded_probe import SourceInfo
+
 from media_worker.splitting import SEGMENT_TIME_DELTA, keyframe_interval, reencode_reason
 
 # The muxer's own slack: a keyframe this much before a multiple of the target

@@ -9,9 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.ports import Backend
-
-from media_worker.bounded_probe import ProbeLimits
-from media_worker.ffmpeg_runner import FfmpegRunner
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.probe_limits import ProbeLimits
 
 
 def worker_identity() -> str:

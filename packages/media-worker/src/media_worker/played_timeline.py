@@ -2,7 +2,7 @@
 
 The strip and a preview clip read a source where it lies and seek by time
 (``source_file.locate_source``). A transport stream whose clock jumps (two
-recordings joined, ``shared_types.clock_jumps``) may have no such times: a
+recordings joined, ``stereo_media.clock_jumps``) may have no such times: a
 backward jump or a wrapped clock makes a 6 s file "26 hours" long, more than
 any limit, so its strip failed. Chunking converts a continuous copy of it; the
 preview then reads one too (picture and sound, in Matroska, which seeks by its
@@ -12,7 +12,7 @@ finding every jump reads the whole file, which a two-hour recording's strip
 and every clip would wait for. A forward jump that stays under the limit is
 previewed on the source's own clock, the strip and the clips alike, so the
 moment a person picks is still the moment the clip starts at. A raw H.264/HEVC
-stream (``shared_types.raw_video``) has no clock at all: no demuxer of the
+stream (``stereo_media.raw_video``) has no clock at all: no demuxer of the
 header probe opens it, and when its first bytes say it is one, it is
 downloaded and read through a timed copy as well.
 """
@@ -22,13 +22,13 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from shared_types.clock_jumps import JUMPING_FORMATS, continuous_source
 from shared_types.models import ObjectInfo
-from shared_types.raw_video import HEAD_BYTES, starts_as_elementary_stream
+from stereo_media.bounded_probe import SourceHeader, probe_header, refuse_by_signature
+from stereo_media.clock_jumps import JUMPING_FORMATS, continuous_source
+from stereo_media.errors import TooLongError, UnknownFormatError
+from stereo_media.raw_video import HEAD_BYTES, starts_as_elementary_stream
 
-from media_worker.bounded_probe import SourceHeader, probe_header, refuse_by_signature
 from media_worker.deps import MediaDeps
-from media_worker.errors import TooLongError, UnknownFormatError
 from media_worker.source_file import SourceLocation, locate_source, source_file
 
 log = logging.getLogger(__name__)

@@ -12,9 +12,9 @@ from pathlib import Path
 from shared_types import keys
 from shared_types.errors import StereoSpotError
 from shared_types.ports import ObjectStorage
+from stereo_media.errors import FfmpegFailedError
+from stereo_media.ffmpeg_runner import FfmpegRunner
 
-from media_worker.errors import FfmpegFailedError
-from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.seeking import seek_attempts
 
 log = logging.getLogger(__name__)

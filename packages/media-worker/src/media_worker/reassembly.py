@@ -31,11 +31,7 @@ from shared_types.runs import run_completions
 from shared_types.segment_retention import release_segments
 
 from media_worker.deps import MediaDeps, worker_identity
-from media_worker.errors import (
-    FinalMissingError,
-    ReassemblyBusyError,
-    SegmentsMissingError,
-)
+from media_worker.errors import FinalMissingError, ReassemblyBusyError, SegmentsMissingError
 from media_worker.lease_keeper import LeaseKeeper
 from media_worker.side_streams import CONTENT_TYPES, SideFiles, mux_final
 from media_worker.source_file import stored_copy

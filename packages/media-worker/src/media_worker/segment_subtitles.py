@@ -5,7 +5,7 @@ one would find no subtitles to burn. When a job asks for 3D subtitles, the
 chunker reads the source's first text subtitle track once and gives each
 segment a ``mov_text`` track with the cues that overlap it, cut to it, at their
 times on the source's timeline, which segments keep (every ffmpeg here runs
-with ``-copyts``; ``shared_types.subtitle_cues.cues_in_window``): a cue spanning
+with ``-copyts``; ``stereo_media.subtitle_cues.cues_in_window``): a cue spanning
 a cut is shown, cut, in both segments. Where a segment's timestamps run ahead
 of the source's presentation times (an MP4 with B-frames: its edit list shifts
 the first frames back to 0, a stream-copied cut keeps the raw times, two
@@ -24,11 +24,11 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from shared_types.stream_mux import TEXT_SUBTITLES
-from shared_types.subtitle_cues import TextCue, cues_in_window, format_srt, parse_srt
+from stereo_media.errors import UnusableVideoError
+from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
+from stereo_media.stream_mux import TEXT_SUBTITLES
+from stereo_media.subtitle_cues import TextCue, cues_in_window, format_srt, parse_srt
 
-from media_worker.errors import UnusableVideoError
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.side_streams import streams_of
 from media_worker.splitting import segment_starts
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from media_worker.ffmpeg_runner import VIDEO_DEMUXERS
+from stereo_media.ffmpeg_runner import VIDEO_DEMUXERS
 
 
 def file_starts_us(paths: Sequence[Path]) -> list[int | None]:

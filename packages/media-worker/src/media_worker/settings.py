@@ -7,23 +7,25 @@ from pathlib import Path
 
 from pydantic import Field, model_validator
 from shared_types.settings import BackendSettings
+from stereo_media.probe_limits import DEFAULT_LIMITS
 
 
 class MediaWorkerSettings(BackendSettings):
-    """Read once in ``media_worker.main``; everything below it gets plain values."""
+    """Read once in ``media_worker.main``; everything below it gets plain values.
+    The probe limits default to ``stereo_media.probe_limits`` (the engine's too)."""
 
     segment_seconds: float = Field(300.0, gt=0)
     # video-workers converting one job side by side: segments are published as
     # that many contiguous runs, interleaved (media_worker.segment_order)
     segment_lanes: int = Field(1, ge=1)
-    max_source_bytes: int = Field(20 * 1024**3, gt=0)
-    max_duration_s: float = Field(4 * 3600.0, gt=0)
-    max_width: int = Field(7680, gt=0)
-    max_height: int = Field(4320, gt=0)
-    probe_timeout_s: float = Field(300.0, gt=0)  # the packet scan reads the whole file
-    max_fps: float = Field(240.0, gt=0)
-    max_frames: int = Field(1_000_000, gt=0)
-    max_pixel_frames: int = Field(1_200_000_000_000, gt=0)  # width x height x frames
+    max_source_bytes: int = Field(DEFAULT_LIMITS.max_bytes, gt=0)
+    max_duration_s: float = Field(DEFAULT_LIMITS.max_duration_s, gt=0)
+    max_width: int = Field(DEFAULT_LIMITS.max_width, gt=0)
+    max_height: int = Field(DEFAULT_LIMITS.max_height, gt=0)
+    probe_timeout_s: float = Field(DEFAULT_LIMITS.timeout_s, gt=0)
+    max_fps: float = Field(DEFAULT_LIMITS.max_fps, gt=0)
+    max_frames: int = Field(DEFAULT_LIMITS.max_frames, gt=0)
+    max_pixel_frames: int = Field(DEFAULT_LIMITS.max_pixel_frames, gt=0)
     ffmpeg: str | None = None  # STEREO_SPOT_FFMPEG: an explicit ffmpeg binary
     ffmpeg_timeout_s: float = Field(3600.0, gt=0)
     # A preview's strip and clip read an S3 source through a presigned URL

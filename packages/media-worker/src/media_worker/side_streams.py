@@ -7,7 +7,7 @@ attachments), its chapters and tags are kept aside in one MKV
 (``keys.streams_key``), and its data tracks, which MKV cannot hold (a GoPro's
 telemetry), in an MP4 (``keys.data_tracks_key``); at reassembly the joined
 video and those files are muxed into the job's container
-(``shared_types.stream_mux``), with the stereo signalling players read (MKV
+(``stereo_media.stream_mux``), with the stereo signalling players read (MKV
 StereoMode, MP4 ``st3d``).
 """
 
@@ -20,9 +20,11 @@ from pathlib import Path
 
 from shared_types.left_out import left_out_sentence
 from shared_types.models import Container, OutputMode, packing_of
-from shared_types.source_streams import FileStreams, file_streams
-from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import (
+from stereo_media.errors import FfmpegFailedError, UnusableVideoError
+from stereo_media.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner
+from stereo_media.source_streams import FileStreams, file_streams
+from stereo_media.stereo_boxes import add_st3d
+from stereo_media.stream_mux import (
     NothingToKeepError,
     cover_extract_command,
     covers_to_extract,
@@ -32,8 +34,6 @@ from shared_types.stream_mux import (
 )
 
 from media_worker.concat import concat_input
-from media_worker.errors import FfmpegFailedError, UnusableVideoError
-from media_worker.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner
 from media_worker.segment_timeline import concat_durations_us, file_starts_us
 
 log = logging.getLogger(__name__)

@@ -24,9 +24,9 @@ from urllib.request import Request, urlopen
 
 from shared_types.models import ObjectInfo
 from shared_types.ports import ObjectStorage
+from stereo_media.ffmpeg_runner import file_input, url_input
 
 from media_worker.errors import SourceReplacedError
-from media_worker.ffmpeg_runner import file_input, url_input
 from media_worker.stereo_twice import decode_options
 
 # Long enough for the slowest strip or clip cut (ffmpeg's own timeout is shorter).

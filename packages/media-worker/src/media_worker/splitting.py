@@ -19,11 +19,12 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from shared_types.hdr import Color, HdrInfo, x265_cli_args
+from stereo_media.bounded_probe import SourceInfo, probe_colour
+from stereo_media.errors import FfmpegFailedError
+from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
+from stereo_media.hdr import Color, HdrInfo, x265_cli_args
+from stereo_media.probe_limits import ProbeLimits
 
-from media_worker.bounded_probe import ProbeLimits, SourceInfo, probe_colour
-from media_worker.errors import FfmpegFailedError
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.live_segments import LiveSegmentList
 
 log = logging.getLogger(__name__)
@@ -76,7 +77,7 @@ def keyframed_codec(segment_seconds: float, *, color: Color | None = None,
     """ffmpeg's encoder arguments for a video with a keyframe at least every
     :func:`keyframe_interval` seconds: 8-bit H.264, or, for a source of more
     than 8 bits (``hdr``), 10-bit HEVC keeping its colour description
-    ``color`` and HDR10 metadata (``shared_types.hdr``)."""
+    ``color`` and HDR10 metadata (``stereo_media.hdr``)."""
     every = keyframe_interval(segment_seconds)
     if hdr is not None and hdr.bit_depth > 8:
         codec = [*x265_cli_args(hdr, color, closed_gop=True), "-preset", "veryfast",

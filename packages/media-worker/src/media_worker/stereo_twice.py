@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 
-from media_worker.bounded_probe import open_options
+from stereo_media.bounded_probe import open_options
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from pathlib import Path
 from shared_types import keys
 from shared_types.models import Job, JobStatus, JobUpdate, ObjectInfo
 from shared_types.preview import THUMBNAILS, thumbnail_times
+from stereo_media.bounded_probe import probe_video
+from stereo_media.ffmpeg_runner import FfmpegRunner
 
-from media_worker.bounded_probe import probe_video
 from media_worker.deps import MediaDeps
-from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.played_timeline import played_source
 from media_worker.poster import frame_to_jpeg, store_poster
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from shared_types import keys
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import JobStatus
-from shared_types.testing.media import make_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media import make_video
 
 pytest.importorskip("local_adapters", reason="the crash tests run on local_adapters")
 

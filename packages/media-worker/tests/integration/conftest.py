@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.frame_rate import stream_rate
-from shared_types.testing.media import make_video
-from shared_types.testing.timing import make_paused_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.frame_rate import stream_rate
+from stereo_media.testing.media import make_video
+from stereo_media.testing.timing import make_paused_video
 
 
 @dataclass(frozen=True)

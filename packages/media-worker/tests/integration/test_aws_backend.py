@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from shared_types import keys
 from shared_types.models import JobStatus
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from media_worker.bootstrap import build_worker
 from media_worker.settings import MediaWorkerSettings

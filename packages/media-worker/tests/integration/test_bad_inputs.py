@@ -7,9 +7,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import Job, JobStatus, OutputMode, new_job_id
-from shared_types.testing.media import make_audio_only, make_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media import make_audio_only, make_video
 
 
 def text_renamed(tmp: Path) -> Path:

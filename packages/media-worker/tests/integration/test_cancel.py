@@ -5,7 +5,7 @@ from __future__ import annotations
 from shared_types import keys
 from shared_types.cancel import cancel_job
 from shared_types.models import JobStatus
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 
 def test_segments_written_after_a_cancel_are_freed(local_backend, new_job, upload, worker_for,

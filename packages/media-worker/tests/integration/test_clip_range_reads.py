@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.keys import source_key
-from shared_types.raw_video import HEAD_BYTES, starts_as_elementary_stream
-from shared_types.testing.media import make_video
-from shared_types.testing.timing import make_raw_stream
+from stereo_media.bounded_probe import probe_header
+from stereo_media.errors import UnknownFormatError, UnusableVideoError
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.probe_limits import ProbeLimits
+from stereo_media.raw_video import HEAD_BYTES, starts_as_elementary_stream
+from stereo_media.testing.media import make_video
+from stereo_media.testing.timing import make_raw_stream
 
-from media_worker.bounded_probe import ProbeLimits, probe_header
 from media_worker.clip import cut_clip
-from media_worker.errors import SourceReplacedError, UnknownFormatError, UnusableVideoError
-from media_worker.ffmpeg_runner import FfmpegRunner
+from media_worker.errors import SourceReplacedError
 from media_worker.source_file import locate_source
 from media_worker.thumbnails import make_thumbnails
 
@@ -135,15 +137,15 @@ def test_an_s3_source_that_no_demuxer_opens_is_told_apart_by_its_first_bytes(s3,
 
 
 def test_an_unreachable_store_is_transient_not_a_bad_video(tmp_path):
-    from media_worker.errors import SourceUnreachableError
+    from stereo_media.errors import SourceUnreachableError
 
     with pytest.raises(SourceUnreachableError):  # nothing listens there
         probe_header(f"http://127.0.0.1:{_closed_port()}/x.mp4", LIMITS)
 
 
 def test_a_clip_from_a_store_that_does_not_answer_is_transient(tmp_path):
-    from media_worker.errors import SourceUnreachableError
-    from media_worker.ffmpeg_runner import url_input
+    from stereo_media.errors import SourceUnreachableError
+    from stereo_media.ffmpeg_runner import url_input
 
     runner = FfmpegRunner(ffmpeg_path(), timeout_s=60)
     with pytest.raises(SourceUnreachableError):
@@ -178,7 +180,7 @@ def test_on_s3_only_a_transport_stream_whose_clock_jumps_is_fetched_for_a_previe
         s3, film, tmp_path):
     from types import SimpleNamespace
 
-    from shared_types.testing.timing import make_joined_recording
+    from stereo_media.testing.timing import make_joined_recording
 
     from media_worker.played_timeline import played_source
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 import pytest
 from shared_types import keys
 from shared_types.errors import TransientError
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import JobStatus
 from shared_types.testing.disk import entries, fill, small_disk
-from shared_types.testing.media import make_video
 from shared_types.testing.waiting import wait_until
+from stereo_media.errors import FfmpegDiskFullError
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
+from stereo_media.testing.media import make_video
 
 from media_worker.bootstrap import build_worker
-from media_worker.errors import FfmpegDiskFullError
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 
 MIB = 1024 * 1024
 

@@ -1,12 +1,13 @@
 """A source whose keyframes are too sparse is re-encoded before splitting: HDR survives it."""
 
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.media_facts import media_facts
-from shared_types.testing.rich_media import make_rich_video
+from stereo_media.bounded_probe import probe_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.probe_limits import ProbeLimits
+from stereo_media.testing.media_facts import media_facts
+from stereo_media.testing.rich_media import make_rich_video
 
-from media_worker.bounded_probe import ProbeLimits, probe_video
-from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.splitting import prepare_and_split, reencode_reason
 
 LIMITS = ProbeLimits(max_bytes=10**9, max_duration_s=600, max_width=4096, max_height=4096)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import subprocess
 
 import av
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.timing import frame_times, make_paused_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.testing.timing import frame_times, make_paused_video
 
-from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.splitting import keyframe_interval, reencode_with_keyframes
 
 

@@ -11,7 +11,6 @@ import av
 import pytest
 from shared_types import keys
 from shared_types.errors import ConditionFailedError
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.job_failure import fail_job
 from shared_types.models import (
     Container,
@@ -23,13 +22,14 @@ from shared_types.models import (
     new_job_id,
 )
 from shared_types.runs import STALE_RUN_WRITES
-from shared_types.testing.captions import track_cues
-from shared_types.testing.media import (
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.captions import track_cues
+from stereo_media.testing.media import (
     make_broadcast_recording,
     make_multiplex_recording,
     make_video,
 )
-from shared_types.testing.timing import (
+from stereo_media.testing.timing import (
     beep_time,
     flash_time,
     frame_times,

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import av
 from shared_types import keys
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import JobStatus
-from shared_types.testing.media import make_video
 from shared_types.testing.memory import MemoryStorage
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
+from stereo_media.testing.media import make_video
 
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.poster import POSTER_WIDTH, poster_time, store_poster
 
 

@@ -12,8 +12,8 @@ from shared_types import keys
 from shared_types.models import ConversionParams, Job, JobStatus, OutputMode, new_job_id
 from shared_types.preview import THUMBNAILS, convert_whole, start_clip, thumbnail_times
 from shared_types.resend import resend_source
-from shared_types.testing.media import make_video
-from shared_types.testing.timing import make_joined_recording, make_raw_stream
+from stereo_media.testing.media import make_video
+from stereo_media.testing.timing import make_joined_recording, make_raw_stream
 
 from media_worker.thumbnails import THUMB_WIDTH
 

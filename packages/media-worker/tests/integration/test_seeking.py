@@ -10,13 +10,13 @@ from pathlib import Path
 import av
 import numpy as np
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.preview import THUMBNAILS
+from stereo_media.errors import UnusableVideoError
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
 
 from media_worker import seeking
 from media_worker.clip import cut_clip
-from media_worker.errors import UnusableVideoError
-from media_worker.ffmpeg_runner import FfmpegRunner, file_input
 from media_worker.seeking import seek_attempts
 from media_worker.thumbnails import make_thumbnails
 

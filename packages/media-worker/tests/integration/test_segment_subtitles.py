@@ -1,11 +1,11 @@
 """3D subtitles in the segmented pipeline: each segment carries the cues of its window."""
 
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.media_facts import media_facts
-from shared_types.testing.rich_media import Cue, make_rich_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.testing.media_facts import media_facts
+from stereo_media.testing.rich_media import Cue, make_rich_video
 
-from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.segment_subtitles import add_cues_to_segments
 from media_worker.splitting import segment_starts, split_segments
 

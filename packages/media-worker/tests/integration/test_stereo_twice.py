@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 from shared_types import keys
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, Job, JobStatus, OutputMode, new_job_id
 from shared_types.preview import THUMBNAILS, start_clip
-from shared_types.stereo_boxes import add_st3d
-from shared_types.testing.media import make_video
-from shared_types.testing.media_facts import ffmpeg_decode_error
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.stereo_boxes import add_st3d
+from stereo_media.testing.media import make_video
+from stereo_media.testing.media_facts import ffmpeg_decode_error
 
 from media_worker import stereo_twice
 from media_worker.stereo_twice import decode_options

@@ -10,8 +10,8 @@ import av
 import pytest
 from shared_types import keys
 from shared_types.models import JobStatus, S3EventRecord
-from shared_types.testing.media import make_video
-from shared_types.testing.timing import frame_times, make_paused_video
+from stereo_media.testing.media import make_video
+from stereo_media.testing.timing import frame_times, make_paused_video
 
 from media_worker import chunking
 from media_worker.chunking import handle_source_uploaded

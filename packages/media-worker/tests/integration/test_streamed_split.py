@@ -9,12 +9,13 @@ import subprocess
 import threading
 import time
 
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.media import make_video
+from stereo_media.bounded_probe import probe_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.probe_limits import ProbeLimits
+from stereo_media.testing.media import make_video
 
-from media_worker.bounded_probe import ProbeLimits, probe_video
 from media_worker.cut_plan import plan_cuts
-from media_worker.ffmpeg_runner import FfmpegRunner
 from media_worker.splitting import segment_starts, split_segments
 
 LIMITS = ProbeLimits(max_bytes=10**9, max_duration_s=600, max_width=4096, max_height=4096)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from shared_types import keys
 from shared_types.models import JobStatus, JobUpdate, S3EventRecord
+from stereo_media.errors import UnusableVideoError
+from stereo_media.probe_limits import ProbeLimits
 
-from media_worker.bounded_probe import ProbeLimits
 from media_worker.chunking import handle_source_uploaded
 from media_worker.deps import MediaDeps
-from media_worker.errors import UnusableVideoError
 
 
 class NoFfmpeg:

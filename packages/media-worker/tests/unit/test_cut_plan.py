@@ -34,7 +34,7 @@ def test_unknown_keyframes_plan_nothing():
 
 
 def _info(**kw):
-    from media_worker.bounded_probe import SourceInfo
+    from stereo_media.bounded_probe import SourceInfo
 
     base = dict(size_bytes=1, duration_s=16.0, width=64, height=64, video_frames=384,
                 has_audio=False, max_keyframe_gap_s=1.0, container="mov,mp4",

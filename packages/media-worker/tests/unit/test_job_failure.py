@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from shared_types.job_failure import fail_job_for as fail_job
 from shared_types.models import JobStatus, JobUpdate
-
-from media_worker.errors import UnusableVideoError
+from stereo_media.errors import UnusableVideoError
 
 
 def test_an_in_progress_job_is_failed_with_code_message_and_stage(mem_backend, new_job):

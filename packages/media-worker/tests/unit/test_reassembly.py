@@ -16,8 +16,8 @@ from shared_types.models import (
     SegmentCompletion,
 )
 from shared_types.testing.memory import MemoryReassemblyLock
+from stereo_media.probe_limits import ProbeLimits
 
-from media_worker.bounded_probe import ProbeLimits
 from media_worker.deps import MediaDeps
 from media_worker.errors import FinalMissingError, ReassemblyBusyError, SegmentsMissingError
 from media_worker.reassembly import handle_reassembly, parse_reassembly_message

@@ -27,3 +27,13 @@ def test_nonsense_limits_are_refused(monkeypatch):
 def test_a_lease_longer_than_the_visibility_is_refused():
     with pytest.raises(ValidationError, match="lease_s"):
         MediaWorkerSettings(lease_s=300, visibility_s=120)
+
+
+def test_the_default_probe_limits_are_the_ones_the_engine_applies(monkeypatch):
+    from stereo_media.probe_limits import DEFAULT_LIMITS
+
+    from media_worker.bootstrap import probe_limits
+
+    for name in ("MAX_WIDTH", "MAX_HEIGHT", "MAX_SOURCE_BYTES", "PROBE_TIMEOUT_S"):
+        monkeypatch.delenv(f"STEREO_SPOT_{name}", raising=False)
+    assert probe_limits(MediaWorkerSettings()) == DEFAULT_LIMITS

@@ -8,7 +8,11 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from shared_types.depth_models import default_models_dir
+
+def default_models_dir() -> Path:
+    """The per-user models folder, ``~/.cache/stereo-spot/models`` (the default
+    of ``models_dir``; ``stereo_models.depth_models`` looks there)."""
+    return Path.home() / ".cache" / "stereo-spot" / "models"
 
 
 class BackendSettings(BaseSettings):

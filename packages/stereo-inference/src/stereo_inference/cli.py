@@ -18,7 +18,7 @@ from shared_types.models import (
     DynamicRange,
     OutputMode,
 )
-from shared_types.models_cli import add_models_parser, run_models_command
+from stereo_models.models_cli import add_models_parser, run_models_command
 
 from stereo_inference.errors import EngineError
 from stereo_inference.settings import InferenceSettings

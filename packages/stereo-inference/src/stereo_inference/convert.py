@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -12,13 +11,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from shared_types.clock_jumps import continuous_source
 from shared_types.conversion import ConversionResult
-from shared_types.depth_models import needs_weights
-from shared_types.ffmpeg import ffmpeg_path, find_soon
 from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
-from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import container_of
+from stereo_media.clock_jumps import continuous_source
+from stereo_media.errors import (
+    FfmpegDiskFullError,
+    FfmpegFailedError,
+    FfmpegTimeoutError,
+    MediaError,
+)
+from stereo_media.ffmpeg import ffmpeg_path, find_soon
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.stereo_boxes import add_st3d
+from stereo_media.stream_mux import container_of
+from stereo_models.depth_models import needs_weights
 
 from stereo_inference import nvdec
 from stereo_inference.arrays import device_type
@@ -27,7 +33,7 @@ from stereo_inference.depth import ensure_installed, load_estimator
 from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
-from stereo_inference.errors import EngineTransientError, InvalidInputError
+from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
 from stereo_inference.formats import decoded_size, eye_size, output_size, parse_mode
 from stereo_inference.mux import mux_output, nothing_to_keep, source_streams
 from stereo_inference.runtime import (
@@ -174,21 +180,24 @@ def _say_if_cut_short(input_path: Path, info: VideoInfo, seconds: float) -> None
 def _on_one_timeline(input_path: Path, output_path: Path, ffmpeg: str | None,
                      timeout_s: float) -> Iterator[Path]:
     """``input_path``, or a copy of it on one timeline when its clock jumps
-    (``shared_types.clock_jumps``: joined recordings) or it has none (a raw
-    H.264/HEVC stream: ``shared_types.raw_video``), written beside the output
+    (``stereo_media.clock_jumps``: joined recordings) or it has none (a raw
+    H.264/HEVC stream: ``stereo_media.raw_video``), written beside the output
     and removed when the conversion ends. Raises InvalidInputError when the
     copy fails."""
     def run(args):
+        runner = FfmpegRunner(ffmpeg or ffmpeg_path(), timeout_s=timeout_s)
         try:
-            subprocess.run([ffmpeg or ffmpeg_path(), *args], check=True, capture_output=True,
-                           timeout=timeout_s)
-        except subprocess.CalledProcessError as exc:
-            tail = exc.stderr.decode("utf-8", "replace")[-500:].strip()
-            raise InvalidInputError(f"copying the input onto one timeline failed: {tail}"
-                                    ) from exc
-        except subprocess.TimeoutExpired as exc:
+            runner.run(args, what="copying the input onto one timeline")
+        except FfmpegDiskFullError as exc:
+            raise EngineDiskFullError(str(exc)) from exc
+        except FfmpegFailedError as exc:
+            raise InvalidInputError("copying the input onto one timeline failed: "
+                                    f"{exc.stderr[-500:].strip()}") from exc
+        except FfmpegTimeoutError as exc:
             raise EngineTransientError("copying the input onto one timeline took longer "
                                        f"than {timeout_s:g} s") from exc
+        except MediaError as exc:  # killed by a signal
+            raise EngineTransientError(str(exc)) from exc
 
     source = continuous_source(input_path, output_path.parent, run,
                                stem=f".{output_path.stem}.continuous")

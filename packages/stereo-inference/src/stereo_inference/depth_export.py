@@ -17,9 +17,9 @@ import av
 import numpy as np
 import torch
 import torch.nn.functional as F
-from shared_types.depth_models import needs_weights
-from shared_types.frame_rate import stream_rate
 from shared_types.models import DepthModel
+from stereo_media.frame_rate import stream_rate
+from stereo_models.depth_models import needs_weights
 
 from stereo_inference.depth import ensure_installed, estimate_in_batches, load_estimator
 from stereo_inference.depth_state import resume

@@ -2,7 +2,7 @@
 
 Frames keep the source timestamps (constant or variable frame rate), sample
 aspect and colour description; SBS/TB layouts carry the frame-packing SEI
-(written here for every encoder, in the two forms ``shared_types.frame_packing``
+(written here for every encoder, in the two forms ``stereo_media.frame_packing``
 puts on a keyframe and on the picture after it); the source pictures' closed
 captions (A/53) are put back in the same pictures.
 Every other stream of the source (audio, subtitles, chapters, tags) is added
@@ -17,10 +17,10 @@ from pathlib import Path
 
 import av
 import numpy as np
-from shared_types.a53 import with_caption_sei
-from shared_types.frame_packing import PackingSeis
-from shared_types.hdr import HdrInfo
-from shared_types.sei import with_sei
+from stereo_media.a53 import with_caption_sei
+from stereo_media.frame_packing import PackingSeis
+from stereo_media.hdr import HdrInfo
+from stereo_media.sei import with_sei
 
 from stereo_inference import planes
 from stereo_inference.errors import write_failure
@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 class StereoEncoder:
     """Write frames to the MP4 at ``path``; ``close()`` finishes the file.
 
-    A 10-bit ``hdr`` (see ``shared_types.hdr``) encodes 10-bit HEVC with its
+    A 10-bit ``hdr`` (see ``stereo_media.hdr``) encodes 10-bit HEVC with its
     HDR10 metadata instead of 8-bit H.264.
     Frames of another size than ``size`` (half layouts whose eye is odd) are
     scaled to it. ``color`` is (primaries, transfer, matrix, range) as FFmpeg
@@ -114,7 +114,7 @@ class StereoEncoder:
               captions: dict[int, bytes] | None = None) -> None:
         """Encode a batch (B,H*3/2,W yuv420p or B,H,W,3 rgb24) with source
         timestamps; ``captions`` (A/53 cc_data by pts, as decoded) go back into
-        the pictures of the same timestamps (``shared_types.a53``)."""
+        the pictures of the same timestamps (``stereo_media.a53``)."""
         if captions:
             self.captions.update(captions)
         try:

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from shared_types.conversion import ConversionResult
-from shared_types.depth_models import IW3_MISSING, iw3_installed
 from shared_types.models import Container, ConversionParams, OutputMode, packing_of
+from stereo_models.depth_models import IW3_MISSING, iw3_installed
 
 from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
 from stereo_inference.mux import mux_output

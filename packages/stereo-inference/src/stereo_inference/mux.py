@@ -2,24 +2,25 @@
 
 ``stereo_inference.encode`` writes the video alone; this muxes it with every
 audio, subtitle and attachment stream of the source, its cover, timecode,
-telemetry, chapters and tags (``shared_types.stream_mux``), then marks SBS/TB
+telemetry, chapters and tags (``stereo_media.stream_mux``), then marks SBS/TB
 MP4s with an ``st3d`` box.
 """
 
 from __future__ import annotations
 
 import logging
-import subprocess
 import tempfile
 from pathlib import Path
 
 import av
-from shared_types.failure import disk_full_message, is_disk_full
+from shared_types.failure import disk_full_message
 from shared_types.left_out import left_out_sentence
 from shared_types.models import Container
-from shared_types.source_streams import FileStreams, file_streams
-from shared_types.stereo_boxes import add_st3d
-from shared_types.stream_mux import cover_extract_command, covers_to_extract, mux_command
+from stereo_media.errors import FfmpegDiskFullError, FfmpegFailedError, MediaError
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.source_streams import FileStreams, file_streams
+from stereo_media.stereo_boxes import add_st3d
+from stereo_media.stream_mux import cover_extract_command, covers_to_extract, mux_command
 
 from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
 
@@ -66,13 +67,13 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
     EngineTransientError when ffmpeg fails."""
     if found is None:
         found = source_streams(source)
+    runner = FfmpegRunner(ffmpeg, timeout_s=timeout_s)
     try:
         # an MKV's covers go in as attachments: copied out of the source first
         with tempfile.TemporaryDirectory(dir=Path(output).parent, prefix=".covers-") as tmp:
             covers = covers_to_extract(found.streams, container, Path(tmp))
             for stream, path in covers:
-                subprocess.run([ffmpeg, *cover_extract_command(source, stream, path)],
-                               check=True, capture_output=True, timeout=timeout_s)
+                runner.run(cover_extract_command(source, stream, path), what="cover copy")
 
             def command(repair_audio: bool) -> tuple[list[str], list[str]]:
                 return mux_command(
@@ -82,36 +83,33 @@ def mux_output(ffmpeg: str, video: Path, source: Path, output: Path, *, containe
                     timecode=found.timecode, cover_files=[path for _, path in covers],
                     quicktime=found.quicktime, data=found.data, repair_audio=repair_audio,
                     shift_s=found.start_s if start_at_zero else 0.0)
-            dropped = _run_repairing_audio(ffmpeg, command, timeout_s, Path(source).name)
+            dropped = _run_repairing_audio(runner, command, Path(source).name)
         if dropped:
             log.warning("not in the output of %s: %s", Path(source).name,
                         left_out_sentence(dropped, container))
-    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-        detail = getattr(exc, "stderr", b"") or b""
-        if is_disk_full(detail.decode(errors="replace")):
-            raise EngineDiskFullError(disk_full_message(
-                Path(output).parent, doing="adding the audio and subtitles")) from exc
-        raise EngineTransientError(
-            f"ffmpeg could not mux the streams: {detail.decode(errors='replace')[-300:]}"
-        ) from exc
+    except FfmpegDiskFullError as exc:
+        raise EngineDiskFullError(disk_full_message(
+            Path(output).parent, doing="adding the audio and subtitles")) from exc
+    except MediaError as exc:  # failed, past its time limit, or killed
+        detail = getattr(exc, "stderr", "") or str(exc)
+        raise EngineTransientError(f"ffmpeg could not mux the streams: {detail[-300:]}"
+                                   ) from exc
     if container is Container.MP4 and packing:
         add_st3d(output, packing)
     return dropped
 
 
-def _run_repairing_audio(ffmpeg: str, command, timeout_s: float, name: str) -> list[str]:
+def _run_repairing_audio(runner: FfmpegRunner, command, name: str) -> list[str]:
     """Run the mux ``command(repair_audio)`` builds; when it fails for anything
     but a full disk, run it once more with the audio decoded and encoded again:
     a damaged frame stops a copy (a broadcast recording's broken ADTS header),
     while the decoder skips it and keeps the rest. Returns what it left out.
-    Raises CalledProcessError or TimeoutExpired."""
+    Raises the runner's MediaError."""
     args, dropped = command(False)
     try:
-        subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)
-    except subprocess.CalledProcessError as exc:
-        if is_disk_full((exc.stderr or b"").decode(errors="replace")):
-            raise
+        runner.run(args, what="mux")
+    except FfmpegFailedError:
         log.warning("copying the audio of %s failed, encoding it again", name)
         args, dropped = command(True)
-        subprocess.run([ffmpeg, *args], check=True, capture_output=True, timeout=timeout_s)
+        runner.run(args, what="mux")
     return dropped

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from shared_types.depth_models import default_models_dir
+from shared_types.settings import default_models_dir
 
 
 class InferenceSettings(BaseSettings):

@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from shared_types.models import ConversionParams, OutputMode
-from shared_types.subtitle_cues import TextCue, parse_srt
+from stereo_media.subtitle_cues import TextCue, parse_srt
 
 from stereo_inference.arrays import as_float
 from stereo_inference.decode import FrameBatch

@@ -32,8 +32,8 @@ import re
 
 import cv2
 import numpy as np
-from shared_types.hdr import HdrInfo
 from shared_types.models import DynamicRange, OutputMode
+from stereo_media.hdr import HdrInfo
 
 from stereo_inference.yuv_matrices import FULL_RANGE, KR_KB
 

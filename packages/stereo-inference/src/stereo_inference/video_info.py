@@ -7,14 +7,13 @@ from pathlib import Path
 
 import av
 from pydantic import BaseModel
-from shared_types.frame_rate import stream_rate
-from shared_types.hdr import HdrInfo, frame_color, hdr_info
-from shared_types.stream_names import codec_name
+from stereo_media.frame_rate import stream_rate
+from stereo_media.hdr import HdrInfo, frame_color, hdr_info
+from stereo_media.probe_limits import DEFAULT_LIMITS
+from stereo_media.stream_names import codec_name
 
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.readable_frames import ReadableFrames
-
-MAX_DIMENSION = 8192
 
 
 class VideoInfo(BaseModel):
@@ -42,7 +41,8 @@ def probe_video(path: Path) -> VideoInfo:
     """Open ``path`` and describe its first video stream.
 
     Raises InvalidInputError for a missing, zero-byte, corrupt or audio-only
-    file, or a frame size beyond MAX_DIMENSION.
+    file, or a frame size beyond ``stereo_media.probe_limits`` (the media
+    worker's limit too).
     """
     path = Path(path)
     if not path.is_file():
@@ -68,9 +68,10 @@ def _describe(container, path: Path) -> VideoInfo:
     width, height = stream.codec_context.width, stream.codec_context.height
     if not width or not height:
         raise InvalidInputError(f"{path.name}: video stream has no frame size")
-    if max(width, height) > MAX_DIMENSION:
+    if DEFAULT_LIMITS.refuses_size(width, height):
         raise InvalidInputError(
-            f"{path.name}: {width}x{height} exceeds the {MAX_DIMENSION}px limit"
+            f"{path.name}: {width}x{height} exceeds the "
+            f"{DEFAULT_LIMITS.max_width}x{DEFAULT_LIMITS.max_height} limit"
         )
     rate = stream_rate(stream) or Fraction(25)
     duration = _duration_s(container, stream)

@@ -8,7 +8,7 @@ import time
 
 import httpx
 import pytest
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 
 def free_port() -> int:

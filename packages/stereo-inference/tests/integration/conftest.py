@@ -3,8 +3,8 @@ from pathlib import Path
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.media import make_audio_only, make_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media import make_audio_only, make_video
 
 
 @pytest.fixture(scope="session")

@@ -4,14 +4,14 @@ captions as a track of their own (a MOV's c608) become a text track."""
 
 import av
 import pytest
-from shared_types.testing.captions import (
+from stereo_media.testing.captions import (
     caption_cues,
     make_caption_track_video,
     make_captioned_video,
     track_cues,
 )
-from shared_types.testing.media import make_video
-from shared_types.testing.media_facts import media_facts
+from stereo_media.testing.media import make_video
+from stereo_media.testing.media_facts import media_facts
 
 from stereo_inference import convert_file
 

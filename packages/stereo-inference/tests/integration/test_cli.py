@@ -4,7 +4,7 @@ import sys
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg import ffmpeg_path
 
 from stereo_inference import native
 from stereo_inference.cli import build_parser, main

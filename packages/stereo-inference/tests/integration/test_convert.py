@@ -4,8 +4,8 @@ import subprocess
 import av
 import numpy as np
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, OutputMode
+from stereo_media.ffmpeg import ffmpeg_path
 
 from stereo_inference import ConversionResult, convert_file
 from stereo_inference.errors import InvalidInputError
@@ -207,7 +207,7 @@ def test_a_video_only_source_is_written_by_the_encoder_alone_playable_and_marked
         vfr_clip, tmp_path, monkeypatch):
     """Nothing beside the picture to keep (a video-only segment): no ffmpeg mux
     pass; the encoder's MP4 has its index first and says it is side by side."""
-    from shared_types.stereo_boxes import read_st3d
+    from stereo_media.stereo_boxes import read_st3d
 
     import stereo_inference.convert as convert
     from stereo_inference.mux import nothing_to_keep, source_streams

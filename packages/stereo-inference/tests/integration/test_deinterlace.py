@@ -2,7 +2,7 @@
 
 import av
 import numpy as np
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from stereo_inference import convert_file
 from stereo_inference.deinterlace import progressive_frames

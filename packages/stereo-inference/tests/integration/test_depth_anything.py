@@ -2,9 +2,9 @@ import os
 
 import pytest
 import torch
-from shared_types.depth_models import CATALOG
 from shared_types.models import ConversionParams, DepthModel
-from shared_types.testing.hub import FakeHub, serve_hub
+from stereo_models.depth_models import CATALOG
+from stereo_models.testing.hub import FakeHub, serve_hub
 
 from stereo_inference import convert_file
 from stereo_inference.depth import default_depth_model, load_estimator

@@ -4,9 +4,9 @@ no output or partial file left behind."""
 
 import pytest
 from shared_types.errors import TransientError
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import Container
 from shared_types.testing.disk import entries, fill, small_disk
+from stereo_media.ffmpeg import ffmpeg_path
 
 from stereo_inference import convert_file
 from stereo_inference.errors import EngineDiskFullError

@@ -2,22 +2,22 @@
 
 import av
 import pytest
-from shared_types.source_streams import ATTACHED_PIC
-from shared_types.stereo_boxes import read_st3d
-from shared_types.subtitle_cues import TextCue
-from shared_types.testing.captions import track_cues
-from shared_types.testing.media import (
+from stereo_media.source_streams import ATTACHED_PIC
+from stereo_media.stereo_boxes import read_st3d
+from stereo_media.subtitle_cues import TextCue
+from stereo_media.testing.captions import track_cues
+from stereo_media.testing.media import (
     make_broadcast_recording,
     make_multiplex_recording,
     make_two_angle_video,
     make_video,
 )
-from shared_types.testing.media_facts import (
+from stereo_media.testing.media_facts import (
     ffmpeg_decode_error,
     frame_packing_arrangements,
     media_facts,
 )
-from shared_types.testing.rich_media import make_rich_video
+from stereo_media.testing.rich_media import make_rich_video
 
 from stereo_inference import convert_file
 

@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 from shared_types.models import ConversionParams, DepthModel
-from shared_types.stereo_boxes import read_st3d
-from shared_types.testing.media_facts import media_facts
-from shared_types.testing.rich_media import make_rich_video
+from stereo_media.stereo_boxes import read_st3d
+from stereo_media.testing.media_facts import media_facts
+from stereo_media.testing.rich_media import make_rich_video
 
 from stereo_inference import convert_file
 from stereo_inference.errors import EngineTransientError, ModelNotInstalledError

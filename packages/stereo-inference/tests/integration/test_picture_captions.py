@@ -5,7 +5,7 @@ import gc
 import sys
 
 import av
-from shared_types.testing.captions import make_captioned_video
+from stereo_media.testing.captions import make_captioned_video
 
 from stereo_inference.picture_captions import PictureCaptions
 

@@ -6,7 +6,7 @@ import subprocess
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg import ffmpeg_path
 
 from stereo_inference import convert_file, readable_frames
 from stereo_inference.errors import InvalidInputError

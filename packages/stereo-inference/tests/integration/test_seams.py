@@ -5,9 +5,9 @@ from pathlib import Path
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, DepthModel
-from shared_types.testing.media import make_video
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media import make_video
 
 from stereo_inference import convert_file
 from stereo_inference.errors import InvalidInputError

@@ -3,7 +3,7 @@ from fastapi.testclient import TestClient
 from shared_types.errors import TransientStoreError
 from shared_types.models import ConversionParams
 from shared_types.testing.memory import MemoryStorage
-from shared_types.testing.pictures import same_picture
+from stereo_media.testing.pictures import same_picture
 
 from stereo_inference import convert_file
 from stereo_inference.server import create_app

@@ -3,11 +3,11 @@
 import av
 import numpy as np
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams
-from shared_types.subtitle_cues import parse_srt
-from shared_types.testing.rich_media import Cue, make_rich_video
-from shared_types.testing.stereo_offset import horizontal_offset
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.subtitle_cues import parse_srt
+from stereo_media.testing.rich_media import Cue, make_rich_video
+from stereo_media.testing.stereo_offset import horizontal_offset
 
 from stereo_inference import convert_file
 from stereo_inference.subtitles3d import read_text_cues, text_levels

@@ -8,8 +8,8 @@ from fractions import Fraction
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
-from shared_types.testing.timing import (
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.timing import (
     beep_time,
     damage_audio_frames,
     flash_time,

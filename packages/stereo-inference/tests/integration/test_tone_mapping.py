@@ -5,10 +5,10 @@ import subprocess
 import av
 import numpy as np
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import ConversionParams, DynamicRange
-from shared_types.testing.media_facts import media_facts
-from shared_types.testing.rich_media import MASTER_DISPLAY, MAX_CLL
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media_facts import media_facts
+from stereo_media.testing.rich_media import MASTER_DISPLAY, MAX_CLL
 
 from stereo_inference import convert_file
 from stereo_inference.tonemap import nits_to_pq

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from stereo_inference.decode import FrameReader
 from stereo_inference.errors import InvalidInputError

@@ -9,7 +9,7 @@ to the software path at an interlaced frame) is the code a GPU runs.
 import av
 import numpy as np
 import pytest
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from stereo_inference import decode, nvdec, planes
 from stereo_inference.decode import FrameReader

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
-from shared_types.hdr import HdrInfo
 from shared_types.models import DynamicRange, OutputMode
+from stereo_media.hdr import HdrInfo
 
 from stereo_inference.tonemap import (
     SDR_COLOR,

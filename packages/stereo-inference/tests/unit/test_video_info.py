@@ -1,5 +1,5 @@
 import pytest
-from shared_types.testing.media import make_audio_only, make_video
+from stereo_media.testing.media import make_audio_only, make_video
 
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.video_info import probe_video
@@ -24,3 +24,14 @@ def test_anything_but_a_video_is_invalid_input_naming_the_file(tmp_path, make):
     path = make(tmp_path / "bad.mp4")
     with pytest.raises(InvalidInputError, match="bad.mp4|no video"):
         probe_video(path)
+
+
+def test_a_picture_wider_than_the_media_workers_limit_is_refused_here_too(tmp_path):
+    # 7696 px wide: within the engine's old 8192 px but beyond 7680x4320, the one
+    # set of limits (stereo_media.probe_limits) the media worker's probe applies
+    wide = make_video(tmp_path / "wide.mp4", seconds=0.1, size=(7696, 16), fps=10,
+                      audio=False, pattern="color")
+    with pytest.raises(InvalidInputError, match="7696x16 exceeds the 7680x4320 limit"):
+        probe_video(wide)
+    assert probe_video(make_video(tmp_path / "fits.mp4", seconds=0.1, size=(7680, 16),
+                                  fps=10, audio=False, pattern="color")).width == 7680

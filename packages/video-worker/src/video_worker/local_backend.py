@@ -25,11 +25,11 @@ from collections import OrderedDict
 from pathlib import Path
 
 from shared_types.conversion import ConvertFile, FrameProgress
-from shared_types.depth_models import best_installed
 from shared_types.errors import NotFoundError
 from shared_types.failure import disk_full_as
 from shared_types.models import ConversionParams, DepthModel, SegmentPayload
 from shared_types.ports import ObjectStorage
+from stereo_models.depth_models import best_installed
 
 from video_worker.errors import ConfigurationError
 from video_worker.inference_backend import InferenceResult

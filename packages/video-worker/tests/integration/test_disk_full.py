@@ -7,7 +7,7 @@ for its input (Retry converts it again once space is freed)."""
 from shared_types.keys import segment_key
 from shared_types.models import JobStatus, OutputMode, SegmentState
 from shared_types.testing.disk import entries, fill, small_disk
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from video_worker import testing as h
 from video_worker.bootstrap import build_worker

@@ -4,7 +4,7 @@ import av
 from shared_types.keys import segment_key
 from shared_types.models import JobStatus, JobUpdate, OutputMode, SegmentState
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from video_worker import testing as h
 from video_worker.bootstrap import build_worker

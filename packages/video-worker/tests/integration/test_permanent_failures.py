@@ -11,8 +11,8 @@ import pytest
 from shared_types.consumer import ConsumerConfig
 from shared_types.keys import segment_key
 from shared_types.models import JobStatus, OutputMode, SegmentState
-from shared_types.testing.media import make_video
 from shared_types.testing.serving import serve_in_thread
+from stereo_media.testing.media import make_video
 
 from video_worker import testing as h
 from video_worker.bootstrap import build_worker

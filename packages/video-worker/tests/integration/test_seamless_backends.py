@@ -7,15 +7,15 @@ from pathlib import Path
 
 import av
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.keys import parse_segment_key, segment_key
 from shared_types.models import ConversionParams, OutputMode
-from shared_types.testing.media import make_video
-from shared_types.testing.pictures import same_picture
 from shared_types.testing.serving import serve_in_thread
 from stereo_inference import convert_file
 from stereo_inference.server import create_app
 from stereo_inference.settings import InferenceSettings
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.testing.media import make_video
+from stereo_media.testing.pictures import same_picture
 
 from video_worker.http_backend import HttpInferenceBackend
 from video_worker.local_backend import LocalInferenceBackend

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from shared_types.depth_models import CATALOG, best_installed, is_installed, iw3_installed
-from shared_types.model_install import check_model_available
 from shared_types.models import ConversionParams, DepthModel
+from stereo_models.depth_models import CATALOG, best_installed, is_installed, iw3_installed
+from stereo_models.model_install import check_model_available
 
 from web_ui.settings import WebSettings
 

@@ -1,7 +1,7 @@
 """Model downloads started from the web UI: one background thread per model, with
 progress the models page polls (``GET /api/models``).
 
-The download itself is ``shared_types.model_install.download_model`` (resume,
+The download itself is ``stereo_models.model_install.download_model`` (resume,
 checksum, atomic install) into the one models folder every service reads.
 """
 
@@ -12,9 +12,9 @@ import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from shared_types.depth_models import CATALOG, is_installed
 from shared_types.errors import ModelDownloadError, ModelUnavailableError
-from shared_types.model_install import download_model
+from stereo_models.depth_models import CATALOG, is_installed
+from stereo_models.model_install import download_model
 
 log = logging.getLogger(__name__)
 

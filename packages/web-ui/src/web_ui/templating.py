@@ -25,7 +25,7 @@ MODE_LABELS: dict[OutputMode, str] = {
 
 # What the file pickers offer: any video, plus containers and bare streams
 # browsers do not file under video/* (the media worker reads them all:
-# media_worker.ffmpeg_runner.VIDEO_DEMUXERS and shared_types.raw_video)
+# stereo_media.ffmpeg_runner.VIDEO_DEMUXERS and stereo_media.raw_video)
 SOURCE_FILE_TYPES = "video/*,.mxf,.gif,.h264,.264,.hevc,.h265,.265,.ivf,.y4m,.m2v"
 
 

@@ -16,7 +16,7 @@ import pytest
 from shared_types.byte_size import size_words
 from shared_types.keys import source_key
 from shared_types.models import JobStatus
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from .conftest import ARTIFACTS, VIEWPORT, drive_pipeline
 

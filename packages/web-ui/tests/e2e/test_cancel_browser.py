@@ -7,7 +7,7 @@ import threading
 
 from shared_types.keys import final_key, segment_prefix, source_key
 from shared_types.models import JobStatus
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from .conftest import VIEWPORT, drive_pipeline, screenshot
 

@@ -14,7 +14,7 @@ import time
 import pytest
 from shared_types.keys import final_key
 from shared_types.models import JobStatus, JobUpdate, now
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from web_ui.webhooks import SIGNATURE_HEADER
 

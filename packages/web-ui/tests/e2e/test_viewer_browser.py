@@ -6,9 +6,9 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.keys import final_key
 from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, new_job_id, now
+from stereo_media.ffmpeg import ffmpeg_path
 
 from .conftest import VIEWPORT, screenshot
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import subprocess
 
 import pytest
-from shared_types.ffmpeg import ffmpeg_path
 from shared_types.models import OutputMode
+from stereo_media.ffmpeg import ffmpeg_path
 
 from .conftest import VIEWPORT, screenshot
 from .test_viewer_browser import close, completed_job

@@ -15,7 +15,7 @@ from shared_types.events import parse_s3_event_body
 from shared_types.keys import final_key, source_key
 from shared_types.models import JobError, JobStatus, JobUpdate
 from shared_types.segment_retention import release_segments
-from shared_types.testing.media import make_video
+from stereo_media.testing.media import make_video
 
 from web_ui.app import create_app
 from web_ui.settings import WebSettings

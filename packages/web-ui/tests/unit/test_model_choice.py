@@ -2,9 +2,9 @@
 
 import pytest
 from fastapi.testclient import TestClient
-from shared_types.depth_models import CATALOG
-from shared_types.testing.hub import FakeHub, serve_hub
 from shared_types.testing.memory import memory_backend
+from stereo_models.depth_models import CATALOG
+from stereo_models.testing.hub import FakeHub, serve_hub
 
 from web_ui.app import create_app
 from web_ui.csrf import COOKIE_NAME

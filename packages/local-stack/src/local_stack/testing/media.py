@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from shared_types.frame_rate import stream_rate
+from stereo_media.frame_rate import stream_rate
 
 
 @dataclass(frozen=True)

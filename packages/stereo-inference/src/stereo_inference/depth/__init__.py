@@ -13,13 +13,13 @@ import logging
 from pathlib import Path
 from typing import Protocol
 
-from shared_types.depth_models import (
+from shared_types.models import DepthModel
+from stereo_models.depth_models import (
     best_installed,
     is_installed,
     missing_model_message,
     needs_weights,
 )
-from shared_types.models import DepthModel
 
 from stereo_inference.arrays import concat
 from stereo_inference.errors import InvalidRequestError, ModelNotInstalledError
@@ -94,7 +94,7 @@ def load_estimator(
 
 
 def default_depth_model(models_dir: Path | None) -> DepthModel:
-    """The best installed model, else heuristic (``shared_types.depth_models``)."""
+    """The best installed model, else heuristic (``stereo_models.depth_models``)."""
     return best_installed(models_dir)
 
 
@@ -112,7 +112,7 @@ def ensure_installed(model: DepthModel | str, models_dir: Path | None, *,
     if not auto_download or models_dir is None:
         raise ModelNotInstalledError(missing_model_message(name, models_dir))
     from shared_types.errors import ModelDownloadError
-    from shared_types.model_install import download_model
+    from stereo_models.model_install import download_model
 
     log.info("depth model %s is not installed: downloading it into %s", name, models_dir)
     try:

@@ -1,7 +1,7 @@
 """Depth-Anything-V2 architectures (sizes only, no weights).
 
 Used to build randomly initialised models for tests and GPU benchmarks, where
-real weights cannot be downloaded. Hub repositories: ``shared_types.depth_models``.
+real weights cannot be downloaded. Hub repositories: ``stereo_models.depth_models``.
 """
 
 from __future__ import annotations

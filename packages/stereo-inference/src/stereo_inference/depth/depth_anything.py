@@ -14,7 +14,7 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from safetensors import SafetensorError
-from shared_types.depth_models import (
+from stereo_models.depth_models import (
     install_command,
     is_installed,
     missing_model_message,

@@ -6,8 +6,8 @@ from dataclasses import asdict
 
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
-from shared_types.depth_models import CATALOG, best_installed, installed_bytes, is_installed
 from shared_types.errors import NotFoundError
+from stereo_models.depth_models import CATALOG, best_installed, installed_bytes, is_installed
 
 from web_ui.dependencies import SAFE_FORM, SettingsDep, TemplatesDep
 from web_ui.settings import WebSettings

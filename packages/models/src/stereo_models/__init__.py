@@ -1,0 +1,1 @@
+"""Depth models: the catalogue, install and download."""

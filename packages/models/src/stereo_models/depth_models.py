@@ -1,0 +1,96 @@
+"""The depth models people can install: names, hub repositories, licences, sizes,
+and where every command and service looks for them (one folder for all).
+
+No torch here: the web UI and the CLI list, check and refuse models without
+loading the engine. Weights of ``name`` live in ``<models_dir>/<name>``
+(``config.json`` + ``model.safetensors``, what ``save_pretrained`` writes).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+from shared_types.models import DepthModel
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    name: str
+    repo: str  # Hugging Face hub repository (transformers format)
+    licence: str
+    size_mb: int  # download size, roughly
+    quality: int  # higher is better; picks the default among installed models
+
+
+# Distill-Any-Depth shares Depth-Anything-V2's architecture (transformers
+# DepthAnythingForDepthEstimation); its base size is not published in that format.
+CATALOG: dict[str, ModelCard] = {card.name: card for card in (
+    ModelCard("depth-anything-v2-small", "depth-anything/Depth-Anything-V2-Small-hf",
+              "Apache-2.0", 99, 10),
+    ModelCard("depth-anything-v2-base", "depth-anything/Depth-Anything-V2-Base-hf",
+              "CC-BY-NC-4.0 (non-commercial)", 390, 20),
+    ModelCard("depth-anything-v2-large", "depth-anything/Depth-Anything-V2-Large-hf",
+              "CC-BY-NC-4.0 (non-commercial)", 1340, 30),
+    ModelCard("distill-any-depth-small", "xingyang1/Distill-Any-Depth-Small-hf",
+              "see the model card (hub: Apache-2.0)", 99, 15),
+    ModelCard("distill-any-depth-large", "xingyang1/Distill-Any-Depth-Large-hf",
+              "see the model card (hub: Apache-2.0)", 1340, 35),
+)}
+
+
+def model_folder(name: str, models_dir: Path | None) -> Path | None:
+    """Where the weights of ``name`` are expected (None without a models folder)."""
+    return Path(models_dir) / name if models_dir else None
+
+
+def is_installed(name: str, models_dir: Path | None) -> bool:
+    """True when ``<models_dir>/<name>`` holds a config.json and safetensors weights."""
+    folder = model_folder(name, models_dir)
+    return bool(folder and (folder / "config.json").is_file()
+                and any(folder.glob("*.safetensors")))
+
+
+def installed_bytes(name: str, models_dir: Path | None) -> int:
+    """Bytes on disk of an installed model (0 when absent)."""
+    folder = model_folder(name, models_dir)
+    if not folder or not folder.is_dir():
+        return 0
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def needs_weights(model: DepthModel | str) -> bool:
+    """Whether ``model`` loads weights from the models folder (heuristic and iw3 do not)."""
+    return str(model) in CATALOG
+
+
+IW3_MISSING = ("depth model 'iw3' needs nagadomi/nunif's iw3 package, which is installed "
+               "only in the GPU image (packages/stereo-inference/Dockerfile); choose another "
+               "depth model")
+
+
+def iw3_installed() -> bool:
+    """True when nagadomi/nunif's ``iw3`` package can be imported by this interpreter."""
+    return importlib.util.find_spec("iw3") is not None
+
+
+def best_installed(models_dir: Path | None) -> DepthModel:
+    """The installed model of highest quality, else the weight-free ``heuristic``."""
+    ranked = sorted(CATALOG.values(), key=lambda c: -c.quality)
+    for card in ranked:
+        if is_installed(card.name, models_dir):
+            return DepthModel(card.name)
+    return DepthModel.HEURISTIC
+
+
+def install_command(name: str) -> str:
+    """The exact command that installs ``name``."""
+    return f"stereo-spot models download {name}"
+
+
+def missing_model_message(name: str, models_dir: Path | None) -> str:
+    """Why a job asking for ``name`` cannot run here, and what to do about it."""
+    where = model_folder(name, models_dir) or "the models folder (STEREO_SPOT_MODELS_DIR)"
+    return (f"depth model {name!r} is not installed (expected in {where}); install it with "
+            f"`{install_command(name)}` on a machine with internet, or choose heuristic")
