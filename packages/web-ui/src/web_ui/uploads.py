@@ -108,19 +108,19 @@ def bytes_in_flight(backend: Backend, owner: str | None, *, besides: str) -> int
 
 def _admit_upload(backend: Backend, job: Job, request: StartUpload, max_bytes: int,
                   max_in_flight: int) -> None:
-    """Refuse a file over ``max_bytes``, one that takes the owner's uploads in
-    flight over ``max_in_flight`` (NotAllowedError), or one the local disk
-    clearly has no room for beside the conversions in progress (DiskFullError:
-    ``shared_types.disk_room``), before any byte is sent; record its size and
+    """Refuse a file over ``max_bytes``, one the local disk clearly has no room
+    for beside the conversions in progress (DiskFullError:
+    ``shared_types.disk_room``), or one that takes the owner's uploads in flight
+    over ``max_in_flight`` (NotAllowedError), before any byte is sent; record its size and
     name the job after the file when it has no title."""
     if request.size > max_bytes:
         raise TooLargeError(f"The file is {request.size} bytes; the limit is {max_bytes}.")
+    require_room_for_source(backend, request.size, job_id=job.job_id)
     sending = bytes_in_flight(backend, job.owner, besides=job.job_id)
     if sending + request.size > max_in_flight:
         raise NotAllowedError(f"Your uploads in progress already declare {sending} bytes; "
                               f"with this file that is over the {max_in_flight}-byte limit. "
                               "Let them finish, or cancel some, then try again.")
-    require_room_for_source(backend, request.size, job_id=job.job_id)
     # the size counts in the room of the uploads that start after this one
     title = title_from_file_name(request.file_name)
     update = JobUpdate(source_size_bytes=request.size)
