@@ -9,8 +9,8 @@ import threading
 import pytest
 from shared_types.keys import source_key
 from shared_types.models import JobStatus
-from stereo_media.testing.media import make_video
 from shared_types.testing.serving import free_port, serve_in_thread
+from stereo_media.testing.media import make_video
 
 from web_ui.app import create_app
 from web_ui.fake_alb import FakeAlb
