@@ -43,6 +43,11 @@ variable "allowed_ingress_cidrs" {
     toset(var.allowed_ingress_cidrs), toset(["0.0.0.0/0", "::/0"]))) == 0
     error_message = "The web UI would face the whole internet without a login: set an identity provider (oidc_*), basic_auth_password_secret_arn, or narrow allowed_ingress_cidrs to your networks."
   }
+  validation {
+    condition = var.certificate_arn != "" || length(setintersection(
+    toset(var.allowed_ingress_cidrs), toset(["0.0.0.0/0", "::/0"]))) == 0
+    error_message = "A public ALB must serve HTTPS (its login would cross the internet in clear text): set certificate_arn (HTTP then redirects to HTTPS), or narrow allowed_ingress_cidrs to your networks."
+  }
 }
 
 variable "basic_auth_user" {
@@ -114,9 +119,12 @@ variable "alarm_email" {
 }
 
 variable "inference_source_repository" {
-  description = "Git URL CodeBuild clones to build the inference image."
+  description = "HTTPS Git URL of YOUR copy of this repository, which CodeBuild clones (privileged, to run docker build) to build the inference image. No default: a build must never run someone else's code."
   type        = string
-  default     = "https://github.com/stereo-spot/stereo-spot.git"
+  validation {
+    condition     = startswith(var.inference_source_repository, "https://")
+    error_message = "inference_source_repository must be an https:// Git URL of a repository you control."
+  }
 }
 
 variable "inference_shared_secret_arn" {

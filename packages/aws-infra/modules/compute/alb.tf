@@ -19,6 +19,10 @@ resource "aws_lb" "this" {
       condition     = !local.sign_in || var.certificate_arn != ""
       error_message = "Sign-in with an identity provider needs HTTPS at the ALB: set certificate_arn."
     }
+    precondition {
+      condition     = !local.public_alb || var.certificate_arn != ""
+      error_message = "A public ALB must serve HTTPS (HTTP then redirects to it): set certificate_arn, or narrow allowed_ingress_cidrs."
+    }
   }
 }
 

@@ -13,6 +13,8 @@ resource "aws_sagemaker_model" "this" {
       STEREO_SPOT_AWS_REGION        = var.region
       STEREO_SPOT_METRICS           = "cloudwatch"
       STEREO_SPOT_METRICS_NAMESPACE = local.metrics_namespace
+      # The image's `serve` skips the shared secret only where this says SageMaker.
+      STEREO_SPOT_SAGEMAKER = "1"
     }
   }
 }

@@ -91,9 +91,8 @@ variable "sagemaker_max_instances" {
 }
 
 variable "inference_source_repository" {
-  description = "Git URL CodeBuild clones to build the inference image."
+  description = "HTTPS Git URL CodeBuild clones to build the inference image (no default: the operator's own repository)."
   type        = string
-  default     = "https://github.com/stereo-spot/stereo-spot.git"
 }
 
 variable "max_tasks" {

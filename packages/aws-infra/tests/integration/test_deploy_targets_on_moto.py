@@ -62,7 +62,8 @@ def _stack_prerequisites(url: str, infra: Path) -> None:
         'region = "us-east-1"\ndynamodb_table = "stereo-spot-terraform-locks"\nencrypt = true\n')
     (infra / "terraform.tfvars").write_text(
         'region = "us-east-1"\nallowed_ingress_cidrs = ["203.0.113.7/32"]\n'
-        f'certificate_arn = "{cert["CertificateArn"]}"\nalarm_email = "ops@example.com"\n')
+        f'certificate_arn = "{cert["CertificateArn"]}"\nalarm_email = "ops@example.com"\n'
+        'inference_source_repository = "https://git.example.com/ops/stereo-spot.git"\n')
 
 
 @dataclass

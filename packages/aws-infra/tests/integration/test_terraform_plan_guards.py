@@ -1,5 +1,8 @@
 """`terraform plan` of the root module (mocked AWS provider, `terraform test`)
-refuses a web UI open to the internet without a login (tftests/*.tftest.hcl)."""
+refuses a web UI open to the internet without a login or without HTTPS, and a
+CodeBuild source that is not the operator's https repository
+(tftests/*.tftest.hcl). Each refusal sits beside a plan that passes (the
+control): the guards can say yes."""
 
 from __future__ import annotations
 
@@ -17,4 +20,8 @@ def test_plan_refuses_a_public_alb_without_auth_and_plans_the_safe_ones(tmp_path
     terraform.init_offline(workdir)
     done = terraform.run(workdir, "test", "-test-directory=tftests", timeout=300)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "3 passed, 0 failed" in done.stdout
+    assert "7 passed, 0 failed" in done.stdout
+    for refused in ("a_public_alb_on_plain_http_is_refused_even_with_a_login",
+                    "a_public_ipv6_alb_on_plain_http_is_refused",
+                    "a_plain_http_source_repository_is_refused"):
+        assert f"run \"{refused}\"... pass" in done.stdout

@@ -32,7 +32,9 @@ def test_configuration_validates(tmp_path, subdir):
 def test_validate_rejects_an_unknown_inference_backend(tmp_path):
     terraform = find_terraform(os.environ, tmp_path)
     workdir = copy_config(PROJECT, tmp_path / "aws-infra")
-    (workdir / "bad.auto.tfvars").write_text('inference_backend = "gpu-box"\n')
+    (workdir / "bad.auto.tfvars").write_text(
+        'inference_backend = "gpu-box"\n'
+        'inference_source_repository = "https://git.example.com/ops/stereo-spot.git"\n')
     (workdir / "backend_override.tf").write_text('terraform {\n  backend "local" {}\n}\n')
     terraform.init_offline(workdir, backend=True)
     done = terraform.run(workdir, "plan", "-refresh=false", "-lock=false")

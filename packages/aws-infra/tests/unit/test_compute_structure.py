@@ -244,3 +244,24 @@ def test_every_object_a_worker_reads_it_may_also_list_so_a_missing_one_reads_as_
                 bucket = bucket.removeprefix("${local.")
                 assert any(fnmatch.fnmatchcase(key, p) for p in listable[bucket]), (
                     f"{service} reads {resource} but may not list it")
+
+
+def test_codebuild_has_no_default_source(root, compute):
+    """#52 finding 11: the privileged build cloned a third-party repository by
+    default. The source is now the operator's to name, https only."""
+    for tf in (root, compute):
+        assert "default" not in tf.variables["inference_source_repository"]
+    assert "https://" in str(root.variables["inference_source_repository"]["validation"])
+    source = compute.resource("aws_codebuild_project", "inference")["source"][0]
+    assert source["location"] == "${var.inference_source_repository}"
+
+
+def test_a_public_alb_needs_a_certificate_and_http_redirects(root, compute):
+    conditions = [v["condition"] for v in root.variables["allowed_ingress_cidrs"]["validation"]]
+    assert any("certificate_arn" in c for c in conditions)
+    alb = compute.resource("aws_lb", "this")
+    preconditions = [p["condition"] for p in alb["lifecycle"][0]["precondition"]]
+    assert any("certificate_arn" in c and "public_alb" in c for c in preconditions)
+    action = compute.resource("aws_lb_listener", "http")["default_action"]
+    assert 'certificate_arn == "" ? "forward" : "redirect"' in str(action)
+    assert "HTTP_301" in str(action) and "HTTPS" in str(action)

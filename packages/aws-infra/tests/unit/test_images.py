@@ -104,3 +104,34 @@ def test_image_exists_asks_ecr_for_the_tag_and_names_a_missing_repository():
         assert not image_exists(ecr, f"{url}:rel2")
         with pytest.raises(DeployError, match="aws-infra:apply"):
             image_exists(ecr, f"{url.replace('inference', 'nothing')}:rel1")
+
+
+def _installed(service: str) -> set[str]:
+    """The packages/ folders a service's Dockerfile pip-installs."""
+    text = dockerfile(REPO_ROOT, service).read_text().replace("\\\n", " ")
+    install = next(line for line in text.splitlines() if "pip install -c" in line)
+    return {word.split("/src/packages/")[1] for word in install.split()
+            if word.startswith("/src/packages/")}
+
+
+def _ours_needed(folders: set[str]) -> set[str]:
+    """The stereo-spot-* packages that ``folders``' pyproject dependencies name."""
+    import tomllib
+
+    needed = set()
+    for folder in folders:
+        project = tomllib.loads((REPO_ROOT / "packages" / folder / "pyproject.toml")
+                                .read_text())["project"]
+        needed |= {d.removeprefix("stereo-spot-") for d in project["dependencies"]
+                   if d.startswith("stereo-spot-")}
+    return needed
+
+
+def test_the_video_worker_image_installs_no_engine_and_no_torch():
+    installed = _installed("video-worker")
+    text = dockerfile(REPO_ROOT, "video-worker").read_text()
+    assert "stereo-inference" not in installed and "media" not in installed
+    assert "torch==" not in text and "TORCH_INDEX" not in text
+    assert _ours_needed(installed) <= installed  # pip resolves nothing of ours from an index
+    # negative control: the engine needs what this image leaves out
+    assert not _ours_needed({"stereo-inference"}) <= installed

@@ -43,6 +43,10 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int)
     serve.add_argument("--workers", type=int, help="video-worker processes")
     serve.add_argument("--data-dir", type=Path)
+    serve.add_argument("--allowed-host", action="append", dest="allowed_hosts", metavar="NAME",
+                       help="a host name or address people reach the UI by (repeatable); "
+                            "required with a --host beyond this machine, which also requires "
+                            "a login (STEREO_SPOT_BASIC_AUTH_PASSWORD, else one is printed)")
 
     conv = sub.add_parser("convert", help="convert one file end to end")
     conv.add_argument("input", type=Path)
@@ -83,7 +87,7 @@ def _settings(args: argparse.Namespace) -> StackSettings:
     settings = StackSettings()
     overrides = {
         name: getattr(args, name) for name in ("host", "port", "workers", "data_dir",
-                                                "segment_seconds")
+                                                "segment_seconds", "allowed_hosts")
         if getattr(args, name, None) is not None
     }
     settings = settings.model_copy(update=overrides)

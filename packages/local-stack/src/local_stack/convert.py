@@ -16,6 +16,7 @@ from rich.console import Console
 from shared_types.backend_loader import load_backend
 from shared_types.cancel import cancel_job
 from shared_types.eta_history import learn_machine_rates
+from shared_types.job_progress import JobSnapshot
 from shared_types.models import Container, ConversionParams, JobStatus, OutputMode, new_job_id
 from shared_types.temp_sweep import sweep_stale_temp
 from stereo_media.bounded_probe import probe_header
@@ -28,7 +29,7 @@ from local_stack.parallelism import shares_cores, workers_for_video
 from local_stack.progress_view import JobProgressView
 from local_stack.services import media_worker_settings, video_worker_specs
 from local_stack.settings import StackSettings
-from local_stack.submission import JobSnapshot, fetch_result, submit_job, wait_for_job
+from local_stack.submission import fetch_result, submit_job, wait_for_job
 from local_stack.supervisor import Supervisor, not_needed
 
 log = logging.getLogger(__name__)

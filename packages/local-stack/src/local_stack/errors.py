@@ -17,3 +17,7 @@ class ServiceMissingError(LocalStackError, PermanentError):
 
 class StackTimeoutError(LocalStackError, TransientError):
     """A job did not reach a final state in the time allowed."""
+
+
+class ExposureError(LocalStackError, PermanentError):
+    """``serve`` was asked to listen beyond this machine without what that needs."""

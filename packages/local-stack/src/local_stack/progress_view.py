@@ -13,9 +13,8 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from shared_types.job_progress import JobSnapshot
 from shared_types.progress import STAGE_LABELS
-
-from local_stack.submission import JobSnapshot
 
 
 class JobProgressView:

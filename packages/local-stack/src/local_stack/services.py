@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from media_worker.settings import MediaWorkerSettings
+from pydantic import SecretStr
 
 from local_stack.parallelism import conversion_cores
 from local_stack.programs import service_argv
@@ -41,6 +42,8 @@ def _env_value(value: object) -> str:
     """``value`` as pydantic-settings reads it back from the environment."""
     if isinstance(value, bool):
         return str(value).lower()
+    if isinstance(value, SecretStr):
+        return value.get_secret_value()
     if isinstance(value, Path):
         return str(value.resolve())
     if isinstance(value, str | int | float):

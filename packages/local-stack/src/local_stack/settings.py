@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from shared_types.settings import BackendSettings
 
 from local_stack.parallelism import default_workers
@@ -43,6 +43,11 @@ class StackSettings(BackendSettings):
     restart_backoff_max_s: float = Field(30.0, gt=0)
     drain_timeout_s: float = Field(30.0, gt=0, description="SIGTERM grace before SIGKILL")
     ffmpeg: str | None = None
+    # `serve` beyond loopback (local_stack.exposure): the web UI's login and the
+    # Host names it answers; a password is made and printed when none is set.
+    basic_auth_user: str = "stereo-spot"
+    basic_auth_password: SecretStr | None = None
+    allowed_hosts: list[str] = Field(default_factory=list)
     work_dir: Path | None = Field(
         None, description="the workers' temp folders (default: {data_dir}/work)")
 

@@ -13,7 +13,6 @@ import secrets
 import stat
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from media_worker.source_file import link_stored
@@ -21,48 +20,25 @@ from shared_types.disk_room import require_room_for_source
 from shared_types.errors import DiskFullError, TransientError
 from shared_types.eta_history import MachineRates
 from shared_types.failure import disk_full_as
-from shared_types.frame_progress import FrameTally, tally_frames
-from shared_types.job_eta import estimate_job
 from shared_types.job_failure import fail_job_for
+from shared_types.job_progress import JobSnapshot, read_progress
 from shared_types.keys import final_key, source_key
 from shared_types.models import (
     Container,
     ConversionParams,
     Job,
-    JobError,
     JobStatus,
     OutputMode,
     new_job_id,
 )
 from shared_types.ports import Backend
-from shared_types.progress import read_segments
+from shared_types.transitions import create_job
 
 from local_stack.errors import ConversionFailedError, StackTimeoutError
 
 log = logging.getLogger(__name__)
 
 UPLOAD_STAGE = "upload"
-
-
-@dataclass(frozen=True)
-class JobSnapshot:
-    """What a progress display needs to know about a job at one moment."""
-
-    job_id: str
-    status: JobStatus
-    segments_total: int | None
-    segments_done: int
-    segments_failed: int
-    error: JobError | None
-    frames: FrameTally | None = None  # from the workers' heartbeats, while converting
-    eta_seconds: float | None = None  # the staged estimate (``shared_types.job_eta``)
-    percent: float | None = None  # weighted by work, once the probe gave a frame count
-    frames_total: int | None = None  # the source's frames, once the media-worker probed it
-    left_out: tuple[str, ...] = ()  # what the output could not hold (``Job.left_out``)
-
-    @property
-    def is_final(self) -> bool:
-        return self.status.is_final
 
 
 def submit_job(
@@ -96,7 +72,7 @@ def submit_job(
     require_room_for_source(backend, size)
     job = Job(job_id=job_id or new_job_id(), mode=mode, params=params, container=container,
               title=(title or source.name)[:200], source_size_bytes=size)
-    backend.jobs.create(job)
+    create_job(backend.jobs, job)
     try:
         _put_source(backend, source_key(job.job_id), source, link_dir)
     except DiskFullError as exc:
@@ -134,25 +110,13 @@ def _put_source(backend: Backend, key: str, source: Path, link_dir: Path | None)
 
 
 def snapshot(backend: Backend, job_id: str, rates: MachineRates | None = None) -> JobSnapshot:
-    """Read a job's status, per-segment progress and estimate (``rates``: this
-    machine's history). Raises ConversionFailedError when the job does not exist."""
+    """Read a job's progress (``shared_types.job_progress``, the web UI's too;
+    ``rates``: this machine's history). Raises ConversionFailedError when the
+    job does not exist."""
     job = backend.jobs.get(job_id)
     if job is None:
         raise ConversionFailedError(f"job {job_id} disappeared")
-    tally = read_segments(backend, job)
-    t = time.time()
-    beats = backend.heartbeats.list(job_id) if not job.status.is_final else []
-    frames = None
-    if job.status == JobStatus.CHUNKING_COMPLETE:
-        frames = tally_frames(beats, tally.done, tally.total, now=t,
-                              frames_total=job.source_frames)
-    staged = estimate_job(job, beats, tally.done, tally.completions, rates, now=t)
-    eta = staged.eta_seconds if staged else None
-    if eta is None and frames is not None:
-        eta = frames.eta_seconds
-    return JobSnapshot(job_id, job.status, tally.total, len(tally.done), tally.failed, job.error,
-                       frames, eta, staged.percent if staged else None, job.source_frames,
-                       tuple(job.left_out))
+    return read_progress(backend, job, now=time.time(), rates=rates)
 
 
 def near_end(snap: JobSnapshot) -> bool:

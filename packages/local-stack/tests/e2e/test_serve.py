@@ -91,3 +91,58 @@ def test_serve_converts_an_upload_and_streams_progress_and_the_result(
         facts = video_facts(out)
         assert (facts.width, facts.height, facts.frames) == (320, 96, 96)
         assert facts.has_audio
+
+
+def test_serve_beyond_loopback_requires_a_login_and_checks_the_host(
+        tmp_path: Path, stack_env, free_port):
+    """#52 finding 8: `serve --host 0.0.0.0` answered anyone. Now a password is
+    made and printed at start, every page and API call needs it, and a Host
+    that is not one of the configured names is refused; /healthz stays open."""
+    import re
+    import threading
+
+    base = f"http://127.0.0.1:{free_port}"
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "stereo-spot"), "serve", "--host", "0.0.0.0",
+         "--port", str(free_port), "--workers", "1", "--allowed-host", "stereo.lan"],
+        env=stack_env(tmp_path / "data"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    lines: list[str] = []
+    told = threading.Event()
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.append(line)
+            if "password" in line:
+                told.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        assert told.wait(60), "".join(lines)
+        password = re.search(r"with the password (\S+)", "".join(lines)).group(1)
+        _wait_healthy(base, proc)
+        login = ("stereo-spot", password)
+        assert httpx.get(f"{base}/", timeout=10).status_code == 401
+        assert httpx.post(f"{base}/api/jobs", json={"mode": "sbs"}, timeout=10).status_code == 401
+        assert httpx.get(f"{base}/", auth=("stereo-spot", "guess"), timeout=10).status_code == 401
+        assert httpx.get(f"{base}/", auth=login, timeout=10).status_code == 200  # the control
+        named = httpx.get(f"{base}/", auth=login, headers={"Host": "stereo.lan"}, timeout=10)
+        assert named.status_code == 200
+        foreign = httpx.get(f"{base}/", auth=login, headers={"Host": "rebound.example"},
+                            timeout=10)
+        assert foreign.status_code == 400
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+        reader.join(timeout=10)
+        proc.stdout.close()
+    assert proc.returncode == 0, "".join(lines)
+
+
+def test_serve_on_a_wildcard_address_with_no_name_refuses_to_start(tmp_path, stack_env,
+                                                                   run_cli, free_port):
+    done = run_cli(["serve", "--host", "0.0.0.0", "--port", str(free_port)],
+                   stack_env(tmp_path / "data"), timeout_s=60)
+    assert done.returncode == 1
+    assert "--allowed-host" in done.stderr

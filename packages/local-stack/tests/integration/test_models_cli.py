@@ -43,9 +43,9 @@ def test_list_download_list_remove(hub, tmp_path, capsys):
 
 
 def test_a_download_the_hub_cannot_serve_fails_with_one_line(hub, capsys):
-    assert main(["models", "download", "depth-anything-v2-base"]) == 2
+    assert main(["models", "download", "depth-anything-v2-small"]) == 2  # pinned, not served
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: downloading depth-anything-v2-base")
+    assert err.startswith("error: downloading depth-anything-v2-small")
     assert "\n" not in err
 
 

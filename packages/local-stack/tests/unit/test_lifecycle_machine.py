@@ -90,3 +90,25 @@ def test_negative_control_the_invariant_sees_a_late_write_that_landed():
             machine.no_late_write_of_a_lost_run_is_joined()
     finally:
         machine.teardown()
+
+
+def test_a_job_cancelled_mid_conversion_ends_cancelled_by_moves_the_table_lists():
+    jobs = replay(("upload", 2), ("deliver", "chunking"), ("deliver", "video-worker"),
+                  ("press_cancel", FirstChoice()), ("deliver", "video-worker"),
+                  ("deliver", "segment-output"), ("janitor",))
+    assert jobs["job-0"].status == JobStatus.CANCELLED
+
+
+def test_negative_control_a_status_write_around_the_transitions_breaks_the_machine():
+    from shared_types.models import JobUpdate
+
+    machine = Pipeline()
+    machine.start(None)
+    try:
+        machine.upload(1)
+        machine.every_status_change_is_one_the_lifecycle_lists()
+        machine.backend.jobs.update("job-0", JobUpdate(status=JobStatus.COMPLETED))
+        with pytest.raises(AssertionError):
+            machine.every_status_change_is_one_the_lifecycle_lists()
+    finally:
+        machine.teardown()

@@ -18,7 +18,7 @@ def test_the_stack_is_web_ui_media_worker_and_n_video_workers(tmp_path: Path):
     assert [s.name for s in worker_specs(settings)] == names[1:]
 
 
-def test_children_read_the_settings_back_from_their_environment(tmp_path: Path):
+def test_children_read_the_settings_back_from_their_environment(tmp_path: Path, monkeypatch):
     settings = StackSettings(data_dir=tmp_path, port=8123, segment_seconds=2.5,
                              visibility_s=3, aws_endpoint_url=None)
     env = service_env(settings)
@@ -27,8 +27,10 @@ def test_children_read_the_settings_back_from_their_environment(tmp_path: Path):
     assert env["STEREO_SPOT_SEGMENT_SECONDS"] == "2.5"
     assert env["STEREO_SPOT_VISIBILITY_S"] == "3.0"
     assert "STEREO_SPOT_AWS_ENDPOINT_URL" not in env
-    reread = StackSettings(_env_file=None, **{k.removeprefix("STEREO_SPOT_").lower(): v
-                                              for k, v in env.items() if "STEREO" in k})
+    for name, value in env.items():  # read back as a child reads them: from its environment
+        if name.startswith("STEREO_SPOT_"):
+            monkeypatch.setenv(name, value)
+    reread = StackSettings(_env_file=None)
     assert reread.segment_seconds == 2.5
     assert reread.port == 8123
 

@@ -41,6 +41,7 @@ from shared_types.models import (
 from shared_types.preview import CLIP_SECONDS, source_job_id
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from shared_types.runs import STALE_RUN_WRITES
+from shared_types.transitions import CHUNKABLE, claim_chunking, finish_chunking, record
 from stereo_media.bounded_probe import probe_video, refuse_oversize
 from stereo_media.clock_jumps import continuous_source
 from stereo_media.errors import UnusableVideoError
@@ -62,7 +63,7 @@ from media_worker.thumbnails import store_strip
 log = logging.getLogger(__name__)
 
 STAGE = "chunking"
-CHUNKABLE = (JobStatus.CREATED, JobStatus.CHUNKING_IN_PROGRESS)
+CHUNKING = (JobStatus.CHUNKING_IN_PROGRESS,)
 
 
 def request_job_id(request: S3EventRecord | ClipMessage) -> str | None:
@@ -178,10 +179,9 @@ def _on_one_timeline(source: Path, work: Path, deps: MediaDeps, alive: JobKeepAl
 def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
     backend, job_id, run = deps.backend, job.job_id, job.run + 1
     try:
-        backend.jobs.update(job_id, JobUpdate(
-            status=JobStatus.CHUNKING_IN_PROGRESS, source_etag=info.etag, run=run,
-            source_size_bytes=None if job.is_clip else info.size, started_at=now()),
-            expected_status=CHUNKABLE, expected_run=job.run)
+        claim_chunking(backend.jobs, job, JobUpdate(
+            source_etag=info.etag, source_size_bytes=None if job.is_clip else info.size,
+            started_at=now()))
     except ConditionFailedError:
         log.info("job_id=%s left chunking or was claimed by another chunker meanwhile; "
                  "nothing to do", job_id)
@@ -200,9 +200,8 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                     job.clip_start_s or 0.0, job.clip_duration_s or CLIP_SECONDS,
                     work / "clip.mp4", source_duration_s=_parent_duration(deps, job),
                     on_tick=alive.tick)
-                backend.jobs.update(job_id, JobUpdate(source_size_bytes=source.stat().st_size),
-                                    expected_status=(JobStatus.CHUNKING_IN_PROGRESS,),
-                                    expected_run=run)
+                record(backend.jobs, job_id, JobUpdate(source_size_bytes=source.stat().st_size),
+                       while_in=CHUNKING, run=run)
             else:
                 # the copy and its segments: refused (transient) before filling the disk
                 require_room(deps.work_dir, WORK_FACTOR * info.size,
@@ -215,12 +214,11 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
             # The ETA needs the frame count and size while the job is still splitting;
             # the timecode is put back on the final video (segments do not carry it).
             # Conditional on the run: also the check before the next side effect.
-            backend.jobs.update(job_id, JobUpdate(source_frames=video.video_frames,
-                                                  source_width=video.width,
-                                                  source_height=video.height,
-                                                  source_timecode=video.timecode),
-                                expected_status=(JobStatus.CHUNKING_IN_PROGRESS,),
-                                expected_run=run)
+            record(backend.jobs, job_id, JobUpdate(source_frames=video.video_frames,
+                                                   source_width=video.width,
+                                                   source_height=video.height,
+                                                   source_timecode=video.timecode),
+                   while_in=CHUNKING, run=run)
             # The poster is for the page, not the pipeline: made beside the split and
             # uploads (its own ffmpeg), so the first segment is not waiting for it.
             poster = threading.Thread(
@@ -239,9 +237,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
             return None
         raise
     try:
-        backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
-                                              total_segments=total, left_out=left_out),
-                            expected_status=(JobStatus.CHUNKING_IN_PROGRESS,), expected_run=run)
+        finish_chunking(backend.jobs, job_id, run=run, total_segments=total, left_out=left_out)
     except ConditionFailedError:
         if not _stopped(deps, job_id, run):
             log.warning("job_id=%s changed status during chunking run %d; total_segments "
@@ -287,8 +283,8 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
         # The count goes on the job before any segment of this run does: its progress
         # counts segments while the split cuts, and no completion of this run is
         # checked against another run's count (``segment_output``).
-        backend.jobs.update(job_id, JobUpdate(total_segments=count),
-                            expected_status=(JobStatus.CHUNKING_IN_PROGRESS,), expected_run=run)
+        record(backend.jobs, job_id, JobUpdate(total_segments=count), while_in=CHUNKING,
+               run=run)
         return Publication(count, publish_order(count, deps.segment_lanes), publish)
 
     publication = publication_of(total) if total is not None else None

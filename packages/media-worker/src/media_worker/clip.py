@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from stereo_media.demuxers import av_options
 from stereo_media.errors import FfmpegFailedError, SourceUnreachableError, UnusableVideoError
 from stereo_media.ffmpeg_runner import FfmpegRunner
 
@@ -74,7 +75,7 @@ def _has_pictures(path: Path) -> bool:
     import av
 
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             return bool(container.streams.video) and container.streams.video[0].frames > 0
     except (av.error.FFmpegError, OSError):
         return False

@@ -21,14 +21,13 @@ from shared_types.keepalive import JobKeepAlive
 from shared_types.models import (
     Job,
     JobStatus,
-    JobUpdate,
     Message,
     ReassemblyMessage,
     SegmentCompletion,
-    now,
 )
 from shared_types.runs import run_completions
 from shared_types.segment_retention import release_segments
+from shared_types.transitions import REASSEMBLABLE, complete_job, start_reassembly
 
 from media_worker.deps import MediaDeps, worker_identity
 from media_worker.errors import FinalMissingError, ReassemblyBusyError, SegmentsMissingError
@@ -39,7 +38,7 @@ from media_worker.source_file import stored_copy
 log = logging.getLogger(__name__)
 
 STAGE = "reassembly"
-READY = (JobStatus.CHUNKING_COMPLETE, JobStatus.REASSEMBLING)
+READY = REASSEMBLABLE
 
 
 def parse_reassembly_message(message: Message) -> str:
@@ -79,8 +78,7 @@ def handle_reassembly(job_id: str, deps: MediaDeps) -> bool:
             return _finish_done_job(deps, job, final)
         raise ReassemblyBusyError(f"job {job_id} is being reassembled by another worker")
     try:
-        backend.jobs.update(job_id, JobUpdate(status=JobStatus.REASSEMBLING),
-                            expected_status=READY)
+        start_reassembly(backend.jobs, job_id)
     except ConditionFailedError:
         log.info("job_id=%s left reassembly meanwhile; nothing to do", job_id)
         return False
@@ -166,12 +164,7 @@ def _finish_done_job(deps: MediaDeps, job: Job, final: str) -> bool:
 def _mark_completed(deps: MediaDeps, job_id: str, final: str,
                     left_out: list[str] | None = None) -> bool:
     try:
-        deps.backend.jobs.update(
-            job_id,
-            JobUpdate(status=JobStatus.COMPLETED, completed_at=now(), final_key=final,
-                      left_out=left_out),
-            expected_status=READY,
-        )
+        complete_job(deps.backend.jobs, job_id, final_key=final, left_out=left_out)
     except ConditionFailedError:
         if not discard_if_cancelled(deps.backend, job_id):
             log.info("job_id=%s already ended; completion not written again", job_id)

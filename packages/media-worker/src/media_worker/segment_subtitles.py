@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from stereo_media.demuxers import av_options
 from stereo_media.errors import UnusableVideoError
 from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
 from stereo_media.stream_mux import TEXT_SUBTITLES
@@ -63,7 +64,7 @@ def _video_start_s(path: Path) -> float:
     import av  # vendor import stays in this module
 
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             stream = container.streams.video[0]
             if stream.start_time is None:
                 return 0.0

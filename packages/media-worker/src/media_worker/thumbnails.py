@@ -18,8 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from shared_types import keys
-from shared_types.models import Job, JobStatus, JobUpdate, ObjectInfo
+from shared_types.models import Job, JobUpdate, ObjectInfo
 from shared_types.preview import THUMBNAILS, thumbnail_times
+from shared_types.transitions import HELD, record
 from stereo_media.bounded_probe import probe_video
 from stereo_media.ffmpeg_runner import FfmpegRunner
 
@@ -65,10 +66,10 @@ def store_strip(job: Job, info: ObjectInfo, work: Path, deps: MediaDeps) -> int:
     for i, path in enumerate(thumbs):
         backend.output_storage.put_file(keys.thumbnail_key(job_id, i), path,
                                         content_type="image/jpeg")
-    backend.jobs.update(job_id, JobUpdate(thumbnails=len(thumbs),
-                                          source_duration_s=round(duration_s, 3),
-                                          source_size_bytes=info.size, source_etag=info.etag),
-                        expected_status=(JobStatus.AWAITING_CONFIRMATION,))
+    record(backend.jobs, job_id, JobUpdate(thumbnails=len(thumbs),
+                                           source_duration_s=round(duration_s, 3),
+                                           source_size_bytes=info.size, source_etag=info.etag),
+           while_in=HELD)
     log.info("job_id=%s held for a preview: %d thumbnails over %.1f s", job_id, len(thumbs),
              duration_s)
     return len(thumbs)

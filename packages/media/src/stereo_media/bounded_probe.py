@@ -12,8 +12,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from shared_types.byte_size import size_words
-
 from stereo_media.errors import (
     SourceUnreachableError,
     TooLongError,
@@ -76,8 +74,7 @@ def _reject(reason: str) -> UnusableVideoError:
 def refuse_oversize(size: int, limits: ProbeLimits) -> None:
     """Raise UnusableVideoError for a file over ``limits.max_bytes``."""
     if size > limits.max_bytes:
-        raise _reject(f"The file is too large ({size_words(size)}); the limit is "
-                      f"{size_words(limits.max_bytes)}.")
+        raise _reject(limits.too_large(size))
 
 
 def _check_header(path: Path, limits: ProbeLimits) -> int:
@@ -161,8 +158,7 @@ def probe_video(path: Path, limits: ProbeLimits) -> SourceInfo:
         raise _reject(f"The video file is incomplete or damaged: it stops after {end_s:.1f} s "
                       f"of its {duration:.1f} s.")
     if end_s > limits.max_duration_s:
-        raise _reject(f"The video is too long ({end_s / 60:.1f} min); the limit is "
-                      f"{limits.max_duration_s / 60:.1f} min.")
+        raise _reject(limits.too_long(end_s))
     _check_work(frames, end_s, width, height, limits)
     return SourceInfo(size_bytes=size, duration_s=duration or end_s, width=width, height=height,
                      video_frames=frames, has_audio=has_audio, max_keyframe_gap_s=gap,
@@ -256,20 +252,17 @@ def _check_streams(container, limits: ProbeLimits):
     if not width or not height:
         raise _reject(f"{NOT_A_VIDEO} (its picture size is unknown).")
     if limits.refuses_size(width, height):
-        raise _reject(f"The video is {width}x{height}, larger than the allowed "
-                      f"{limits.max_width}x{limits.max_height}.")
+        raise _reject(limits.too_big(width, height))
     rate = stream_rate(stream)  # the packet scan checks the real rate (``_check_work``)
     if rate is not None and float(rate) > limits.max_fps:
-        raise _reject(_too_many_fps(float(rate), limits))
+        raise _reject(limits.too_fast(float(rate)))
     # MP4/MOV index every frame: a source huge in frames but tiny in bytes (2x2 px
     # for hours) is refused here, before the packet scan reads a million of them
     if stream.frames and stream.frames > limits.max_frames:
-        raise _reject(_too_many_frames(stream.frames, limits))
+        raise _reject(limits.too_many_frames(stream.frames))
     duration = _declared_duration(container, stream)
     if duration is not None and duration > limits.max_duration_s:
-        raise TooLongError(f"The video is too long ({duration / 60:.1f} min); the limit is "
-                           f"{limits.max_duration_s / 60:.1f} min.",
-                           container=container.format.name)
+        raise TooLongError(limits.too_long(duration), container=container.format.name)
     return stream, width, height, duration
 
 
@@ -289,22 +282,13 @@ def probe_colour(path: Path, limits: ProbeLimits) -> tuple[Color | None, HdrInfo
     return None, HdrInfo(bit_depth=8)
 
 
-def _too_many_fps(fps: float, limits: ProbeLimits) -> str:
-    return (f"The video has {fps:.0f} frames per second; at most {limits.max_fps:g} "
-            "are allowed.")
-
-
-def _too_many_frames(frames: int, limits: ProbeLimits) -> str:
-    return f"The video has {frames:,} frames; at most {limits.max_frames:,} are allowed."
-
-
 def _check_work(frames: int, end_s: float, width: int, height: int, limits: ProbeLimits) -> None:
     """Refuse what would pin a worker: too many frames per second, too many frames,
     or too many pixels in all (width x height x frames)."""
     if frames / end_s > limits.max_fps * 1.01 and frames > 1:
-        raise _reject(_too_many_fps(frames / end_s, limits))
+        raise _reject(limits.too_fast(frames / end_s))
     if frames > limits.max_frames:
-        raise _reject(_too_many_frames(frames, limits))
+        raise _reject(limits.too_many_frames(frames))
     if width * height * frames > limits.max_pixel_frames:
         raise _reject(f"The video is too much work to convert ({width}x{height} x {frames:,} "
                       f"frames); the limit is {limits.max_pixel_frames / 1e9:,.0f} gigapixels "

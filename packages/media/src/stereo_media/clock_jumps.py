@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from stereo_media.demuxers import file_only
 from stereo_media.ffmpeg import QUIET
 from stereo_media.raw_video import COPY_SUFFIX as RAW_COPY_SUFFIX
 from stereo_media.raw_video import raw_stream, timed_copy_command
@@ -73,7 +74,7 @@ def continuous_copy_command(source: Path, dest: Path, muxer: str, *,
     timeline; streams of a type FFmpeg does not know are left out (no muxer
     could take them)."""
     mapped = [arg for spec in maps for arg in ("-map", spec)]
-    return [*QUIET, "-i", str(source),
+    return [*QUIET, *file_only(JUMPING_FORMATS), "-i", str(source),
             *mapped, "-ignore_unknown", "-c", "copy", "-f", muxer, str(dest)]
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from shared_types.failure import disk_full_message, is_disk_full
 from shared_types.process_exit import exited_within
 
+from stereo_media.demuxers import VIDEO_DEMUXERS, file_only
 from stereo_media.errors import (
     FfmpegDiskFullError,
     FfmpegFailedError,
@@ -31,17 +32,6 @@ from stereo_media.ffmpeg import QUIET
 
 log = logging.getLogger(__name__)
 
-# Demuxers a user's file may be read with: real video containers only, never a
-# playlist (hls), a concat list or an image pipe that could reach other files.
-# Every container a video reaches people in: phones and cameras (MP4/MOV, DV),
-# the web (WebM, Ogg Theora, FLV, animated GIF), broadcast and production
-# (MPEG-TS/PS, MXF, a DVD tool's bare MPEG-2 video), Windows (AVI, ASF), codec
-# tools' own (libvpx's and AV1 encoders' IVF, uncompressed YUV4MPEG2); no
-# playlist, concat or image sequence. Raw H.264/HEVC streams have no clock:
-# they are read through a timed copy (``stereo_media.raw_video``), so their
-# demuxers are not here (bare MPEG-2 video's parser stamps every picture).
-VIDEO_DEMUXERS = ("mov,mp4,m4a,3gp,3g2,mj2,matroska,webm,avi,mpegts,flv,mpeg,asf,"
-                  "ogg,mxf,dv,gif,ivf,yuv4mpegpipe,mpegvideo")
 STDERR_TAIL_CHARS = 2000
 # What ffmpeg says when it stops because an input's packets do not decode (its
 # -max_error_rate, 2/3 by default): the file is damaged, not the command wrong.
@@ -56,10 +46,8 @@ URL_HEADER_BYTES = 1 << 16  # the requests that read the container's header
 def file_input(path: Path, *, demuxer: str | None = None,
                format_whitelist: str = VIDEO_DEMUXERS) -> list[str]:
     """ffmpeg input arguments reading one local file and nothing else."""
-    args = ["-protocol_whitelist", "file", "-format_whitelist", format_whitelist]
-    if demuxer:
-        args += ["-f", demuxer]
-    return args + ["-i", str(path)]
+    forced = ["-f", demuxer] if demuxer else []
+    return [*file_only(format_whitelist), *forced, "-i", str(path)]
 
 
 def url_input(url: str, *, headers: dict[str, str] | None = None) -> list[str]:
@@ -69,13 +57,13 @@ def url_input(url: str, *, headers: dict[str, str] | None = None) -> list[str]:
     request asks for a bounded range (``-request_size``) on one kept-alive
     connection: an open-ended range would have the store stream the rest of the
     file into the socket buffers before ffmpeg hangs up."""
-    args = ["-protocol_whitelist", "https,http,tls,tcp", "-format_whitelist", VIDEO_DEMUXERS,
+    sent = (["-headers", "".join(f"{k}: {v}\r\n" for k, v in headers.items())]
+            if headers else [])
+    return ["-protocol_whitelist", "https,http,tls,tcp", "-format_whitelist", VIDEO_DEMUXERS,
             "-seekable", "1", "-multiple_requests", "1", "-request_size", str(URL_REQUEST_BYTES),
             "-initial_request_size", str(URL_HEADER_BYTES),
-            "-reconnect", "1", "-reconnect_on_network_error", "1", "-reconnect_delay_max", "10"]
-    if headers:
-        args += ["-headers", "".join(f"{k}: {v}\r\n" for k, v in headers.items())]
-    return args + ["-i", url]
+            "-reconnect", "1", "-reconnect_on_network_error", "1", "-reconnect_delay_max", "10",
+            *sent, "-i", url]
 
 
 def last_words(stderr: str) -> str:

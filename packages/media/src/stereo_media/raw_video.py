@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from stereo_media.demuxers import file_only
 from stereo_media.ffmpeg import QUIET
 
 RAW_DEMUXERS = "h264,hevc"
@@ -90,5 +91,6 @@ def timed_copy_command(source: Path, dest: Path, raw: RawStream) -> list[str]:
     ``dest`` in Matroska, each picture at its time at ``raw.rate`` (the rate
     its parameter sets state, which FFmpeg's command line also reads)."""
     codec = REENCODE if raw.reordered else ("-c", "copy")
-    return [*QUIET, "-framerate", str(raw.rate), "-f", raw.demuxer, "-i", str(source),
+    return [*QUIET, "-framerate", str(raw.rate), *file_only(RAW_DEMUXERS),
+            "-f", raw.demuxer, "-i", str(source),
             "-map", "0:v:0", *codec, "-f", "matroska", str(dest)]

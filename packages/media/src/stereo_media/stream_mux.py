@@ -26,6 +26,7 @@ from pathlib import Path
 from shared_types.left_out import extra_video_name, other_programme_name
 from shared_types.models import Container
 
+from stereo_media.demuxers import file_only
 from stereo_media.source_streams import (
     COVER_TAG,
     TIMECODE,
@@ -182,7 +183,7 @@ def teletext_inputs(streams: Sequence[SourceStream], source: Path) -> list[str]:
     args: list[str] = []
     for k, stream in _teletext(streams):
         for page in stream.pages[1:]:
-            args += [*_page_decoding(k, page.number), "-protocol_whitelist", "file",
+            args += [*_page_decoding(k, page.number), *file_only(),
                      "-i", str(source)]
     return args
 
@@ -318,7 +319,7 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     copy would, instead of after an empty edit as long as a broadcast's clock).
     Returns (args, names of dropped streams)."""
     data_maps, data_dropped = data_track_args(data, container, input_index=2)
-    data_input = (["-protocol_whitelist", "file", "-i", str(data_source or source)]
+    data_input = ([*file_only(), "-i", str(data_source or source)]
                   if data_maps else [])
     keep, dropped = stream_args(streams, container, repair_audio=repair_audio,
                                 pages_input=3 if data_maps else 2)
@@ -327,14 +328,14 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
         keep += _attach_args(cover_files, sum(s.kind == "attachment" for s in streams))
         for _ in cover_files:
             dropped.remove("cover art")
-    video_args = list(video_input or ["-protocol_whitelist", "file", "-i", str(video)])
+    video_args = list(video_input or [*file_only(), "-i", str(video)])
     lead = 0.0 if copy_timestamps else video_start_s - streams_start_s
     if lead > _START_EPSILON_S:  # the picture begins after the rest
         video_args = ["-itsoffset", f"{lead:.6f}", *video_args]
     source_offset = ["-itsoffset", f"{-lead:.6f}"] if lead < -_START_EPSILON_S else []
     timing = ["-copyts"] if copy_timestamps else []
     args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *timing, *video_args,
-            "-protocol_whitelist", "file", *decoding_args(streams), *source_offset,
+            *file_only(), *decoding_args(streams), *source_offset,
             "-i", str(source),
             *data_input, *teletext_inputs(streams, source),
             "-map", "0:v:0", "-c:v", "copy", "-disposition:v:0", "default", *keep, *data_maps,
@@ -389,7 +390,7 @@ def data_tracks_command(source: Path, output: Path, data: Sequence[SourceStream]
     if not maps:
         raise NothingToKeepError("the source has no data track an MP4 keeps")
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
-            "-protocol_whitelist", "file", "-i", str(source), *maps,
+            *file_only(), "-i", str(source), *maps,
             "-map_metadata", "-1", "-map_chapters", "-1", "-f", "mp4", str(output)]
 
 
@@ -407,7 +408,7 @@ def covers_to_extract(streams: list[SourceStream], container: Container,
 def cover_extract_command(source: Path, stream: SourceStream, dest: Path) -> list[str]:
     """ffmpeg arguments that copy the cover ``stream`` of ``source`` to the image ``dest``."""
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
-            "-protocol_whitelist", "file", "-i", str(source),
+            *file_only(), "-i", str(source),
             "-map", f"0:{stream.index}", "-c", "copy", "-frames:v", "1", "-f", "image2",
             str(dest)]
 
@@ -442,7 +443,7 @@ def side_streams_command(source: Path, output: Path, streams: list[SourceStream]
     note = (["-metadata", f"{VIDEO_START_TAG}={video_start_s:.6f}"]
             if video_start_s > _START_EPSILON_S else [])
     return ["-hide_banner", "-loglevel", "error", "-y", "-nostdin",
-            "-protocol_whitelist", "file", *decoding_args(streams), "-i", str(source),
+            *file_only(), *decoding_args(streams), "-i", str(source),
             *teletext_inputs(streams, source),
             *(AS_THEY_ARE if keep else []), *keep,  # (a later stream's own disposition wins)
             "-map_metadata", "0", "-map_chapters", "0", *note,

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from shared_types.errors import FfmpegNotFoundError
 
+from stereo_media.demuxers import file_only
 from stereo_media.ffmpeg import ffmpeg_path
 
 _STREAM_LINE = re.compile(r"Stream #0:(\d+)(?:\[[^\]]*\])?(?:\([^)]*\))?: \w+: (\w+)")
@@ -41,7 +42,7 @@ def ffmpeg_codec_names(path: Path, demuxer: str) -> dict[int, str]:
     them; empty when ffmpeg is missing or cannot read the file."""
     try:
         done = subprocess.run(
-            [ffmpeg_path(), "-hide_banner", "-nostdin", "-protocol_whitelist", "file",
+            [ffmpeg_path(), "-hide_banner", "-nostdin", *file_only(demuxer),
              "-f", demuxer, "-i", str(path)],
             capture_output=True, timeout=DESCRIBE_TIMEOUT_S)
     except (FfmpegNotFoundError, OSError, subprocess.TimeoutExpired):

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from stereo_media.demuxers import av_options
 from stereo_media.ts_program_map import TeletextPage
 
 TELETEXT_UNITS = (0x02, 0x03)  # data_unit_id: EBU teletext (non-)subtitle data
@@ -97,7 +98,7 @@ def _scan(path: Path, index: int, max_s: float) -> tuple[list[str], bool]:
                 yield bytes(packet)
 
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             return subtitle_pages(packets(container)), whole
     except (av.error.FFmpegError, OSError, ValueError, IndexError):
         return [], False

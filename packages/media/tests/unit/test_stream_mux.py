@@ -4,6 +4,7 @@ import pytest
 from shared_types.left_out import extra_video_name, left_out_sentence, other_programme_name
 from shared_types.models import Container
 
+from stereo_media.demuxers import file_only
 from stereo_media.source_streams import (
     ATTACHED_PIC,
     COVER_TAG,
@@ -355,7 +356,7 @@ def test_each_teletext_subtitle_page_becomes_a_text_track_of_its_own(container, 
                                       "-txt_format:s:1", "text", "-txt_page:s:1", "777"]
     assert teletext_inputs(streams, Path("rec.ts")) == [
         "-fix_sub_duration:s:1", "-txt_format:s:1", "text", "-txt_page:s:1", "888",
-        "-protocol_whitelist", "file", "-i", "rec.ts"]
+        *file_only(), "-i", "rec.ts"]
     # with no input for it, the second page is named as left out
     _, without = stream_args(streams, container)
     assert "teletext page 888" in without

@@ -9,10 +9,13 @@ loading the engine. Weights of ``name`` live in ``<models_dir>/<name>``
 from __future__ import annotations
 
 import importlib.util
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from shared_types.models import DepthModel
+
+PINNED_FILES = ("config.json", "model.safetensors")  # a download needs a pin for each
 
 
 @dataclass(frozen=True)
@@ -22,17 +25,38 @@ class ModelCard:
     licence: str
     size_mb: int  # download size, roughly
     quality: int  # higher is better; picks the default among installed models
+    # The hub commit a download asks for, and the SHA-256 every downloaded file
+    # must have (file name -> hex), checked whatever endpoint served it
+    # (stereo_models.model_install). Without both, the model is not downloaded.
+    revision: str | None = None
+    sha256: Mapping[str, str] = field(default_factory=dict, hash=False)
+
+    @property
+    def pinned(self) -> bool:
+        """Whether this model can be downloaded: a revision and each needed file's hash."""
+        return self.revision is not None and all(f in self.sha256 for f in PINNED_FILES)
 
 
 # Distill-Any-Depth shares Depth-Anything-V2's architecture (transformers
 # DepthAnythingForDepthEstimation); its base size is not published in that format.
 CATALOG: dict[str, ModelCard] = {card.name: card for card in (
     ModelCard("depth-anything-v2-small", "depth-anything/Depth-Anything-V2-Small-hf",
-              "Apache-2.0", 99, 10),
+              "Apache-2.0", 99, 10, revision="5426e4f0f36572d16453bbda7a8389317b1bef99",
+              sha256={
+                  "config.json":
+                      "c56698d3643dde1f83ea2212759e6b31a22b8f827246a36dd007ee8a22b3ff75",
+                  "preprocessor_config.json":
+                      "d41175c0d889477ca8fc67191e540faef14baf6275157b3fdecf78469e6bbf84",
+                  "model.safetensors":
+                      "3152477ce0d8d6978d76b995120de97cb5b928701fd0f817769f59e249a16b70"}),
     ModelCard("depth-anything-v2-base", "depth-anything/Depth-Anything-V2-Base-hf",
               "CC-BY-NC-4.0 (non-commercial)", 390, 20),
+    # Its weights are pinned; its config.json not yet, so it is not downloaded.
     ModelCard("depth-anything-v2-large", "depth-anything/Depth-Anything-V2-Large-hf",
-              "CC-BY-NC-4.0 (non-commercial)", 1340, 30),
+              "CC-BY-NC-4.0 (non-commercial)", 1340, 30,
+              revision="7581137eff8d4e94f6e796d3baea0e9fa79b22d2",
+              sha256={"model.safetensors":
+                      "4e01e34ed5549b529b70b92d53226bc370f03041977b390d3dde45d47f516cf9"}),
     ModelCard("distill-any-depth-small", "xingyang1/Distill-Any-Depth-Small-hf",
               "see the model card (hub: Apache-2.0)", 99, 15),
     ModelCard("distill-any-depth-large", "xingyang1/Distill-Any-Depth-Large-hf",

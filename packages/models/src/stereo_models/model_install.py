@@ -2,16 +2,19 @@
 
 A download goes file by file through ``huggingface_hub`` (its HTTP client:
 resumes an interrupted transfer with a Range request, checks sizes) into a
-staging folder beside the target; weights are then checked against the
-SHA-256 the hub publishes for them (the ETag of an LFS file) and the folder is
-renamed into place, so a model is either fully installed or absent.
+staging folder beside the target, at the revision the catalogue pins
+(``ModelCard.revision``); every file is then checked against the SHA-256 the
+catalogue pins for it (``ModelCard.sha256``), never against a checksum the
+endpoint itself sends, so a mirror or a hub that serves other bytes cannot
+install them. A mismatch deletes the download and fails; the folder is renamed
+into place only when every file matched, so a model is either fully installed
+or absent. A model the catalogue does not pin is not downloaded at all.
 ``endpoint`` (or ``HF_ENDPOINT``, read by huggingface_hub) names a mirror.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +27,6 @@ from stereo_models.depth_models import CATALOG, model_folder
 REQUIRED = ("config.json", "model.safetensors")
 OPTIONAL = ("preprocessor_config.json",)
 Progress = Callable[[str, int, int], None]  # (file, bytes done, bytes total)
-_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 def download_model(name: str, models_dir: Path, *, endpoint: str | None = None,
@@ -36,7 +38,7 @@ def download_model(name: str, models_dir: Path, *, endpoint: str | None = None,
     the weights do not match their published checksum (nothing is installed).
     """
     from httpx2 import HTTPError  # huggingface_hub's HTTP client; HfHubHTTPError is one
-    from huggingface_hub import get_hf_file_metadata, hf_hub_download, hf_hub_url
+    from huggingface_hub import hf_hub_download
     from huggingface_hub.errors import EntryNotFoundError, LocalEntryNotFoundError
 
     card = CATALOG.get(name)
@@ -44,21 +46,26 @@ def download_model(name: str, models_dir: Path, *, endpoint: str | None = None,
         raise ModelUnavailableError(
             f"unknown model {name!r}; downloadable: {', '.join(sorted(CATALOG))}")
     target = model_folder(name, models_dir)
+    if not card.pinned:
+        raise ModelDownloadError(
+            f"{name} is not downloaded: the catalogue pins no revision and SHA-256 for its "
+            f"files yet (stereo_models.depth_models), so its bytes could not be checked; "
+            f"put its config.json and model.safetensors in {target} yourself")
     staging = target.with_name(f".{name}.partial")  # kept across attempts: resumes
     staging.mkdir(parents=True, exist_ok=True)
     try:
         for filename in REQUIRED + OPTIONAL:
+            if filename not in card.sha256:  # an optional file nobody pinned: not fetched
+                continue
             try:
-                path = hf_hub_download(card.repo, filename, local_dir=staging,
-                                       endpoint=endpoint, tqdm_class=_progress_class(
-                                           filename, progress))
+                path = hf_hub_download(card.repo, filename, revision=card.revision,
+                                       local_dir=staging, endpoint=endpoint,
+                                       tqdm_class=_progress_class(filename, progress))
             except EntryNotFoundError:
                 if filename in OPTIONAL:
                     continue
                 raise
-            meta = get_hf_file_metadata(hf_hub_url(card.repo, filename, endpoint=endpoint),
-                                        endpoint=endpoint)
-            _verify(Path(path), (meta.etag or "").strip('"'), name)
+            _verify(Path(path), card.sha256[filename], name)
     except (HTTPError, LocalEntryNotFoundError, OSError) as exc:
         reason = " ".join(str(exc).split())  # one line: hub errors span several
         raise ModelDownloadError(f"downloading {name} from {card.repo} failed: {reason}") from exc
@@ -79,19 +86,19 @@ def remove_model(name: str, models_dir: Path) -> bool:
     return existed
 
 
-def _verify(path: Path, etag: str, name: str) -> None:
-    """Weights stored in LFS carry their SHA-256 as ETag; a mismatch deletes the file."""
-    if not _SHA256.fullmatch(etag):
-        return  # a small git file: its ETag is a git hash, sizes were checked
+def _verify(path: Path, expected: str, name: str) -> None:
+    """``path`` must have the pinned SHA-256 ``expected``; a mismatch deletes it
+    (and the caller installs nothing)."""
     digest = hashlib.sha256()
     with path.open("rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
-    if digest.hexdigest() != etag:
+    if digest.hexdigest() != expected:
         path.unlink(missing_ok=True)
         raise ModelDownloadError(
-            f"{name}: {path.name} does not match its published checksum "
-            f"(got {digest.hexdigest()[:12]}…, expected {etag[:12]}…); nothing was installed")
+            f"{name}: {path.name} does not match its pinned checksum "
+            f"(got SHA-256 {digest.hexdigest()[:12]}…, the catalogue pins {expected[:12]}…); "
+            "the download was deleted and nothing was installed")
 
 
 def _progress_class(filename: str, progress: Progress | None):
@@ -120,7 +127,8 @@ def check_model_available(name: str, models_dir: Path | None, *, auto_download: 
     """Refuse a job at creation when its depth model cannot run here.
 
     Fine when ``name`` needs no weights, is installed, or may be downloaded on
-    first use (``auto_download``) from a hub that answers now; ``iw3`` when its
+    first use (``auto_download``, a model the catalogue pins) from a hub that
+    answers now; ``iw3`` when its
     package is importable, or when the engine runs elsewhere (``engine_here``
     false: the GPU image, which has it). Raises ModelUnavailableError with the
     exact command that installs it otherwise.
@@ -137,7 +145,8 @@ def check_model_available(name: str, models_dir: Path | None, *, auto_download: 
         raise ModelUnavailableError(IW3_MISSING)
     if not needs_weights(name) or is_installed(name, models_dir):
         return
-    if auto_download and models_dir is not None and hub_reachable(name, endpoint, timeout_s):
+    if (auto_download and models_dir is not None and CATALOG[name].pinned
+            and hub_reachable(name, endpoint, timeout_s)):
         return
     raise ModelUnavailableError(missing_model_message(name, models_dir))
 

@@ -15,8 +15,9 @@ import logging
 
 from shared_types.errors import JobStateError
 from shared_types.keys import input_prefix, output_prefix, poster_key, segment_prefix, source_key
-from shared_types.models import IN_PROGRESS_STATUSES, Job, JobStatus, JobUpdate
+from shared_types.models import Job, JobStatus
 from shared_types.ports import Backend
+from shared_types.transitions import cancel_job_now
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +66,7 @@ def cancel_job(backend: Backend, job: Job) -> Job:
     for a final job, ConditionFailedError when it became final meanwhile."""
     if job.status.is_final:
         raise JobStateError(f"The job is already {job.status.value}.")
-    cancelled = backend.jobs.update(job.job_id, JobUpdate(status=JobStatus.CANCELLED),
-                                    expected_status=IN_PROGRESS_STATUSES)
+    cancelled = cancel_job_now(backend.jobs, job.job_id)
     deleted = free_job_files(backend, job.job_id)
     abort_uploads(backend, job.job_id)
     backend.heartbeats.delete_job(job.job_id)

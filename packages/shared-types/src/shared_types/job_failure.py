@@ -11,8 +11,9 @@ import logging
 
 from shared_types.errors import ConditionFailedError, JobNotFoundError
 from shared_types.failure import failure_code
-from shared_types.models import IN_PROGRESS_STATUSES, JobError, JobStatus, JobUpdate
+from shared_types.models import JobError
 from shared_types.ports import JobStore
+from shared_types.transitions import fail_job_now
 
 log = logging.getLogger(__name__)
 
@@ -28,8 +29,7 @@ def fail_job(jobs: JobStore, job_id: str, *, code: str, message: str, stage: str
     """
     error = JobError(code=code[:64], message=(message or code)[:MAX_MESSAGE], stage=stage[:64])
     try:
-        jobs.update(job_id, JobUpdate(status=JobStatus.FAILED, error=error),
-                    expected_status=IN_PROGRESS_STATUSES)
+        fail_job_now(jobs, job_id, error)
     except (ConditionFailedError, JobNotFoundError) as cond:
         log.info("job_id=%s not marked failed (%s): %s", job_id, cond, message)
         return False

@@ -9,7 +9,7 @@ SIMPLE_FIELDS = ("status", "total_segments", "completed_at", "final_key", "sourc
                  "title", "resends", "epoch", "notified_at", "source_etag", "params",
                  "preview_job_id", "source_duration_s", "thumbnails", "source_frames",
                  "source_width", "source_height", "source_timecode", "left_out", "started_at",
-                 "run")
+                 "run", "webhook_attempts")
 
 
 def apply_job_update(job: Job, changes: JobUpdate) -> Job:

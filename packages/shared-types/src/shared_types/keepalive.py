@@ -14,8 +14,9 @@ import time
 from collections.abc import Callable
 
 from shared_types.errors import TransientError
-from shared_types.models import JobStatus, JobUpdate
+from shared_types.models import JobStatus
 from shared_types.ports import JobStore
+from shared_types.transitions import record
 
 log = logging.getLogger(__name__)
 
@@ -47,8 +48,7 @@ class JobKeepAlive:
     def touch(self) -> None:
         """Refresh now. Raises ConditionFailedError (job moved on) or JobNotFoundError."""
         try:
-            self._jobs.update(self.job_id, JobUpdate(), expected_status=[self.status],
-                              expected_run=self.run)
+            record(self._jobs, self.job_id, while_in=[self.status], run=self.run)
         except TransientError:
             log.warning("job_id=%s liveness refresh skipped (store unreachable)", self.job_id,
                         exc_info=True)

@@ -93,8 +93,8 @@ class JobStatus(StrEnum):
         return self in (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED)
 
 
-# Every status that is not terminal: each has an owner and a sweep (docs/ARCHITECTURE.md,
-# "Lifecycle"). Derived, so a new terminal status never needs a second list.
+# Every status that is not terminal: each has an owner and a sweep (the table in
+# ``shared_types.lifecycle``). Derived, so a new terminal status never needs a second list.
 IN_PROGRESS_STATUSES: tuple[JobStatus, ...] = tuple(s for s in JobStatus if not s.is_final)
 
 ENCODER_PRESETS = (
@@ -179,6 +179,8 @@ class Job(Contract):
     # Called with a signed JSON body when the job ends; notified_at once delivered.
     webhook_url: str | None = Field(None, max_length=2000)
     notified_at: float | None = None
+    # Failed deliveries so far (bounded; web_ui.webhooks backs off between them).
+    webhook_attempts: int = Field(0, ge=0)
     # Preview before converting all (shared_types.preview): a clip job converts
     # clip_duration_s of its parent's source from clip_start_s; a held parent
     # knows its latest clip, its source's duration and how many strip thumbnails exist.
@@ -216,6 +218,7 @@ class JobUpdate(Contract):
     source_etag: str | None = Field(None, max_length=200)
     run: int | None = Field(None, ge=0)
     notified_at: float | None = None
+    webhook_attempts: int | None = Field(None, ge=0)
     params: ConversionParams | None = None
     preview_job_id: str | None = Field(None, max_length=64)
     source_duration_s: float | None = Field(None, ge=0.0)

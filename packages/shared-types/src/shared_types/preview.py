@@ -29,19 +29,18 @@ from shared_types.models import (
     Container,
     ConversionParams,
     Job,
-    JobStatus,
     JobUpdate,
     S3EventRecord,
     new_job_id,
 )
 from shared_types.ports import Backend
 from shared_types.resend import resend_source
+from shared_types.transitions import HELD, confirm_hold, create_job, record
 
 log = logging.getLogger(__name__)
 
 CLIP_SECONDS = 10.0
 THUMBNAILS = 12
-HELD = (JobStatus.AWAITING_CONFIRMATION,)
 
 
 def thumbnail_times(duration_s: float, count: int = THUMBNAILS) -> list[float]:
@@ -112,10 +111,9 @@ def start_clip(backend: Backend, parent: Job, start_s: float, params: Conversion
                container=Container.MP4, params=params,
                title=f"{parent.title or 'Video'} (preview at {minutes}:{secs:02d})"[:200],
                parent_job_id=parent.job_id, clip_start_s=start, clip_duration_s=length)
-    backend.jobs.create(clip)
+    create_job(backend.jobs, clip)
     # Also refreshes the parent's updated_at: its hold expires counting from here.
-    backend.jobs.update(parent.job_id, JobUpdate(preview_job_id=clip.job_id),
-                        expected_status=HELD)
+    record(backend.jobs, parent.job_id, JobUpdate(preview_job_id=clip.job_id), while_in=HELD)
     resend_chunking(backend, clip)  # lost: the janitor re-sends (clip created and stale)
     log.info("job_id=%s preview clip %s from %.3f s for %.3f s", parent.job_id, clip.job_id,
              start, length)
@@ -130,9 +128,7 @@ def convert_whole(backend: Backend, parent: Job, params: ConversionParams) -> Jo
         raise JobStateError("This video is already being converted.")
     if not has_source(backend, parent):
         raise JobStateError("Upload the video first.")
-    job = backend.jobs.update(parent.job_id,
-                              JobUpdate(status=JobStatus.CREATED, params=params, resends=0),
-                              expected_status=HELD)
+    job = confirm_hold(backend.jobs, parent.job_id, params)
     resend_source(backend, job.job_id)  # lost: the janitor re-sends (created + source)
     log.info("job_id=%s confirmed: converting the whole video", job.job_id)
     return job

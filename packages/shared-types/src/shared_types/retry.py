@@ -15,7 +15,7 @@ import logging
 
 from shared_types.errors import JobStateError
 from shared_types.failure import retry_refusal
-from shared_types.models import Job, JobStatus, JobUpdate, SegmentState
+from shared_types.models import Job, JobStatus, SegmentState
 from shared_types.ports import Backend
 from shared_types.preview import has_source, resend_chunking
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
@@ -28,6 +28,7 @@ from shared_types.resend import (
 )
 from shared_types.runs import run_statuses
 from shared_types.segment_retention import keep_segments
+from shared_types.transitions import reopen_failed
 
 log = logging.getLogger(__name__)
 
@@ -62,16 +63,9 @@ def retry_job(backend: Backend, job: Job) -> Job:
     return _resume(backend, job, missing)
 
 
-def _reopen(backend: Backend, job: Job, status: JobStatus) -> Job:
-    return backend.jobs.update(
-        job.job_id,
-        JobUpdate(status=status, clear_error=True, resends=0, epoch=job.epoch + 1),
-        expected_status=[JobStatus.FAILED])
-
-
 def _rechunk(backend: Backend, job: Job) -> Job:
     present = has_source(backend, job)
-    job = _reopen(backend, job, JobStatus.CREATED)
+    job = reopen_failed(backend.jobs, job, JobStatus.CREATED)
     if present:
         resend_chunking(backend, job)
     log.info("job_id=%s retry: re-chunking (source present: %s)", job.job_id, present)
@@ -82,7 +76,7 @@ def _resume(backend: Backend, job: Job, missing: list[int]) -> Job:
     for status in run_statuses(backend, job):
         if status.state == SegmentState.FAILED and status.segment_index in missing:
             backend.segment_status.mark_pending(job.job_id, status.segment_index, job.run)
-    job = _reopen(backend, job, JobStatus.CHUNKING_COMPLETE)
+    job = reopen_failed(backend.jobs, job, JobStatus.CHUNKING_COMPLETE)
     if missing:
         resend_segments(backend, job, missing)
     elif not trigger_reassembly_if_ready(backend, job.job_id):

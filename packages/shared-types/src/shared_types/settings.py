@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -13,6 +13,20 @@ def default_models_dir() -> Path:
     """The per-user models folder, ``~/.cache/stereo-spot/models`` (the default
     of ``models_dir``; ``stereo_models.depth_models`` looks there)."""
     return Path.home() / ".cache" / "stereo-spot" / "models"
+
+MIN_SECRET_CHARS = 16
+
+
+def _long_enough(secret: SecretStr) -> SecretStr:
+    if len(secret.get_secret_value().strip()) < MIN_SECRET_CHARS:
+        raise ValueError(f"a shared secret must be at least {MIN_SECRET_CHARS} characters "
+                         "(an empty or short one is refused, never taken as 'no secret')")
+    return secret
+
+
+# A secret two services share (the inference server's, the webhooks' key): set
+# means at least MIN_SECRET_CHARS characters; "" is refused, not taken as unset.
+SharedSecret = Annotated[SecretStr, AfterValidator(_long_enough)]
 
 
 class BackendSettings(BaseSettings):

@@ -77,8 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    settings = InferenceSettings()
     try:
+        settings = InferenceSettings()  # an empty or short shared secret is refused here
         if args.command == "convert":
             code = _convert(args, settings)
             if argv is None:  # this process's own command: nothing is left to do
@@ -111,6 +111,7 @@ def _convert(args, settings: InferenceSettings) -> int:
             models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
             device=args.device or settings.device, threads=settings.threads,
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            deadline=settings.deadline_policy(cap_s=None),  # a whole film: its length decides
             auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
             container=args.container, depth_video=args.depth_video,
             depth_stride=args.depth_stride or settings.depth_stride,

@@ -28,6 +28,7 @@ from stereo_models.depth_models import needs_weights
 
 from stereo_inference import nvdec
 from stereo_inference.arrays import device_type
+from stereo_inference.deadline import Deadline, DeadlinePolicy
 from stereo_inference.decode import FrameReader
 from stereo_inference.depth import ensure_installed, load_estimator
 from stereo_inference.depth_state import resume, snapshot
@@ -78,6 +79,7 @@ def convert_file(
     depth_video: Path | None = None,
     depth_stride: int = 1,
     start_at_zero: bool = False,
+    deadline: DeadlinePolicy | None = None,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
 
@@ -106,8 +108,12 @@ def convert_file(
     the source's timeline; ``start_at_zero`` (a whole file, as the CLI converts)
     moves them all so the output begins at 0, however late the source's clock
     began (a broadcast recording's may be hours in).
+    ``deadline`` (default: :class:`DeadlinePolicy` capped at ``timeout_s``) sets
+    the wall-clock limit of the whole conversion from its frame count
+    (``stereo_inference.deadline``), enforced inside: every path stops past it.
     Raises InvalidInputError (not a video, unknown mode), ModelNotInstalledError,
-    EngineTransientError (encoder or iw3 failure).
+    EngineTransientError (encoder or iw3 failure), EngineTimeoutError (past the
+    deadline).
     """
     started = time.perf_counter()
     reuse_freed_memory()  # per-frame buffers, reused instead of page-faulted in anew
@@ -117,11 +123,14 @@ def convert_file(
         mode = parse_mode(mode)
         container = Container(container) if container else container_of(output_path)
         info = probe_video(input_path)
+        policy = deadline or DeadlinePolicy(cap_s=timeout_s)
+        budget = Deadline(policy.limit_s(info.frames or (round(info.duration_s * info.fps)
+                                                         or None)))
         if depth_video is not None:
             return _convert_with_depth_video(_Conversion(
                 input_path=input_path, output_path=output_path, mode=mode, params=params,
                 info=info, device=resolve_device(device), progress=progress, depth_state=None,
-                models_dir=None, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
+                models_dir=None, ffmpeg=ffmpeg, deadline=budget, started=started,
                 container=container, cores=cores, start_at_zero=start_at_zero,
             ), Path(depth_video), threads or cpu_threads(cores))
         if params.depth_model is DepthModel.IW3:
@@ -130,7 +139,7 @@ def convert_file(
             return convert_with_iw3(
                 input_path, output_path, mode=mode, params=params, started=started,
                 ffmpeg=ffmpeg or ffmpeg_path(), container=container, low_vram=iw3_low_vram,
-                timeout_s=timeout_s,
+                timeout_s=budget.left(),
             )
         ensure_installed(params.depth_model, models_dir, auto_download=auto_download,
                          hub_endpoint=hub_endpoint)
@@ -146,7 +155,7 @@ def convert_file(
             return _convert(_Conversion(
                 input_path=input_path, output_path=output_path, mode=mode, params=params,
                 info=info, device=dev, progress=progress, depth_state=depth_state,
-                models_dir=models_dir, ffmpeg=ffmpeg, timeout_s=timeout_s, started=started,
+                models_dir=models_dir, ffmpeg=ffmpeg, deadline=budget, started=started,
                 container=container, cores=cores, depth_stride=depth_stride,
                 start_at_zero=start_at_zero,
             ))
@@ -224,7 +233,7 @@ class _Conversion:
     depth_state: dict | None
     models_dir: Path | None
     ffmpeg: str | None  # None: found when first needed (a video-only MP4 never needs it)
-    timeout_s: float
+    deadline: Deadline  # the whole conversion's; each ffmpeg step gets what is left
     started: float  # perf_counter() when the call began
     container: Container = Container.MP4
     cores: int | None = None  # decoder and encoder threads (None: FFmpeg's automatic count)
@@ -308,7 +317,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             use_nvenc=on_gpu, threads=job.cores, faststart=direct,
         )
         frames = run_stages(
-            _chain(first, iter_batches),
+            job.deadline.batches(_chain(first, iter_batches)),
             renderer.render, encoder, renderer.eye_format,
             total=total, progress=job.progress, estimate=renderer.estimate, clock=clock,
             renderers=renderers(dev, job.cores),
@@ -322,7 +331,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             if not direct:
                 mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
                            container=job.container, packing=packing_of(mode),
-                           timeout_s=job.timeout_s, start_at_zero=job.start_at_zero,
+                           timeout_s=job.deadline.left(), start_at_zero=job.start_at_zero,
                            found=found)
             elif packing_of(mode):
                 add_st3d(partial, packing_of(mode))
@@ -354,7 +363,7 @@ def _subtitle_burner(job: _Conversion, renderer: StereoRenderer, eye: tuple[int,
         return None
     from stereo_inference.subtitles3d import SubtitleBurner, read_text_cues, text_levels
 
-    cues = read_text_cues(job.ffmpeg_binary(), job.input_path, job.timeout_s)
+    cues = read_text_cues(job.ffmpeg_binary(), job.input_path, job.deadline.left())
     if not cues:
         log.info("no text subtitles in %s to burn in", job.input_path.name)
         return None

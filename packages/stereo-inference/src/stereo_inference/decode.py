@@ -21,6 +21,7 @@ from typing import Protocol
 
 import av
 import numpy as np
+from stereo_media.demuxers import av_options
 
 from stereo_inference import planes
 from stereo_inference.arrays import settle
@@ -164,7 +165,8 @@ class FrameReader:
         """Decode the whole stream, on ``nvdec`` when given (raising _Interlaced at
         the first interlaced frame), else in software, from the first frame after
         the ones handed over already."""
-        with av.open(str(self.path), hwaccel=nvdec.hwaccel if nvdec else None) as container:
+        hwaccel = nvdec.hwaccel if nvdec else None
+        with av.open(str(self.path), options=av_options(), hwaccel=hwaccel) as container:
             stream = container.streams.video[0]
             stream.thread_type = "AUTO"
             if self.threads:

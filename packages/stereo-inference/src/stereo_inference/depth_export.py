@@ -18,9 +18,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from shared_types.models import DepthModel
+from stereo_media.demuxers import av_options
 from stereo_media.frame_rate import stream_rate
 from stereo_models.depth_models import needs_weights
 
+from stereo_inference.deadline import Deadline, DeadlinePolicy
 from stereo_inference.depth import ensure_installed, estimate_in_batches, load_estimator
 from stereo_inference.depth_state import resume
 from stereo_inference.errors import EngineTransientError, InvalidInputError
@@ -41,17 +43,21 @@ def export_depth(
     auto_download: bool = False,
     hub_endpoint: str | None = None,
     progress: Callable[[int, int | None], None] | None = None,
+    deadline: DeadlinePolicy | None = None,
 ) -> int:
     """Write the normalised depth of every frame of ``input_path`` to ``output_path``
     (MKV, FFV1 gray16le, 65535 = nearest); returns the number of frames.
 
-    The output appears atomically. Raises InvalidInputError (not a video, iw3,
-    which has no frame depth), ModelNotInstalledError, EngineTransientError.
+    The output appears atomically. ``deadline`` (default: :class:`DeadlinePolicy`)
+    bounds the whole export by the video's length, checked at every decoded frame.
+    Raises InvalidInputError (not a video, iw3, which has no frame depth),
+    ModelNotInstalledError, EngineTransientError, EngineTimeoutError.
     """
     input_path, output_path = Path(input_path), Path(output_path)
     if str(depth_model) == DepthModel.IW3:
         raise InvalidInputError("iw3 converts whole segments; choose a frame depth model")
     info = probe_video(input_path)
+    budget = Deadline((deadline or DeadlinePolicy()).limit_s(info.frames))
     ensure_installed(depth_model, models_dir, auto_download=auto_download,
                      hub_endpoint=hub_endpoint)
     dev = resolve_device(device)
@@ -61,7 +67,8 @@ def export_depth(
             estimator = load_estimator(depth_model, models_dir=models_dir, device=dev)
             normalizer = resume(estimator, None)
             size = estimator.input_size(info.width, info.height)
-            frames = _write(input_path, partial, size, info, estimator, normalizer, progress)
+            frames = _write(input_path, partial, size, info, estimator, normalizer, progress,
+                            budget)
         os.replace(partial, output_path)
     except av.FFmpegError as exc:
         partial.unlink(missing_ok=True)
@@ -72,10 +79,12 @@ def export_depth(
     return frames
 
 
-def _write(source: Path, target: Path, size, info, estimator, normalizer, progress) -> int:
+def _write(source: Path, target: Path, size, info, estimator, normalizer, progress,
+           budget: Deadline) -> int:
     w, h = size
     done = 0
-    with av.open(str(source)) as src, av.open(str(target), "w", format="matroska") as out:
+    with (av.open(str(source), options=av_options()) as src,
+          av.open(str(target), "w", format="matroska") as out):
         stream = src.streams.video[0]
         stream.thread_type = "AUTO"
         depth_stream = out.add_stream("ffv1", rate=stream_rate(stream) or round(info.fps) or 25)
@@ -103,7 +112,7 @@ def _write(source: Path, target: Path, size, info, estimator, normalizer, progre
                 progress(done, info.frames)
 
         with torch.inference_mode():
-            for frame in src.decode(stream):
+            for frame in budget.batches(src.decode(stream), "writing depth"):
                 pending.append((scaler.array(frame, width=w, height=h, format="rgb24",
                                              interpolation="FAST_BILINEAR"), frame.pts))
                 if len(pending) == BATCH:

@@ -53,3 +53,10 @@ def write_failure(what: str, exc: BaseException, output: Path) -> EngineError:
     if is_disk_full(exc):
         return EngineDiskFullError(disk_full_message(Path(output).parent, doing=what))
     return EngineTransientError(f"{what} failed: {exc}")
+
+
+class EngineTimeoutError(EngineError, PermanentError):
+    """The conversion ran past its wall-clock deadline (``stereo_inference.deadline``)
+    and was stopped; the same input would again."""
+
+    code = "inference_timeout"

@@ -16,6 +16,7 @@ import av
 from shared_types.failure import disk_full_message
 from shared_types.left_out import left_out_sentence
 from shared_types.models import Container
+from stereo_media.demuxers import av_options
 from stereo_media.errors import FfmpegDiskFullError, FfmpegFailedError, MediaError
 from stereo_media.ffmpeg_runner import FfmpegRunner
 from stereo_media.source_streams import FileStreams, file_streams
@@ -33,7 +34,7 @@ def source_streams(path: Path) -> FileStreams:
     (a teletext recording's description costs an ffmpeg run and a page scan).
     Raises InvalidInputError when it cannot be opened."""
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             return file_streams(container)
     except av.FFmpegError as exc:
         raise InvalidInputError(f"cannot read the streams of {Path(path).name}: {exc}") from exc

@@ -18,6 +18,7 @@ from pathlib import Path
 import av
 import numpy as np
 from shared_types.models import ConversionParams, DepthModel
+from stereo_media.demuxers import av_options
 
 from stereo_inference.arrays import device_type, rgb_frames
 from stereo_inference.depth import estimate_in_batches, load_estimator
@@ -99,7 +100,7 @@ def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float) -> n
     or before the first of them, not at the start of the file."""
     w, h = size
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             stream = container.streams.video[0]
             stream.thread_type = "AUTO"
             first = _tail_start(container, stream, count, fps)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import hmac
 import logging
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +36,7 @@ from shared_types.errors import (
 from shared_types.failure import failure_code
 from shared_types.ports import ObjectStorage
 
+from stereo_inference import work_dirs
 from stereo_inference.convert import convert_file
 from stereo_inference.metrics import CloudWatchMetrics, LogMetrics, Metrics
 from stereo_inference.settings import InferenceSettings
@@ -81,6 +81,8 @@ def create_app(
     sink = metrics or default_metrics(settings)
     busy = threading.Lock()
     secret = settings.inference_shared_secret
+    stale_after_s = settings.segment_timeout_s + work_dirs.MARGIN_S
+    work_dirs.sweep(settings.work_dir, older_than_s=stale_after_s)
 
     def caller_knows_the_secret(request: Request) -> None:
         # SageMaker's endpoint is reachable only through its API: no secret there.
@@ -96,7 +98,8 @@ def create_app(
 
     @app.post("/invocations", dependencies=[Depends(caller_knows_the_secret)])
     def invocations(request: InvocationRequest) -> JSONResponse:
-        with busy:
+        with busy:  # released however the conversion ends, its deadline included
+            work_dirs.sweep(settings.work_dir, older_than_s=stale_after_s)
             body = _invoke(request, settings, storages, sink)
         return JSONResponse(body)
 
@@ -110,9 +113,7 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
     target = parse_uri(req.output_uri, file_root=settings.file_root)
     context = parse_uri(req.context_uri, file_root=settings.file_root) if req.context_uri else None
     started = time.perf_counter()
-    if settings.work_dir is not None:  # made on first use (and again if it was removed)
-        settings.work_dir.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="stereo-inference-", dir=settings.work_dir))
+    work = work_dirs.new_work_dir(settings.work_dir)
     try:
         input_path = _fetch(source, work / "input", storages)
         context_path = None
@@ -127,6 +128,7 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             depth_state=req.depth_state, models_dir=settings.models_dir,
             ffmpeg=settings.ffmpeg, device=settings.device, threads=settings.threads,
             iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            deadline=settings.deadline_policy(cap_s=settings.segment_timeout_s),
             context_path=context_path, auto_download=settings.model_auto_download,
             hub_endpoint=settings.hub_endpoint, depth_stride=settings.depth_stride,
         )
@@ -154,7 +156,8 @@ def _fetch(source: Location, stem: Path, storages: StorageFactory) -> Path:
         if not source.path.is_file():
             raise NotFoundError(f"input not found: {source.uri}")
         return source.path
-    path = stem.with_suffix(Path(source.key).suffix or ".mp4")
+    # A fixed name: the key's suffix (".m3u8", ".ffconcat") never picks a demuxer.
+    path = stem.with_suffix(".video")
     storages(source.bucket).get_file(source.key, path)
     return path
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
-from shared_types.settings import default_models_dir
+from shared_types.settings import SharedSecret, default_models_dir
+
+from stereo_inference.deadline import DEFAULT_BASE_S, DEFAULT_S_PER_FRAME, DeadlinePolicy
 
 
 class InferenceSettings(BaseSettings):
@@ -32,6 +34,15 @@ class InferenceSettings(BaseSettings):
         False, validation_alias=AliasChoices("STEREO_SPOT_IW3_LOW_VRAM", "IW3_LOW_VRAM")
     )
     work_dir: Path | None = None  # temp files; default: the system temp folder
+    # A conversion's wall-clock deadline: base + per frame of the video
+    # (stereo_inference.deadline), capped at segment_timeout_s on the server.
     segment_timeout_s: float = 3600
+    deadline_base_s: float = Field(DEFAULT_BASE_S, gt=0)
+    deadline_s_per_frame: float = Field(DEFAULT_S_PER_FRAME, gt=0)
     # Outside SageMaker, /invocations requires this value in the SECRET_HEADER header.
-    inference_shared_secret: SecretStr | None = None
+    inference_shared_secret: SharedSecret | None = None
+
+    def deadline_policy(self, *, cap_s: float | None) -> DeadlinePolicy:
+        """The deadline of a conversion here (``cap_s``: at most that long)."""
+        return DeadlinePolicy(base_s=self.deadline_base_s, s_per_frame=self.deadline_s_per_frame,
+                              cap_s=cap_s)

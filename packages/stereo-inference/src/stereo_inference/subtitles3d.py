@@ -19,6 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from shared_types.models import ConversionParams, OutputMode
+from stereo_media.demuxers import file_only
 from stereo_media.subtitle_cues import TextCue, parse_srt
 
 from stereo_inference.arrays import as_float
@@ -64,7 +65,7 @@ def read_text_cues(ffmpeg: str, source: Path, timeout_s: float) -> list[TextCue]
     segment or a source that does not start at 0). Raises EngineTransientError
     when ffmpeg fails for another reason."""
     args = [ffmpeg, "-hide_banner", "-loglevel", "error", "-nostdin", "-copyts",
-            "-protocol_whitelist", "file", "-i", str(source), "-map", "0:s:0?", "-f", "srt",
+            *file_only(), "-i", str(source), "-map", "0:s:0?", "-f", "srt",
             "pipe:1"]
     try:
         done = subprocess.run(args, capture_output=True, timeout=timeout_s)

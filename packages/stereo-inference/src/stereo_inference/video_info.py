@@ -7,6 +7,7 @@ from pathlib import Path
 
 import av
 from pydantic import BaseModel
+from stereo_media.demuxers import av_options
 from stereo_media.frame_rate import stream_rate
 from stereo_media.hdr import HdrInfo, frame_color, hdr_info
 from stereo_media.probe_limits import DEFAULT_LIMITS
@@ -41,8 +42,8 @@ def probe_video(path: Path) -> VideoInfo:
     """Open ``path`` and describe its first video stream.
 
     Raises InvalidInputError for a missing, zero-byte, corrupt or audio-only
-    file, or a frame size beyond ``stereo_media.probe_limits`` (the media
-    worker's limit too).
+    file, or one beyond ``stereo_media.probe_limits`` (bytes, frame size, frame
+    rate, frame count, duration: the media worker's limits too).
     """
     path = Path(path)
     if not path.is_file():
@@ -50,7 +51,7 @@ def probe_video(path: Path) -> VideoInfo:
     if path.stat().st_size == 0:
         raise InvalidInputError(f"input file is empty (0 bytes): {path.name}")
     try:
-        with av.open(str(path), options={"probesize": "20000000"}) as container:
+        with av.open(str(path), options=av_options(probesize="20000000")) as container:
             return _describe(container, path)
     except InvalidInputError:
         raise
@@ -68,13 +69,14 @@ def _describe(container, path: Path) -> VideoInfo:
     width, height = stream.codec_context.width, stream.codec_context.height
     if not width or not height:
         raise InvalidInputError(f"{path.name}: video stream has no frame size")
-    if DEFAULT_LIMITS.refuses_size(width, height):
-        raise InvalidInputError(
-            f"{path.name}: {width}x{height} exceeds the "
-            f"{DEFAULT_LIMITS.max_width}x{DEFAULT_LIMITS.max_height} limit"
-        )
     rate = stream_rate(stream) or Fraction(25)
     duration = _duration_s(container, stream)
+    # the media worker's limits, in its words: what it accepts the engine converts
+    refusal = DEFAULT_LIMITS.refusal(width=width, height=height, size_bytes=path.stat().st_size,
+                                     fps=float(rate), frames=stream.frames or None,
+                                     duration_s=duration)
+    if refusal is not None:
+        raise InvalidInputError(f"{path.name}: {refusal}")
     rotation, color, hdr = _first_frame(container, stream)
     if color is None:
         raise InvalidInputError(f"{path.name}: no decodable video frame")

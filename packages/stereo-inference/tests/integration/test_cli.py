@@ -80,6 +80,12 @@ def test_serve_outside_sagemaker_refuses_to_start_without_a_shared_secret(monkey
     assert "STEREO_SPOT_INFERENCE_SHARED_SECRET" in capsys.readouterr().err
 
 
+def test_serve_refuses_an_empty_shared_secret(monkeypatch, capsys):
+    monkeypatch.setenv("STEREO_SPOT_INFERENCE_SHARED_SECRET", "")
+    assert main(["serve"]) == 2
+    assert "at least 16 characters" in capsys.readouterr().err
+
+
 def test_models_download_refuses_unknown_names(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
     with pytest.raises(SystemExit) as exit_:

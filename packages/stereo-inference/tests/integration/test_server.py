@@ -213,7 +213,7 @@ def test_a_missing_context_is_not_an_error(client, buckets, halves, tmp_path, co
 
 def test_outside_sagemaker_invocations_need_the_shared_secret(tmp_path, buckets):
     settings = InferenceSettings(file_root=tmp_path, models_dir=tmp_path / "models",
-                                 work_dir=tmp_path, inference_shared_secret="s3cr3t")
+                                 work_dir=tmp_path, inference_shared_secret="s3cr3t-of-16-chars")
     app = create_app(settings, storage_factory=lambda bucket: buckets[bucket])
     with TestClient(app, raise_server_exceptions=False) as c:
         assert c.get("/ping").status_code == 200  # health checks stay open
@@ -222,5 +222,16 @@ def test_outside_sagemaker_invocations_need_the_shared_secret(tmp_path, buckets)
                        headers={"X-StereoSpot-Secret": "guess"})
         assert wrong.status_code == 401
         right = c.post("/invocations", json={"mode": "half-sbs"},
-                       headers={"X-StereoSpot-Secret": "s3cr3t"})
+                       headers={"X-StereoSpot-Secret": "s3cr3t-of-16-chars"})
         assert right.status_code == 400  # past the gate: the body is what is wrong
+        empty = c.post("/invocations", json={"mode": "half-sbs"},
+                       headers={"X-StereoSpot-Secret": ""})
+        assert empty.status_code == 401
+
+
+@pytest.mark.parametrize("weak", ["", "   ", "short"])
+def test_an_empty_or_short_shared_secret_is_refused_not_taken_as_none(tmp_path, weak):
+    """Finding 3 of #52: ``""`` made the server start and let a request with no
+    header through (the gate checked ``is None`` only)."""
+    with pytest.raises(ValueError, match="at least 16 characters"):
+        InferenceSettings(file_root=tmp_path, inference_shared_secret=weak)

@@ -31,7 +31,22 @@ def test_a_picture_wider_than_the_media_workers_limit_is_refused_here_too(tmp_pa
     # set of limits (stereo_media.probe_limits) the media worker's probe applies
     wide = make_video(tmp_path / "wide.mp4", seconds=0.1, size=(7696, 16), fps=10,
                       audio=False, pattern="color")
-    with pytest.raises(InvalidInputError, match="7696x16 exceeds the 7680x4320 limit"):
+    with pytest.raises(InvalidInputError, match="7696x16, larger than the allowed 7680x4320"):
         probe_video(wide)
     assert probe_video(make_video(tmp_path / "fits.mp4", seconds=0.1, size=(7680, 16),
                                   fps=10, audio=False, pattern="color")).width == 7680
+
+
+def test_a_rate_beyond_the_media_workers_limit_is_refused_in_its_words(tmp_path):
+    from stereo_media.bounded_probe import probe_video as bounded_probe
+    from stereo_media.errors import UnusableVideoError
+    from stereo_media.probe_limits import DEFAULT_LIMITS
+
+    fast = make_video(tmp_path / "fast.mp4", seconds=0.1, size=(32, 16), fps=300,
+                      audio=False, pattern="color")
+    with pytest.raises(UnusableVideoError) as refused:
+        bounded_probe(fast, DEFAULT_LIMITS)
+    with pytest.raises(InvalidInputError) as engine:
+        probe_video(fast)
+    assert "300 frames per second; at most 240" in str(engine.value)
+    assert str(refused.value) in str(engine.value)  # one set of limits, one sentence

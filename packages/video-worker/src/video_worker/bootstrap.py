@@ -14,7 +14,6 @@ from shared_types.stop_event import StopEvent
 
 from video_worker.errors import ConfigurationError
 from video_worker.inference_backend import InferenceBackend
-from video_worker.local_backend import LocalInferenceBackend
 from video_worker.settings import VideoWorkerSettings
 from video_worker.worker import VideoWorker
 
@@ -28,6 +27,9 @@ def build_inference(
     """
     kind = settings.inference_backend
     if kind == "local":
+        # the engine is the optional extra `local`: only this backend imports it
+        from video_worker.local_backend import LocalInferenceBackend
+
         local = LocalInferenceBackend(
             backend.input_storage, backend.output_storage, models_dir=settings.models_dir,
             ffmpeg=settings.ffmpeg, work_dir=settings.work_dir,

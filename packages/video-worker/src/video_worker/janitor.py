@@ -4,8 +4,9 @@ Every non-terminal job status has an owner and a liveness proof
 (``Job.updated_at``, refreshed by every step while it works); this pass
 recovers a job whose proof is older than ``stuck_after_s`` by re-sending its
 next piece of work (idempotent), and fails it with a reason once it has been
-re-sent ``max_resends`` times. The table of states, owners and sweeps is in
-docs/ARCHITECTURE.md ("Lifecycle").
+re-sent ``max_resends`` times. The table of states, owners and sweeps is
+``shared_types.lifecycle.LIFECYCLE``: the pass sweeps each status it lists with
+the handler of the :class:`Sweep` it names (docs/ARCHITECTURE.md, "Lifecycle").
 
 - ``created`` + stale: the upload event was lost -> re-send it (a clip job's
   ClipMessage); no upload within ``upload_timeout_s`` of creation (or Retry)
@@ -47,7 +48,8 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 from shared_types.errors import ConditionFailedError, JobNotFoundError, TransientError
 from shared_types.keys import parse_segment_key, segment_prefix
-from shared_types.models import IN_PROGRESS_STATUSES, Job, JobStatus, JobUpdate, SegmentState
+from shared_types.lifecycle import Sweep, swept
+from shared_types.models import Job, JobStatus, JobUpdate, SegmentState
 from shared_types.ports import Backend, Queue
 from shared_types.preview import has_source, resend_chunking
 from shared_types.reassembly_trigger import is_ready_for_reassembly, trigger_reassembly_if_ready
@@ -59,6 +61,7 @@ from shared_types.resend import (
 )
 from shared_types.runs import run_completions, run_statuses
 from shared_types.segment_retention import fail_and_release
+from shared_types.transitions import finish_chunking, record
 
 log = logging.getLogger(__name__)
 
@@ -105,10 +108,10 @@ def run_janitor_pass(
     sweep = _Sweep(backend, SweepPolicy(stuck_after_s, max_segment_attempts, max_resends,
                                         upload_timeout_s, hold_timeout_s),
                    time.time() if now is None else now)
-    for status in IN_PROGRESS_STATUSES:
+    for status, kind in swept():  # every status the lifecycle table sweeps, and how
         for job in _jobs_in(backend, status):
             try:
-                sweep.job(job)
+                sweep.by_kind(kind)(job)
             except (ConditionFailedError, JobNotFoundError):
                 log.info("job_id=%s janitor: job moved on meanwhile; left alone", job.job_id)
             except TransientError:  # one unreachable queue must not stop the whole pass
@@ -149,23 +152,21 @@ class _Sweep:
     report: JanitorReport = field(default_factory=JanitorReport)
     _busy: dict[str, bool] = field(default_factory=dict)
 
-    def job(self, job: Job) -> None:
-        handler = {
-            JobStatus.CREATED: self._created,
-            JobStatus.AWAITING_CONFIRMATION: self._held,
-            JobStatus.CHUNKING_IN_PROGRESS: self._chunking,
-            JobStatus.CHUNKING_COMPLETE: self._chunked,
-            JobStatus.REASSEMBLING: self._reassembling,
-        }.get(job.status)
-        if handler is None:
-            log.warning("job_id=%s janitor: no sweep for status %s", job.job_id, job.status)
-            return
-        handler(job)
+    def by_kind(self, kind: Sweep) -> Callable[[Job], None]:
+        """The handler of one of the lifecycle table's sweeps (KeyError for
+        ``Sweep.NONE``: a terminal status is never swept)."""
+        return {
+            Sweep.RESEND_UPLOAD: self._created,
+            Sweep.EXPIRE_HOLD: self._held,
+            Sweep.RECOVER_CHUNKING: self._chunking,
+            Sweep.FINISH_SEGMENTS: self._chunked,
+            Sweep.RESEND_REASSEMBLY: self._reassembling,
+        }[kind]
 
     def _stale(self, job: Job) -> bool:
         return self.t - job.updated_at >= self.policy.stuck_after_s
 
-    # -- one method per status -------------------------------------------------------
+    # -- one method per sweep --------------------------------------------------------
     def _created(self, job: Job) -> None:
         if not self._stale(job):
             return
@@ -203,9 +204,7 @@ class _Sweep:
         backend, job_id = self.backend, job.job_id
         total = complete_segment_set(backend, job)
         if total is not None:
-            backend.jobs.update(
-                job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE, total_segments=total),
-                expected_status=[JobStatus.CHUNKING_IN_PROGRESS], expected_run=job.run)
+            finish_chunking(backend.jobs, job_id, run=job.run, total_segments=total)
             log.warning("job_id=%s janitor: chunking was stuck; inferred total_segments=%d",
                         job_id, total)
             self.report.chunking_recovered.append(job_id)
@@ -291,8 +290,8 @@ class _Sweep:
             return
         # Count (and refresh the proof) before sending: a crash after the send costs one
         # extra re-send at most, never an unbounded one.
-        self.backend.jobs.update(job.job_id, JobUpdate(resends=job.resends + 1),
-                                 expected_status=[job.status])
+        record(self.backend.jobs, job.job_id, JobUpdate(resends=job.resends + 1),
+               while_in=[job.status])
         send()
         log.warning("job_id=%s janitor: %s stalled; work re-sent (%d of %d)", job.job_id,
                     stage, job.resends + 1, self.policy.max_resends)

@@ -47,8 +47,8 @@ def engine_convert_file() -> ConvertFile:
         from stereo_inference import convert_file
     except ImportError as exc:
         raise ConfigurationError(
-            "the local inference backend needs the stereo-inference package "
-            f"(pip install stereo-spot-stereo-inference): {exc}"
+            "the local inference backend needs the engine: install video-worker with "
+            f"its `local` extra (pip install 'stereo-spot-video-worker[local]'): {exc}"
         ) from exc
     return convert_file
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
-from shared_types.settings import BackendSettings
+from pydantic import Field, model_validator
+from shared_types.settings import BackendSettings, SharedSecret
 
 
 class VideoWorkerSettings(BackendSettings):
@@ -15,7 +15,7 @@ class VideoWorkerSettings(BackendSettings):
     inference_backend: Literal["local", "http", "sagemaker"] = "local"
     inference_http_url: str | None = None
     # Sent as X-StereoSpot-Secret to an http inference server (its shared secret).
-    inference_shared_secret: SecretStr | None = None
+    inference_shared_secret: SharedSecret | None = None
     inference_http_timeout_s: float = Field(1800.0, gt=0)
     sagemaker_endpoint: str | None = None
     # sagemaker-runtime endpoint URL; unset: aws_endpoint_url (the deployment

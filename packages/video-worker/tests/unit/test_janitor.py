@@ -295,3 +295,16 @@ def test_a_segment_whose_converter_still_beats_is_not_re_sent(backend):
                                              last_heartbeat=t - 1))
     assert janitor(backend, now=t).segments_resent == []
     assert janitor(backend, now=t + STUCK).segments_resent == ["job-1"]  # it went silent
+
+
+def test_the_pass_has_a_handler_for_every_sweep_the_lifecycle_table_names():
+    import pytest
+    from shared_types.lifecycle import Sweep, swept
+    from shared_types.testing.memory import memory_backend
+
+    from video_worker.janitor import SweepPolicy, _Sweep
+
+    sweep = _Sweep(memory_backend(), SweepPolicy(stuck_after_s=1, max_segment_attempts=1), 0.0)
+    assert all(callable(sweep.by_kind(kind)) for _, kind in swept())
+    with pytest.raises(KeyError):  # negative control: a terminal status has no sweep
+        sweep.by_kind(Sweep.NONE)

@@ -11,7 +11,7 @@ from shared_types.backend_loader import load_backend
 from shared_types.ports import Backend
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from web_ui import webhooks
+from web_ui import webhook_pool, webhooks
 from web_ui.alb_token import AlbKeySource
 from web_ui.bootstrap import STORAGE_MOUNT, build_storage_app
 from web_ui.dependencies import identify
@@ -70,9 +70,12 @@ def create_app(settings: WebSettings, backend: Backend | None = None, *,
         app.mount(STORAGE_MOUNT, storage, name="storage")
     install_handlers(app)
     if settings.webhook_secret is not None:
-        app.state.webhooks = webhooks.start_notifier(
-            backend, settings.webhook_secret.get_secret_value().encode(),
-            poll_s=settings.webhook_poll_s, timeout_s=settings.webhook_timeout_s)
+        config = webhooks.WebhookConfig(
+            secret=settings.webhook_secret.get_secret_value().encode(),
+            deployment=settings.deployment_name or settings.public_base_url,
+            deadline_s=settings.webhook_timeout_s, policy=settings.webhook_policy)
+        app.state.webhooks = webhook_pool.start_notifier(
+            backend, config, poll_s=settings.webhook_poll_s, workers=settings.webhook_workers)
 
     # Last added runs first: headers wrap everything, auth before reading bodies.
     app.add_middleware(

@@ -50,6 +50,13 @@ class TooLargeError(WebUiError):
     status_code = 413
 
 
+class OutboundRefusedError(BadRequestError):
+    """A URL the server was asked to call (a webhook) names a scheme or an
+    address it may not reach: loopback, a private network, plain http."""
+
+    status_code = 400
+
+
 class SignInError(WebUiError):
     """The request carries no valid identity (the load balancer's signed header)."""
 

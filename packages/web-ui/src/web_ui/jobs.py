@@ -7,6 +7,7 @@ import unicodedata
 import uuid
 
 from pydantic import BaseModel
+from shared_types import transitions
 from shared_types.dtos import CreateJobRequest, PresignedPlaybackResponse
 from shared_types.errors import PermanentError
 from shared_types.job_updates import job_sort_time
@@ -56,8 +57,7 @@ def create_job(backend: Backend, request: CreateJobRequest, owner: User) -> Job:
     job = Job(job_id=new_job_id(), owner=owner.id, mode=request.mode, title=title or None,
               params=request.params,
               container=request.container, webhook_url=request.webhook_url, status=status)
-    backend.jobs.create(job)
-    return job
+    return transitions.create_job(backend.jobs, job)
 
 
 def download_name(job: Job) -> str:

@@ -1,5 +1,6 @@
-"""A job's progress as one SSE snapshot: stage, segment strip, percent and ETA
-(computed by ``shared_types.progress``, plus the web's ETA and event id).
+"""A job's progress as one SSE snapshot: the shared read model
+(``shared_types.job_progress``, the CLI's too) plus the page's strip detail
+and an event id.
 
 Reads the stores (blocking): SSE calls :func:`snapshot` off the event loop.
 """
@@ -9,23 +10,11 @@ from __future__ import annotations
 import hashlib
 
 from shared_types.dtos import JobProgress
-from shared_types.frame_progress import tally_frames
-from shared_types.job_eta import estimate_job
-from shared_types.keys import source_key
+from shared_types.job_progress import read_progress
 from shared_types.models import Job, JobStatus, now
 from shared_types.ports import Backend
-from shared_types.progress import (
-    STAGE_LABELS,
-    UPLOADED_LABEL,
-    merge_cells,
-    percent_for,
-    read_segments,
-)
 
 from web_ui.eta import EtaEstimator
-
-# Statuses whose heartbeats say something (segments convert while chunking goes on).
-CONVERTING = (JobStatus.CHUNKING_IN_PROGRESS, JobStatus.CHUNKING_COMPLETE, JobStatus.REASSEMBLING)
 
 
 class ProgressSnapshot(JobProgress):
@@ -50,48 +39,26 @@ class ProgressSnapshot(JobProgress):
 
 
 def snapshot(backend: Backend, job: Job, eta: EtaEstimator) -> ProgressSnapshot:
-    """The job's progress now (blocking store reads)."""
-    tally = read_segments(backend, job)
-    total, completions, done = tally.total, list(tally.completions), tally.done
-    stage = STAGE_LABELS[job.status]
-    size = job.source_size_bytes
-    if not job.status.is_final and size is None:
-        head = backend.input_storage.head(source_key(job.job_id))
-        size = head.size if head else None
-        if job.status == JobStatus.CREATED and head is not None:
-            stage = UPLOADED_LABEL
-    percent = percent_for(job.status, len(done), total)
-    remaining = None
-    if not job.status.is_final and (size or completions):
-        remaining = eta.remaining(
-            size_bytes=size, fraction_done=percent / 100.0,
-            completions=completions, total_segments=total,
-        )
-    beats = backend.heartbeats.list(job.job_id) if job.status in CONVERTING else []
-    t = now()
-    staged = estimate_job(job, beats, done, completions, eta.machine_rates(), now=t)
-    if staged is not None:
-        percent = staged.percent
-        remaining = staged.eta_seconds if staged.eta_seconds is not None else remaining
-    frames = None
-    if job.status == JobStatus.CHUNKING_COMPLETE:
-        frames = tally_frames(beats, done, total, now=t, frames_total=job.source_frames)
-        if staged is None and frames is not None and frames.eta_seconds is not None:
-            remaining = frames.eta_seconds
-        if staged is None and frames is not None and frames.frames_total:
-            by_frames = round(5.0 + 85.0 * frames.frames_done / frames.frames_total, 1)
-            percent = max(percent, min(by_frames, 90.0))
-    strip = merge_cells(tally.cells())
+    """The job's progress now (blocking store reads): ``shared_types.job_progress``,
+    with this machine's size-based estimate before anything was measured."""
+    def by_size(size, fraction, completions, total):
+        return eta.remaining(size_bytes=size, fraction_done=fraction,
+                             completions=completions, total_segments=total)
+
+    read = read_progress(backend, job, now=now(), rates=eta.machine_rates(),
+                         fallback_eta=by_size)
+    frames, strip = read.frames, list(read.strip)
     return ProgressSnapshot(
         job_id=job.job_id,
         status=job.status,
-        stage=stage,
-        segments_done=len(done),
-        segments_total=total,
-        percent=percent,
-        eta_seconds=round(remaining) if remaining is not None else None,
+        stage=read.stage,
+        segments_done=read.segments_done,
+        segments_total=read.segments_total,
+        percent=read.percent,
+        eta_seconds=round(read.eta_seconds) if read.eta_seconds is not None else None,
         strip=strip,
-        segment_percent=frames.segment_percent if frames and len(strip) == total else {},
+        segment_percent=(frames.segment_percent
+                         if frames and len(strip) == read.segments_total else {}),
         frames_done=frames.frames_done if frames else None,
         frames_total=frames.frames_total if frames else None,
         fps=frames.fps if frames else None,

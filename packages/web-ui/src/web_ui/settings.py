@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, model_validator
-from shared_types.settings import BackendSettings
+from shared_types.settings import BackendSettings, SharedSecret
+
+from web_ui.outbound import OutboundPolicy
 
 MB = 1024 * 1024
 GB = 1024 * MB
@@ -38,9 +40,18 @@ class WebSettings(BackendSettings):
     )
 
     # Signs job-ended webhooks (HMAC-SHA256); unset: webhooks are off.
-    webhook_secret: SecretStr | None = None
+    webhook_secret: SharedSecret | None = None
     webhook_poll_s: float = Field(2.0, gt=0, le=300)
+    # One deadline for a whole delivery (connect to answer), whatever the receiver does.
     webhook_timeout_s: float = Field(5.0, gt=0, le=60)
+    webhook_workers: int = Field(4, ge=1, le=64)
+    # Receivers on plain http://, and on loopback/private networks (a LAN, tests):
+    # off by default, so a webhook cannot reach the server's own network (SSRF).
+    webhook_allow_http: bool = False
+    webhook_allow_private: bool = False
+    # Names this deployment in every webhook (body and X-StereoSpot-Deployment);
+    # default: public_base_url.
+    deployment_name: str | None = Field(None, max_length=200)
 
     basic_auth_user: str | None = None
     basic_auth_password: SecretStr | None = None
@@ -79,6 +90,11 @@ class WebSettings(BackendSettings):
             raise ValueError("identity 'alb' needs alb_arn and alb_region "
                              "(STEREO_SPOT_ALB_ARN, STEREO_SPOT_ALB_REGION)")
         return self
+
+    @property
+    def webhook_policy(self) -> OutboundPolicy:
+        return OutboundPolicy(allow_http=self.webhook_allow_http,
+                              allow_private=self.webhook_allow_private)
 
     @property
     def basic_auth_enabled(self) -> bool:

@@ -41,6 +41,7 @@ from shared_types.models import (
 )
 from shared_types.multipart import part_count, part_size_for
 from shared_types.ports import Backend
+from shared_types.transitions import record
 
 from web_ui.errors import BadRequestError, JobStateError, NotAllowedError, TooLargeError
 from web_ui.jobs import WAITING_FOR_UPLOAD
@@ -126,7 +127,7 @@ def _admit_upload(backend: Backend, job: Job, request: StartUpload, max_bytes: i
     update = JobUpdate(source_size_bytes=request.size)
     if job.title is None and title:
         update = JobUpdate(source_size_bytes=request.size, title=title)
-    backend.jobs.update(job.job_id, update, expected_status=WAITING_FOR_UPLOAD)
+    record(backend.jobs, job.job_id, update, while_in=WAITING_FOR_UPLOAD)
 
 
 def upload_origins(backend: Backend) -> tuple[str, ...]:

@@ -2,15 +2,20 @@
 
 web-ui delivers them (it holds the secret): a daemon thread looks at recently
 ended jobs every ``webhook_poll_s`` and whenever the backend tells of a job's
-status change (the local one does: a job's end is posted about at once),
-posts to those with a ``webhook_url`` and no ``notified_at``, and records
-``notified_at`` once the receiver answered 2xx (so delivery is at least
-once; receivers dedupe on ``job_id``). A failed
-delivery is retried on later polls for ``RETRY_FOR_S``.
+status change (the local one does: a job's end is posted about at once), and
+hands those with a ``webhook_url`` and no ``notified_at`` to a bounded pool
+(``web_ui.webhook_pool``). Each delivery goes through ``web_ui.outbound``
+(public addresses only, no redirects, one total deadline). ``notified_at`` is
+recorded once the receiver answered 2xx (at least once; receivers dedupe on
+``job_id``). A failed delivery is retried with exponential backoff
+(``retry_after``), at most ``MAX_ATTEMPTS`` times in all; a URL that may not be
+called is given up at once.
 
-Signature: header ``X-StereoSpot-Signature: t=<unix time>,v1=<hex>`` where
-``hex = HMAC-SHA256(secret, f"{t}.{body}")``; receivers recompute it and
-reject old timestamps.
+Signature: header ``X-StereoSpot-Signature: t=<unix time>,v2=<hex>`` where
+``hex = HMAC-SHA256(secret, f"{t}.{url}.{body}")``: the receiver's own URL is
+signed, so a body captured by one receiver cannot be replayed to another.
+Receivers recompute it and reject old timestamps. The body and the
+``X-StereoSpot-Deployment`` header name the deployment that sent it.
 """
 
 from __future__ import annotations
@@ -19,103 +24,116 @@ import hashlib
 import hmac
 import json
 import logging
-import re
-import threading
-import time
-import urllib.error
-import urllib.request
+from dataclasses import dataclass, field
 
 from shared_types.models import Job, JobStatus, JobUpdate, now
 from shared_types.ports import Backend
+from shared_types.transitions import record
 
-from web_ui.errors import BadRequestError
+from web_ui.errors import OutboundRefusedError
+from web_ui.outbound import DeliveryError, OutboundPolicy, check_url, post
 
 log = logging.getLogger(__name__)
 
 SIGNATURE_HEADER = "X-StereoSpot-Signature"
+DEPLOYMENT_HEADER = "X-StereoSpot-Deployment"
 ENDED = (JobStatus.COMPLETED, JobStatus.FAILED, JobStatus.CANCELLED)
 RETRY_FOR_S = 24 * 3600
 SCAN_LIMIT = 50
-_URL = re.compile(r"^https?://[^\s]+$")
+MAX_ATTEMPTS = 8
+FIRST_RETRY_S = 10.0
+LONGEST_RETRY_S = 3600.0
 
 
-def form_url(raw: str | None) -> str | None:
-    """A webhook URL from a form field (blank means none). Raises BadRequestError."""
+@dataclass(frozen=True)
+class WebhookConfig:
+    """How this deployment signs and sends its webhooks."""
+
+    secret: bytes
+    deployment: str
+    deadline_s: float = 5.0
+    policy: OutboundPolicy = field(default_factory=OutboundPolicy)
+
+
+def form_url(raw: str | None, policy: OutboundPolicy) -> str | None:
+    """A webhook URL from a form field (blank means none): its scheme and form
+    checked now, its addresses again at every delivery. Raises
+    OutboundRefusedError (a BadRequestError)."""
     url = (raw or "").strip()
     if not url:
         return None
-    if not _URL.match(url):
-        raise BadRequestError("The webhook URL must start with http:// or https://.")
+    check_url(url, policy)
     return url
 
 
-def sign(secret: bytes, body: bytes, timestamp: int) -> str:
-    """The signature header value for ``body`` sent at ``timestamp``."""
-    digest = hmac.new(secret, f"{timestamp}.".encode() + body, hashlib.sha256).hexdigest()
-    return f"t={timestamp},v1={digest}"
+def sign(secret: bytes, url: str, body: bytes, timestamp: int) -> str:
+    """The signature header value for ``body`` sent to ``url`` at ``timestamp``."""
+    message = f"{timestamp}.{url}.".encode() + body
+    digest = hmac.new(secret, message, hashlib.sha256).hexdigest()
+    return f"t={timestamp},v2={digest}"
 
 
-def payload(job: Job) -> bytes:
-    """The JSON body describing how the job ended."""
+def payload(job: Job, deployment: str) -> bytes:
+    """The JSON body describing how the job ended, and who sends it."""
     return json.dumps({
+        "deployment": deployment,
         "job_id": job.job_id, "status": job.status.value, "title": job.title,
         "mode": job.mode.value, "completed_at": job.completed_at,
         "error": job.error.message if job.error else None,
     }, sort_keys=True).encode()
 
 
-def deliver(job: Job, secret: bytes, *, timeout_s: float) -> bool:
-    """POST the signed body to the job's webhook; True on a 2xx answer."""
-    body = payload(job)
-    request = urllib.request.Request(job.webhook_url, data=body, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": "StereoSpot-Webhook/1",
-        SIGNATURE_HEADER: sign(secret, body, int(time.time())),
-    })
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310
-            return 200 <= response.status < 300
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        log.warning("job_id=%s webhook to %s failed: %s", job.job_id, job.webhook_url, exc)
-        return False
+def retry_after(attempts: int) -> float:
+    """Seconds to wait after the ``attempts``-th failed delivery."""
+    return min(LONGEST_RETRY_S, FIRST_RETRY_S * 2 ** max(0, attempts - 1))
 
 
-def due(backend: Backend) -> list[Job]:
-    """Recently ended jobs whose webhook is not delivered yet."""
-    cutoff = now() - RETRY_FOR_S
+def due(backend: Backend, at: float | None = None) -> list[Job]:
+    """Recently ended jobs whose webhook is not delivered yet, whose attempts
+    are not used up and whose backoff (from the last attempt, which wrote
+    ``updated_at``) has passed."""
+    at = now() if at is None else at
+    cutoff = at - RETRY_FOR_S
     return [job for status in ENDED
             for job in backend.jobs.list_by_status(status, limit=SCAN_LIMIT).items
-            if job.webhook_url and job.notified_at is None and job.updated_at >= cutoff]
+            if job.webhook_url and job.notified_at is None and job.updated_at >= cutoff
+            and job.webhook_attempts < MAX_ATTEMPTS
+            and (job.webhook_attempts == 0
+                 or at >= job.updated_at + retry_after(job.webhook_attempts))]
 
 
-def deliver_due(backend: Backend, secret: bytes, *, timeout_s: float) -> int:
-    """One pass: deliver every due webhook; returns how many were delivered."""
-    sent = 0
-    for job in due(backend):
-        if deliver(job, secret, timeout_s=timeout_s):
-            backend.jobs.update(job.job_id, JobUpdate(notified_at=now()))
-            log.info("job_id=%s webhook delivered (%s)", job.job_id, job.status.value)
-            sent += 1
-    return sent
+def deliver(job: Job, config: WebhookConfig, *, at: int | None = None) -> bool:
+    """POST the signed body to the job's webhook; True on a 2xx answer.
+    Raises OutboundRefusedError when the URL or its address may not be called."""
+    url = job.webhook_url or ""
+    body = payload(job, config.deployment)
+    headers = {"Content-Type": "application/json", "User-Agent": "StereoSpot-Webhook/2",
+               DEPLOYMENT_HEADER: config.deployment,
+               SIGNATURE_HEADER: sign(config.secret, url, body, int(now() if at is None else at))}
+    try:
+        status = post(url, body, headers, policy=config.policy, deadline_s=config.deadline_s)
+    except DeliveryError as exc:
+        log.warning("job_id=%s webhook to %s failed: %s", job.job_id, url, exc)
+        return False
+    if not 200 <= status < 300:
+        log.warning("job_id=%s webhook to %s answered %d (redirects are not followed)",
+                    job.job_id, url, status)
+    return 200 <= status < 300
 
 
-def start_notifier(backend: Backend, secret: bytes, *, poll_s: float,
-                   timeout_s: float) -> threading.Event:
-    """Run :func:`deliver_due` in a daemon thread every ``poll_s``, and as soon
-    as a job's status changes where the backend tells of it
-    (``Backend.job_changes``): a job that ends is posted about then. Set the
-    returned event to stop it (seen at its next pass)."""
-    stop = threading.Event()
-
-    def loop() -> None:
-        with backend.job_changes.listen() as changes:
-            while not stop.is_set():
-                changes.wait(poll_s)
-                if stop.is_set():
-                    return
-                try:
-                    deliver_due(backend, secret, timeout_s=timeout_s)
-                except Exception:  # the only broad except: keep delivering on later polls
-                    log.exception("webhook pass failed; retrying on the next poll")
-
-    threading.Thread(target=loop, name="webhooks", daemon=True).start()
-    return stop
+def deliver_and_record(backend: Backend, job: Job, config: WebhookConfig) -> bool:
+    """Deliver one job's webhook and record the outcome: ``notified_at`` on
+    success, one more attempt otherwise (all of them when the URL may never be
+    called)."""
+    try:
+        delivered = deliver(job, config)
+    except OutboundRefusedError as exc:
+        log.warning("job_id=%s webhook refused, not retried: %s", job.job_id, exc)
+        record(backend.jobs, job.job_id, JobUpdate(webhook_attempts=MAX_ATTEMPTS))
+        return False
+    if delivered:
+        record(backend.jobs, job.job_id, JobUpdate(notified_at=now()))
+        log.info("job_id=%s webhook delivered (%s)", job.job_id, job.status.value)
+    else:
+        record(backend.jobs, job.job_id, JobUpdate(webhook_attempts=job.webhook_attempts + 1))
+    return delivered

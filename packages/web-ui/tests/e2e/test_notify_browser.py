@@ -61,12 +61,14 @@ def receiver():
 
 def valid_signature(headers: dict, body: bytes, secret: str) -> bool:
     fields = dict(part.split("=", 1) for part in headers[SIGNATURE_HEADER.lower()].split(","))
-    expected = hmac.new(secret.encode(), f"{fields['t']}.".encode() + body,
+    url = f"http://{headers['host']}/hooks/stereo"  # the receiver's own URL is signed too
+    expected = hmac.new(secret.encode(), f"{fields['t']}.{url}.".encode() + body,
                         hashlib.sha256).hexdigest()
-    return hmac.compare_digest(expected, fields["v1"])
+    return hmac.compare_digest(expected, fields["v2"])
 
 
-@pytest.mark.parametrize("server", [{"webhook_secret": SECRET, "webhook_poll_s": 0.2}],
+@pytest.mark.parametrize("server", [{"webhook_secret": SECRET, "webhook_poll_s": 0.2,
+                                     "webhook_allow_http": True, "webhook_allow_private": True}],
                          indirect=True)
 def test_a_finished_job_notifies_the_browser_and_calls_its_signed_webhook(
         server, browser, receiver, tmp_path):

@@ -19,7 +19,8 @@ from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, new_job_i
 from shared_types.settings import BackendSettings
 from shared_types.testing.change_waits import RecordedWaits
 
-from web_ui import webhooks
+from web_ui import webhook_pool, webhooks
+from web_ui.outbound import OutboundPolicy
 
 
 class Receiver(http.server.BaseHTTPRequestHandler):
@@ -53,7 +54,9 @@ def notify_on_end(backend, data_dir, receiver: str, waits: RecordedWaits,
     job = Job(job_id=new_job_id(), mode=OutputMode.SBS, status=JobStatus.REASSEMBLING,
               webhook_url=receiver)
     backend.jobs.create(job)
-    stop = webhooks.start_notifier(backend, b"secret", poll_s=poll_s, timeout_s=10)
+    config = webhooks.WebhookConfig(secret=b"secret", deployment="test", deadline_s=10,
+                                    policy=OutboundPolicy(allow_http=True, allow_private=True))
+    stop = webhook_pool.start_notifier(backend, config, poll_s=poll_s)
     try:
         waits.asleep()
         other = build_backend(BackendSettings(data_dir=data_dir))

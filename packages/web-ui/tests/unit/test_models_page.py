@@ -71,14 +71,15 @@ def test_a_download_from_the_page_installs_the_model_and_reports_progress(tmp_pa
 
 
 def test_a_failed_download_says_why_and_can_be_retried(tmp_path):
+    pinned = "depth-anything-v2-small"  # a model the catalogue pins, which this hub lacks
     with serve_hub(FakeHub(repos={})) as hub:
         client = _client(tmp_path, hub.url)
-        _download(client, NAME)
-        state = _wait_until(client, NAME, "failed")
+        _download(client, pinned)
+        state = _wait_until(client, pinned, "failed")
     assert "failed" in state.error
     page = client.get("/models").text
     assert "failed: downloading" in page
-    assert f'action="/models/{NAME}/download"' in page
+    assert f'action="/models/{pinned}/download"' in page
 
 
 def test_unknown_models_and_missing_tokens_are_refused(tmp_path):

@@ -6,13 +6,14 @@ the real Retry run on the in-memory backend; chunking is simulated through the
 same ports (the real one needs ffmpeg and is covered by media-worker's tests).
 Between any two steps the adversary may crash a worker mid-message or
 mid-reassembly, duplicate a message, make the next send fail, let leases expire
-(advance the clock), press Retry, or stall a chunker or a converter (a zombie:
+(advance the clock), press Retry or Cancel, or stall a chunker or a converter (a zombie:
 its lease moves on while it sleeps) and wake it later to write late, with or
 without the check a worker makes before each side effect. Invariants: after a
 bounded number of sweeps every job is in exactly one terminal state; a failed
 job says why; a completed job's final video is its own source's segments of
-its current chunking run, converted, in order; and no late write of a run
-that lost its lease is ever among what the pipeline would join.
+its current chunking run, converted, in order; no late write of a run
+that lost its lease is ever among what the pipeline would join; and every
+status change the stores made is a move ``shared_types.lifecycle`` lists.
 """
 
 from __future__ import annotations
@@ -27,15 +28,18 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from media_worker.bootstrap import build_worker as build_media_worker
 from media_worker.reassembly import handle_reassembly, parse_reassembly_message
 from media_worker.settings import MediaWorkerSettings
-from shared_types import keys
+from shared_types import keys, transitions
+from shared_types.cancel import cancel_job
 from shared_types.errors import ConditionFailedError, TransientStoreError
 from shared_types.events import build_s3_event_body, parse_s3_event_body
 from shared_types.job_failure import fail_job
+from shared_types.lifecycle import may_move
 from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, SegmentPayload
 from shared_types.ports import Backend
 from shared_types.reassembly_trigger import trigger_reassembly_if_ready
 from shared_types.retry import retry_job
 from shared_types.runs import STALE_RUN_WRITES, run_completions
+from shared_types.testing.lifecycle_witness import WitnessedJobs
 from shared_types.testing.memory import (
     MemoryJobStore,
     MemoryQueue,
@@ -141,7 +145,6 @@ def expected_final(source: bytes, total: int, run: int) -> bytes:
 
 
 QUEUES = ("chunking", "video-worker", "segment-output", "reassembly")
-CHUNKABLE = (JobStatus.CREATED, JobStatus.CHUNKING_IN_PROGRESS)
 
 
 class Pipeline(RuleBasedStateMachine):
@@ -156,7 +159,10 @@ class Pipeline(RuleBasedStateMachine):
 
         self.tmp = tempfile.TemporaryDirectory(prefix="machine-")
         self.clock = Clock()
-        self.backend = self.make_backend(self.clock)
+        backend = self.make_backend(self.clock)
+        # every status change the stores make is checked against the lifecycle table
+        self.witness = WitnessedJobs(backend.jobs)
+        self.backend = dataclasses.replace(backend, jobs=self.witness)
         self.video = build_video_worker(
             VideoWorkerSettings(_env_file=None, stuck_after_s=STUCK_S,
                                 visibility_s=VISIBILITY_S, max_segment_attempts=MAX_ATTEMPTS,
@@ -184,7 +190,7 @@ class Pipeline(RuleBasedStateMachine):
     def upload(self, total: int) -> None:
         job_id = f"job-{next(self.ids)}"
         source = f"source-of-{job_id}".encode()
-        self.backend.jobs.create(Job(job_id=job_id, mode=OutputMode.ANAGLYPH))
+        transitions.create_job(self.backend.jobs, Job(job_id=job_id, mode=OutputMode.ANAGLYPH))
         info = self.backend.input_storage.put_bytes(keys.source_key(job_id), source)
         self.sources[job_id] = (source, total)
         self._send(self.backend.chunking_queue, build_s3_event_body(
@@ -199,6 +205,18 @@ class Pipeline(RuleBasedStateMachine):
                 retry_job(self.backend, job)
             except TransientStoreError:
                 pass  # the person sees an error; the sweep owns the job now
+
+    @rule(data=st.data())
+    def press_cancel(self, data) -> None:
+        """Cancel a job the lifecycle table lets move to ``cancelled``."""
+        open_jobs = [j for j in self.sources
+                     if may_move(self.backend.jobs.get(j).status, JobStatus.CANCELLED)]
+        if open_jobs:
+            job = self.backend.jobs.get(data.draw(st.sampled_from(open_jobs)))
+            try:
+                cancel_job(self.backend, job)
+            except TransientStoreError:
+                pass  # the person sees an error and presses again
 
     # -- the workers --------------------------------------------------------------------
     @rule(name=st.sampled_from(QUEUES))
@@ -317,6 +335,11 @@ class Pipeline(RuleBasedStateMachine):
                 assert job.error.message
 
     @invariant()
+    def every_status_change_is_one_the_lifecycle_lists(self) -> None:
+        if hasattr(self, "witness"):
+            assert not self.witness.illegal(), self.witness.illegal()
+
+    @invariant()
     def no_late_write_of_a_lost_run_is_joined(self) -> None:
         """What reassembly would join is only the job's current run, made from its
         own source (a zombie's late segment or output never lands there)."""
@@ -381,12 +404,10 @@ class Pipeline(RuleBasedStateMachine):
         """The chunker's claim: the job's next run, taken conditionally (as
         media_worker.chunking does)."""
         job = self.backend.jobs.get(job_id)
-        if job.status not in CHUNKABLE:
+        if job.status not in transitions.CHUNKABLE:
             return None
         try:
-            self.backend.jobs.update(
-                job_id, JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS, run=job.run + 1),
-                expected_status=CHUNKABLE, expected_run=job.run)
+            transitions.claim_chunking(self.backend.jobs, job, JobUpdate())
         except ConditionFailedError:
             return None
         return job.run + 1
@@ -394,21 +415,19 @@ class Pipeline(RuleBasedStateMachine):
     def _write_run(self, job_id: str, run: int, *, checked: bool) -> None:
         backend, (_, total) = self.backend, self.sources[job_id]
         job = backend.jobs.get(job_id)
+        if not backend.input_storage.exists(keys.source_key(job_id)):
+            return  # cancelled meanwhile: its source is gone (a real chunker holds a copy)
         source = backend.input_storage.get_bytes(keys.source_key(job_id))
         try:
             for i in range(total):
                 if checked:  # the lease check before every side effect
-                    backend.jobs.update(job_id, JobUpdate(),
-                                        expected_status=[JobStatus.CHUNKING_IN_PROGRESS],
-                                        expected_run=run)
+                    transitions.record(backend.jobs, job_id,
+                                       while_in=[JobStatus.CHUNKING_IN_PROGRESS], run=run)
                 key = keys.segment_key(job_id, i, total, job.mode, run)
                 info = backend.input_storage.put_bytes(key, segment_bytes(source, run, i))
                 self._send(backend.video_queue, build_s3_event_body(
                     backend.input_storage.bucket, key, size=info.size))
-            backend.jobs.update(job_id, JobUpdate(status=JobStatus.CHUNKING_COMPLETE,
-                                                  total_segments=total),
-                                expected_status=[JobStatus.CHUNKING_IN_PROGRESS],
-                                expected_run=run)
+            transitions.finish_chunking(backend.jobs, job_id, run=run, total_segments=total)
         except ConditionFailedError:
             return  # the run was taken over (or the job moved on): stop here
         try:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
@@ -96,8 +96,38 @@ def _handler(hub: FakeHub):
 
 
 @contextmanager
-def serve_hub(hub: FakeHub) -> Iterator[FakeHub]:
-    """Serve ``hub`` on a free port of 127.0.0.1; ``hub.url`` is its endpoint."""
+def serve_hub(hub: FakeHub, *, pin: bool = True) -> Iterator[FakeHub]:
+    """Serve ``hub`` on a free port of 127.0.0.1; ``hub.url`` is its endpoint.
+
+    ``pin``: while it serves, the catalogue cards of its repositories pin
+    :data:`COMMIT` and the SHA-256 of the files it serves (what a release
+    pins for real weights), so downloads of test bytes pass the check.
+    ``pin=False`` keeps the catalogue's real pins: the hub then serves bytes
+    that do not match them (the control of the checksum check)."""
+    with _pinned_to(hub) if pin else nullcontext():
+        with _serving(hub):
+            yield hub
+
+
+@contextmanager
+def _pinned_to(hub: FakeHub) -> Iterator[None]:
+    from stereo_models.depth_models import CATALOG
+
+    saved = dict(CATALOG)
+    for name, card in saved.items():
+        files = hub.repos.get(card.repo)
+        if files is not None:
+            served = {f: hashlib.sha256(content).hexdigest() for f, content in files.items()}
+            CATALOG[name] = replace(card, revision=COMMIT, sha256={**card.sha256, **served})
+    try:
+        yield
+    finally:
+        CATALOG.clear()
+        CATALOG.update(saved)
+
+
+@contextmanager
+def _serving(hub: FakeHub) -> Iterator[FakeHub]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(hub))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 import av
 import cv2
 import numpy as np
+from stereo_media.demuxers import av_options
 
 from stereo_inference.arrays import is_tensor
 from stereo_inference.decode import rotate
@@ -49,7 +50,7 @@ class DepthVideo:
                 f"depth video {self.path.name} is {width}x{height}; expected "
                 f"{source.width}x{source.height} (the source's coded size) or the same shape")
         self._size = (min(width, MAX_WIDTH), max(1, round(height * min(width, MAX_WIDTH) / width)))
-        self._container = av.open(str(self.path))
+        self._container = av.open(str(self.path), options=av_options())
         self._frames = self._container.decode(video=0)
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
@@ -96,7 +97,7 @@ def count_frames(path: Path, *, what: str) -> int:
     """Video frames in ``path``, counted from its packets (no decoding).
     Raises InvalidInputError when it is not a readable video."""
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             if not container.streams.video:
                 raise InvalidInputError(f"{what} {path.name} has no video stream")
             stream = container.streams.video[0]
@@ -111,7 +112,7 @@ def _probe(path: Path) -> tuple[int, int, int]:
         raise InvalidInputError(f"depth video {path} does not exist")
     frames = count_frames(path, what="depth video")
     try:
-        with av.open(str(path)) as container:
+        with av.open(str(path), options=av_options()) as container:
             ctx = container.streams.video[0].codec_context
             width, height, fmt = ctx.width, ctx.height, ctx.pix_fmt or ""
     except av.FFmpegError as exc:

@@ -18,7 +18,7 @@ from shared_types.models import Job
 from shared_types.ports import Backend
 
 from web_ui import jobs as job_service
-from web_ui import lifecycle, uploads
+from web_ui import lifecycle, uploads, webhooks
 from web_ui.dependencies import (
     LIMITED_API,
     SAFE_API,
@@ -52,6 +52,7 @@ def create_job(
     """Create a job and return the form to POST its source video with (the
     storage refuses a file over ``max_upload_bytes``)."""
     body = body.model_copy(update={"params": resolve_params(body.params, settings)})
+    webhooks.form_url(body.webhook_url, settings.webhook_policy)  # scheme checked before any job
     job = job_service.create_job(backend, body, user)
     upload = uploads.upload_form(backend, job, max_bytes=settings.max_upload_bytes,
                                  expires_s=settings.upload_url_expires_s)

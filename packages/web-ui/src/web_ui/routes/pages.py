@@ -91,9 +91,10 @@ def create_job(
         divergence=divergence, convergence=convergence, anaglyph_method=anaglyph_method,
         dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, **chosen,
     ), settings)
+    hook = webhooks.form_url(webhook_url, settings.webhook_policy)
     job = job_service.create_job(
         backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
-                                  webhook_url=webhooks.form_url(webhook_url), preview=preview),
+                                  webhook_url=hook, preview=preview),
         user,
     )
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
