@@ -11,6 +11,7 @@ mock_provider "aws" {
 }
 
 variables {
+  inference_source_repository = "https://git.example.com/ops/stereo-spot.git"
   oidc_issuer                 = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_example"
   oidc_authorization_endpoint = "https://stereo-spot.auth.us-east-1.amazoncognito.com/oauth2/authorize"
   oidc_token_endpoint         = "https://stereo-spot.auth.us-east-1.amazoncognito.com/oauth2/token"
