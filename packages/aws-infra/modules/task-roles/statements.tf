@@ -50,10 +50,11 @@ locals {
       },
       {
         # The browser uploads the source with URLs this role presigns: one PUT, or a
-        # resumable multipart upload this role opens, lists, completes or aborts.
+        # resumable multipart upload this role opens, lists, completes or aborts;
+        # an imported depth video goes up through the web UI itself (web_ui.depth_upload).
         Sid      = "UploadSources"
         Action   = ["s3:PutObject", "s3:ListMultipartUploadParts", "s3:AbortMultipartUpload"]
-        Resource = ["${local.input}/input/*/source.mp4"]
+        Resource = ["${local.input}/input/*/source.mp4", "${local.input}/input/*/depth.mkv"]
       },
       {
         # One upload per job: a start is refused while another is open, complete,
@@ -119,9 +120,13 @@ locals {
         Resource = ["${local.output}/jobs/*/poster.jpg", "${local.output}/jobs/*/thumbs/*"]
       },
       {
-        Sid      = "WriteFinal"
-        Action   = ["s3:PutObject", "s3:GetObject"]
-        Resource = ["${local.output}/jobs/*/final.mp4", "${local.output}/jobs/*/final.mkv"]
+        # ... and the comfort report merged from the segments' (shared_types.comfort_reports)
+        Sid    = "WriteFinal"
+        Action = ["s3:PutObject", "s3:GetObject"]
+        Resource = [
+          "${local.output}/jobs/*/final.mp4", "${local.output}/jobs/*/final.mkv",
+          "${local.output}/jobs/*/final.mp4.comfort.json", "${local.output}/jobs/*/final.mkv.comfort.json",
+        ]
       },
       # A job it completes or fails: its segments are listed, then tagged expirable.
       {
@@ -147,7 +152,7 @@ locals {
           "${local.input}/input/*/data.mp4", "${local.input}/segments/*",
           "${local.output}/jobs/*/segments/*", "${local.output}/jobs/*/thumbs/*",
           "${local.output}/jobs/*/final.mp4", "${local.output}/jobs/*/final.mkv",
-          "${local.output}/jobs/*/poster.jpg",
+          "${local.output}/jobs/*/poster.jpg", "${local.input}/input/*/depth.mkv",
         ]
       },
       {
@@ -208,8 +213,9 @@ locals {
       Action   = ["dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
       Resource = [local.table["reassembly-triggered"]]
     },
-    # The janitor checks a stuck job's source and lists its segments.
-    { Sid = "HeadSources", Action = ["s3:GetObject"], Resource = ["${local.input}/input/*/source.mp4"] },
+    # The janitor checks a stuck job's source and lists its segments; a whole-video
+    # segment's request names the job's imported depth video when it has one.
+    { Sid = "HeadSources", Action = ["s3:GetObject"], Resource = ["${local.input}/input/*/source.mp4", "${local.input}/input/*/depth.mkv"] },
     # ... and, for a job whose segments sit idle, heads each before re-sending it.
     { Sid = "HeadSegments", Action = ["s3:GetObject"], Resource = ["${local.input}/segments/*"] },
     {
@@ -254,7 +260,8 @@ locals {
   # aws_iam_role_policy.sagemaker_platform: SageMaker itself calls those).
   sagemaker_statements = [
     { Sid = "ReadInferenceRequests", Action = ["s3:GetObject"], Resource = ["${local.input}/sagemaker-requests/*"] },
-    { Sid = "ReadSegments", Action = ["s3:GetObject"], Resource = ["${local.input}/segments/*"] },
+    # ... and a job's imported depth video (depth_uri)
+    { Sid = "ReadSegments", Action = ["s3:GetObject"], Resource = ["${local.input}/segments/*", "${local.input}/input/*/depth.mkv"] },
     {
       # The head after the upload is a GetObject.
       Sid      = "WriteConverted"

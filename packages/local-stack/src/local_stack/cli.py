@@ -11,22 +11,21 @@ import logging
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from rich.console import Console
+from shared_types.comfort_cli import add_comfort_arguments, params_from_args
 from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
 from shared_types.left_out import left_out_sentence
 from shared_types.models import (
     Container,
-    ConversionParams,
     DepthModel,
     DynamicRange,
     OutputMode,
 )
 from stereo_media.stream_mux import container_of
-from stereo_models.depth_models import best_installed
 from stereo_models.model_install import check_model_available
 from stereo_models.models_cli import add_models_parser, run_models_command
 
@@ -53,8 +52,14 @@ def _parser() -> argparse.ArgumentParser:
     conv.add_argument("-o", "--output", type=Path, required=True)
     conv.add_argument("--mode", type=OutputMode, default=OutputMode.HALF_SBS,
                       choices=list(OutputMode), metavar="{" + ",".join(OutputMode) + "}")
-    conv.add_argument("--divergence", type=float, default=2.0, help="max disparity, %% of width")
-    conv.add_argument("--convergence", type=float, default=0.5, help="screen plane 0..1")
+    add_comfort_arguments(conv)
+    conv.add_argument("--depth-stride", type=int, default=None, metavar="N",
+                      help="run a learned depth model on every N-th frame only, the frames "
+                           "between following the motion (default 1)")
+    conv.add_argument("--depth-video", type=Path, default=None, metavar="FILE",
+                      help="render with this depth instead of estimating it (a 16-bit grey "
+                           "video as `stereo-inference depth` writes it); the file is then "
+                           "converted in one piece by the engine in this process")
     conv.add_argument("--depth", type=DepthModel, default=None,
                       choices=list(DepthModel), metavar="{" + ",".join(DepthModel) + "}",
                       help="default: the best installed model, else heuristic")
@@ -87,7 +92,8 @@ def _settings(args: argparse.Namespace) -> StackSettings:
     settings = StackSettings()
     overrides = {
         name: getattr(args, name) for name in ("host", "port", "workers", "data_dir",
-                                                "segment_seconds", "allowed_hosts")
+                                                "segment_seconds", "depth_stride",
+                                                "allowed_hosts")
         if getattr(args, name, None) is not None
     }
     settings = settings.model_copy(update=overrides)
@@ -97,17 +103,40 @@ def _settings(args: argparse.Namespace) -> StackSettings:
     return StackSettings.model_validate(settings.model_dump())
 
 
+def _default_depth(args: argparse.Namespace, settings: StackSettings, console: Console,
+                   has_gpu: Callable[[], bool] | None) -> DepthModel:
+    """The depth model when ``--depth`` is not given (``stereo_models.default_depth``):
+    downloaded here, with its bar, before any worker needs it."""
+    from stereo_inference.progress_bar import download_bar
+    from stereo_inference.runtime import resolve_device
+    from stereo_inference.video_info import video_length
+    from stereo_models.default_depth import settle_default_depth
+
+    with download_bar() as progress:
+        return settle_default_depth(
+            settings.models_dir, auto_download=settings.model_auto_download,
+            has_gpu=has_gpu or (lambda: resolve_device() == "cuda"),
+            endpoint=settings.hub_endpoint, say=lambda line: console.print(
+                line, soft_wrap=True, markup=False, highlight=False),
+            pick=f"add --depth {DepthModel.DA2_SMALL.value} to use it",
+            measure=lambda: video_length(args.input), progress=progress)
+
+
 def _convert(args: argparse.Namespace, settings: StackSettings, console: Console,
-             waiting_workers: Sequence[subprocess.Popen]) -> int:
+             waiting_workers: Sequence[subprocess.Popen],
+             has_gpu: Callable[[], bool] | None = None) -> int:
     from local_stack.convert import ConvertRequest, run_convert, temporary_data_dir
 
-    depth = args.depth or best_installed(settings.models_dir)
+    depth = args.depth or _default_depth(args, settings, console, has_gpu)
     check_model_available(depth, settings.models_dir, auto_download=settings.model_auto_download,
                           endpoint=settings.hub_endpoint)  # before any upload or chunking
-    params = ConversionParams(divergence=args.divergence, convergence=args.convergence,
-                              depth_model=depth, dynamic_range=args.dynamic_range,
+    params = params_from_args(args, depth_model=depth, dynamic_range=args.dynamic_range,
                               subtitles_3d=args.subtitles_3d)
     container = args.container or container_of(args.output)
+    if args.depth_video is not None:
+        from local_stack.depth_video_convert import convert_with_depth_video
+
+        return convert_with_depth_video(args, settings, params, container, console)
     request = ConvertRequest(args.input, args.output, args.mode, params, container)
     if args.data_dir is not None:
         snap = run_convert(settings, request, console, waiting_workers=waiting_workers)
@@ -123,14 +152,15 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
 
 
 def _run(args: argparse.Namespace, console: Console,
-         waiting_workers: Sequence[subprocess.Popen] = ()) -> int:
+         waiting_workers: Sequence[subprocess.Popen] = (),
+         has_gpu: Callable[[], bool] | None = None) -> int:
     settings = _settings(args)
     if args.command == "serve":
         from local_stack.serve import run_serve
 
         return run_serve(settings, console)
     if args.command == "convert":
-        return _convert(args, settings, console, waiting_workers)
+        return _convert(args, settings, console, waiting_workers, has_gpu)
     if args.command == "models":
         return run_models_command(args, settings.models_dir, endpoint=settings.hub_endpoint)
 
@@ -153,10 +183,12 @@ def _run(args: argparse.Namespace, console: Console,
 
 
 def main(argv: list[str] | None = None, *,
-         waiting_workers: Sequence[subprocess.Popen] = ()) -> int:
+         waiting_workers: Sequence[subprocess.Popen] = (),
+         has_gpu: Callable[[], bool] | None = None) -> int:
     """The ``stereo-spot`` command (``local_stack.launch`` runs it); returns the exit
     code. ``waiting_workers``: video-workers already started for ``convert``,
-    waiting for their environment (``local_stack.launch``)."""
+    waiting for their environment (``local_stack.launch``). ``has_gpu``: whether the
+    engine here has a GPU (default: asked of the engine, ``runtime.resolve_device``)."""
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -168,7 +200,7 @@ def main(argv: list[str] | None = None, *,
             if hasattr(signal, name):
                 signal.signal(getattr(signal, name), signal.default_int_handler)
     try:
-        code = _run(args, console, waiting_workers)
+        code = _run(args, console, waiting_workers, has_gpu)
         if argv is None and args.command == "convert":
             # the output is written and the workers have exited: nothing to tear down
             exit_now(code)

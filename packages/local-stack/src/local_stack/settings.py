@@ -43,6 +43,8 @@ class StackSettings(BackendSettings):
     restart_backoff_max_s: float = Field(30.0, gt=0)
     drain_timeout_s: float = Field(30.0, gt=0, description="SIGTERM grace before SIGKILL")
     ffmpeg: str | None = None
+    depth_stride: int = Field(
+        1, ge=1, description="video-workers run a learned depth model on every n-th frame")
     # `serve` beyond loopback (local_stack.exposure): the web UI's login and the
     # Host names it answers; a password is made and printed when none is set.
     basic_auth_user: str = "stereo-spot"

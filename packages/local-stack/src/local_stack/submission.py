@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from media_worker.source_file import link_stored
+from shared_types.comfort_reports import COMFORT_SUFFIX, comfort_key
 from shared_types.disk_room import require_room_for_source
 from shared_types.errors import DiskFullError, TransientError
 from shared_types.eta_history import MachineRates
@@ -193,7 +194,19 @@ def fetch_result(backend: Backend, snap: JobSnapshot, output: Path) -> Path:
             os.replace(partial, output)
         finally:
             partial.unlink(missing_ok=True)
+        _fetch_comfort_report(backend, key, output)
     return output
+
+
+def _fetch_comfort_report(backend: Backend, key: str, output: Path) -> Path | None:
+    """The job's comfort report, when it has one, to ``<output>.comfort.json``."""
+    if not backend.output_storage.exists(comfort_key(key)):
+        return None
+    target = output.with_name(output.name + COMFORT_SUFFIX)
+    partial = target.with_name(f".{target.name}.part")
+    partial.write_bytes(backend.output_storage.get_bytes(comfort_key(key)))
+    os.replace(partial, target)
+    return target
 
 
 def _linked(storage, key: str, partial: Path) -> bool:

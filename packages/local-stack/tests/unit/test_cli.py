@@ -84,3 +84,40 @@ def test_as_many_start_early_as_there_are_cores_beside_the_clis_own(workers, cpu
     from local_stack.launch import _early_count
 
     assert _early_count(workers, cpus) == early
+
+
+COMFORT_FLAGS = ["--auto-convergence", "--foreground-scale", "1.5", "--edge-dilation", "2",
+                 "--ipd-offset", "0.5", "--floating-window", "--synthesised-eye", "left",
+                 "--depth-curve", "near", "--viewing", "tv-55", "--ipd", "60",
+                 "--comfort", "fix", "--anaglyph-method", "gray"]
+
+
+def test_convert_takes_the_same_comfort_options_as_the_engine():
+    from shared_types.comfort_cli import params_from_args
+    from stereo_inference.cli import build_parser
+
+    ours = cli._parser().parse_args(["convert", "in.mp4", "-o", "o.mp4", *COMFORT_FLAGS])
+    engine = build_parser().parse_args(["convert", "in.mp4", "o.mp4", *COMFORT_FLAGS])
+    assert params_from_args(ours) == params_from_args(engine)
+    params = params_from_args(ours)
+    assert (params.viewing, params.viewer_ipd_mm, params.comfort) == ("tv-55", 60.0, "fix")
+    assert params.fit_strength  # no --divergence: the preset sets the strength
+    given = cli._parser().parse_args(["convert", "in.mp4", "-o", "o.mp4", "--viewing",
+                                      "tv-55", "--divergence", "3"])
+    assert not params_from_args(given).fit_strength
+
+
+def test_convert_passes_the_depth_stride_to_the_workers_and_takes_a_depth_video():
+    args = cli._parser().parse_args(["convert", "in.mp4", "-o", "o.mp4", "--depth-stride",
+                                     "3", "--depth-video", "d.mkv"])
+    assert cli._settings(args).depth_stride == 3
+    assert args.depth_video == Path("d.mkv")
+
+
+def test_a_custom_viewing_without_its_size_fails_with_one_line(tmp_path, capsys):
+    source = tmp_path / "in.mp4"
+    source.write_bytes(b"x")
+    rc = cli.main(["convert", str(source), "-o", str(tmp_path / "o.mp4"), "--viewing",
+                   "custom", "--data-dir", str(tmp_path / "d")])
+    err = capsys.readouterr().err.strip()
+    assert rc == 1 and "custom viewing needs the screen width" in err

@@ -268,6 +268,10 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     the split's before the first conversion can begin."""
     backend, job_id = deps.backend, job.job_id
     length = segment_seconds(video.duration_s, deps.segment_seconds, deps.segment_lanes)
+    if backend.input_storage.exists(keys.depth_video_key(job_id)):
+        # imported depth follows the whole source frame for frame: one segment
+        length = video.duration_s + 3600.0
+        log.info("job_id=%s has an imported depth video: one segment", job_id)
     streamed = run == 1 and not job.params.subtitles_3d
     cuts = planned_cuts(video, length) if streamed else None
     total = len(cuts) + 1 if cuts is not None else None

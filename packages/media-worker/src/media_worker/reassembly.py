@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 from shared_types import keys
 from shared_types.cancel import discard_if_cancelled
+from shared_types.comfort_reports import join_stored_reports
 from shared_types.errors import ConditionFailedError, LeaseLostError, MalformedMessageError
 from shared_types.failure import disk_full_as
 from shared_types.keepalive import JobKeepAlive
@@ -126,6 +127,7 @@ def _join(deps: MediaDeps, job: Job, completions: list[SegmentCompletion],
         backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container],
                                         move=True)
         log.info("job_id=%s final written: %s (%d segments)", job_id, final, len(paths))
+        join_stored_reports(backend.output_storage, [c.output_key for c in completions], final)
     return dropped
 
 

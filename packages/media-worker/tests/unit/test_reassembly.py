@@ -171,3 +171,40 @@ def test_a_stale_message_for_a_job_not_yet_chunked_is_dropped(mem_backend, new_j
         is False
     assert runner.calls == 0
     assert mem_backend.jobs.get(job.job_id).status == JobStatus.CREATED
+
+
+def _segment_report(start: float, opens_at_cut) -> bytes:
+    import json
+
+    return json.dumps({"version": 1, "shots": [
+        {"start_s": start, "end_s": start + 2, "frames": 48, "opens_at_cut": opens_at_cut,
+         "near_px": start, "far_px": 1.0, "outside_zone_s": 0.0, "edge_violation_s": 0.0}]}
+    ).encode()
+
+
+def test_the_segments_comfort_reports_are_merged_beside_the_final(mem_backend, new_job,
+                                                                   tmp_path):
+    import json
+
+    from shared_types.comfort_reports import comfort_key
+
+    job_id = chunked_job(mem_backend, new_job)
+    for i, cut in enumerate([None, None, True]):  # segment 1 continues segment 0's shot
+        mem_backend.output_storage.put_bytes(
+            comfort_key(keys.output_segment_key(job_id, i)), _segment_report(2.0 * i, cut))
+    assert handle_reassembly(message(job_id), deps_for(mem_backend, JoiningRunner(), tmp_path))
+    report = json.loads(mem_backend.output_storage.get_bytes(
+        comfort_key(keys.final_key(job_id))))
+    assert [(s["start_s"], s["end_s"]) for s in report["shots"]] == [(0.0, 4.0), (4.0, 6.0)]
+    assert report["shots"][0]["near_px"] == 2.0
+
+
+def test_a_segment_without_a_report_leaves_the_final_without_one(mem_backend, new_job,
+                                                                 tmp_path):
+    from shared_types.comfort_reports import comfort_key
+
+    job_id = chunked_job(mem_backend, new_job)
+    mem_backend.output_storage.put_bytes(comfort_key(keys.output_segment_key(job_id, 0)),
+                                         _segment_report(0.0, None))
+    assert handle_reassembly(message(job_id), deps_for(mem_backend, JoiningRunner(), tmp_path))
+    assert not mem_backend.output_storage.exists(comfort_key(keys.final_key(job_id)))

@@ -61,6 +61,9 @@ CATALOG: dict[str, ModelCard] = {card.name: card for card in (
               "see the model card (hub: Apache-2.0)", 99, 15),
     ModelCard("distill-any-depth-large", "xingyang1/Distill-Any-Depth-Large-hf",
               "see the model card (hub: Apache-2.0)", 1340, 35),
+    # Depth-Anything-V2-Small with temporal layers (stereo_inference.depth.video_depth_anything)
+    ModelCard("video-depth-anything-small", "depth-anything/Video-Depth-Anything-Small",
+              "Apache-2.0", 113, 12),  # not pinned: its hub files are the original .pth
 )}
 
 

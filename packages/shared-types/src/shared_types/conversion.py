@@ -30,6 +30,8 @@ class ConversionResult(BaseModel):
     # where the time went: {stage: {"busy_s", "cpu_s"[, "starved_s", "blocked_s"]}}
     # (``stereo_inference.stage_clock``)
     stages: dict[str, dict[str, float]] = {}
+    # the per-shot comfort report written beside the output (None: not asked for)
+    comfort_report: Path | None = None
 
 
 # Called as frames are written: (frames done, frames in the segment if known).
@@ -51,10 +53,12 @@ class ConvertFile(Protocol):
         auto_download: bool = False,
         hub_endpoint: str | None = None,
         cores: int | None = None,
+        depth_video: Path | None = None,
     ) -> ConversionResult:
         """Convert ``input_path`` into a stereo video at ``output_path``; a missing
         depth model is downloaded first when ``auto_download`` allows it; ``cores``
-        caps the CPU cores (threads) it uses (None: all).
+        caps the CPU cores (threads) it uses (None: all); ``depth_video`` replaces
+        depth estimation (one frame per input frame).
 
         Raises a PermanentError subclass for input that can never convert and a
         TransientError subclass when a retry may succeed.

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from shared_types.models import Container, ConversionParams, JobError, JobStatus, OutputMode
+from shared_types.models import (
+    Container,
+    ConversionParams,
+    DepthModel,
+    JobError,
+    JobStatus,
+    OutputMode,
+)
+from shared_types.stereo_controls import DepthCurve, SynthesisedEye
 
 
 class CreateJobRequest(BaseModel):
@@ -27,6 +35,15 @@ class PreviewSettings(BaseModel):
 
     divergence: float = Field(ge=0.0, le=10.0)
     convergence: float = Field(ge=0.0, le=1.0)
+    # the comfort controls; None keeps the job's (ConversionParams says what each does)
+    auto_convergence: bool | None = None
+    foreground_scale: float | None = Field(None, ge=0.0, le=3.0)
+    edge_dilation: int | None = Field(None, ge=0, le=8)
+    ipd_offset: float | None = Field(None, ge=-2.0, le=2.0)
+    floating_window: bool | None = None
+    synthesised_eye: SynthesisedEye | None = None
+    depth_curve: DepthCurve | None = None
+    depth_model: DepthModel | None = None  # None: the job's
 
 
 class PreviewRequest(PreviewSettings):

@@ -76,6 +76,9 @@ class InvocationRequest(BaseModel):
     # The previous segment's input: its tail seeds depth normalisation (seamless
     # segments) when no depth_state is given. Same URI rules as input_uri.
     context_uri: str | None = None
+    # An imported depth video for the whole input (one frame per input frame),
+    # used instead of estimating depth. Same URI rules as input_uri.
+    depth_uri: str | None = None
 
 
 class SegmentOutputData(BaseModel):

@@ -75,6 +75,13 @@ def source_key(job_id: str) -> str:
     return f"input/{job_id}/source.mp4"
 
 
+def depth_video_key(job_id: str) -> str:
+    """Key of a job's imported depth video (uploaded before its source: the job is
+    then converted in one segment with that depth). Raises InvalidKeyError."""
+    _check_job_id(job_id)
+    return f"input/{job_id}/depth.mkv"
+
+
 def streams_key(job_id: str) -> str:
     """Key of the source's non-video streams (audio, subtitles, chapters, tags),
     kept aside at chunking for reassembly. Raises InvalidKeyError."""

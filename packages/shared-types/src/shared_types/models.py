@@ -6,7 +6,14 @@ import time
 import uuid
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from shared_types.stereo_controls import (  # noqa: F401 (named here for callers too)
+    ComfortAction,
+    DepthCurve,
+    SynthesisedEye,
+    ViewingPreset,
+)
 
 
 class Contract(BaseModel):
@@ -73,6 +80,7 @@ class DepthModel(StrEnum):
     DA2_LARGE = "depth-anything-v2-large"
     DAD_SMALL = "distill-any-depth-small"
     DAD_LARGE = "distill-any-depth-large"
+    VDA_SMALL = "video-depth-anything-small"  # temporal: steadier from frame to frame
     IW3 = "iw3"
 
 
@@ -126,6 +134,34 @@ class ConversionParams(Contract):
         False, description="Burn the first text subtitle track into both views, in front")
     dynamic_range: DynamicRange = Field(
         DynamicRange.KEEP, description="keep HDR as it is, or tone-map it to SDR")
+    # Comfort controls (shared_types.stereo_controls; what they do: stereo_inference.shaping)
+    auto_convergence: bool = Field(
+        False, description="screen plane per shot from the depth, smoothed, reset at cuts")
+    foreground_scale: float = Field(
+        1.0, ge=0.0, le=3.0, description="scales the disparity in front of the screen")
+    edge_dilation: int = Field(
+        0, ge=0, le=8, description="grow near depth by this many depth pixels at object edges")
+    ipd_offset: float = Field(
+        0.0, ge=-2.0, le=2.0, description="disparity added everywhere, % of width (+ = further)")
+    floating_window: bool = Field(
+        False, description="mask the frame edge an object in front of the screen crosses")
+    synthesised_eye: SynthesisedEye = SynthesisedEye.BOTH
+    depth_curve: DepthCurve = DepthCurve.LINEAR
+    viewing: ViewingPreset | None = Field(None, description="where the 3D is watched")
+    viewer_ipd_mm: float = Field(63.0, ge=45.0, le=80.0)
+    screen_width_m: float | None = Field(None, gt=0.05, le=30.0, description="custom viewing")
+    viewing_distance_m: float | None = Field(None, gt=0.1, le=50.0, description="custom viewing")
+    fit_strength: bool = Field(
+        True, description="with a viewing preset, its strength replaces divergence/convergence")
+    comfort: ComfortAction = ComfortAction.REPORT
+
+    @model_validator(mode="after")
+    def _custom_viewing_is_measured(self) -> ConversionParams:
+        if self.viewing is ViewingPreset.CUSTOM and (
+                self.screen_width_m is None or self.viewing_distance_m is None):
+            raise ValueError("custom viewing needs the screen width and the viewing distance "
+                             "(screen_width_m, viewing_distance_m)")
+        return self
 
 
 class JobError(Contract):
@@ -157,6 +193,9 @@ class Job(Contract):
     # What of the source the output could not hold, named for people (ARIB captions,
     # Blu-ray subtitles in an MP4, telemetry in an MKV): the job page says so.
     left_out: list[str] = Field(default_factory=list, max_length=32)
+    # What the job's page says about its depth model, in one line: e.g. that the
+    # weight-free default runs because no model can be had, and how to install one.
+    depth_notice: str | None = Field(None, max_length=500)
     # When the chunker claimed the upload: the conversion's clock starts here.
     started_at: float | None = None
     total_segments: int | None = None

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
+from shared_types.comfort_cli import add_comfort_arguments, params_from_args
 from shared_types.fast_exit import exit_now
 from shared_types.malloc_arenas import use_one_malloc_arena
 from shared_types.models import (
     ENCODER_PRESETS,
-    AnaglyphMethod,
     Container,
-    ConversionParams,
     DepthModel,
     DynamicRange,
     OutputMode,
@@ -31,8 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("input", type=Path)
     conv.add_argument("output", type=Path)
     conv.add_argument("--mode", choices=[m.value for m in OutputMode], default="half-sbs")
-    conv.add_argument("--divergence", type=float, default=2.0, help="percent of width")
-    conv.add_argument("--convergence", type=float, default=0.5, help="0 near .. 1 far")
+    add_comfort_arguments(conv)
     conv.add_argument("--depth", choices=[m.value for m in DepthModel], default=None,
                       help="default: the best installed model, else heuristic")
     conv.add_argument("--depth-video", type=Path, default=None, metavar="FILE",
@@ -41,8 +40,6 @@ def build_parser() -> argparse.ArgumentParser:
     conv.add_argument("--depth-stride", type=int, default=None, metavar="N",
                       help="run a learned depth model on every N-th frame only, the frames "
                            "between following the motion (N times cheaper; default 1)")
-    conv.add_argument("--anaglyph-method", choices=[m.value for m in AnaglyphMethod],
-                      default="dubois")
     conv.add_argument("--container", choices=[c.value for c in Container], default=None,
                       help="output file format (default: from the output's suffix, else mp4)")
     conv.add_argument("--subtitles-3d", action="store_true",
@@ -74,13 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, has_gpu: Callable[[], bool] | None = None) -> int:
+    """The ``stereo-inference`` command; returns its exit status. ``has_gpu``: whether
+    the engine here has a GPU (default: asked of the engine, ``runtime.resolve_device``)."""
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     try:
         settings = InferenceSettings()  # an empty or short shared secret is refused here
         if args.command == "convert":
-            code = _convert(args, settings)
+            code = _convert(args, settings, has_gpu)
             if argv is None:  # this process's own command: nothing is left to do
                 exit_now(code)  # the output is written, renamed and closed
             return code
@@ -94,15 +93,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _convert(args, settings: InferenceSettings) -> int:
+def _convert(args, settings: InferenceSettings, has_gpu: Callable[[], bool] | None) -> int:
     from stereo_inference.convert import convert_file
-    from stereo_inference.depth import default_depth_model
     from stereo_inference.progress_bar import progress_bar
 
-    params = ConversionParams(
-        divergence=args.divergence, convergence=args.convergence,
-        depth_model=args.depth or default_depth_model(settings.models_dir),
-        anaglyph_method=args.anaglyph_method, crf=args.crf, preset=args.preset,
+    params = params_from_args(
+        args, depth_model=args.depth or _default_depth(args, settings, has_gpu),
+        crf=args.crf, preset=args.preset,
         subtitles_3d=args.subtitles_3d, dynamic_range=args.dynamic_range,
     )
     with progress_bar(enabled=not args.no_progress) as progress:
@@ -121,6 +118,8 @@ def _convert(args, settings: InferenceSettings) -> int:
         f"wrote {args.output}: {result.frames} frames, {result.width}x{result.height}, "
         f"{result.fps:.1f} fps, depth {result.depth_model}"
     )
+    if result.comfort_report:
+        print(f"comfort report: {result.comfort_report}")
     if args.timings and result.stages:
         from stereo_inference.native import backend
         from stereo_inference.stage_clock import describe
@@ -128,6 +127,31 @@ def _convert(args, settings: InferenceSettings) -> int:
         print(describe(result.stages))
         print(f"CPU plane loops: {backend()}")
     return 0
+
+
+def _default_depth(args, settings: InferenceSettings,
+                   has_gpu: Callable[[], bool] | None) -> DepthModel:
+    """The depth model when ``--depth`` is not given: the best installed; else, on a
+    GPU, Depth-Anything-V2-Small downloaded now; else the weight-free default, with
+    a line offering the model and each choice's time, or saying that none can be had
+    (``stereo_models.default_depth``)."""
+    from stereo_models.default_depth import settle_default_depth
+
+    from stereo_inference.depth import default_depth_model
+    from stereo_inference.progress_bar import download_bar
+    from stereo_inference.runtime import resolve_device
+    from stereo_inference.video_info import video_length
+
+    if args.depth_video is not None:  # the depth is given: no model runs
+        return default_depth_model(settings.models_dir)
+    device = args.device or settings.device
+    with download_bar(enabled=not args.no_progress) as progress:
+        return settle_default_depth(
+            settings.models_dir, auto_download=settings.model_auto_download,
+            has_gpu=has_gpu or (lambda: resolve_device(device) == "cuda"),
+            endpoint=settings.hub_endpoint, say=print,
+            pick=f"add --depth {DepthModel.DA2_SMALL.value} to use it",
+            measure=lambda: video_length(args.input), progress=progress)
 
 
 def _depth(args, settings: InferenceSettings) -> int:

@@ -28,14 +28,17 @@ from stereo_models.depth_models import needs_weights
 
 from stereo_inference import nvdec
 from stereo_inference.arrays import device_type
+from stereo_inference.comfort_report import path_for as comfort_path
+from stereo_inference.comfort_report import write_report
 from stereo_inference.deadline import Deadline, DeadlinePolicy
 from stereo_inference.decode import FrameReader
-from stereo_inference.depth import ensure_installed, load_estimator
+from stereo_inference.depth import ensure_installed, input_interpolation, load_estimator
 from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
 from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
 from stereo_inference.formats import decoded_size, eye_size, output_size, parse_mode
+from stereo_inference.lookahead import with_lookahead
 from stereo_inference.mux import mux_output, nothing_to_keep, source_streams
 from stereo_inference.runtime import (
     batch_frames,
@@ -268,7 +271,8 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     color = tone.output_color if tone else info.color
     renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
                               bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range),
-                              color=color)
+                              color=color, frame_s=1.0 / info.fps if info.fps else 1 / 24,
+                              shot_state=(job.depth_state or {}).get("shots"))
     on_gpu = device_type(dev) == "cuda"
     on_nvdec = nvdec.usable(dev, codec=info.codec, pix_fmt=info.pix_fmt,
                             eye_format=renderer.eye_format, filtered=tone is not None)
@@ -284,6 +288,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         input_path,
         eye_size=decoded_size(width, height),
         depth_size=None if on_gpu else estimator.input_size(width, height),
+        depth_interpolation=input_interpolation(params.depth_model),
         eye_format=renderer.eye_format,
         batch_size=batch_frames(dev, info.width * info.height),
         rotation=info.rotation,
@@ -317,7 +322,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
             use_nvenc=on_gpu, threads=job.cores, faststart=direct,
         )
         frames = run_stages(
-            job.deadline.batches(_chain(first, iter_batches)),
+            with_lookahead(job.deadline.batches(_chain(first, iter_batches)), estimator),
             renderer.render, encoder, renderer.eye_format,
             total=total, progress=job.progress, estimate=renderer.estimate, clock=clock,
             renderers=renderers(dev, job.cores),
@@ -335,6 +340,9 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
                            found=found)
             elif packing_of(mode):
                 add_st3d(partial, packing_of(mode))
+        report = renderer.planner.report() if renderer.planner else None
+        if report is not None:  # written first: whoever sees the video finds its report
+            write_report(report, comfort_path(output_path))
         os.replace(partial, output_path)
     except BaseException:
         if encoder is not None:
@@ -348,9 +356,20 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     return ConversionResult(
         frames=frames, duration_s=info.duration_s, width=out_w, height=out_h,
         elapsed_s=elapsed, fps=frames / elapsed if elapsed > 0 else 0.0,
-        depth_model=estimator.name, depth_state=snapshot(estimator, normalizer),
+        depth_model=estimator.name, depth_state=_with_shots(snapshot(estimator, normalizer),
+                                                            renderer),
         stages=clock.report(),
+        comfort_report=comfort_path(output_path) if report is not None else None,
     )
+
+
+def _with_shots(state: dict | None, renderer: StereoRenderer) -> dict | None:
+    """The depth state handed to the next segment, with the shot planner's
+    (screen plane, strength, window, cut check) so the shot goes on there."""
+    shots = renderer.planner.state() if renderer.planner else None
+    if state is None or shots is None:
+        return state
+    return {**state, "shots": shots}
 
 
 def _subtitle_burner(job: _Conversion, renderer: StereoRenderer, eye: tuple[int, int],

@@ -54,7 +54,9 @@ class FrameBatch:
     # closed captions (A/53 cc_data) of the frames that carry them, by pts
     captions: dict[int, bytes] = field(default_factory=dict)
     depth: object = None  # normalised depth (B,1,h,w), once the depth stage has run
+    plan: object = None  # its ``shot_plan.FramePlan``, made with the depth
     held: np.ndarray | None = None  # (B,) bool: frames repeating the one before (depth stage)
+    ahead: np.ndarray | None = None  # depth inputs of the frames after it (``lookahead``)
     on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
     ready: object = None  # the CUDA event the render waits for (``cuda_streams``)
 
@@ -86,8 +88,10 @@ class FrameReader:
         clock: StageClock | None = None,
         allocate=np.empty,
         nvdec=None,
+        depth_interpolation: str = "FAST_BILINEAR",
     ) -> None:
         self.path = Path(path)
+        self.depth_interpolation = depth_interpolation  # ``depth.input_interpolation``
         self.allocate = allocate
         self.nvdec = nvdec
         self._handed = None  # the pts of the last frame handed over
@@ -256,10 +260,9 @@ class FrameReader:
         (a batch array's row) when given, else converted by PyAV."""
         ew, eh = eye_size
         small = None
-        if depth_size:  # small and blurred or patch-embedded: the cheapest scaler will do
+        if depth_size:  # the weight-free default's is small and blurred: the cheapest scaler
             small = self.scaler.array(frame, width=depth_size[0], height=depth_size[1],
-                                      format="rgb24",
-                                      interpolation="FAST_BILINEAR")  # (the default: +1 ms/720p)
+                                      format="rgb24", interpolation=self.depth_interpolation)
         if slot is not None:
             planes.read_into(frame, slot)
             eye = slot

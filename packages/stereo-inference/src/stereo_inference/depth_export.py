@@ -23,7 +23,12 @@ from stereo_media.frame_rate import stream_rate
 from stereo_models.depth_models import needs_weights
 
 from stereo_inference.deadline import Deadline, DeadlinePolicy
-from stereo_inference.depth import ensure_installed, estimate_in_batches, load_estimator
+from stereo_inference.depth import (
+    ensure_installed,
+    estimate_in_batches,
+    input_interpolation,
+    load_estimator,
+)
 from stereo_inference.depth_state import resume
 from stereo_inference.errors import EngineTransientError, InvalidInputError
 from stereo_inference.runtime import compute_threads, cpu_threads, partial_path, resolve_device
@@ -67,8 +72,8 @@ def export_depth(
             estimator = load_estimator(depth_model, models_dir=models_dir, device=dev)
             normalizer = resume(estimator, None)
             size = estimator.input_size(info.width, info.height)
-            frames = _write(input_path, partial, size, info, estimator, normalizer, progress,
-                            budget)
+            frames = _write(input_path, partial, (size, input_interpolation(depth_model)), info,
+                            estimator, normalizer, progress, budget)
         os.replace(partial, output_path)
     except av.FFmpegError as exc:
         partial.unlink(missing_ok=True)
@@ -79,9 +84,9 @@ def export_depth(
     return frames
 
 
-def _write(source: Path, target: Path, size, info, estimator, normalizer, progress,
+def _write(source: Path, target: Path, scaling, info, estimator, normalizer, progress,
            budget: Deadline) -> int:
-    w, h = size
+    (w, h), interpolation = scaling
     done = 0
     with (av.open(str(source), options=av_options()) as src,
           av.open(str(target), "w", format="matroska") as out):
@@ -114,7 +119,7 @@ def _write(source: Path, target: Path, size, info, estimator, normalizer, progre
         with torch.inference_mode():
             for frame in budget.batches(src.decode(stream), "writing depth"):
                 pending.append((scaler.array(frame, width=w, height=h, format="rgb24",
-                                             interpolation="FAST_BILINEAR"), frame.pts))
+                                             interpolation=interpolation), frame.pts))
                 if len(pending) == BATCH:
                     flush()
             if pending:

@@ -8,7 +8,7 @@ frames/s at 1080p on a 16-core machine, half a plain x264 transcode's pace.
 The depth stage uploads the batch and derives both things from those planes:
 
 - ``depth_input``: RGB at the depth model's size, with the source's YUV matrix
-  and range (area-averaged: better than the CPU path's fast bilinear);
+  and range (area-averaged, or bicubic where it grows);
 - ``eye_planes``: the planes area-averaged to the eye size (the half
   layouts' 2:1 squeeze), as the CPU path's ``remap.warp_packed`` does.
 
@@ -73,13 +73,12 @@ def depth_input(yuv, size: tuple[int, int], color: tuple | None, bit_depth: int 
     unless it says full).
     """
     import torch
-    from torch.nn import functional as F  # noqa: N812
 
     w, h = size
     luma, chroma = split_planes(yuv)
     scale = 1.0 / (1 << (bit_depth - 8))  # 10-bit samples to the 8-bit scale
-    y = F.interpolate(luma.float(), size=(h, w), mode="area") * scale
-    uv = F.interpolate(chroma.float(), size=(h, w), mode="area") * scale - 128
+    y = _resized(luma.float(), (h, w)) * scale
+    uv = _resized(chroma.float(), (h, w)) * scale - 128
     height = luma.shape[2]
     kr, kb = KR_KB.get(color[2] if color else None,
                        KR_KB[1] if height >= 720 else KR_KB[5])
@@ -92,6 +91,17 @@ def depth_input(yuv, size: tuple[int, int], color: tuple | None, bit_depth: int 
     b = y + 2 * (1 - kb) * cb
     g = (y - kr * r - kb * b) / (1 - kr - kb)
     return torch.cat([r, g, b], dim=1).clamp_(0, 1)
+
+
+def _resized(plane, size: tuple[int, int]):
+    """``plane`` (B,C,h,w) at ``size`` (h, w): area-averaged when it shrinks; when it
+    grows (a source smaller than a learned model's input, which Depth-Anything's
+    reference upscales), bicubic as the reference resizes -- area would repeat pixels."""
+    from torch.nn import functional as F  # noqa: N812
+
+    if size[0] <= plane.shape[2] and size[1] <= plane.shape[3]:
+        return F.interpolate(plane, size=size, mode="area")
+    return F.interpolate(plane, size=size, mode="bicubic", align_corners=False)
 
 
 def join_planes(luma, chroma):

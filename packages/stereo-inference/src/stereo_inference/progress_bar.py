@@ -34,3 +34,32 @@ def progress_bar(*, enabled: bool = True) -> Iterator[Callable[[int, int | None]
             bar.update(task, completed=done, total=total, fps=done / elapsed if elapsed else 0.0)
 
         yield update
+
+
+@contextmanager
+def download_bar(*, enabled: bool = True) -> Iterator[Callable[[str, int, int], None] | None]:
+    """Yield a ``progress(file, bytes_done, bytes_total)`` callback drawing one bar
+    per file of a model download (``stereo_models.model_install.download_model``)."""
+    if not enabled:
+        yield None
+        return
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
+    columns = (TextColumn("downloading {task.description}"), BarColumn(), DownloadColumn(),
+               TransferSpeedColumn(), TimeRemainingColumn())
+    with Progress(*columns, transient=False) as bar:
+        tasks: dict[str, int] = {}
+
+        def update(file: str, done: int, total: int) -> None:
+            if file not in tasks:
+                tasks[file] = bar.add_task(file, total=total or None)
+            bar.update(tasks[file], completed=done, total=total or None)
+
+        yield update

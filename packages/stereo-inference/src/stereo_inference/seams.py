@@ -21,13 +21,14 @@ from shared_types.models import ConversionParams, DepthModel
 from stereo_media.demuxers import av_options
 
 from stereo_inference.arrays import device_type, rgb_frames
-from stereo_inference.depth import estimate_in_batches, load_estimator
+from stereo_inference.depth import estimate_in_batches, input_interpolation, load_estimator
 from stereo_inference.depth_state import snapshot
 from stereo_inference.errors import InvalidInputError
 from stereo_inference.held_frames import held
 from stereo_inference.readable_frames import ReadableFrames
 from stereo_inference.runtime import resolve_device
 from stereo_inference.scaler import Scaler
+from stereo_inference.shot_plan import warmed_state
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.video_info import probe_video
 
@@ -63,14 +64,18 @@ def warm_depth_state(
     estimator = load_estimator(params.depth_model, models_dir=models_dir, device=dev,
                                stride=stride)
     tail = _tail_frames(previous_segment, estimator.input_size(info.width, info.height),
-                        max(1, tail_frames), info.fps)
+                        max(1, tail_frames), info.fps, input_interpolation(params.depth_model))
     if tail is None:
         return None
     normalizer = TemporalNormalizer(estimator.name)
     tail = tail[~held(tail, None)]  # as the conversion does: repeats move no state
     rgb = rgb_frames(tail, None if device_type(dev) == "cpu" else dev)  # numpy on a CPU
-    normalizer.normalize(estimate_in_batches(estimator, rgb), rgb)
-    return snapshot(estimator, normalizer)
+    depth = normalizer.normalize(estimate_in_batches(estimator, rgb), rgb)
+    state = snapshot(estimator, normalizer)
+    shots = warmed_state(params, info.width, 1 / (info.fps or 24), depth)
+    if state is not None and shots is not None:
+        state["shots"] = shots  # the shot goes on too (``shot_plan``)
+    return state
 
 
 def context_state(
@@ -94,7 +99,8 @@ def context_state(
     return state
 
 
-def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float) -> np.ndarray | None:
+def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float,
+                 interpolation: str) -> np.ndarray | None:
     """The last ``count`` frames as (N,h,w,3) uint8 at ``size``, scaled like the
     engine's reader scales its depth input; decoding starts at the keyframe at
     or before the first of them, not at the start of the file."""
@@ -112,7 +118,7 @@ def _tail_frames(path: Path, size: tuple[int, int], count: int, fps: float) -> n
                 return None
             scaler = Scaler()
             return np.stack([scaler.array(f, width=w, height=h, format="rgb24",
-                                          interpolation="FAST_BILINEAR") for f in frames])
+                                          interpolation=interpolation) for f in frames])
     except av.FFmpegError as exc:
         raise InvalidInputError(f"cannot decode {path.name}: {exc}") from exc
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from shared_types.comfort_reports import comfort_key
 from shared_types.envelope import (
     ErrorCode,
     InvocationRequest,
@@ -119,6 +120,10 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
         context_path = None
         if context is not None and req.depth_state is None:
             context_path = _fetch_context(context, work / "context", storages)
+        depth_path = None
+        if req.depth_uri:
+            depth_path = _fetch(parse_uri(req.depth_uri, file_root=settings.file_root),
+                                work / "depth", storages)
         size = input_path.stat().st_size
         output_path = target.path if target.path else work / "output.mp4"
         if target.path:
@@ -131,8 +136,12 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
             deadline=settings.deadline_policy(cap_s=settings.segment_timeout_s),
             context_path=context_path, auto_download=settings.model_auto_download,
             hub_endpoint=settings.hub_endpoint, depth_stride=settings.depth_stride,
+            depth_video=depth_path,
         )
         if target.bucket:
+            if result.comfort_report is not None:  # first: whoever sees the video finds it
+                storages(target.bucket).put_file(comfort_key(target.key), result.comfort_report,
+                                                 content_type="application/json")
             storages(target.bucket).put_file(target.key, output_path, content_type="video/mp4")
     finally:
         shutil.rmtree(work, ignore_errors=True)

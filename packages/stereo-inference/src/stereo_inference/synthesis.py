@@ -27,10 +27,12 @@ from stereo_inference.cuda_streams import StageStreams
 from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.device_frames import depth_input, eye_planes, join_planes, upload
-from stereo_inference.disparity import eye_disparity
+from stereo_inference.floating_window import FULL_RANGE, has_window, mask_windows
 from stereo_inference.formats import pack
 from stereo_inference.held_frames import estimate_held, held, repeated_pictures
 from stereo_inference.remap import shrink, warp_packed
+from stereo_inference.shaping import eye_shifts, shaping_for
+from stereo_inference.shot_plan import FramePlan, ShotPlanner
 from stereo_inference.temporal import TemporalNormalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
@@ -48,6 +50,8 @@ class StereoRenderer:
         eye_size: tuple[int, int] | None = None,
         bit_depth: int = 8,
         color: tuple[int, int, int, int] | None = None,
+        frame_s: float = 1 / 24,
+        shot_state: dict | None = None,
     ) -> None:
         self.mode, self.params = mode, params
         # 10-bit (HDR) sources keep 10-bit planes; anaglyph mixes colours in 8 bits
@@ -61,6 +65,11 @@ class StereoRenderer:
         # the last frame's depth input and depth, for a repeat of it (``held_frames``)
         self._last_small: np.ndarray | None = None
         self._last_depth = None
+        # the comfort controls: how depth becomes disparity (``shaping``), and what
+        # is decided frame by frame in order (``shot_plan``), for eyes this wide
+        self.frame_s, self.shot_state = frame_s, shot_state  # (``shot_plan.ShotPlanner``)
+        self.shaping = self.planner = None  # made for the first batch's eye width
+        self._frames_seen = 0
 
     @property
     def eye_format(self) -> str:
@@ -75,7 +84,8 @@ class StereoRenderer:
         model's input made from its planes (``device_frames``).
         """
         if self.use_opencv:
-            return self._depth_held(batch, None)
+            self._depth_held(batch, None)
+            return self._planned(batch)
         import torch
 
         # (both thread-local: entered in the depth stage's thread)
@@ -89,6 +99,21 @@ class StereoRenderer:
                 batch.depth = self._depth(depth_input(batch.on_device, size, self.color,
                                                       self.bit_depth))
             self.streams.handed_over(batch)
+        return self._planned(batch)
+
+    def _planned(self, batch: FrameBatch):
+        """``batch.depth``, with its ``FramePlan`` (``shot_plan``) left on the batch."""
+        if self.planner is None:
+            width = self.eye_size[0] if self.eye_size else batch.eyes.shape[2]
+            self.shaping = shaping_for(self.params, width)
+            self.planner = ShotPlanner(self.params, self.shaping, self.frame_s,
+                                       self.shot_state)
+        n = batch.depth.shape[0]
+        start, self._frames_seen = self._frames_seen, self._frames_seen + n
+        pts = list(batch.pts[:n]) + [None] * (n - len(batch.pts[:n]))
+        times = [float(p * batch.time_base) if p is not None and batch.time_base
+                 else (start + i) * self.frame_s for i, p in enumerate(pts)]
+        batch.plan = self.planner.plan(batch.depth, times)
         return batch.depth
 
     def _depth_held(self, batch: FrameBatch, device):
@@ -96,6 +121,8 @@ class StereoRenderer:
         do not repeat the one before them (``held_frames``); ``batch.held`` says
         which did."""
         batch.held = held(batch.depth_rgb, self._last_small)
+        if batch.ahead is not None and hasattr(self.estimator, "look_ahead"):
+            self.estimator.look_ahead(batch.ahead)
         batch.depth = estimate_held(lambda small: self._depth(rgb_frames(small, device)),
                                     batch.depth_rgb, batch.held, self._last_depth)
         self._last_small, self._last_depth = batch.depth_rgb[-1], batch.depth[-1]
@@ -105,8 +132,25 @@ class StereoRenderer:
         """Packed output frames (B,H*3/2,W), yuv420p (uint8) or yuv420p10le (uint16),
         from ``batch.depth`` (estimated first when the depth stage has not run)."""
         depth = batch.depth if batch.depth is not None else self.estimate(batch)
+        plan = batch.plan or FramePlan()
+        out = self._render(batch, depth, plan)
+        if plan.window is not None and has_window(self.mode):
+            eye = self._eye_of(out)
+            mask_windows(out, self.mode, eye, plan.window * (eye[0] / self.shaping.width),
+                         bit_depth=self.bit_depth,
+                         full_range=bool(self.color and self.color[3] == FULL_RANGE))
+        return out
+
+    def _eye_of(self, out: np.ndarray) -> tuple[int, int]:
+        """(w, h) of one eye in packed frames ``out``."""
+        oh, ow = out.shape[1] * 2 // 3, out.shape[2]
+        if self.mode.value.endswith("sbs"):
+            return ow // 2, oh
+        return ow, oh // 2
+
+    def _render(self, batch: FrameBatch, depth, plan: FramePlan) -> np.ndarray:
         if self.use_opencv:
-            return self._render_cpu(batch.eyes, depth, batch.held)
+            return self._render_cpu(batch.eyes, depth, batch.held, plan)
         import torch
 
         with torch.inference_mode(), self.streams.for_render(batch):
@@ -116,8 +160,8 @@ class StereoRenderer:
             # the half layouts' squeeze, from full-size frames
             luma, chroma = eye_planes(eyes, self.eye_size)
             if self.mode is OutputMode.ANAGLYPH:
-                return self._anaglyph(luma, chroma, depth)
-            return self._packed_yuv(luma, chroma, depth)
+                return self._anaglyph(luma, chroma, depth, plan)
+            return self._packed_yuv(luma, chroma, depth, plan)
 
     def _depth(self, small):
         """Normalised depth (B,1,h,w) of frames ``small``, in their kind (numpy or tensor)."""
@@ -127,7 +171,8 @@ class StereoRenderer:
         return self.normalizer.normalize(raw, small)
 
     def _render_cpu(self, eyes: np.ndarray, depth: np.ndarray,
-                    held_mask: np.ndarray | None = None) -> np.ndarray:
+                    held_mask: np.ndarray | None = None,
+                    frame_plan: FramePlan | None = None) -> np.ndarray:
         """The same as the tensor path, resampled along rows by ``remap`` (the
         engine's C loops, or OpenCV: faster than torch on a CPU).
 
@@ -142,10 +187,13 @@ class StereoRenderer:
         w, h = self.eye_size or (sw, sh)
         repeated = repeated_pictures(eyes, held_mask)
         rendered = [i for i in range(b) if not repeated[i]]
+        frame_plan = frame_plan or FramePlan()
         if len(rendered) < b:
             depth = depth[rendered]
+            frame_plan = FramePlan(*(None if v is None else v[rendered] for v in (
+                frame_plan.convergence, frame_plan.strength, frame_plan.window)))
         anaglyph = self.mode is OutputMode.ANAGLYPH  # planned at chroma width: half the work
-        plan = to_numpy(self._plan(depth, h, w // 2 if anaglyph else w)[:, 0])
+        plan = to_numpy(self._plan(depth, h, w // 2 if anaglyph else w, frame_plan)[:, 0])
         sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
         ow, oh = (w, h) if anaglyph else (2 * w, h) if sbs else (w, 2 * h)
         out = np.empty((b, oh * 3 // 2, ow), np.uint8 if anaglyph else eyes.dtype)
@@ -175,43 +223,43 @@ class StereoRenderer:
         warp_mix_cpu(shrink(eye[:sh], w, h), u, v, left, right, out,
                      self.params.anaglyph_method)
 
-    def _anaglyph(self, luma, chroma, depth) -> np.ndarray:
+    def _anaglyph(self, luma, chroma, depth, frame_plan: FramePlan) -> np.ndarray:
         import torch
         from torch.nn import functional as F  # noqa: N812
 
-        plan = self._plan(depth, *luma.shape[2:])
+        plan = self._plan(depth, *luma.shape[2:], frame_plan)
         luma = _sample_eyes(luma, plan, 1)
         uv = _sample_eyes(chroma, plan, 2)
         # the eyes' luma at chroma size: the warped luma averaged 2x2 (as on a CPU)
         small = (torch.cat([F.avg_pool2d(y, 2), c], dim=1) for y, c in zip(luma, uv, strict=True))
         return _to_uint8(mix_tensor(*luma, *small, self.params.anaglyph_method))
 
-    def _packed_yuv(self, luma, chroma, depth) -> np.ndarray:
+    def _packed_yuv(self, luma, chroma, depth, frame_plan: FramePlan) -> np.ndarray:
         import torch
 
-        plan = self._plan(depth, *luma.shape[2:])
+        plan = self._plan(depth, *luma.shape[2:], frame_plan)
         out = join_planes(pack(self.mode, *_sample_eyes(luma, plan, 1)),
                           pack(self.mode, *_sample_eyes(chroma, plan, 2)))
         if self.bit_depth > 8:
             return to_numpy(out.add_(0.5).clamp_(0, 1023).to(torch.int16)).view(np.uint16)
         return _to_uint8(out)
 
-    def _plan(self, depth, h: int, w: int):
+    def _plan(self, depth, h: int, w: int, frame_plan: FramePlan):
         """Source x positions (2B,1,rows,w) in frame coordinates: right eyes, then left eyes.
 
         Depth maps are far smaller than frames, so neighbouring frame rows carry
         almost the same disparity: the plan is computed on PLAN_ROWS_PER_DEPTH_ROW
         rows per depth row and interpolated to the frame, which keeps the warp
         exact along x (where depth edges matter) at a fraction of the cost. The
-        left eye is planned on the mirrored disparity and mirrored back.
+        left eye is planned on the mirrored disparity and mirrored back. The
+        disparity is shaped by the comfort controls (``shaping``) and the batch's
+        per-frame screen plane and strength (``frame_plan``).
         """
         rows = min(h, PLAN_ROWS_PER_DEPTH_ROW * depth.shape[2])
-        disp = eye_disparity(
-            depth, size=(rows, w),
-            divergence=self.params.divergence, convergence=self.params.convergence,
-        )
-        b = disp.shape[0]
-        plan = plan_warp(concat([disp, flip_x(disp)]))  # chunked inside, by rows
+        right, left = eye_shifts(depth, (rows, w), self.shaping.at_width(w),
+                                 frame_plan.convergence, frame_plan.strength)
+        b = right.shape[0]
+        plan = plan_warp(concat([right, flip_x(left)]))  # chunked inside, by rows
         plan[b:] = (w - 1) - flip_x(plan[b:])
         return plan
 

@@ -113,3 +113,13 @@ def _first_frame(container, stream):
     for frame in ReadableFrames(container, stream, Path(container.name).name):
         return int(round(frame.rotation or 0)) % 360, frame_color(frame), hdr_info(frame)
     return 0, None, HdrInfo(bit_depth=8)
+
+
+def video_length(path: Path) -> tuple[int | None, int | None]:
+    """(frames, pixels a frame) of ``path`` for an estimate; (None, None) when it
+    cannot be read (the conversion then says why)."""
+    try:
+        info = probe_video(path)
+    except InvalidInputError:
+        return None, None
+    return info.frames or round(info.duration_s * info.fps) or None, info.width * info.height

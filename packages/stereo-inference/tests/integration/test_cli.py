@@ -123,3 +123,25 @@ def test_the_cli_writes_a_whole_file_that_begins_at_0(tmp_path, monkeypatch):
     assert main(["convert", str(late), str(out), "--no-progress"]) == 0
     with av.open(str(out)) as c:
         assert c.start_time == 0
+
+
+def test_convert_takes_the_comfort_options_and_writes_the_report(clip, tmp_path, capsys,
+                                                                monkeypatch):
+    monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
+    out = tmp_path / "o.mp4"
+    code = main(["convert", str(clip), str(out), "--viewing", "tv-65", "--auto-convergence",
+                 "--floating-window", "--comfort", "fix", "--preset", "ultrafast",
+                 "--no-progress"])
+    assert code == 0
+    assert f"comfort report: {out}.comfort.json" in capsys.readouterr().out
+    import json
+
+    report = json.loads((tmp_path / "o.mp4.comfort.json").read_text())
+    assert report["fixed"] and report["viewing"]["preset"] == "tv-65"
+    assert report["shots"] and all(s["outside_zone_s"] == 0 for s in report["shots"])
+    off = tmp_path / "off.mp4"
+    assert main(["convert", str(clip), str(off), "--comfort", "off", "--preset", "ultrafast",
+                 "--no-progress"]) == 0
+    assert not (tmp_path / "off.mp4.comfort.json").exists()  # negative: none asked for
+    assert main(["convert", str(clip), str(off), "--viewing", "custom", "--no-progress"]) == 2
+    assert "custom viewing needs the screen width" in capsys.readouterr().err

@@ -8,7 +8,7 @@ from stereo_models.testing.hub import FakeHub, serve_hub
 
 from stereo_inference import convert_file
 from stereo_inference.depth import default_depth_model, load_estimator
-from stereo_inference.depth.architectures import random_depth_anything
+from stereo_inference.depth.architectures import random_depth_anything, save_random_model
 from stereo_inference.errors import ModelNotInstalledError
 
 from .conftest import read_video
@@ -16,9 +16,10 @@ from .conftest import read_video
 
 @pytest.fixture(scope="module")
 def models_dir(tmp_path_factory):
-    """A tiny randomly initialised Depth-Anything saved like downloaded weights."""
+    """A tiny randomly initialised Depth-Anything saved like downloaded weights,
+    its preprocessor config asking for a small input (98 px: fast tests)."""
     root = tmp_path_factory.mktemp("models")
-    random_depth_anything("tiny").save_pretrained(root / "depth-anything-v2-small")
+    save_random_model(root / "depth-anything-v2-small", input_size=98)
     return root
 
 
@@ -31,6 +32,15 @@ def test_the_saved_model_loads_and_estimates_depth_at_patch_multiples(models_dir
     depth = est.estimate(torch.rand(2, 3, h, w))
     assert depth.shape == (2, 1, h, w)
     assert torch.isfinite(depth).all()
+
+
+def test_the_models_preprocessor_config_sets_its_input_size(models_dir, tmp_path):
+    cpu = torch.device("cpu")
+    small = load_estimator("depth-anything-v2-small", models_dir=models_dir, device=cpu)
+    assert small.input_size(160, 96) == (168, 98)  # the short side at 98, upscaled
+    save_random_model(tmp_path / "depth-anything-v2-small")  # no preprocessor config
+    default = load_estimator("depth-anything-v2-small", models_dir=tmp_path, device=cpu)
+    assert default.input_size(160, 96) == (868, 518)  # Depth-Anything-V2's own 518
 
 
 def test_convert_runs_with_the_installed_model(models_dir, clip, tmp_path):

@@ -235,3 +235,25 @@ def test_an_empty_or_short_shared_secret_is_refused_not_taken_as_none(tmp_path, 
     header through (the gate checked ``is None`` only)."""
     with pytest.raises(ValueError, match="at least 16 characters"):
         InferenceSettings(file_root=tmp_path, inference_shared_secret=weak)
+
+
+def test_an_imported_depth_video_is_fetched_and_used(client, buckets, clip, tmp_path):
+    import json
+
+    from stereo_inference.depth_export import export_depth
+
+    depth = export_depth(clip, tmp_path / "d.mkv", depth_model="heuristic") and (
+        tmp_path / "d.mkv")
+    buckets["in"].put_file("segments/j1/00000_00001_half-sbs.mp4", clip)
+    buckets["in"].put_file("input/j1/depth.mkv", depth)
+    resp = invoke(client, input_uri="s3://in/segments/j1/00000_00001_half-sbs.mp4",
+                  output_uri="s3://out/jobs/j1/segments/0.mp4",
+                  depth_uri="s3://in/input/j1/depth.mkv")
+    assert resp.status_code == 200, resp.text
+    assert resp.json()["blocks"][0]["data"]["depth_model"] == "depth-video"
+    report = json.loads(buckets["out"].get_bytes("jobs/j1/segments/0.mp4.comfort.json"))
+    assert report["shots"]  # and its comfort report beside it, in the same store
+    resp = invoke(client, input_uri="s3://in/segments/j1/00000_00001_half-sbs.mp4",
+                  output_uri="s3://out/jobs/j1/segments/0.mp4",
+                  depth_uri="s3://in/input/j1/missing.mkv")
+    assert resp.status_code == 404  # negative: a depth video that is not there

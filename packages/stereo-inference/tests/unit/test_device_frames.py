@@ -1,6 +1,7 @@
 """Frames made ready on the device (here a CPU tensor: the same torch code as on a GPU)."""
 
 import av
+import cv2
 import numpy as np
 import pytest
 import torch
@@ -94,3 +95,16 @@ def test_eye_planes_of_frames_of_that_size_are_views_of_them():
         assert luma.dtype == chroma.dtype == torch.uint8  # not even converted
         assert luma.data_ptr() == frames.data_ptr()
         assert join_planes(luma, chroma).equal(frames)
+
+
+def test_a_source_smaller_than_the_models_input_is_upscaled_smoothly():
+    """Depth-Anything's reference upscales a small source (cubic); area would
+    repeat each pixel, a staircase the model never saw."""
+    rgb = colourful(32, 48)
+    yuv = as_yuv(rgb, "ITU709", "MPEG")
+    up = depth_input(upload(yuv[None], "cpu"), (96, 64), BT709_LIMITED)[0]
+    row = up[0, 32]
+    steps = (row[1:] - row[:-1]).abs()
+    assert float((steps < 1e-6).float().mean()) < 0.1  # no repeated pixels along a gradient
+    want = torch.from_numpy(cv2.resize(rgb, (96, 64), interpolation=cv2.INTER_CUBIC))
+    assert float((up - want.permute(2, 0, 1).float() / 255).abs().mean()) < 0.01

@@ -18,10 +18,10 @@ def batch(mode: OutputMode) -> FrameBatch:
                       eyes=eyes.astype(np.uint8), pts=[0, 1], durations=[1, 1])
 
 
-def render(mode: OutputMode, use_opencv: bool) -> np.ndarray:
+def render(mode: OutputMode, use_opencv: bool, **controls) -> np.ndarray:
     device = torch.device("cpu")
     est = load_estimator("heuristic", models_dir=None, device=device)
-    renderer = StereoRenderer(mode, ConversionParams(divergence=4.0), est,
+    renderer = StereoRenderer(mode, ConversionParams(divergence=4.0, **controls), est,
                               TemporalNormalizer("heuristic"), device)
     renderer.use_opencv = use_opencv
     return renderer.render(batch(mode))
@@ -34,6 +34,18 @@ def test_the_tensor_path_used_on_gpus_matches_the_opencv_path(mode):
     assert tensor.dtype == np.uint8
     # OpenCV quantises positions to 1/32 px; otherwise the two agree
     assert np.abs(tensor.astype(int) - opencv.astype(int)).mean() < 1.5
+
+
+COMFORT = {"auto_convergence": True, "foreground_scale": 2.0, "edge_dilation": 2,
+           "ipd_offset": 0.5, "floating_window": True, "synthesised_eye": "right",
+           "depth_curve": "s-curve", "viewing": "tv-65", "comfort": "fix"}
+
+
+@pytest.mark.parametrize("mode", [OutputMode.HALF_SBS, OutputMode.TB, OutputMode.ANAGLYPH])
+def test_the_tensor_path_takes_the_comfort_controls_like_the_opencv_path(mode):
+    tensor, opencv = render(mode, False, **COMFORT), render(mode, True, **COMFORT)
+    assert np.abs(tensor.astype(int) - opencv.astype(int)).mean() < 1.5
+    assert np.abs(opencv.astype(int) - render(mode, True).astype(int)).mean() > 1.0
 
 
 @pytest.mark.parametrize("mode", [OutputMode.HALF_SBS, OutputMode.HALF_TB, OutputMode.ANAGLYPH])

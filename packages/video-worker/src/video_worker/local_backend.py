@@ -24,9 +24,11 @@ import time
 from collections import OrderedDict
 from pathlib import Path
 
+from shared_types.comfort_reports import comfort_key
 from shared_types.conversion import ConvertFile, FrameProgress
 from shared_types.errors import NotFoundError
 from shared_types.failure import disk_full_as
+from shared_types.keys import depth_video_key
 from shared_types.models import ConversionParams, DepthModel, SegmentPayload
 from shared_types.ports import ObjectStorage
 from stereo_models.depth_models import best_installed
@@ -140,13 +142,17 @@ class LocalInferenceBackend:
             context = None
             if seam and state is None:
                 context = self._fetch_context(payload, seam, Path(tmp) / "context.mp4")
+            depth = self._imported_depth(payload, Path(tmp) / "depth.mkv")
             result = convert_file(
                 source, target, mode=payload.mode, params=params, progress=on_progress,
                 models_dir=self._models_dir, ffmpeg=self._ffmpeg, context_path=context,
-                depth_state=state,
+                depth_state=state, depth_video=depth,
                 auto_download=self._auto_download, hub_endpoint=self._hub_endpoint,
                 cores=self._cores, depth_stride=self._depth_stride,
             )
+            if result.comfort_report is not None:  # first: whoever sees the video finds it
+                self._output.put_file(comfort_key(output_key), result.comfort_report,
+                                      content_type="application/json", move=True)
             self._output.put_file(output_key, target, content_type="video/mp4", move=True)
         self._keep_state(payload, result.depth_state)
         log.info("job_id=%s segment_index=%d converted in-process: %d frames in %.2f s",
@@ -155,6 +161,18 @@ class LocalInferenceBackend:
             output_key=output_key, frames=result.frames, duration_s=result.duration_s,
             elapsed_s=result.elapsed_s, fps=result.fps, depth_model=result.depth_model,
         )
+
+    def _imported_depth(self, payload: SegmentPayload, path: Path) -> Path | None:
+        """The job's imported depth video (``keys.depth_video_key``), fetched to
+        ``path``; None when it has none. A job with one is chunked into one
+        segment, so the depth video's frames are the segment's."""
+        if payload.total_segments != 1:
+            return None
+        try:
+            self._input.get_file(depth_video_key(payload.job_id), path)
+        except NotFoundError:
+            return None
+        return path
 
     def _take_state(self, payload: SegmentPayload, index: int) -> dict | None:
         with self._lock:

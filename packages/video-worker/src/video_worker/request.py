@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shared_types.keys import segment_key
+from shared_types.keys import depth_video_key, segment_key
 from shared_types.models import ConversionParams, DepthModel, SegmentPayload
 from shared_types.ports import ObjectStorage
 
@@ -41,6 +41,10 @@ def invocation_request(
         "mode": payload.mode.value,
         "params": params.model_dump(mode="json"),
     }
+    depth = depth_video_key(payload.job_id)
+    if payload.total_segments == 1 and input_storage.exists(depth):
+        body["depth_uri"] = input_storage.uri(depth)  # imported depth: one segment
+        return body
     previous = context_key(payload, params, seamless=seamless)
     if previous is not None:
         body["context_uri"] = input_storage.uri(previous)

@@ -116,3 +116,15 @@ def test_the_shared_secret_goes_with_every_invocation():
                                    MemoryStorage("output"), client=client, shared_secret="s3cr3t")
     backend.convert(payload(), OUT, ConversionParams())
     assert seen["secret"] == "s3cr3t"
+
+
+def test_a_whole_video_with_an_imported_depth_video_carries_its_uri():
+    from shared_types.keys import depth_video_key
+
+    storage = MemoryStorage("in")
+    whole = parse_segment_key("input", segment_key("job-1", 0, 1, OutputMode.HALF_SBS))
+    assert "depth_uri" not in invocation_request(whole, OUT, ConversionParams(), storage,
+                                                 MemoryStorage("out"))
+    storage.put_bytes(depth_video_key("job-1"), b"depth")
+    body = invocation_request(whole, OUT, ConversionParams(), storage, MemoryStorage("out"))
+    assert body["depth_uri"] == "memory://in/input/job-1/depth.mkv"

@@ -23,11 +23,14 @@ class FakeEngine:
 
     def __call__(self, input_path, output_path, *, mode, params, progress=None,
                  depth_state=None, models_dir=None, ffmpeg=None, context_path=None,
-                 auto_download=False, hub_endpoint=None, cores=None, depth_stride=1):
+                 auto_download=False, hub_endpoint=None, cores=None, depth_stride=1,
+                 depth_video=None):
         context = Path(context_path).read_bytes() if context_path else None
+        depth = Path(depth_video).read_bytes() if depth_video else None
         self.calls.append(dict(input=Path(input_path).read_bytes(), mode=mode, params=params,
                                models_dir=models_dir, ffmpeg=ffmpeg, context=context,
-                               state=depth_state, cores=cores, depth_stride=depth_stride))
+                               state=depth_state, cores=cores, depth_stride=depth_stride,
+                               depth=depth))
         if self.error:
             raise self.error
         Path(output_path).write_bytes(b"3d:" + Path(input_path).read_bytes())
@@ -188,3 +191,19 @@ def test_a_process_that_ends_while_the_warm_up_builds_opencv_tables_exits_cleanl
     for _ in range(3):
         done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=180)
         assert done.returncode == 0, done.stderr.decode()[-2000:]
+
+
+def test_a_job_with_an_imported_depth_video_converts_with_it(tmp_path):
+    from shared_types.keys import depth_video_key
+
+    engine = FakeEngine()
+    backend, inp, _ = make(engine, tmp_path)
+    whole = segment_key("job-1", 0, 1, OutputMode.TB)
+    inp.put_bytes(whole, b"whole-video")
+    backend.convert(parse_segment_key("input", whole), "jobs/job-1/segments/0.mp4",
+                    ConversionParams())
+    assert engine.calls[-1]["depth"] is None  # negative: none uploaded
+    inp.put_bytes(depth_video_key("job-1"), b"depth-frames")
+    backend.convert(parse_segment_key("input", whole), "jobs/job-1/segments/0.mp4",
+                    ConversionParams())
+    assert engine.calls[-1]["depth"] == b"depth-frames"

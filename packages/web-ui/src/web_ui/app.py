@@ -10,11 +10,13 @@ from fastapi.staticfiles import StaticFiles
 from shared_types.backend_loader import load_backend
 from shared_types.ports import Backend
 from starlette.middleware.trustedhost import TrustedHostMiddleware
+from stereo_models.default_depth import GpuProbe, gpu_driver_present
 
 from web_ui import webhook_pool, webhooks
 from web_ui.alb_token import AlbKeySource
 from web_ui.bootstrap import STORAGE_MOUNT, build_storage_app
 from web_ui.dependencies import identify
+from web_ui.depth_defaults import DepthDefaults
 from web_ui.eta import EtaEstimator
 from web_ui.handlers import install_handlers
 from web_ui.identity import build_identity
@@ -36,11 +38,14 @@ AUTH_EXEMPT = ("/healthz", STORAGE_MOUNT + "/")
 
 
 def create_app(settings: WebSettings, backend: Backend | None = None, *,
-               alb_keys: AlbKeySource | None = None) -> FastAPI:
+               alb_keys: AlbKeySource | None = None,
+               has_gpu: GpuProbe | None = None) -> FastAPI:
     """The FastAPI app: pages, SSE, JSON API, static files and, on the local
     backend, the signed ``/storage`` routes. ``backend`` defaults to the one
     ``settings.backend`` names (tests pass a fake); ``alb_keys`` replaces the
-    load balancer's published keys (tests sign identities with their own)."""
+    load balancer's published keys (tests sign identities with their own);
+    ``has_gpu`` (whether the engine here has a GPU) to the driver's device
+    nodes being there."""
     backend = backend if backend is not None else load_backend(settings)
     app = FastAPI(
         title="StereoSpot", summary="2D to 3D video conversion",
@@ -54,7 +59,9 @@ def create_app(settings: WebSettings, backend: Backend | None = None, *,
                                          settings.client_request_burst)
     app.state.eta = EtaEstimator(backend, settings.eta_seconds_per_mb)
     app.state.templates = build_templates()
-    app.state.templates.env.globals["model_options"] = partial(model_options, settings)
+    app.state.depth_defaults = DepthDefaults(settings, has_gpu or gpu_driver_present)
+    app.state.templates.env.globals["model_options"] = partial(
+        model_options, settings, app.state.depth_defaults)
 
     app.state.model_downloads = ModelDownloads(settings.models_dir, settings.hub_endpoint)
 
@@ -63,6 +70,7 @@ def create_app(settings: WebSettings, backend: Backend | None = None, *,
     app.include_router(events.router)
     app.include_router(api.router)
     app.include_router(uploads.router)
+    app.include_router(uploads.depth_router)
     app.include_router(preview.router)
     app.mount("/static", StaticFiles(directory=str(files("web_ui") / "static")), name="static")
     storage = build_storage_app(settings, backend)

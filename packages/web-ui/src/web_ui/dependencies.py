@@ -13,6 +13,7 @@ from starlette.templating import Jinja2Templates
 
 from web_ui import csrf
 from web_ui import jobs as job_service
+from web_ui.depth_defaults import DepthDefaults
 from web_ui.eta import EtaEstimator
 from web_ui.identity import User
 from web_ui.settings import WebSettings
@@ -48,11 +49,16 @@ def get_user(request: Request) -> User:
     return request.state.user
 
 
+def get_depth_defaults(request: Request) -> DepthDefaults:
+    return request.app.state.depth_defaults
+
+
 SettingsDep = Annotated[WebSettings, Depends(get_settings)]
 BackendDep = Annotated[Backend, Depends(get_backend)]
 EtaDep = Annotated[EtaEstimator, Depends(get_eta)]
 TemplatesDep = Annotated[Jinja2Templates, Depends(get_templates)]
 UserDep = Annotated[User, Depends(get_user)]
+DepthDefaultsDep = Annotated[DepthDefaults, Depends(get_depth_defaults)]
 
 
 def owned_job(job_id: str, backend: BackendDep, user: UserDep) -> Job:

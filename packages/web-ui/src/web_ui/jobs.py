@@ -49,14 +49,16 @@ def load_job(backend: Backend, raw_job_id: str, user: User) -> Job:
 WAITING_FOR_UPLOAD = (JobStatus.CREATED, JobStatus.AWAITING_CONFIRMATION)
 
 
-def create_job(backend: Backend, request: CreateJobRequest, owner: User) -> Job:
+def create_job(backend: Backend, request: CreateJobRequest, owner: User, *,
+               depth_notice: str | None = None) -> Job:
     """Record a new job of ``owner`` in ``created`` (``awaiting_confirmation``
-    when it is held for a preview) and return it."""
+    when it is held for a preview) and return it; ``depth_notice``: the line its
+    page shows about its depth model (``depth_defaults``)."""
     title = request.title.strip() if request.title else None
     status = JobStatus.AWAITING_CONFIRMATION if request.preview else JobStatus.CREATED
     job = Job(job_id=new_job_id(), owner=owner.id, mode=request.mode, title=title or None,
-              params=request.params,
-              container=request.container, webhook_url=request.webhook_url, status=status)
+              params=request.params, container=request.container,
+              webhook_url=request.webhook_url, status=status, depth_notice=depth_notice)
     return transitions.create_job(backend.jobs, job)
 
 

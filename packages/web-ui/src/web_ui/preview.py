@@ -30,9 +30,13 @@ class PreviewPanel:
 
 
 def with_settings(params: ConversionParams, chosen: PreviewSettings) -> ConversionParams:
-    """The job's params with the strength and screen plane the person chose."""
-    return ConversionParams.model_validate({**params.model_dump(), **chosen.model_dump(
-        include={"divergence", "convergence"})})
+    """The job's params with the strength, screen plane, comfort controls and
+    depth model the person chose (those left out stay the job's). A strength
+    changed here is the person's: a viewing preset no longer sets it."""
+    update = chosen.model_dump(exclude_none=True, include=set(PreviewSettings.model_fields))
+    if (chosen.divergence, chosen.convergence) != (params.divergence, params.convergence):
+        update["fit_strength"] = False
+    return ConversionParams.model_validate({**params.model_dump(), **update})
 
 
 def takes_upload(backend: Backend, job: Job) -> bool:

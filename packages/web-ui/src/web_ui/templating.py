@@ -7,12 +7,19 @@ from importlib.resources import files
 
 from shared_types.byte_size import size_words
 from shared_types.left_out import left_out_sentence
-from shared_types.models import LAYOUT_TAGS, AnaglyphMethod, DepthModel, OutputMode
+from shared_types.models import (
+    LAYOUT_TAGS,
+    AnaglyphMethod,
+    ConversionParams,
+    DepthModel,
+    OutputMode,
+)
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
 
 from web_ui import csrf
+from web_ui.comfort_form import VIEWING_LABELS
 
 MODE_LABELS: dict[OutputMode, str] = {
     OutputMode.SBS: "Side-by-side, full width (VR headsets)",
@@ -60,6 +67,7 @@ def build_templates() -> Jinja2Templates:
         modes=MODE_LABELS, layout_tags=LAYOUT_TAGS,
         anaglyph_methods=list(AnaglyphMethod), depth_models=list(DepthModel),
         source_file_types=SOURCE_FILE_TYPES,
+        viewing_labels=VIEWING_LABELS, default_params=ConversionParams(),
     )
     return templates
 

@@ -117,3 +117,11 @@ def test_iw3_is_offered_where_its_package_imports_or_on_aws(tmp_path, monkeypatc
     client, _ = _client(tmp_path)
     assert "iw3" in _offered(client)
     assert _post_iw3(client).status_code == 303
+
+
+def test_a_model_that_is_never_downloaded_says_it_is_not_installed(tmp_path):
+    video = "video-depth-anything-small"  # its hub files are not pinned (the original .pth)
+    client, _ = _client(tmp_path, model_auto_download=True)
+    page = client.get("/").text
+    assert f"{video} (not installed)" in page
+    assert f"{SMALL} (downloads on first use" in page  # the control: a pinned model

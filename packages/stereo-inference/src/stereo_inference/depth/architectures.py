@@ -11,6 +11,8 @@ _SIZES = {
     "depth-anything-v2-small": (384, 12, 6, [3, 6, 9, 12], [48, 96, 192, 384], 64),
     "depth-anything-v2-base": (768, 12, 12, [3, 6, 9, 12], [96, 192, 384, 768], 128),
     "depth-anything-v2-large": (1024, 24, 16, [5, 12, 18, 24], [256, 512, 1024, 1024], 256),
+    # Video-Depth-Anything-Small: DA-V2-Small with temporal layers (video_depth_anything)
+    "video-depth-anything-small": (384, 12, 6, [3, 6, 9, 12], [48, 96, 192, 384], 64),
     # Distill-Any-Depth: the same architecture, other weights
     "distill-any-depth-small": (384, 12, 6, [3, 6, 9, 12], [48, 96, 192, 384], 64),
     "distill-any-depth-large": (1024, 24, 16, [5, 12, 18, 24], [256, 512, 1024, 1024], 256),
@@ -55,3 +57,34 @@ def random_depth_anything(name: str, *, seed: int = 0):
 
     torch.manual_seed(seed)
     return DepthAnythingForDepthEstimation(depth_anything_config(name)).eval()
+
+
+def save_random_model(folder, name: str = "tiny", *, seed: int = 0,
+                      input_size: int | None = None) -> None:
+    """``random_depth_anything(name)`` saved in ``folder`` as a downloaded model is,
+    with a ``preprocessor_config.json`` like the hub's (transformers' DPT image
+    processor) whose ``size`` is ``input_size`` (None: none written, so 518)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(folder)
+    random_depth_anything(name, seed=seed).save_pretrained(folder)
+    if input_size is not None:
+        (folder / "preprocessor_config.json").write_text(json.dumps({
+            "image_processor_type": "DPTImageProcessor", "do_resize": True,
+            "size": {"height": input_size, "width": input_size}, "keep_aspect_ratio": True,
+            "ensure_multiple_of": 14, "resample": 3, "do_rescale": True,
+            "rescale_factor": 1 / 255, "do_normalize": True,
+            "image_mean": [0.485, 0.456, 0.406], "image_std": [0.229, 0.224, 0.225]}))
+
+
+def random_video_depth_anything(name: str = "tiny", *, seed: int = 0):
+    """A Video-Depth-Anything (``depth.video_depth_anything``) on ``name``'s
+    Depth-Anything-V2 architecture, with random weights (tests and benchmarks)."""
+    import torch
+
+    from stereo_inference.depth.video_depth_anything import VideoDepthAnything
+
+    torch.manual_seed(seed)
+    heads = 8 if name != "tiny" else 2
+    return VideoDepthAnything(depth_anything_config(name), {"heads": heads}).eval()

@@ -7,7 +7,9 @@ download NAME`` writes); ``depth.ensure_installed`` downloads them first when al
 
 from __future__ import annotations
 
+import json
 import logging
+import math
 from functools import lru_cache
 from pathlib import Path
 
@@ -30,6 +32,7 @@ log = logging.getLogger(__name__)
 _MEAN = (0.485, 0.456, 0.406)
 _STD = (0.229, 0.224, 0.225)
 PATCH = 14
+DEFAULT_RESOLUTION = 518
 # What transformers raises for a folder whose config or weights it cannot use:
 # unreadable JSON, an unknown architecture, a truncated or foreign safetensors
 # file, weights of other shapes than the config says.
@@ -40,7 +43,8 @@ _BROKEN_FILES = (OSError, ValueError, KeyError, TypeError, AttributeError, Runti
 class DepthAnythingDepth:
     """A DepthAnythingForDepthEstimation model wrapped as a DepthEstimator."""
 
-    def __init__(self, model, name: str, device: torch.device, *, resolution: int = 518) -> None:
+    def __init__(self, model, name: str, device: torch.device, *,
+                 resolution: int = DEFAULT_RESOLUTION) -> None:
         self.name = name
         # bounds activation memory; a CPU is no faster on two frames a call than
         # on one (DA-V2-small, 2 cores: 1.27-1.39 s a frame either way), and one
@@ -62,9 +66,13 @@ class DepthAnythingDepth:
 
     @classmethod
     def load(
-        cls, name: str, *, models_dir: Path | None, device: torch.device, resolution: int = 518
+        cls, name: str, *, models_dir: Path | None, device: torch.device,
+        resolution: int | None = None,
     ) -> DepthAnythingDepth:
         """Load ``<models_dir>/<name>``. Raises ModelNotInstalledError when absent or broken.
+
+        ``resolution`` (the short side of the model's input) defaults to what the
+        model's own ``preprocessor_config.json`` says, else 518 (Depth-Anything-V2's).
 
         A worker converts segment after segment (and warms each seam with the
         same model), so loaded models are kept: the same folder, unchanged on
@@ -74,6 +82,7 @@ class DepthAnythingDepth:
         if not is_installed(name, models_dir):
             raise ModelNotInstalledError(missing_model_message(name, models_dir))
         stamp = (folder / "config.json").stat().st_mtime_ns
+        resolution = resolution or preprocessor_resolution(folder)
         return _load_cached(cls, name, str(folder.resolve()), str(device), resolution, stamp)
 
     @classmethod
@@ -97,8 +106,7 @@ class DepthAnythingDepth:
         return cls(model, name, device, resolution=resolution)
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
-        scale = min(self.resolution, min(width, height)) / min(width, height)  # never upscale
-        return _multiple(width * scale), _multiple(height * scale)
+        return reference_size(width, height, self.resolution)
 
     @torch.inference_mode()
     def estimate(self, rgb) -> torch.Tensor:
@@ -124,5 +132,29 @@ def _load_cached(cls, name: str, folder: str, device: str, resolution: int,
     return cls._load_uncached(name, Path(folder), torch.device(device), resolution)
 
 
-def _multiple(value: float) -> int:
-    return max(PATCH, int(round(value / PATCH)) * PATCH)
+def preprocessor_resolution(folder: Path) -> int:
+    """The input size a model folder's ``preprocessor_config.json`` names (a
+    transformers DPTImageProcessor's ``size``: the lower bound of its resize),
+    else 518. A file that cannot be read is no reason to refuse the model."""
+    try:
+        size = json.loads((folder / "preprocessor_config.json").read_text())["size"]
+        value = int(min(size["height"], size["width"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return DEFAULT_RESOLUTION
+    return value if value >= PATCH else DEFAULT_RESOLUTION
+
+
+def reference_size(width: int, height: int,
+                   resolution: int = DEFAULT_RESOLUTION) -> tuple[int, int]:
+    """The (width, height) Depth-Anything-V2's own preprocessing feeds its model for
+    a ``width`` x ``height`` picture: the aspect kept, the short side scaled to
+    ``resolution`` -- up as well as down -- and each side rounded to a multiple
+    of the patch size, never below ``resolution`` (its "lower bound" resize).
+    """
+    scale = resolution / min(width, height)
+    return _multiple(width * scale, resolution), _multiple(height * scale, resolution)
+
+
+def _multiple(value: float, floor: int) -> int:
+    rounded = int(round(value / PATCH)) * PATCH
+    return rounded if rounded >= floor else math.ceil(value / PATCH) * PATCH

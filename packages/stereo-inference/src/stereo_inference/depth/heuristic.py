@@ -1,10 +1,15 @@
 """Depth without weights: motion parallax where the camera moves, image cues elsewhere.
 
-Each frame's dense optical flow against the previous one (``parallax``) gives
+Each frame's dense optical flow against a reference frame (``parallax``) gives
 real relative depth whenever the camera translates: nearer things move more.
-Where motion says nothing (a still camera, a pure pan) the ground-contact cue
-decides (``contact``): the floor is nearer lower in the frame, and whatever
-stands on it is as near as the line where it meets it. On a still camera
+The reference lies as far away as the shot's pace needs (``baseline``: several
+frames back when the camera moves slowly, read at twice the working width when
+even that is little; ahead, from the frames the engine decodes past the batch,
+on a shot's first frames), and the parallax counts as far as the camera-motion
+fit explains the flow. Where motion says nothing (a still camera, a pure pan) a
+static cue decides: mostly a plain ramp (bottom nearest), with some ground
+contact (``contact``: whatever stands on the floor is as near as the line where
+it meets it), which alone ordered real photographs worse than the ramp. On a still camera
 whatever moves is lifted towards the viewer (within the static range, so the
 depth range does not jump when something enters), and the rest holds its
 depth: the camera counts as still by the motion across strong edges, where
@@ -15,9 +20,9 @@ The blend is refined along the image's edges (``guided``) and accumulated
 over time: the previous depth, moved by the flow, is blended with the new
 estimate where the flow holds (a running mean over a shot's first frames,
 then a slow exponential one), and replaced where it does not (new content)
-or when most of the frame fails to match (a scene cut). A shot's first frame
-reads its motion against the next frame of the batch, so the parallax does
-not arrive one frame late. The ground-contact cue, the costliest part, is
+or when most of the frame fails to match (a scene cut). The parallax is read
+afresh on a shot's first frames and every few frames after, moved along the
+flow in between, like the ground-contact cue. The ground-contact cue, the costliest part, is
 computed afresh on a shot's first frames, every few frames after and
 wherever new content comes in; in between the last one is moved along the
 flow (it enters the held depth with a small weight, so this costs no
@@ -28,14 +33,22 @@ from __future__ import annotations
 
 import base64
 
+import cv2
 import numpy as np
 
 from stereo_inference.arrays import is_tensor
+from stereo_inference.depth.baseline import FINE, MAX_FRAMES, Baseline, movement
 from stereo_inference.depth.contact import contact_depth
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
 from stereo_inference.depth.regions import build_tables_soon
-from stereo_inference.depth.still_camera import SETTLING_FRAMES, STILL_PX, recent_change, settle
+from stereo_inference.depth.still_camera import (
+    SETTLING_FRAMES,
+    STILL_PX,
+    camera_still,
+    changed,
+    recent_change,
+)
 
 WIDTH = 128
 _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
@@ -48,6 +61,20 @@ RANGE_DECAY = 0.8  # share of the running parallax range kept each frame
 # every STATIC_EVERY-th frame after, and whenever more than NEW_CONTENT of the
 # frame fails to match the last one; in between the last one moves with the flow.
 STATIC_EVERY = 4
+# The parallax (a flow to the reference frame, two motion fits) likewise: read
+# afresh on a shot's first frames, every MOTION_EVERY-th frame and where new
+# content came in; in between the last reading moves along the flow (it enters
+# the held depth with BLEND: on the tuned real scenes, accuracy the same
+# within 0.001 and the depth stage 10.9 ms a frame against 16.5 for every frame).
+MOTION_EVERY = 4
+# The static cue is mostly a plain ramp (bottom nearest): on real photographs the
+# ground-contact cue alone ordered worse than the ramp (0.78 against 0.81 on the
+# tuned scenes of bench/depth_real.py), a third of it on a ramp a little better.
+CONTACT_SHARE = 0.3
+# Parallax whose correlation with the shot's depth so far (or the static cue)
+# is below minus this is turned round: the fit's sign is a guess when a turn
+# went unexplained (a handheld sway); nearer zero the fit's own sign stands.
+ORIENT_CORRELATION = 0.1
 FRESH_FRAMES = 3
 NEW_CONTENT = 0.02
 
@@ -55,21 +82,30 @@ NEW_CONTENT = 0.02
 class HeuristicDepth:
     name = "heuristic"
     max_batch = None  # cheap per frame: any batch fits
+    lookahead = MAX_FRAMES  # frames after a batch it reads a shot's first frames against
 
     def __init__(self, device) -> None:
         self.device = device
         self._flow = FlowField()
         self._prev: np.ndarray | None = None  # last grey frame (uint8)
+        self._prev_fine: np.ndarray | None = None  # the same at the input size
         self._depth: np.ndarray | None = None  # accumulated depth of that frame
         self._range: tuple[float, float] | None = None  # running parallax range
         self._age = 0  # frames accumulated since the shot started
         self._static: np.ndarray | None = None  # the last static cue, on that frame
         self._recent: np.ndarray | None = None  # where a still shot changed lately (0..1)
         self.static_cues = 0  # how many frames got a fresh static cue (for tests)
+        self._baseline = Baseline()  # the shot's recent frames and pace
+        self._cue: np.ndarray | None = None  # the last static + parallax reading
+        self._still = False  # whether that reading found the camera still
+        self._ahead: list[np.ndarray] = []  # grey frames after the next batch
+        self.references: list[int] = []  # per frame, how far its parallax was read (for tests)
         build_tables_soon()  # while the decoder opens, not on the first frame
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
-        w = min(WIDTH, width)
+        """Frames at twice the working width: a slow motion's flow is read there
+        (``baseline``); the rest works on them shrunk to WIDTH."""
+        w = min(WIDTH * FINE, width)
         return w, max(8, round(height * w / width))
 
     def state(self) -> dict | None:
@@ -77,8 +113,10 @@ class HeuristicDepth:
         if self._prev is None or self._depth is None:
             return None
         state = {"shape": list(self._prev.shape), "range": self._range, "age": self._age,
-                 "gray": _encode(self._prev), "depth": _encode(self._depth.astype(np.float16))}
-        for key, value in (("static", self._static), ("recent", self._recent)):
+                 "gray": _encode(self._prev), "depth": _encode(self._depth.astype(np.float16)),
+                 "pace": self._baseline.pace, "still": self._still}
+        for key, value in (("static", self._static), ("recent", self._recent),
+                           ("cue", self._cue)):
             if value is not None:
                 state[key] = _encode(value.astype(np.float16))
         return state
@@ -91,12 +129,18 @@ class HeuristicDepth:
             depth = np.frombuffer(base64.b64decode(state["depth"]), np.float16).reshape(h, w)
             rng = state.get("range")
             age = int(state.get("age", 1000))
-            # absent from older states: the static cue computed afresh, no recent change
-            static, recent = (_decode(state.get(key), h, w) for key in ("static", "recent"))
+            # absent from older states: the cues computed afresh, no recent change
+            static, recent, cue = (_decode(state.get(key), h, w)
+                                   for key in ("static", "recent", "cue"))
+            pace = state.get("pace")
+            pace = float(pace) if isinstance(pace, (int, float)) else None
         except (KeyError, TypeError, ValueError):
             return
         self._prev, self._depth, self._age = prev.copy(), depth.astype(np.float32), age
-        self._static, self._recent = static, recent
+        self._static, self._recent, self._cue = static, recent, cue
+        self._still = bool(state.get("still", False))
+        self._baseline.reset()  # its frames stay behind; the shot's pace comes along
+        self._baseline.pace = pace
         self._range = (float(rng[0]), float(rng[1])) if rng else None
 
     def estimate(self, rgb):
@@ -107,26 +151,54 @@ class HeuristicDepth:
 
             out = self.estimate(rgb.detach().to("cpu", torch.float32).numpy())
             return torch.from_numpy(out).to(self.device)
-        frames = [np.ascontiguousarray(f.transpose(1, 2, 0), dtype=np.float32) for f in rgb]
+        fine = [np.ascontiguousarray(f.transpose(1, 2, 0), dtype=np.float32) for f in rgb]
+        fine8 = [_gray8(f * 255) for f in fine]
+        size = _working_size(fine[0].shape[1], fine[0].shape[0])
+        frames = [f if f.shape[1] == size[0] else cv2.resize(f, size, interpolation=cv2.INTER_AREA)
+                  for f in fine]
         grays = [f @ _LUMA for f in frames]
         grays8 = [np.clip(g * 255 + 0.5, 0, 255).astype(np.uint8) for g in grays]
-        following = [*grays8[1:], None]
-        return np.stack([self._step(f, g, g8, nxt) for f, g, g8, nxt
-                         in zip(frames, grays, grays8, following, strict=True)])[:, None]
+        ahead, self._ahead = self._ahead, []
+        return np.stack([self._step(f, g, g8, f8, [*fine8[i + 1:], *ahead]) for i, (f, g, g8, f8)
+                         in enumerate(zip(frames, grays, grays8, fine8, strict=True))])[:, None]
 
-    def _step(self, rgb: np.ndarray, gray: np.ndarray, gray8: np.ndarray,
-              following: np.ndarray | None) -> np.ndarray:
+    def look_ahead(self, frames: np.ndarray) -> None:
+        """The frames (n,h,w,3) uint8 at the input size that follow the next batch
+        (``lookahead`` of them at most): a shot's first frames read their
+        parallax against them. Forgotten after that batch."""
+        self._ahead = [_gray8(f.astype(np.float32)) for f in frames[: self.lookahead]]
+
+    def _step(self, rgb: np.ndarray, gray: np.ndarray, gray8: np.ndarray, fine8: np.ndarray,
+              following: list[np.ndarray]) -> np.ndarray:
+        """One frame's depth: ``rgb``, ``gray`` and ``gray8`` at the working size,
+        ``fine8`` and the ``following`` frames' grey at the input size."""
         prev, self._prev = self._prev, gray8
         if prev is None or prev.shape != gray8.shape:
-            return self._start(rgb, gray, following)
+            return self._start(rgb, gray, gray8, fine8, following)
         flow, consistency = self._flow.backward(gray8, prev)
         if float(consistency.mean()) < CUT_CONSISTENCY:
-            return self._start(rgb, gray, following)
+            return self._start(rgb, gray, gray8, fine8, following)
         self._age += 1
-        flow, change = settle(flow, gray8, prev)
-        new = guided_filter(gray, self._with_motion(self._static_cue(rgb, flow, consistency),
-                                                    flow, consistency, change is not None))
+        self._baseline.push(self._prev_fine, movement(flow, consistency))
+        self._prev_fine = fine8
+        fresh = (self._cue is None or self._cue.shape != consistency.shape
+                 or self._age < FRESH_FRAMES or self._age % MOTION_EVERY == 0
+                 or float(np.mean(consistency < 0.5)) > NEW_CONTENT)
+        motion = None
+        if fresh:
+            motion = self._reference_motion(fine8, following, (flow, consistency, -1))
+            self._still = camera_still(flow if motion is None else motion[0], gray8)
+        change = None
+        if self._still:
+            change = changed(gray8, prev)  # a still camera: what did not change rests
+            flow = flow * change[..., None]
         held = warp_back(self._depth, flow)
+        static = self._static_cue(rgb, flow, consistency)
+        if fresh:
+            self._cue = self._with_motion(static, motion, flow, consistency, self._still, held)
+        else:  # between readings the last one moves with the picture
+            self._cue = warp_back(self._cue, flow)
+        new = guided_filter(gray, self._cue)
         # A running mean over the shot's first frames (no long drift away from
         # the first estimate), then an exponential one.
         blend = max(BLEND, 1 / (self._age + 1))
@@ -159,47 +231,110 @@ class HeuristicDepth:
         return self._static
 
     def _fresh_static(self, rgb: np.ndarray) -> np.ndarray:
-        self._static = contact_depth(rgb)
+        ramp = np.linspace(0, 1, rgb.shape[0], dtype=np.float32)[:, None]
+        self._static = CONTACT_SHARE * contact_depth(rgb) + (1 - CONTACT_SHARE) * ramp
         self.static_cues += 1
         return self._static
 
-    def _start(self, rgb: np.ndarray, gray: np.ndarray, following: np.ndarray | None
-               ) -> np.ndarray:
+    def _start(self, rgb: np.ndarray, gray: np.ndarray, gray8: np.ndarray, fine8: np.ndarray,
+               following: list[np.ndarray]) -> np.ndarray:
         """A new shot (or the first frame): nothing to hold. Its motion is read
-        against the following frame, when the batch has it, so that the shot's
-        first depth already has the parallax the next ones will have."""
-        self._range, self._age = None, 0
+        against the frames that follow (the batch's, then the lookahead's), so
+        that the shot's first depth already has the parallax the next ones will
+        have: the next frame gives the pace, the pace how far ahead to look."""
+        self._range, self._age, self._prev_fine, self._cue = None, 0, fine8, None
+        self._baseline.reset()
         new = self._fresh_static(rgb)
-        if following is not None and following.shape == self._prev.shape:
-            flow, consistency = self._flow.backward(self._prev, following)
+        following = [f for f in following if f.shape == fine8.shape]
+        if following:
+            size = gray8.shape[::-1]
+            nxt = following[0] if following[0].shape == gray8.shape else cv2.resize(
+                following[0], size, interpolation=cv2.INTER_AREA)
+            flow, consistency = self._flow.backward(gray8, nxt)
             if float(consistency.mean()) >= CUT_CONSISTENCY:
-                flow, change = settle(flow, self._prev, following)
-                new = self._with_motion(new, flow, consistency, change is not None)
+                self._baseline.pace = movement(flow, consistency)
+                motion = self._reference_motion(fine8, following, (flow, consistency, 1))
+                if motion is not None:
+                    still = camera_still(motion[0], gray8)
+                    if still:
+                        flow = flow * changed(gray8, nxt)[..., None]
+                    new = self._with_motion(new, motion, flow, consistency, still)
         self._depth = guided_filter(gray, new)
         return self._depth
 
-    def _with_motion(self, static: np.ndarray, flow: np.ndarray, consistency: np.ndarray,
-                     still: bool) -> np.ndarray:
-        """The static estimate, replaced by parallax depth as far as it can be trusted
-        (``flow`` and ``still`` as ``settle`` gives them)."""
+    def _reference_motion(self, fine8: np.ndarray, following: list[np.ndarray],
+                          near: tuple[np.ndarray, np.ndarray, int]
+                          ) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """(flow, consistency, frames away) at the working size against the frame
+        the shot's pace asks for (``baseline``); ``near`` is the flow to the
+        adjacent frame, reused when that is the one and the pace needs no fine
+        reading (or when a farther one fails to match)."""
+        size = near[1].shape[::-1]
+        ahead = [f for f in following if f.shape == fine8.shape]
+        if self._baseline.frames_needed() == 1 and not self._baseline.fine():
+            self.references.append(near[2])
+            return near
+        motion = self._baseline.read(self._flow, fine8, ahead, size)
+        if motion is None or float(motion[1].mean()) < CUT_CONSISTENCY:
+            self.references.append(near[2])
+            return near
+        self.references.append(motion[2])
+        return motion
+
+    def _with_motion(self, static: np.ndarray, motion: tuple[np.ndarray, np.ndarray, int] | None,
+                     flow: np.ndarray, consistency: np.ndarray, still: bool,
+                     held: np.ndarray | None = None) -> np.ndarray:
+        """The static estimate, replaced by parallax depth (read over ``motion``:
+        flow, consistency and frames away) as far as the motion model explains
+        it; in a still shot (``still``) what moves (``flow`` to the adjacent
+        frame, at rest where nothing changed) is lifted instead. The parallax
+        takes the direction that agrees with ``held`` (the shot's depth so
+        far, moved to this frame), else with the static estimate."""
         if still:  # lift what moves
             speed = np.hypot(flow[..., 0], flow[..., 1])
             lift = np.clip((speed - 2 * STILL_PX) / 1.0, 0, 1) * consistency
             # within the static range: the depth range stays put as things enter
             return np.minimum(static + 0.5 * lift, 1.0)
-        p = parallax(flow, consistency)
-        trusted = p.inverse_depth[consistency > 0.5]
-        if trusted.size < 32:
+        if motion is None:
             return static
-        lo, p10, mid, p90, hi = np.quantile(trusted[::4], (0.02, 0.1, 0.5, 0.9, 0.98))
-        spread = (p90 - p10) / max(abs(mid), 1e-6)
+        rflow, rconsistency, away = motion
+        p = parallax(rflow, rconsistency)
+        trusted = p.inverse_depth[rconsistency > 0.5]
+        if trusted.size < 32 or p.trust <= 0:
+            return static
+        inverse = p.inverse_depth / abs(away)  # per frame: steady as the baseline changes
+        # the direction that agrees with what the shot already knows
+        if _against(inverse, held if held is not None else static, rconsistency):
+            inverse = -inverse
+        lo, hi = np.quantile(inverse[rconsistency > 0.5][::4], (0.02, 0.98))
         if self._range is not None:  # a steady scale: no pumping with the speed
             lo = RANGE_DECAY * self._range[0] + (1 - RANGE_DECAY) * lo
             hi = RANGE_DECAY * self._range[1] + (1 - RANGE_DECAY) * hi
         self._range = (float(lo), float(hi))
-        trust = float(np.clip((spread - 0.4) / 0.6, 0, 1))  # a pan moves all alike
-        motion = np.clip((p.inverse_depth - lo) / max(hi - lo, 1e-6), 0, 1)
-        return static + trust * consistency * (motion - static)
+        depth = np.clip((inverse - lo) / max(hi - lo, 1e-6), 0, 1)
+        return static + p.trust * rconsistency * (depth - static)
+
+
+def _working_size(width: int, height: int) -> tuple[int, int]:
+    """(w, h) the cues work at for input frames of ``width`` x ``height``."""
+    w = min(WIDTH, width)
+    return w, max(8, round(height * w / width))
+
+
+def _gray8(rgb255: np.ndarray) -> np.ndarray:
+    """Grey uint8 of an (h,w,3) frame in 0..255 (float)."""
+    return np.clip(rgb255 @ _LUMA + 0.5, 0, 255).astype(np.uint8)
+
+
+def _against(depth: np.ndarray, reference: np.ndarray, weight: np.ndarray) -> bool:
+    """Whether ``depth`` clearly runs against ``reference``: their weighted
+    correlation is below -ORIENT_CORRELATION (near zero: no say)."""
+    w = weight[::2, ::2].ravel()
+    a, b = depth[::2, ::2].ravel(), reference[::2, ::2].ravel()
+    total = max(float(w.sum()), 1e-6)
+    a, b = a - float(w @ a) / total, b - float(w @ b) / total
+    spread = np.sqrt(float(w @ (a * a)) * float(w @ (b * b)))
+    return float(w @ (a * b)) < -ORIENT_CORRELATION * max(spread, 1e-12)
 
 
 def _encode(array: np.ndarray) -> str:

@@ -10,7 +10,12 @@ direction, is inverse depth up to one scale: nearer things move more. The
 sign of T is chosen so that most of the scene lies in front of the camera.
 
 A pure pan or a still camera has no parallax: the inverse depth then comes
-out nearly uniform (or noise) and the caller falls back on other cues.
+out nearly uniform (or noise) and the caller falls back on other cues. How far
+the parallax can be trusted is read from the fit itself (``Parallax.trust``):
+the flow along each pixel's translation direction varies with depth, the flow
+across it is what the motion model does not explain (the flow's noise, or
+things that move on their own); parallax whose spread stands well above that
+residual is depth, parallax within it is noise (a pan, a still camera).
 Coordinates are normalised by an assumed focal length of one image width.
 """
 
@@ -27,6 +32,12 @@ from stereo_inference.arrays import is_tensor
 ROUNDS = 2  # a third round moved no figure of the quality bench
 RIDGE = 1.0  # relative to the normal matrix's mean diagonal
 _EPS = 0.05  # regularises the projection near the focus of expansion
+# Parallax spread (10th to 90th percentile, px) over the motion model's residual
+# across the epipolar lines (median, px, plus a floor for DIS's own noise): at
+# TRUST_FROM and below the parallax is noise; TRUST_SPAN more is full trust.
+TRUST_FROM, TRUST_SPAN, NOISE_FLOOR_PX = 2.0, 4.0, 0.03
+UNEQUAL_FROM, UNEQUAL_SPAN = 0.2, 0.4  # parallax spread over its median: a pan's is small
+LATERAL_SLACK = 1.1  # the free fit must leave this much less flow across to win
 # DIS refuses frames smaller than about its patches (12 px); a tiny source's
 # frames are stretched to this many pixels a side for the flow, then back.
 MIN_FLOW_SIDE = 16
@@ -36,6 +47,7 @@ MIN_FLOW_SIDE = 16
 class Parallax:
     inverse_depth: np.ndarray  # (h,w) float32, up to one positive scale; valid where weight > 0
     weight: np.ndarray  # (h,w) float32 0..1: how far the flow there can be trusted
+    trust: float = 1.0  # 0..1: how far the motion model says the parallax is depth
 
 
 class FlowField:
@@ -79,22 +91,70 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
     # The motion is fitted on every other pixel of every other row (plenty).
     us, vs, ws = (a[::2, ::2].ravel() for a in (u, v, weight))
     xs, ys, bu, bv = g.xs, g.ys, g.bu, g.bv
-    # Rotation and sideways translation look alike (the bas-relief ambiguity):
-    # a strong ridge keeps the rotation to what translation cannot explain.
+    # Two hypotheses: a translation anywhere (its focus of expansion may lie in
+    # the picture: a dolly) and a sideways one (focus at infinity: a truck, an
+    # orbit, a handheld sway), whose flow a free fit tends to mistake for a
+    # dolly with a turn. The one that leaves less flow across its epipolar
+    # lines wins, the sideways one on a tie (fewer unknowns).
+    best = None
+    for lateral in (True, False):
+        omega, t = _fit(xs, ys, us, vs, ws, bu, bv, lateral=lateral)
+        ru = u.ravel() - g.bu_full @ omega
+        rv = v.ravel() - g.bv_full @ omega
+        du, dv = g.x * t[2] - t[0], g.y * t[2] - t[1]
+        norm2 = du * du + dv * dv
+        across = _across(ru, rv, du, dv, norm2, weight.ravel())
+        if best is None or across < LATERAL_SLACK * best[0]:
+            best = (across, ru, rv, du, dv, norm2)
+    _, ru, rv, du, dv, norm2 = best
+    inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
+    inv = inv if _positive_side(inv, weight.ravel()) else -inv
+    return Parallax(inv.reshape(h, w).astype(np.float32), weight,
+                    _trust(ru, rv, du, dv, norm2, weight.ravel(), w))
+
+
+def _fit(xs, ys, us, vs, ws, bu, bv, *, lateral: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(rotation w, translation direction T) fitted to the flow sample, T with no
+    forward part when ``lateral``. Rotation and sideways translation look alike
+    (the bas-relief ambiguity): a strong ridge keeps the rotation to what
+    translation cannot explain."""
     omega = np.zeros(3)
-    t = _epipole(xs, ys, us, vs, ws)
+    t = _epipole(xs, ys, us, vs, ws, lateral=lateral)
     for _ in range(ROUNDS):
         du, dv = xs * t[2] - t[0], ys * t[2] - t[1]
         # (flow - B w) x d = 0  ->  (B w) x d = flow x d, linear in w
         a = bu * dv[:, None] - bv * du[:, None]
         omega = _weighted_lstsq(a, us * dv - vs * du, ws, ridge=RIDGE)
-        t = _epipole(xs, ys, us - bu @ omega, vs - bv @ omega, ws)
-    ru = u.ravel() - g.bu_full @ omega
-    rv = v.ravel() - g.bv_full @ omega
-    du, dv = g.x * t[2] - t[0], g.y * t[2] - t[1]
-    inv = (ru * du + rv * dv) / (du * du + dv * dv + _EPS * _EPS)
-    inv = inv if _positive_side(inv, weight.ravel()) else -inv
-    return Parallax(inv.reshape(h, w).astype(np.float32), weight)
+        t = _epipole(xs, ys, us - bu @ omega, vs - bv @ omega, ws, lateral=lateral)
+    return omega, t
+
+
+def _across(ru, rv, du, dv, norm2, weight) -> float:
+    """Weighted mean |flow across the epipolar lines| (normalised units), on a subsample."""
+    sample = slice(None, None, 3)
+    w = weight[sample]
+    cross = np.abs(ru[sample] * dv[sample] - rv[sample] * du[sample]) / np.sqrt(
+        norm2[sample] + 1e-12)
+    return float(w @ cross) / max(float(w.sum()), 1e-6)
+
+
+def _trust(ru, rv, du, dv, norm2, weight, w: int) -> float:
+    """0..1 from the spread of the flow along the translation directions against
+    the residual across them (both in pixels, on trusted pixels)."""
+    sample = (weight > 0.5) & (norm2 > 1e-4)
+    sample[1::3] = False  # a third fewer: plenty for two percentiles
+    if np.count_nonzero(sample) < 32:
+        return 0.0
+    length = np.sqrt(norm2[sample])
+    along = (ru[sample] * du[sample] + rv[sample] * dv[sample]) / length * w
+    across = np.abs(ru[sample] * dv[sample] - rv[sample] * du[sample]) / length * w
+    p10, mid, p90 = np.percentile(along, (10, 50, 90))
+    noise = float(np.median(across)) + NOISE_FLOOR_PX
+    above_noise = np.clip(((p90 - p10) / noise - TRUST_FROM) / TRUST_SPAN, 0, 1)
+    # A turn the fit left in (its ridge) moves everything nearly alike: little
+    # spread for the size of the motion, however clean the flow.
+    unequal = np.clip(((p90 - p10) / max(abs(mid), 1e-6) - UNEQUAL_FROM) / UNEQUAL_SPAN, 0, 1)
+    return float(above_noise * unequal)
 
 
 def warp_back(values, flow):
@@ -137,6 +197,8 @@ def _positive_side(inv: np.ndarray, ws: np.ndarray) -> bool:
     Mostly one sign: that one (inverse depth is positive). Otherwise a leftover
     rotation has shifted everything: near things are few and spread out, the far
     background many and alike, so the long tail of the distribution is near.
+    Both are guesses where a turn went unexplained (a handheld sway, an orbit):
+    callers that know more orient it themselves (``heuristic``).
     """
     positive = float(np.sum(ws * (inv > 0)) / max(np.sum(ws), 1e-6))
     if abs(positive - 0.5) > 0.3:
@@ -146,14 +208,15 @@ def _positive_side(inv: np.ndarray, ws: np.ndarray) -> bool:
     return hi - mid >= mid - lo
 
 
-def _epipole(xs, ys, ru, rv, ws) -> np.ndarray:
+def _epipole(xs, ys, ru, rv, ws, *, lateral: bool = False) -> np.ndarray:
     """Translation direction T (unit 3-vector): residual flow is parallel to
     (x Tz - Tx, y Tz - Ty), so cross(r, d) = 0 is linear in T. The smallest
-    eigenvector of the 3x3 normal matrix (cheaper than an SVD of every row)."""
-    rows = np.stack([rv, -ru, ru * ys - rv * xs])
+    eigenvector of the 3x3 normal matrix (cheaper than an SVD of every row);
+    with ``lateral`` of its 2x2 corner (Tz = 0)."""
+    rows = np.stack([rv, -ru] if lateral else [rv, -ru, ru * ys - rv * xs])
     normal = (rows * ws) @ rows.T
     _, vectors = np.linalg.eigh(normal)
-    return vectors[:, 0]
+    return vectors[:, 0] if not lateral else np.array([*vectors[:, 0], 0.0])
 
 
 def _weighted_lstsq(a: np.ndarray, b: np.ndarray, w: np.ndarray, *, ridge: float = 0.0

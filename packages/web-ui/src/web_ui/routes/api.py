@@ -23,6 +23,7 @@ from web_ui.dependencies import (
     LIMITED_API,
     SAFE_API,
     BackendDep,
+    DepthDefaultsDep,
     EtaDep,
     JobDep,
     SettingsDep,
@@ -47,13 +48,15 @@ def _item(job: Job) -> JobListItem:
 
 @router.post("/jobs", status_code=201, dependencies=LIMITED_API)
 def create_job(
-    body: CreateJobRequest, backend: BackendDep, settings: SettingsDep, user: UserDep,
+    body: CreateJobRequest, backend: BackendDep, settings: SettingsDep,
+    defaults: DepthDefaultsDep, user: UserDep,
 ) -> CreateJobResponse:
     """Create a job and return the form to POST its source video with (the
     storage refuses a file over ``max_upload_bytes``)."""
-    body = body.model_copy(update={"params": resolve_params(body.params, settings)})
+    body = body.model_copy(update={"params": resolve_params(body.params, settings, defaults)})
     webhooks.form_url(body.webhook_url, settings.webhook_policy)  # scheme checked before any job
-    job = job_service.create_job(backend, body, user)
+    job = job_service.create_job(backend, body, user,
+                                 depth_notice=defaults.notice_for(body.params.depth_model))
     upload = uploads.upload_form(backend, job, max_bytes=settings.max_upload_bytes,
                                  expires_s=settings.upload_url_expires_s)
     return CreateJobResponse(

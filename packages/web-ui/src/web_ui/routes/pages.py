@@ -23,10 +23,13 @@ from shared_types.retry import retry_job
 
 from web_ui import jobs as job_service
 from web_ui import lifecycle, uploads, webhooks
+from web_ui.comfort_chart import job_comfort_chart
+from web_ui.comfort_form import ComfortFields, ViewingFields
 from web_ui.dependencies import (
     LIMITED_FORM,
     SAFE_FORM,
     BackendDep,
+    DepthDefaultsDep,
     EtaDep,
     JobDep,
     SettingsDep,
@@ -74,6 +77,9 @@ def create_job(
     backend: BackendDep,
     settings: SettingsDep,
     user: UserDep,
+    defaults: DepthDefaultsDep,
+    comfort: ComfortFields,
+    viewing: ViewingFields,
     mode: Annotated[OutputMode, Form()],
     title: Annotated[str | None, Form(max_length=200)] = None,
     divergence: Annotated[float, Form(ge=0.0, le=10.0)] = 2.0,
@@ -89,13 +95,14 @@ def create_job(
     chosen = {"depth_model": depth_model} if depth_model else {}
     params = resolve_params(ConversionParams(
         divergence=divergence, convergence=convergence, anaglyph_method=anaglyph_method,
-        dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, **chosen,
-    ), settings)
+        dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, **chosen, **comfort,
+        **viewing,
+    ), settings, defaults)
     hook = webhooks.form_url(webhook_url, settings.webhook_policy)
     job = job_service.create_job(
         backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
                                   webhook_url=hook, preview=preview),
-        user,
+        user, depth_notice=defaults.notice_for(params.depth_model),
     )
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
@@ -103,7 +110,7 @@ def create_job(
 @router.get("/jobs/{job_id}")
 def job_page(
     request: Request, job: JobDep, backend: BackendDep, settings: SettingsDep, eta: EtaDep,
-    templates: TemplatesDep,
+    templates: TemplatesDep, defaults: DepthDefaultsDep,
 ) -> Response:
     context: dict = {
         "job": job,
@@ -126,7 +133,10 @@ def job_page(
         context["playback"] = job_service.playback(
             backend, job, expires_s=settings.playback_url_expires_s
         )
+    context["comfort_chart"] = job_comfort_chart(backend, job)
     context["preview"] = preview_panel(backend, job, expires_s=settings.playback_url_expires_s)
+    if context["preview"] is not None:
+        context["depth_choices"] = defaults.preview_choices(job)
     context["takes_upload"] = takes_upload(backend, job)
     # a job that failed for its own input would fail again: no Retry, and why
     context["retry_refusal"] = retry_refusal(job)

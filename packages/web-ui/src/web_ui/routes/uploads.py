@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends, File, Path, UploadFile
 from fastapi.responses import Response
 from shared_types.models import PresignedRequest
 
 from web_ui import uploads
 from web_ui.dependencies import (
     LIMITED_API,
+    SAFE_FORM,
     BackendDep,
     JobDep,
     SettingsDep,
     same_origin,
 )
+from web_ui.depth_upload import store_depth_video
 
 router = APIRouter(prefix="/api/jobs/{job_id}/uploads", tags=["uploads"])
+depth_router = APIRouter(tags=["uploads"])
 
 UploadId = Annotated[str, Path(pattern=uploads.UPLOAD_ID_PATTERN)]
 
@@ -68,4 +71,13 @@ def complete(job: JobDep, upload_id: UploadId, backend: BackendDep,
 def abort(job: JobDep, upload_id: UploadId, backend: BackendDep) -> Response:
     """Cancel the upload and free what was sent."""
     uploads.abort_upload(backend, job, upload_id)
+    return Response(status_code=204)
+
+
+@depth_router.post("/jobs/{job_id}/depth", status_code=204, dependencies=SAFE_FORM)
+def upload_depth(job: JobDep, file: Annotated[UploadFile, File()], backend: BackendDep,
+                 settings: SettingsDep) -> Response:
+    """Store the job's depth video (before its source): the video is then converted
+    with that depth, in one piece (``web_ui.depth_upload``)."""
+    store_depth_video(backend, job, file, max_bytes=settings.max_upload_bytes)
     return Response(status_code=204)

@@ -211,6 +211,20 @@
           var m = /\/jobs\/([0-9a-f-]{36})$/.exec(new URL(r.url).pathname);
           if (!r.ok || !m) { throw new Error("the job could not be created (HTTP " + r.status + ")"); }
           return m[1];
+        })
+        .then(function (jobId) { return sendDepth(jobId).then(function () { return jobId; }); });
+    }
+
+    // An imported depth video (web_ui.depth_upload) goes up before the video itself.
+    function sendDepth(jobId) {
+      var input = document.getElementById("depth-file");
+      if (!input || !input.files.length) { return Promise.resolve(); }
+      var data = new FormData();
+      data.append("csrf_token", form.elements["csrf_token"].value);
+      data.append("file", input.files[0]);
+      return fetch("/jobs/" + jobId + "/depth", { method: "POST", body: data, credentials: "same-origin" })
+        .then(function (r) {
+          if (!r.ok) { throw new Error("the depth video was refused (HTTP " + r.status + ")"); }
         });
     }
 

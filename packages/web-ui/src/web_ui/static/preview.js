@@ -109,11 +109,11 @@
       fetch("/api/jobs/" + section.dataset.jobId + "/preview", {
         method: "POST", credentials: "same-origin",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({
+        body: JSON.stringify(Object.assign({
           start_s: Number(slider.value),
           divergence: Number(document.getElementById("preview-divergence").value),
           convergence: Number(document.getElementById("preview-convergence").value),
-        }),
+        }, comfortValues(document.getElementById("preview-comfort-fields")))),
       }).then(function (r) {
         return r.json().then(function (body) {
           if (!r.ok) { throw new Error(body.detail || ("HTTP " + r.status)); }
@@ -127,6 +127,19 @@
     if (clip && ["completed", "failed", "cancelled"].indexOf(section.dataset.clipStatus) < 0) {
       follow(clip);
     }
+  }
+
+  // The comfort controls (templates/_comfort_fields.html) by their field names:
+  // checkboxes as true/false, numbers as numbers, choices as their values.
+  function comfortValues(fieldset) {
+    var values = {};
+    if (!fieldset) { return values; }
+    fieldset.querySelectorAll("input, select").forEach(function (el) {
+      if (el.type === "checkbox") { values[el.name] = el.checked; }
+      else if (el.type === "number") { values[el.name] = Number(el.value); }
+      else { values[el.name] = el.value; }
+    });
+    return values;
   }
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -1,0 +1,250 @@
+"""How good is the weight-free depth on real photographed scenes? The headline depth bench.
+
+Scenes are real photographs with measured disparity (``bench/real_shots.py``,
+sources and licences in ``bench/data/real_scenes/LICENCES.md``), each played
+as a still shot and as camera motions made from its measured depth (truck,
+dolly, truck + pan, handheld wobble) at a slow and an ordinary speed (0.5
+and 2.5 px a frame at the scene's full size), 24 frames a shot.
+
+The estimator runs as a conversion runs it: ``load_estimator`` and
+``depth_state.resume`` as ``convert`` calls them, frames shrunk to the
+estimator's input size, fed from the shot's first frame in the batches a
+1080p source gets on a CPU (``runtime.batch_frames``: one frame), through
+``StereoRenderer.estimate`` (held frames, temporal normalisation), and
+through the engine's frame lookahead where that engine has one. ``old`` is
+the engine of a git ref (default: where this bench was written), extracted
+and run in a subprocess; ``new`` is the working tree; both in the same run.
+
+Scores, per scene and motion, over pixels whose depth was measured (holes a
+motion opens and unmeasured pixels are left out):
+
+- ordinal: of 4000 random pixel pairs per frame whose true depths differ by
+  more than 10 % (drawn from a seed of the shot's name: the same pairs in any
+  subset run), the share ordered the same way (ties count half); on the
+  shot's first frame (``first``) and over the whole shot (``shot``);
+- flicker: mean |change| of normalised depth from one frame to the next, in
+  percent of the range, where the true depth changed by under 0.5 %.
+
+Context rows: ``ramp`` (bottom nearest) and ``dis`` (OpenCV DIS flow, medium
+preset, 256 px wide, each frame against the frame 3 ahead (3 back at the
+end), its component along the flow's main direction taken as nearness, the
+sign that puts the long tail near: what plain flow over a few frames holds
+without any motion model; meaningless on a still shot, weak on a dolly).
+
+Scenes held out of all tuning (decided before any tuning): HELD_OUT below.
+
+    .venv/bin/python bench/depth_real.py                     # everything, old and new
+    .venv/bin/python bench/depth_real.py --scenes cones --motions truck
+
+Prints a markdown table and summary, then one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+from real_shots import MOTIONS, render_shot, scenes
+
+HELD_OUT = ("teddy", "tsukuba", "kitti-000070")  # never looked at while tuning
+SPEEDS = (0.5, 2.5)
+OLD_REF = "57272e27aa39de32c967dfb0bab3cfe6c5c26c14"  # main before issue 50
+PAIRS = 4000
+REPO = Path(__file__).resolve().parent.parent
+
+
+def shots(names, motions) -> list[tuple[str, str, float]]:
+    return [(n, m, s) for n in names for m in motions
+            for s in ((0.0,) if m == "still" else SPEEDS)]
+
+
+# --- running an engine (in a worker process: the old one is a whole other package)
+
+def run_engine(rgb: np.ndarray) -> tuple[np.ndarray, float]:
+    """Normalised depth (N,h,w) at the estimator's size, as a conversion computes
+    it, and the CPU seconds it took."""
+    from shared_types.models import ConversionParams, OutputMode
+    from stereo_inference.decode import FrameBatch
+    from stereo_inference.depth import load_estimator
+    from stereo_inference.depth_state import resume
+    from stereo_inference.runtime import batch_frames
+    from stereo_inference.synthesis import StereoRenderer
+
+    estimator = load_estimator("heuristic", models_dir=None, device="cpu")
+    normalizer = resume(estimator, None)
+    renderer = StereoRenderer(OutputMode.HALF_SBS, ConversionParams(), estimator, normalizer,
+                              "cpu")
+    n, h, w, _ = rgb.shape
+    iw, ih = estimator.input_size(w, h)
+    small = np.stack([cv2.resize(f, (iw, ih), interpolation=cv2.INTER_AREA) for f in rgb])
+    step = batch_frames("cpu", 1920 * 1080)
+    batches = [FrameBatch(depth_rgb=small[i:i + step], eyes=np.zeros((len(small[i:i + step]), 3, 2),
+                                                                       np.uint8))
+               for i in range(0, n, step)]
+    try:  # the engine's lookahead, where it has one
+        from stereo_inference.lookahead import with_lookahead
+    except ImportError:
+        feed = batches
+    else:
+        feed = with_lookahead(iter(batches), estimator)
+    start = time.process_time()
+    out = [np.asarray(renderer.estimate(b))[:, 0] for b in feed]
+    return np.concatenate(out).astype(np.float32), time.process_time() - start
+
+
+def worker(args) -> None:
+    out = Path(args.out)
+    for name, motion, speed in json.loads(args.shots):
+        rgb, _ = render_shot(name, motion, speed)
+        depth, cpu = run_engine(rgb)
+        np.savez(out / f"{name}-{motion}-{speed}.npz", depth=depth, cpu=cpu)
+
+
+def run_version(label: str, src: Path, todo, out: Path) -> None:
+    """Run the engine whose packages' sources lie under ``src`` in a subprocess."""
+    env = dict(os.environ)
+    paths = sorted(str(p) for p in (src / "packages").glob("*/src"))
+    env["PYTHONPATH"] = os.pathsep.join([*paths, str(Path(__file__).parent),
+                                         env.get("PYTHONPATH", "")])
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, __file__, "--worker", "--out", str(out),
+                    "--shots", json.dumps(todo)], env=env, check=True, cwd=str(src))
+    print(f"# {label}: done", file=sys.stderr, flush=True)
+
+
+def extract_ref(ref: str, into: Path) -> Path:
+    """Every package's sources of git ``ref``, under ``into``."""
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "packages"], check=True,
+                             capture_output=True).stdout
+    into.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+# --- references and scores
+
+def ramp(rgb: np.ndarray) -> np.ndarray:
+    n, h, w, _ = rgb.shape
+    return np.broadcast_to(np.linspace(0, 1, h, dtype=np.float32)[None, :, None], (n, h, w))
+
+
+def dis_reference(rgb: np.ndarray) -> np.ndarray:
+    dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_MEDIUM)
+    n, h, w, _ = rgb.shape
+    sw, sh = 256, max(8, round(h * 256 / w))
+    grey = [cv2.resize(cv2.cvtColor(f, cv2.COLOR_RGB2GRAY), (sw, sh), interpolation=cv2.INTER_AREA)
+            for f in rgb]
+    out = []
+    for t in range(n):
+        other = t + 3 if t + 3 < n else max(0, t - 3)
+        flow = dis.calc(grey[t], grey[other], None).reshape(-1, 2)
+        _, vectors = np.linalg.eigh(flow.T @ flow)
+        along = flow @ vectors[:, 1]
+        lo, mid, hi = np.percentile(along, (5, 50, 95))
+        out.append((along if hi - mid >= mid - lo else -along).reshape(sh, sw))
+    return np.stack(out)
+
+
+def scores(estimate: np.ndarray, truth: np.ndarray, seed: int) -> dict:
+    """first/shot ordinal accuracy and flicker of ``estimate`` (N,h,w) at any
+    size against ``truth`` (N,H,W) depth (nan: not scored)."""
+    _, h, w = truth.shape
+    est = np.stack([cv2.resize(e.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+                    for e in estimate])
+    span = max(float(est.max() - est.min()), 1e-6)
+    est = (est - est.min()) / span
+    rng = np.random.default_rng(seed)
+    ordinal = []
+    for e, z in zip(est, truth, strict=True):
+        valid = np.flatnonzero(np.isfinite(z.ravel()))
+        a, b = rng.choice(valid, PAIRS), rng.choice(valid, PAIRS)
+        za, zb = z.flat[a], z.flat[b]
+        keep = np.maximum(za, zb) > 1.1 * np.minimum(za, zb)
+        want = np.sign(zb[keep] - za[keep])  # a nearer: +
+        got = np.sign(e.flat[a][keep] - e.flat[b][keep])
+        ordinal.append(float(np.where(got == 0, 0.5, got == want).mean()))
+    still = (np.abs(truth[1:] - truth[:-1]) < 0.005 * truth[1:])  # nan compares False
+    flick = float(100 * np.abs(est[1:] - est[:-1])[still].mean()) if still.sum() > 100 else np.nan
+    return {"first": round(ordinal[0], 3), "shot": round(float(np.mean(ordinal)), 3),
+            "flicker": round(flick, 3)}
+
+
+def main(argv=None) -> list[dict]:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--scenes", nargs="+", default=None)
+    p.add_argument("--motions", nargs="+", choices=MOTIONS, default=list(MOTIONS))
+    p.add_argument("--old-ref", default=OLD_REF, help="git ref of the old engine ('' to skip)")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--out", help=argparse.SUPPRESS)
+    p.add_argument("--shots", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        return worker(args)
+    todo = shots(args.scenes or scenes(), args.motions)
+    for shot in todo:
+        render_shot(*shot)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="depth-real-") as tmp:
+        versions = {"new": REPO}
+        if args.old_ref:
+            versions = {"old": extract_ref(args.old_ref, Path(tmp) / "old"), **versions}
+        for label, src in versions.items():
+            run_version(label, src, todo, Path(tmp) / label)
+        for name, motion, speed in todo:
+            rgb, truth = render_shot(name, motion, speed)
+            i = zlib.crc32(f"{name}-{motion}-{speed}".encode())  # the same pairs in any subset
+            row = {"scene": name, "held_out": name in HELD_OUT, "motion": motion, "speed": speed}
+            row["ramp"] = scores(ramp(rgb), truth, i)
+            row["dis"] = scores(dis_reference(rgb), truth, i)
+            for label in versions:
+                data = np.load(Path(tmp) / label / f"{name}-{motion}-{speed}.npz")
+                row[label] = {**scores(data["depth"], truth, i),
+                              "ms_per_frame": round(1000 * float(data["cpu"]) / len(rgb), 1)}
+            rows.append(row)
+    print_table(rows, list(versions))
+    print(json.dumps(rows))
+    return rows
+
+
+def print_table(rows: list[dict], labels: list[str]) -> None:
+    head = "| scene | motion | px/frame | ramp | dis | " + " | ".join(
+        f"{v} first | {v} shot | {v} flicker" for v in labels) + " |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for r in rows:
+        cells = [r["scene"] + (" (held out)" if r["held_out"] else ""), r["motion"], r["speed"],
+                 r["ramp"]["shot"], r["dis"]["shot"]]
+        for v in labels:
+            cells += [r[v]["first"], r[v]["shot"], r[v]["flicker"]]
+        print("| " + " | ".join(str(c) for c in cells) + " |")
+    print()
+    print("| scenes | shots | " + " | ".join(f"{v} first (mean/min) | {v} shot (mean/min) | "
+                                          f"{v} flicker" for v in ["ramp", *labels]) + " |")
+    print("|" + "---|" * (2 + 3 * (1 + len(labels))))
+    for held in (False, True):
+        for still in (True, False):
+            group = [r for r in rows if r["held_out"] == held and (r["motion"] == "still") == still]
+            if not group:
+                continue
+            cells = ["held out" if held else "tuned", "still" if still else "camera motion"]
+            for v in ["ramp", *labels]:
+                first = [r[v]["first"] for r in group]
+                shot = [r[v]["shot"] for r in group]
+                flick = [r[v]["flicker"] for r in group if np.isfinite(r[v]["flicker"])]
+                cells += [f"{np.mean(first):.3f} / {min(first):.3f}",
+                          f"{np.mean(shot):.3f} / {min(shot):.3f}",
+                          f"{np.mean(flick):.3f}" if flick else "-"]
+            print("| " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
