@@ -103,6 +103,10 @@ def test_another_users_job_cannot_be_acted_on(app, alb, backend):
     for url, body in api:
         assert bob.post(url, json=body).status_code == 404, url
     assert bob.delete(f"/api/jobs/{waiting.job_id}/uploads/0123abcd").status_code == 404
+    r = bob.post(f"/jobs/{waiting.job_id}/depth", data=form,
+                 files={"file": ("depth.mkv", b"not read", "video/x-matroska")})
+    assert r.status_code == 404  # an imported depth video for her job
+    assert list(backend.input_storage.list(f"input/{waiting.job_id}/")) == []
     assert backend.jobs.get(running.job_id).status == JobStatus.CHUNKING_IN_PROGRESS
     assert backend.jobs.get(failed.job_id).status == JobStatus.FAILED
     assert backend.jobs.get(held.job_id).preview_job_id is None
