@@ -167,7 +167,6 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
             facts["stream"] = requests.get(via_relay(links["url"], relay),
                                            headers={"Range": "bytes=0-63"}, timeout=30)
             facts["download"] = requests.get(via_relay(links["download_url"], relay), timeout=30)
-        facts["bob"] = _bob_tries(web, bob, job_id)
         # Preview before converting all: a held job's strip, a clip cut from its
         # source and converted, then the whole video with the chosen settings.
         held = requests.post(f"{web}/api/jobs", json={"mode": "half-sbs", "preview": True},
@@ -218,16 +217,6 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         facts["retried_job"] = wc.wait_status(web, bad_id, {"failed"}, services)
         facts["delete"] = wc.press(web, bad_id, "delete")
         facts["deleted"] = requests.get(f"{web}/api/jobs/{bad_id}", timeout=30).status_code
-        # A deleted job's upload form used late: S3 stores it (it cannot refuse a
-        # signed form), and media-worker, finding no job, removes it.
-        late = wc.create_job(web)
-        facts["late_delete"] = wc.press(web, late["job_id"], "delete")
-        facts["late_upload"] = requests.post(
-            via_relay(late["upload_url"], relay).split("?")[0], data=late["upload_fields"],
-            files={"file": ("clip.mp4", clip)}, timeout=60).status_code
-        facts["late_removed"] = d.wait_for(
-            lambda: not op.input_storage.exists(source_key(late["job_id"])), 300,
-            "media-worker to remove a deleted job's late upload", services.logs)
         # Poison messages: dead-lettered by each consumer, then redriven by the operator.
         for queue in ("chunking", "video-worker"):
             op.queue(queue).send('{"poison": true}')
@@ -265,6 +254,19 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         finally:
             services.signal("video-worker", signal.SIGCONT)
         _rare_paths(services, stack, web, relay, clip, facts)
+        # Last, so the rare paths' timing is what it was without them: Bob tries
+        # Alice's first job, and a deleted job's upload form is used late.
+        facts["bob"] = _bob_tries(web, bob, job_id)
+        # A deleted job's upload form used late: S3 stores it (it cannot refuse a
+        # signed form), and media-worker, finding no job, removes it.
+        late = wc.create_job(web)
+        facts["late_delete"] = wc.press(web, late["job_id"], "delete")
+        facts["late_upload"] = requests.post(
+            via_relay(late["upload_url"], relay).split("?")[0], data=late["upload_fields"],
+            files={"file": ("clip.mp4", clip)}, timeout=60).status_code
+        facts["late_removed"] = d.wait_for(
+            lambda: not op.input_storage.exists(source_key(late["job_id"])), 300,
+            "media-worker to remove a deleted job's late upload", services.logs)
 
 
 def _bob_tries(web: str, bob: str, alice_job: str) -> dict:
