@@ -123,6 +123,18 @@ resource "aws_s3_bucket_lifecycle_configuration" "this" {
       days_after_initiation = 1
     }
   }
+  # The backstop for sources nothing deleted (an upload form used after its job
+  # was deleted and the chunker missed it): every object under input/ expires.
+  rule {
+    id     = "expire-sources"
+    status = "Enabled"
+    filter {
+      prefix = "input/"
+    }
+    expiration {
+      days = var.source_retention_days
+    }
+  }
 }
 
 moved {

@@ -31,6 +31,12 @@ variable "segment_retention_days" {
   default     = 1
 }
 
+variable "source_retention_days" {
+  description = "Days a job's source (input/, with the streams kept aside) is kept; Retry of an older job asks for the video again."
+  type        = number
+  default     = 30
+}
+
 variable "force_destroy_buckets" {
   description = "Let terraform destroy delete non-empty buckets (dev stacks only)."
   type        = bool

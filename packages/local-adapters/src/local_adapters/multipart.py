@@ -83,14 +83,30 @@ class MultipartUploads:
         return self._upload_dir(key, upload_id)[1]["max_bytes"]
 
     def presign_part(self, key: str, upload_id: str, part_number: int, *,
-                     expires_s: int = 3600) -> str:
-        """A signed PUT URL for one part. Raises UploadNotFoundError, ValueError."""
+                     expires_s: int = 3600, content_length: int | None = None) -> str:
+        """A signed PUT URL for one part (of at most ``content_length`` bytes,
+        signed into the URL). Raises UploadNotFoundError, ValueError."""
         if not 1 <= part_number <= MAX_PARTS:
             raise ValueError(f"part number {part_number} is outside 1..{MAX_PARTS}")
         self._upload_dir(key, upload_id)
         url, _ = self.signer.sign("part", self.bucket, key, expires_s=expires_s,
+                                  max_bytes=content_length,
                                   upload_id=upload_id, part_number=part_number)
         return url
+
+    def open_uploads(self, key: str) -> list[str]:
+        """Ids of the uploads to ``key`` still open, oldest first."""
+        if not self.uploads_dir.is_dir():
+            return []
+        found = []
+        for folder in self.uploads_dir.iterdir():
+            try:
+                meta = folder / "upload.json"
+                if json.loads(meta.read_text())["key"] == key:
+                    found.append((meta.stat().st_mtime, folder.name))
+            except (FileNotFoundError, NotADirectoryError, ValueError, KeyError):
+                continue  # completed or aborted meanwhile, or not an upload
+        return [upload_id for _, upload_id in sorted(found)]
 
     def room_for_part(self, key: str, upload_id: str, part_number: int) -> int | None:
         """How many bytes part ``part_number`` may have without the upload going

@@ -246,6 +246,8 @@ class _StorageEndpoint:
         if upload_id is None or number is None:
             raise SignatureError("a part URL must name its upload and part number")
         room = await anyio.to_thread.run_sync(storage.room_for_part, key, upload_id, number)
+        if signed.max_bytes is not None:  # the part's own signed length
+            room = signed.max_bytes if room is None else min(room, signed.max_bytes)
         return await self._receive(request, storage, key, room,
                                    lambda tmp: storage.adopt_part(key, upload_id, number, tmp))
 

@@ -24,7 +24,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from shared_types import keys
-from shared_types.cancel import discard_if_cancelled
+from shared_types.cancel import discard_if_cancelled, free_job_files
 from shared_types.disk_room import WORK_FACTOR, require_room
 from shared_types.errors import ConditionFailedError
 from shared_types.failure import disk_full_as
@@ -103,7 +103,11 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
         return None
     job = backend.jobs.get(job_id)
     if job is None:
-        log.warning("job_id=%s source uploaded for an unknown job; ignored", job_id)
+        # a deleted job's upload form used late (or a job that never was): nobody
+        # will convert it, so it is removed now, not left to the bucket's rule
+        deleted = free_job_files(backend, job_id, keep_poster=False)
+        log.warning("job_id=%s source uploaded for an unknown job; %d objects removed",
+                    job_id, deleted)
         return None
     if job.status == JobStatus.AWAITING_CONFIRMATION and job.thumbnails is None:
         info = _checked_head(deps, record.key)

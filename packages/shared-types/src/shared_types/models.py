@@ -232,6 +232,9 @@ class JobError(Contract):
 class Job(Contract):
     job_id: str
     mode: OutputMode
+    # The user who created it (the identity provider's ``sub``): only they, and
+    # admins, see it. None: created before users existed (admins only).
+    owner: str | None = Field(None, max_length=256)
     container: Container = Container.MP4
     status: JobStatus = JobStatus.CREATED
     created_at: float = Field(default_factory=now)

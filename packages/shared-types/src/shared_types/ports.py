@@ -311,10 +311,15 @@ class ObjectStorage(Protocol):
         Raises InvalidKeyError."""
 
     def presign_part(self, key: str, upload_id: str, part_number: int, *,
-                     expires_s: int = 3600) -> str:
-        """A URL a browser can PUT one part to, without credentials.
+                     expires_s: int = 3600, content_length: int | None = None) -> str:
+        """A URL a browser can PUT one part to, without credentials; with
+        ``content_length`` the storage takes a part of exactly that many bytes.
         Raises UploadNotFoundError (where the backend can tell), ValueError
         for a part number outside 1..10000."""
+
+    def open_uploads(self, key: str) -> builtins.list[str]:
+        """The ids of the multipart uploads to ``key`` neither completed nor
+        aborted (oldest first)."""
 
     def list_parts(self, key: str, upload_id: str) -> builtins.list[UploadedPart]:
         """The parts received so far, by part number (what a resumed upload

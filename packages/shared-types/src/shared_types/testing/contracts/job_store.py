@@ -31,6 +31,16 @@ def test_create_then_get_returns_an_equal_job(job_store):
     assert got.model_dump() == job.model_dump()
 
 
+def test_the_owner_is_stored_and_kept_by_updates(job_store):
+    job_store.create(make_job("job-a").model_copy(update={"owner": "user-1"}))
+    job_store.create(make_job("job-b", created_at=1001.0))
+    job_store.update("job-a", JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS))
+    assert job_store.get("job-a").owner == "user-1"
+    assert job_store.get("job-b").owner is None
+    listed = {job.job_id: job.owner for job in job_store.list_in_progress(limit=10)}
+    assert listed == {"job-a": "user-1", "job-b": None}
+
+
 def test_get_of_unknown_job_is_none(job_store):
     assert job_store.get("nope") is None
 
