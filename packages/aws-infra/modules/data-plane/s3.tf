@@ -125,14 +125,17 @@ resource "aws_s3_bucket_lifecycle_configuration" "this" {
   }
   # The backstop for sources nothing deleted (an upload form used after its job
   # was deleted and the chunker missed it): every object under input/ expires.
-  rule {
-    id     = "expire-sources"
-    status = "Enabled"
-    filter {
-      prefix = "input/"
-    }
-    expiration {
-      days = var.source_retention_days
+  dynamic "rule" {
+    for_each = each.key == "input" ? ["input/"] : []
+    content {
+      id     = "expire-sources"
+      status = "Enabled"
+      filter {
+        prefix = rule.value
+      }
+      expiration {
+        days = var.source_retention_days
+      }
     }
   }
 }

@@ -141,9 +141,13 @@ def test_intermediate_segments_expire_after_a_day_and_finals_never(dp):
     # Segments expire by the tag set when their job ends, never by a prefix:
     # final.mp4 lives under jobs/.
     assert "prefix" not in seg["filter"][0]
-    [sagemaker] = lifecycle["dynamic"]
+    sagemaker, sources = lifecycle["dynamic"]
     assert sagemaker["rule"]["for_each"] == '${each.key == "output" ? ["sagemaker-async/"] : []}'
     assert sagemaker["rule"]["content"][0]["filter"][0]["prefix"] == "${rule.value}"
+    # the backstop for sources nothing deleted: the input bucket's input/ only
+    assert sources["rule"]["for_each"] == '${each.key == "input" ? ["input/"] : []}'
+    assert sources["rule"]["content"][0]["id"] == "expire-sources"
+    assert sources["rule"]["content"][0]["expiration"][0]["days"] == "${var.source_retention_days}"
     assert segment_key("j", 0, 1, "sbs").startswith("segments/")
 
 
