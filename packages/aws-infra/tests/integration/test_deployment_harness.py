@@ -303,6 +303,7 @@ def _rare_paths(services: d.Services, stack: d.Stack, web: str, relay: str, clip
                 facts: dict) -> None:
     """Paths each service takes rarely, under its own role like the rest."""
     from shared_types import keys
+    from shared_types.models import JobStatus
 
     op, buckets = d.operator_backend(stack), stack.data_plane["buckets"]
     # The job list: the jobs in progress and the completed ones (one index each).
@@ -315,11 +316,19 @@ def _rare_paths(services: d.Services, stack: d.Stack, web: str, relay: str, clip
         wc.upload_in_parts(web, relay, stale_id, clip)
         d.wait_for(lambda: op.input_storage.exists(f"sagemaker-requests/{stale_id}/0.json"),
                    300, "the first inference request of the taken-over job", services.logs)
+        # The first request can come before the chunker finished its run (it uploads
+        # segment 0 first). Taken over then, its run would stop unfinished and the
+        # upload's replayed event would chunk the job again (a fresh run, converted
+        # to the end): nothing left for the janitor. The takeover this scenario
+        # wants comes once the run is chunked; the endpoint paused, the job stays so.
+        d.wait_for(lambda: op.jobs.get(stale_id).status == JobStatus.CHUNKING_COMPLETE,
+                   300, "the taken-over job's first run to finish chunking", services.logs)
         d.operator_client(stack, "dynamodb").update_item(
             TableName=stack.data_plane["tables"]["jobs"], Key={"job_id": {"S": stale_id}},
-            UpdateExpression="SET #run = #run + :one",
-            ExpressionAttributeNames={"#run": "run"},
-            ExpressionAttributeValues={":one": {"N": "1"}})
+            UpdateExpression="SET #run = #run + :one", ConditionExpression="#status = :chunked",
+            ExpressionAttributeNames={"#run": "run", "#status": "status"},
+            ExpressionAttributeValues={":one": {"N": "1"},
+                                       ":chunked": {"S": JobStatus.CHUNKING_COMPLETE.value}})
     finally:
         services.signal("sagemaker-emulator", signal.SIGCONT)
     facts["stale_output_removed"] = d.wait_for(
