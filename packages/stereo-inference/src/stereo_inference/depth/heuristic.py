@@ -306,7 +306,11 @@ class HeuristicDepth:
         # the direction that agrees with what the shot already knows
         if _against(inverse, held if held is not None else static, rconsistency):
             inverse = -inverse
-        lo, hi = np.quantile(inverse[rconsistency > 0.5][::4], (0.02, 0.98))
+        # about the median: a turn left in the parallax (a sway's) shifts it all
+        # alike, and the running range must not lag behind that shift
+        lo, mid, hi = np.quantile(inverse[rconsistency > 0.5][::4], (0.02, 0.5, 0.98))
+        inverse = inverse - mid
+        lo, hi = lo - mid, hi - mid
         if self._range is not None:  # a steady scale: no pumping with the speed
             lo = RANGE_DECAY * self._range[0] + (1 - RANGE_DECAY) * lo
             hi = RANGE_DECAY * self._range[1] + (1 - RANGE_DECAY) * hi
