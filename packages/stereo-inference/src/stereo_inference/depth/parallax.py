@@ -107,7 +107,7 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
         du, dv = g.x * t[2] - t[0], g.y * t[2] - t[1]
         norm2 = du * du + dv * dv
         across = _across(ru, rv, du, dv, norm2, weight.ravel())
-        if best is None or across < LATERAL_SLACK * best[0]:
+        if best is None or LATERAL_SLACK * across < best[0]:
             best = (across, ru, rv, du, dv, norm2)
     _, ru, rv, du, dv, norm2 = best
     inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
