@@ -29,7 +29,6 @@ flow in between.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 
 import cv2
@@ -38,7 +37,9 @@ import numpy as np
 from stereo_inference.arrays import is_tensor
 from stereo_inference.depth.baseline import FINE, MAX_FRAMES, Baseline, movement
 from stereo_inference.depth.guided import guided_filter
+from stereo_inference.depth.heuristic_state import Saved, pack, unpack
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
+from stereo_inference.depth.parallax_depth import ParallaxScale
 from stereo_inference.depth.still_camera import (
     SETTLING_FRAMES,
     STILL_PX,
@@ -52,17 +53,12 @@ _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 BLEND = 0.07  # weight of a new estimate where the flow holds (after the first frames)
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
 CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
-RANGE_DECAY = 0.8  # share of the running parallax range kept each frame
 # The parallax (a flow to the reference frame, two motion fits) likewise: read
 # afresh on a shot's first frames, every MOTION_EVERY-th frame and where new
 # content came in; in between the last reading moves along the flow (it enters
 # the held depth with BLEND: on the tuned real scenes, accuracy the same
 # within 0.001 and the depth stage 10.9 ms a frame against 16.5 for every frame).
 MOTION_EVERY = 4
-# Parallax whose correlation with the shot's depth so far (or the static cue)
-# is below minus this is turned round: the fit's sign is a guess when a turn
-# went unexplained (a handheld sway); nearer zero the fit's own sign stands.
-ORIENT_CORRELATION = 0.1
 FRESH_FRAMES = 3
 NEW_CONTENT = 0.02
 
@@ -78,7 +74,7 @@ class HeuristicDepth:
         self._prev: np.ndarray | None = None  # last grey frame (uint8)
         self._prev_fine: np.ndarray | None = None  # the same at the input size
         self._depth: np.ndarray | None = None  # accumulated depth of that frame
-        self._range: tuple[float, float] | None = None  # running parallax range
+        self._scale = ParallaxScale()  # the shot's parallax readings' running range
         self._age = 0  # frames accumulated since the shot started
         self._recent: np.ndarray | None = None  # where a still shot changed lately (0..1)
         self._baseline = Baseline()  # the shot's recent frames and pace
@@ -97,34 +93,19 @@ class HeuristicDepth:
         """The last frame and its depth (JSON), for the next segment; None before any."""
         if self._prev is None or self._depth is None:
             return None
-        state = {"shape": list(self._prev.shape), "range": self._range, "age": self._age,
-                 "gray": _encode(self._prev), "depth": _encode(self._depth.astype(np.float16)),
-                 "pace": self._baseline.pace, "still": self._still}
-        for key, value in (("recent", self._recent), ("cue", self._cue)):
-            if value is not None:
-                state[key] = _encode(value.astype(np.float16))
-        return state
+        return pack(Saved(self._prev, self._depth, self._age, self._baseline.pace,
+                          self._scale.range, self._still, self._recent, self._cue))
 
     def restore(self, state: dict) -> None:
         """Continue from ``state()`` of the previous segment (ignored when malformed)."""
-        try:
-            h, w = (int(v) for v in state["shape"])
-            prev = np.frombuffer(base64.b64decode(state["gray"]), np.uint8).reshape(h, w)
-            depth = np.frombuffer(base64.b64decode(state["depth"]), np.float16).reshape(h, w)
-            rng = state.get("range")
-            age = int(state.get("age", 1000))
-            # absent from older states: the cues computed afresh, no recent change
-            recent, cue = (_decode(state.get(key), h, w) for key in ("recent", "cue"))
-            pace = state.get("pace")
-            pace = float(pace) if isinstance(pace, (int, float)) else None
-        except (KeyError, TypeError, ValueError):
+        saved = unpack(state)
+        if saved is None:
             return
-        self._prev, self._depth, self._age = prev.copy(), depth.astype(np.float32), age
-        self._recent, self._cue = recent, cue
-        self._still = bool(state.get("still", False))
+        self._prev, self._depth, self._age = saved.gray, saved.depth, saved.age
+        self._recent, self._cue, self._still = saved.recent, saved.cue, saved.still
         self._baseline.reset()  # its frames stay behind; the shot's pace comes along
-        self._baseline.pace = pace
-        self._range = (float(rng[0]), float(rng[1])) if rng else None
+        self._baseline.pace = saved.pace
+        self._scale.range = saved.range
 
     def estimate(self, rgb):
         """Depth of frames (B,3,h,w): numpy in, numpy out (no torch); a tensor in,
@@ -210,7 +191,8 @@ class HeuristicDepth:
         against the frames that follow (the batch's, then the lookahead's), so
         that the shot's first depth already has the parallax the next ones will
         have: the next frame gives the pace, the pace how far ahead to look."""
-        self._range, self._age, self._prev_fine, self._cue = None, 0, fine8, None
+        self._age, self._prev_fine, self._cue = 0, fine8, None
+        self._scale.reset()
         self._baseline.reset()
         new = _ramp(*gray.shape)
         following = [f for f in following if f.shape == fine8.shape]
@@ -272,20 +254,8 @@ class HeuristicDepth:
         trusted = p.inverse_depth[rconsistency > 0.5]
         if trusted.size < 32 or p.trust <= 0:
             return static
-        inverse = p.inverse_depth / abs(away)  # per frame: steady as the baseline changes
-        # the direction that agrees with what the shot already knows
-        if _against(inverse, held if held is not None else static, rconsistency):
-            inverse = -inverse
-        # about the median: a turn left in the parallax (a sway's) shifts it all
-        # alike, and the running range must not lag behind that shift
-        lo, mid, hi = np.quantile(inverse[rconsistency > 0.5][::4], (0.02, 0.5, 0.98))
-        inverse = inverse - mid
-        lo, hi = lo - mid, hi - mid
-        if self._range is not None:  # a steady scale: no pumping with the speed
-            lo = RANGE_DECAY * self._range[0] + (1 - RANGE_DECAY) * lo
-            hi = RANGE_DECAY * self._range[1] + (1 - RANGE_DECAY) * hi
-        self._range = (float(lo), float(hi))
-        depth = np.clip((inverse - lo) / max(hi - lo, 1e-6), 0, 1)
+        depth = self._scale.nearness(p.inverse_depth, rconsistency, away,
+                                     held if held is not None else static)
         return static + p.trust * rconsistency * (depth - static)
 
 
@@ -317,25 +287,3 @@ def _working_size(width: int, height: int) -> tuple[int, int]:
 def _gray8(rgb255: np.ndarray) -> np.ndarray:
     """Grey uint8 of an (h,w,3) frame in 0..255 (float)."""
     return np.clip(rgb255 @ _LUMA + 0.5, 0, 255).astype(np.uint8)
-
-
-def _against(depth: np.ndarray, reference: np.ndarray, weight: np.ndarray) -> bool:
-    """Whether ``depth`` clearly runs against ``reference``: their weighted
-    correlation is below -ORIENT_CORRELATION (near zero: no say)."""
-    w = weight[::2, ::2].ravel()
-    a, b = depth[::2, ::2].ravel(), reference[::2, ::2].ravel()
-    total = max(float(w.sum()), 1e-6)
-    a, b = a - float(w @ a) / total, b - float(w @ b) / total
-    spread = np.sqrt(float(w @ (a * a)) * float(w @ (b * b)))
-    return float(w @ (a * b)) < -ORIENT_CORRELATION * max(spread, 1e-12)
-
-
-def _encode(array: np.ndarray) -> str:
-    return base64.b64encode(array.tobytes()).decode()
-
-
-def _decode(text: str | None, h: int, w: int) -> np.ndarray | None:
-    """The (h, w) float16 map ``_encode`` wrote, as float32; None for None."""
-    if text is None:
-        return None
-    return np.frombuffer(base64.b64decode(text), np.float16).reshape(h, w).astype(np.float32)
