@@ -53,11 +53,14 @@ _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 BLEND = 0.07  # weight of a new estimate where the flow holds (after the first frames)
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
 CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
-# The parallax (a flow to the reference frame, two motion fits) likewise: read
-# afresh on a shot's first frames, every MOTION_EVERY-th frame and where new
-# content came in; in between the last reading moves along the flow (it enters
-# the held depth with BLEND: on the tuned real scenes, accuracy the same
-# within 0.001 and the depth stage 10.9 ms a frame against 16.5 for every frame).
+# The parallax (a flow to the reference frame at twice the working width, two
+# motion fits) is read afresh on a shot's first frames, every MOTION_EVERY-th
+# frame and where new content came in; in between the last reading moves along
+# the flow (it enters the held depth with BLEND: on the tuned real scenes, every
+# 4th frame against every frame: accuracy the same within 0.001, 10.9 ms a
+# frame against 16.5; every 6th: the same accuracy, a little less flicker and
+# CPU, but a still shot whose first readings misjudged it as moving, with
+# things crossing it, let its walls move for longer: not kept).
 MOTION_EVERY = 4
 FRESH_FRAMES = 3
 NEW_CONTENT = 0.02
@@ -218,10 +221,9 @@ class HeuristicDepth:
                           ) -> tuple[np.ndarray, np.ndarray, int] | None:
         """(flow, consistency, frames away) at the working size against the frame
         the shot's pace asks for (``baseline``); ``near`` is the flow to the
-        adjacent frame, reused when that is the one and the pace needs no fine
-        reading (or when a farther one fails to match)."""
+        adjacent frame, kept when the pace asks for no other or none matches."""
         size = near[1].shape[::-1]
-        if self._baseline.frames_needed() == 1 and not self._baseline.fine():
+        if self._baseline.frames_needed() == 1:  # fast: the adjacent frame, read already
             self.references.append(near[2])
             return near
         ahead = [] if len(self._baseline.past) >= self._baseline.frames_needed() else [
