@@ -56,10 +56,12 @@ class FlowField:
     small motions of distant things), with half the preset's gradient descent
     iterations per patch (cheaper, the same depth on the quality bench)."""
 
-    def __init__(self) -> None:
+    def __init__(self, patch_stride: int | None = None) -> None:
         self._dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
         self._dis.setFinestScale(0)
         self._dis.setGradientDescentIterations(6)
+        if patch_stride is not None:  # sparser patches: cheaper (the preset's is 4)
+            self._dis.setPatchStride(patch_stride)
 
     def backward(self, cur: np.ndarray, prev: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(flow, consistency): flow (h,w,2) takes each pixel of ``cur`` (uint8 grey)
