@@ -1,13 +1,13 @@
-"""Depth without weights: motion parallax where the camera moves, image cues elsewhere.
+"""Depth without weights: motion parallax where the camera moves, a ramp elsewhere.
 
 Each frame's dense optical flow against a reference frame (``parallax``) gives
 real relative depth whenever the camera translates: nearer things move more.
 The reference lies as far away as the shot's pace needs (``baseline``: several
-frames back when the camera moves slowly, read at twice the working width when
-even that is little; ahead, from the frames the engine decodes past the batch,
-on a shot's first frames), and the parallax counts as far as the camera-motion
-fit explains the flow. Where motion says nothing (a still camera, a pure pan) a
-plain ramp decides (bottom nearest): on the real photographs of
+frames back when the camera moves slowly, read at twice the working width;
+ahead, from the frames the engine decodes past the batch, on a shot's first
+frames), turned into steady 0..1 nearness (``parallax_depth``), and counts as
+far as the camera-motion fit explains the flow. Where motion says nothing (a
+still camera, a pure pan) a plain ramp decides (bottom nearest): on the real photographs of
 ``bench/depth_real.py`` no image cue tried (ground contact, texture, blur,
 saturation, brightness, per-region mixes) ordered better than it by more than
 noise, and ground contact, a third of the old cue, ordered one of them worse
@@ -24,7 +24,7 @@ estimate where the flow holds (a running mean over a shot's first frames,
 then a slow exponential one), and replaced where it does not (new content)
 or when most of the frame fails to match (a scene cut). The parallax is read
 afresh on a shot's first frames and every few frames after, moved along the
-flow in between.
+flow in between. What travels to the next segment: ``heuristic_state``.
 """
 
 from __future__ import annotations
