@@ -21,6 +21,7 @@ _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer",
 def _handler(target: str, identity: Callable[[], dict[str, str]]
              ) -> type[BaseHTTPRequestHandler]:
     parts = urlsplit(target)
+    host = parts.hostname or "127.0.0.1"
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -31,7 +32,7 @@ def _handler(target: str, identity: Callable[[], dict[str, str]]
             headers = {k: v for k, v in self.headers.items()
                        if k.lower() not in _HOP_BY_HOP and not k.lower().startswith("x-amzn-oidc")}
             headers.update(identity())
-            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+            conn = http.client.HTTPConnection(host, parts.port, timeout=120)
             try:
                 conn.request(self.command, self.path, body=body, headers=headers)
                 resp = conn.getresponse()
