@@ -47,8 +47,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from stereo_media.ffmpeg import ffmpeg_path
+from shared_types.conversion import EngineRuntime
 from shared_types.models import ConversionParams, DepthModel, OutputMode
+from stereo_media.ffmpeg import ffmpeg_path
 from stereo_media.testing.media import make_video
 
 RESOLUTIONS = {"480p": (854, 480), "720p": (1280, 720), "1080p": (1920, 1080),
@@ -109,8 +110,9 @@ def in_process(src: Path, dst: Path, mode: str, args, models_dir: Path,
     params = ConversionParams(depth_model=args.depth, crf=args.crf, preset=args.preset)
     before = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
-    result = convert_file(src, dst, mode=mode, params=params, models_dir=models_dir,
-                          device=args.device, ffmpeg=args.ffmpeg)
+    result = convert_file(
+        src, dst, mode=mode, params=params,
+        runtime=EngineRuntime(models_dir=models_dir, device=args.device, ffmpeg=args.ffmpeg))
     wall = time.perf_counter() - start
     if stages is not None:
         stages.append(result.stages)
@@ -206,6 +208,8 @@ def main(argv=None) -> dict:
                                  env))
                 turn = i % len(clis) if clis else 0
                 for name, command, child_env in clis[turn:] + clis[:turn]:
+                    # the CLI keeps an existing output: the last round's goes first
+                    Path(command[command.index("convert") + 2]).unlink(missing_ok=True)
                     runs.setdefault(name, []).append(run_child(command, child_env))
                 if not args.no_in_process:
                     runs.setdefault(f"in-process {mode}", []).append(in_process(

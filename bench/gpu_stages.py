@@ -47,6 +47,7 @@ from pathlib import Path
 from conversion_probes import GilProbe, StartupTrace
 from gpu_variants import EngineSwitches, Variant, optional_module
 from sample_difference import batches_difference, videos_difference
+from shared_types.conversion import EngineRuntime
 
 TRANSCODE = """
 import sys, time, av
@@ -355,10 +356,11 @@ def main(argv=None) -> dict:
 
                 def convert(stages=stages, out=out, cores=v.cores):
                     cpu, start, written = _cpu_s(), time.perf_counter(), []
-                    result = convert_file(args.clip, out, mode=mode, params=params,
-                                          models_dir=models, device=dev, ffmpeg=args.ffmpeg,
-                                          cores=cores, progress=lambda n, total: written.append(
-                                              time.perf_counter()))
+                    result = convert_file(
+                        args.clip, out, mode=mode, params=params,
+                        progress=lambda n, total: written.append(time.perf_counter()),
+                        runtime=EngineRuntime(models_dir=models, device=dev,
+                                              ffmpeg=args.ffmpeg, cores=cores))
                     end = time.perf_counter()
                     # when x264 took its first batch and its last, and when the file was done
                     stages.append({**result.stages, "process_cpu_s": round(_cpu_s() - cpu, 2),
@@ -384,8 +386,9 @@ def main(argv=None) -> dict:
                 with StartupTrace(converting) as trace:
                     profile = cProfile.Profile()
                     profile.runcall(convert_file, args.clip, work / "startup.mp4", mode=mode,
-                                    params=params, models_dir=models, device=dev,
-                                    ffmpeg=args.ffmpeg)
+                                    params=params,
+                                    runtime=EngineRuntime(models_dir=models, device=dev,
+                                                          ffmpeg=args.ffmpeg))
                 results["startup"] = trace.ordered()
                 for step, span in results["startup"].items():
                     print(f"startup {step:32s} {span[0]:7.3f} {span[1]:7.3f}", flush=True)
@@ -406,7 +409,8 @@ def main(argv=None) -> dict:
                         apply(v)
                         ours = timed(lambda: convert_file(
                             args.clip, work / "pair.mp4", mode=mode, params=params,
-                            models_dir=models, device=dev, ffmpeg=args.ffmpeg),
+                            runtime=EngineRuntime(models_dir=models, device=dev,
+                                                  ffmpeg=args.ffmpeg)),
                                      repeat=1, warm_up=False)
                         ratios[v.name].append(round(plain / ours, 3))
                     apply(Variant("as shipped"))

@@ -5,6 +5,7 @@ module "data_plane" {
   output_bucket_name     = var.output_bucket_name
   cors_allowed_origins   = length(var.app_origins) > 0 ? var.app_origins : [module.compute.app_url]
   segment_retention_days = var.segment_retention_days
+  source_retention_days  = var.source_retention_days
   force_destroy_buckets  = var.force_destroy_buckets
 }
 
@@ -17,6 +18,8 @@ module "compute" {
   certificate_arn                = var.certificate_arn
   basic_auth_user                = var.basic_auth_user
   basic_auth_password_secret_arn = var.basic_auth_password_secret_arn
+  oidc                           = local.oidc
+  oidc_client_secret             = var.oidc_client_secret
   inference_backend              = var.inference_backend
   inference_http_url             = var.inference_http_url
   inference_shared_secret_arn    = var.inference_shared_secret_arn

@@ -53,3 +53,8 @@ output "deploy_env" {
     STEREO_SPOT_DEPLOY_APP_URL              = module.compute.app_url
   })
 }
+
+output "sign_in" {
+  description = "Whether the web UI signs people in with an identity provider (sign_in.tf)."
+  value       = module.compute.sign_in
+}

@@ -39,9 +39,9 @@ variable "allowed_ingress_cidrs" {
   type        = list(string)
   default     = ["0.0.0.0/0"]
   validation {
-    condition = var.basic_auth_password_secret_arn != "" || length(setintersection(
+    condition = var.basic_auth_password_secret_arn != "" || var.oidc_issuer != "" || length(setintersection(
     toset(var.allowed_ingress_cidrs), toset(["0.0.0.0/0", "::/0"]))) == 0
-    error_message = "The web UI would face the whole internet without a login: set basic_auth_password_secret_arn, or narrow allowed_ingress_cidrs to your networks."
+    error_message = "The web UI would face the whole internet without a login: set an identity provider (oidc_*), basic_auth_password_secret_arn, or narrow allowed_ingress_cidrs to your networks."
   }
   validation {
     condition = var.certificate_arn != "" || length(setintersection(
@@ -153,6 +153,12 @@ variable "log_retention_days" {
 
 variable "stuck_job_minutes" {
   description = "Minutes without a completed segment (while some wait) before the stuck-job alarm."
+  type        = number
+  default     = 30
+}
+
+variable "source_retention_days" {
+  description = "Days a job's source is kept in the input bucket (the backstop that removes what nothing deleted)."
   type        = number
   default     = 30
 }

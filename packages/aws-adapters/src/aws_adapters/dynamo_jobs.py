@@ -14,7 +14,7 @@ from collections.abc import Collection
 from typing import Any
 
 from shared_types.errors import ConditionFailedError, JobNotFoundError
-from shared_types.job_updates import SIMPLE_FIELDS
+from shared_types.job_updates import SIMPLE_FIELDS, condition_failure
 from shared_types.models import (
     IN_PROGRESS_STATUSES,
     Job,
@@ -135,10 +135,8 @@ class DynamoJobStore:
         job = self.get(job_id)
         if job is None:
             return JobNotFoundError(f"no job {job_id}")
-        if expected_run is not None and job.run != expected_run:
-            return ConditionFailedError(f"job {job_id} is in run {job.run}, not {expected_run}")
-        wanted = sorted(JobStatus(s).value for s in expected or ())
-        return ConditionFailedError(f"job {job_id} is {job.status.value}, expected one of {wanted}")
+        return (condition_failure(job, expected, expected_run)
+                or ConditionFailedError(f"job {job_id} changed while it was being updated"))
 
     def _query_index(self, status: JobStatus, limit: int,
                      start: dict[str, Any] | None) -> tuple[list[Job], dict[str, Any] | None]:

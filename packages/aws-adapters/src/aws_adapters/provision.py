@@ -11,19 +11,17 @@ import json
 import logging
 from typing import Any
 
+from shared_types.data_plane import DATA_PLANE, TableSpec
 from shared_types.notification_routes import NOTIFICATION_ROUTES
 from shared_types.ports import QUEUE_NAMES
 from shared_types.settings import BackendSettings
 
 from aws_adapters.backend import QUEUE_URL_FIELDS, queue_name
 from aws_adapters.clients import make_client
-from aws_adapters.dynamo_jobs import COMPLETED_INDEX, CREATED_INDEX
 from aws_adapters.errors import error_code, translated
 
 log = logging.getLogger(__name__)
 
-DLQ_RETENTION_S = 14 * 86400
-VISIBILITY_S = {"chunking": 900, "video-worker": 600, "segment-output": 60, "reassembly": 900}
 _EXISTS = {"BucketAlreadyOwnedByYou", "ResourceInUseException", "QueueAlreadyExists"}
 
 
@@ -58,11 +56,12 @@ def _create_queue(sqs: Any, name: str, visibility_s: int, max_receives: int) -> 
     """Create ``name`` and ``name-dlq`` with a redrive policy; (url, arn)."""
     with translated(f"create queue {name}"):
         dlq_url = sqs.create_queue(QueueName=f"{name}-dlq", Attributes={
-            "MessageRetentionPeriod": str(DLQ_RETENTION_S)})["QueueUrl"]
+            "MessageRetentionPeriod": str(DATA_PLANE.dlq_retention_s)})["QueueUrl"]
         dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])[
             "Attributes"]["QueueArn"]
         url = sqs.create_queue(QueueName=name, Attributes={
             "VisibilityTimeout": str(visibility_s),
+            "MessageRetentionPeriod": str(DATA_PLANE.message_retention_s),
             "RedrivePolicy": json.dumps({"deadLetterTargetArn": dlq_arn,
                                          "maxReceiveCount": str(max_receives)})})["QueueUrl"]
         arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])[
@@ -71,22 +70,25 @@ def _create_queue(sqs: Any, name: str, visibility_s: int, max_receives: int) -> 
     return url, arn
 
 
-def _create_table(ddb: Any, name: str, keys: list[tuple[str, str, str]],
-                  indexes: tuple[tuple[str, str, str], ...] = (), ttl: bool = False) -> None:
-    """keys: (attribute, type, HASH|RANGE); indexes: (name, hash attr, range attr N)."""
-    attrs = {a: t for a, t, _ in keys}
+def _create_table(ddb: Any, name: str, spec: TableSpec) -> None:
+    """Create ``name`` with the keys, indexes and TTL of ``spec`` (range keys numeric)."""
+    attrs = {spec.hash_key: "S"}
+    keys = [{"AttributeName": spec.hash_key, "KeyType": "HASH"}]
+    if spec.range_key:
+        attrs[spec.range_key] = "N"
+        keys.append({"AttributeName": spec.range_key, "KeyType": "RANGE"})
     gsis = []
-    for index, hash_key, range_key in indexes:
-        attrs.setdefault(hash_key, "S")
-        attrs.setdefault(range_key, "N")
+    for index, gsi in spec.indexes.items():
+        attrs.setdefault(gsi.hash_key, "S")
+        attrs.setdefault(gsi.range_key, "N")
         gsis.append({"IndexName": index, "Projection": {"ProjectionType": "ALL"},
-                     "KeySchema": [{"AttributeName": hash_key, "KeyType": "HASH"},
-                                   {"AttributeName": range_key, "KeyType": "RANGE"}]})
+                     "KeySchema": [{"AttributeName": gsi.hash_key, "KeyType": "HASH"},
+                                   {"AttributeName": gsi.range_key, "KeyType": "RANGE"}]})
     kwargs: dict[str, Any] = {
         "TableName": name, "BillingMode": "PAY_PER_REQUEST",
         "AttributeDefinitions": [{"AttributeName": a, "AttributeType": t}
                                  for a, t in attrs.items()],
-        "KeySchema": [{"AttributeName": a, "KeyType": k} for a, _, k in keys],
+        "KeySchema": keys,
     }
     if gsis:
         kwargs["GlobalSecondaryIndexes"] = gsis
@@ -95,13 +97,22 @@ def _create_table(ddb: Any, name: str, keys: list[tuple[str, str, str]],
         with translated(f"wait for table {name}"):
             ddb.get_waiter("table_exists").wait(TableName=name,
                                                 WaiterConfig={"Delay": 1, "MaxAttempts": 60})
-    if ttl:
+    if spec.ttl_attribute:
         with translated(f"enable TTL on {name}"):
             ddb.update_time_to_live(TableName=name, TimeToLiveSpecification={
-                "Enabled": True, "AttributeName": "ttl"})
+                "Enabled": True, "AttributeName": spec.ttl_attribute})
 
 
-def create_data_plane(settings: BackendSettings, *, max_receives: int = 5) -> BackendSettings:
+def table_names(settings: BackendSettings) -> dict[str, str]:
+    """Each table of data_plane.json by the name ``settings`` gives it."""
+    return {"jobs": settings.jobs_table,
+            "segment-completions": settings.segment_completions_table,
+            "segment-status": settings.segment_status_table,
+            "reassembly-triggered": settings.reassembly_table}
+
+
+def create_data_plane(settings: BackendSettings, *,
+                      max_receives: int = DATA_PLANE.max_receives) -> BackendSettings:
     """Create everything ``settings`` names and return the settings with every
     queue URL filled in. Queues are ``stereo-spot-<name>`` (or the name in a
     configured URL), each with a ``-dlq`` and ``max_receives`` before
@@ -119,14 +130,11 @@ def create_data_plane(settings: BackendSettings, *, max_receives: int = 5) -> Ba
     for name in QUEUE_NAMES:
         configured = getattr(settings, QUEUE_URL_FIELDS[name])
         sqs_name = configured.rstrip("/").rsplit("/", 1)[-1] if configured else queue_name(name)
-        urls[name], arns[name] = _create_queue(sqs, sqs_name, VISIBILITY_S[name], max_receives)
+        urls[name], arns[name] = _create_queue(sqs, sqs_name, DATA_PLANE.queues[name].visibility_s,
+                                                  max_receives)
 
-    _create_table(ddb, settings.jobs_table, [("job_id", "S", "HASH")],
-                  ((CREATED_INDEX, "status", "created_at"),
-                   (COMPLETED_INDEX, "status", "completed_at")))
-    for table in (settings.segment_completions_table, settings.segment_status_table):
-        _create_table(ddb, table, [("job_id", "S", "HASH"), ("segment_index", "N", "RANGE")])
-    _create_table(ddb, settings.reassembly_table, [("job_id", "S", "HASH")], ttl=True)
+    for table, name in table_names(settings).items():
+        _create_table(ddb, name, DATA_PLANE.tables[table])
 
     routes: dict[str, list[dict]] = {}
     for route in NOTIFICATION_ROUTES:

@@ -7,12 +7,13 @@ then calls ``CompleteMultipartUpload`` with S3's own ETags, so the browser
 never has to read response headers (no CORS ``ExposeHeaders`` needed).
 
 S3 calls made here (the web-ui role needs them): s3:PutObject (create, upload
-part, complete), s3:ListMultipartUploadParts, s3:AbortMultipartUpload.
+part, complete), s3:ListMultipartUploadParts, s3:ListBucketMultipartUploads,
+s3:AbortMultipartUpload.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from shared_types.errors import UploadNotFoundError, UploadTooLargeError
 from shared_types.models import MAX_PARTS, ObjectInfo, UploadedPart
@@ -33,6 +34,11 @@ class S3MultipartUploads:
     bucket: str
     _client: Any
 
+    if TYPE_CHECKING:  # what the storage provides (declared here for the type checker only)
+        @staticmethod
+        def check(key: str) -> str: ...
+        def head(self, key: str) -> ObjectInfo | None: ...
+
     def start_multipart(self, key: str, *, max_bytes: int | None = None,
                         content_type: str | None = None) -> str:
         """CreateMultipartUpload; returns the upload id. Raises InvalidKeyError."""
@@ -43,17 +49,32 @@ class S3MultipartUploads:
         return resp["UploadId"]
 
     def presign_part(self, key: str, upload_id: str, part_number: int, *,
-                     expires_s: int = 3600) -> str:
-        """A SigV4 presigned UploadPart URL. Raises ValueError for a part
-        number outside 1..10000 (an unknown upload fails when the part is sent)."""
+                     expires_s: int = 3600, content_length: int | None = None) -> str:
+        """A SigV4 presigned UploadPart URL; with ``content_length`` the
+        Content-Length header is signed, so S3 takes a part of exactly that size.
+        Raises ValueError for a part number outside 1..10000 (an unknown upload
+        fails when the part is sent)."""
         if not 1 <= part_number <= MAX_PARTS:
             raise ValueError(f"part number {part_number} is outside 1..{MAX_PARTS}")
         self.check(key)
         params = {"Bucket": self.bucket, "Key": key, "UploadId": upload_id,
                   "PartNumber": int(part_number)}
+        if content_length is not None:
+            params["ContentLength"] = int(content_length)
         with translated(f"presign part s3://{self.bucket}/{key}"):
             return self._client.generate_presigned_url("upload_part", Params=params,
                                                        ExpiresIn=int(expires_s))
+
+    def open_uploads(self, key: str) -> list[str]:
+        """ListMultipartUploads under ``key``: the ids of those to exactly ``key``."""
+        self.check(key)
+        found: list[tuple[Any, str]] = []  # (Initiated datetime, UploadId)
+        paginator = self._client.get_paginator("list_multipart_uploads")
+        with translated(f"list uploads s3://{self.bucket}/{key}"):
+            for page in paginator.paginate(Bucket=self.bucket, Prefix=key):
+                found.extend((u["Initiated"], u["UploadId"]) for u in page.get("Uploads", [])
+                             if u["Key"] == key)
+        return [upload_id for _, upload_id in sorted(found)]
 
     def list_parts(self, key: str, upload_id: str) -> list[UploadedPart]:
         """ListParts (paginated). Raises UploadNotFoundError."""

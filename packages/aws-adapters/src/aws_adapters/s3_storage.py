@@ -14,6 +14,7 @@ the listing is refused too) the denial stands.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,7 @@ class S3ObjectStorage(S3MultipartUploads):
         """Whether ``denial`` (of a read of ``key``) is S3's answer for a missing
         key to a caller that may not list it: a listing of exactly that key,
         allowed where the read was not, shows no such key."""
-        if error_code(denial.__cause__) not in DENIED_CODES:
+        if denial.__cause__ is None or error_code(denial.__cause__) not in DENIED_CODES:
             return False
         try:
             with translated(f"list s3://{self.bucket}/{key}"):
@@ -228,7 +229,7 @@ class S3ObjectStorage(S3MultipartUploads):
             return self._client.generate_presigned_url("get_object", Params=params,
                                                        ExpiresIn=int(expires_s))
 
-    def _tag_all(self, prefix: str, tags: list[dict[str, str]]) -> int:
+    def _tag_all(self, prefix: str, tags: builtins.list[dict[str, str]]) -> int:
         count = 0
         for info in self.list(prefix):
             try:

@@ -7,20 +7,11 @@ import threading
 import pytest
 from shared_types.errors import LeaseLostError
 from shared_types.settings import BackendSettings
+from shared_types.testing.clock import ManualClock
 
 from aws_adapters.dynamo_reassembly import DynamoReassemblyLock
 from aws_adapters.provision import create_data_plane
 from aws_adapters.testing.moto_server import reset_moto_server
-
-
-class Clock:
-    """A shared clock the test moves forward instead of sleeping."""
-
-    def __init__(self) -> None:
-        self.t = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def race(workers, action):
@@ -52,7 +43,7 @@ def lock(settings, clock):
 
 
 def test_two_workers_race_trigger_and_lease_and_exactly_one_wins_each(settings):
-    clock = Clock()
+    clock = ManualClock(1_000_000.0)
     workers = [lock(settings, clock), lock(settings, clock)]
 
     triggered = race(workers, lambda w: w.trigger("job-race"))

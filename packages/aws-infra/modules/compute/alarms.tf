@@ -30,6 +30,15 @@ resource "aws_cloudwatch_metric_alarm" "dlq_depth" {
 
 # Stuck jobs: segments are waiting or in flight at the video-worker, yet no
 # converted segment has landed in the output bucket for stuck_job_minutes.
+locals {
+  # The stuck-job expression's inputs: its id => the SQS queue, metric and statistic.
+  stuck_job_inputs = {
+    pending   = { queue = "video-worker", metric = "ApproximateNumberOfMessagesVisible", stat = "Minimum" }
+    inflight  = { queue = "video-worker", metric = "ApproximateNumberOfMessagesNotVisible", stat = "Minimum" }
+    completed = { queue = "segment-output", metric = "NumberOfMessagesSent", stat = "Sum" }
+  }
+}
+
 resource "aws_cloudwatch_metric_alarm" "stuck_jobs" {
   alarm_name          = "${var.name_prefix}-stuck-jobs"
   alarm_description   = "Segments pending but none completed for ${var.stuck_job_minutes} min (docs/RUNBOOKS.md#stuck-jobs)."
@@ -46,34 +55,17 @@ resource "aws_cloudwatch_metric_alarm" "stuck_jobs" {
     label       = "Segments pending with none completing"
     return_data = true
   }
-  metric_query {
-    id = "pending"
-    metric {
-      namespace   = "AWS/SQS"
-      metric_name = "ApproximateNumberOfMessagesVisible"
-      dimensions  = { QueueName = local.dp.queue_names["video-worker"] }
-      period      = var.stuck_job_minutes * 60
-      stat        = "Minimum"
-    }
-  }
-  metric_query {
-    id = "inflight"
-    metric {
-      namespace   = "AWS/SQS"
-      metric_name = "ApproximateNumberOfMessagesNotVisible"
-      dimensions  = { QueueName = local.dp.queue_names["video-worker"] }
-      period      = var.stuck_job_minutes * 60
-      stat        = "Minimum"
-    }
-  }
-  metric_query {
-    id = "completed"
-    metric {
-      namespace   = "AWS/SQS"
-      metric_name = "NumberOfMessagesSent"
-      dimensions  = { QueueName = local.dp.queue_names["segment-output"] }
-      period      = var.stuck_job_minutes * 60
-      stat        = "Sum"
+  dynamic "metric_query" {
+    for_each = local.stuck_job_inputs
+    content {
+      id = metric_query.key
+      metric {
+        namespace   = "AWS/SQS"
+        metric_name = metric_query.value.metric
+        dimensions  = { QueueName = local.dp.queue_names[metric_query.value.queue] }
+        period      = var.stuck_job_minutes * 60
+        stat        = metric_query.value.stat
+      }
     }
   }
 }

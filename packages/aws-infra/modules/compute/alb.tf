@@ -12,8 +12,12 @@ resource "aws_lb" "this" {
   drop_invalid_header_fields = true
   lifecycle {
     precondition {
-      condition     = !local.public_alb || local.basic_auth
-      error_message = "The ALB would serve the web UI to the whole internet without a login: set basic_auth_password_secret_arn, or narrow allowed_ingress_cidrs."
+      condition     = !local.public_alb || local.basic_auth || local.sign_in
+      error_message = "The ALB would serve the web UI to the whole internet without a login: set an identity provider (oidc_*), basic_auth_password_secret_arn, or narrow allowed_ingress_cidrs."
+    }
+    precondition {
+      condition     = !local.sign_in || var.certificate_arn != ""
+      error_message = "Sign-in with an identity provider needs HTTPS at the ALB: set certificate_arn."
     }
     precondition {
       condition     = !local.public_alb || var.certificate_arn != ""
@@ -68,8 +72,28 @@ resource "aws_lb_listener" "https" {
   protocol          = "HTTPS"
   ssl_policy        = "ELBSecurityPolicy-TLS13-1-2-2021-06"
   certificate_arn   = var.certificate_arn
+  # Sign people in first (sign_in.tf), then forward with their signed identity.
+  dynamic "default_action" {
+    for_each = local.sign_in ? [var.oidc] : []
+    iterator = idp
+    content {
+      type  = "authenticate-oidc"
+      order = 1
+      authenticate_oidc {
+        issuer                     = idp.value.issuer
+        authorization_endpoint     = idp.value.authorization_endpoint
+        token_endpoint             = idp.value.token_endpoint
+        user_info_endpoint         = idp.value.user_info_endpoint
+        client_id                  = idp.value.client_id
+        client_secret              = var.oidc_client_secret
+        scope                      = idp.value.scope
+        on_unauthenticated_request = "authenticate"
+      }
+    }
+  }
   default_action {
     type             = "forward"
+    order            = local.sign_in ? 2 : 1
     target_group_arn = aws_lb_target_group.web_ui.arn
   }
 }

@@ -42,7 +42,7 @@ locals {
       STEREO_SPOT_SERVE_STORAGE = "false"
       # The ALB's addresses: believe its X-Forwarded-Proto, so cookies are Secure.
       STEREO_SPOT_FORWARDED_ALLOW_IPS = var.vpc_cidr
-      }, var.eta_seconds_per_mb > 0 ? {
+      }, local.sign_in_env, var.eta_seconds_per_mb > 0 ? {
       STEREO_SPOT_ETA_SECONDS_PER_MB = tostring(var.eta_seconds_per_mb)
     } : {})
     media-worker = local.backend_env

@@ -42,3 +42,8 @@ output "service_env" {
   description = "Environment of each ECS task (the STEREO_SPOT_* settings)."
   value       = local.service_env
 }
+
+output "sign_in" {
+  description = "Whether the HTTPS listener signs people in with an identity provider."
+  value       = local.sign_in
+}

@@ -1,46 +1,35 @@
 locals {
-  tables = {
-    jobs                 = "${var.name_prefix}-jobs"
-    segment-completions  = "${var.name_prefix}-segment-completions"
-    segment-status       = "${var.name_prefix}-segment-status"
-    reassembly-triggered = "${var.name_prefix}-reassembly-triggered"
-  }
+  tables = { for name in keys(local.table_specs) : name => "${var.name_prefix}-${name}" }
+  # Every key attribute a table declares: hash keys are strings, range keys numbers.
+  table_attributes = { for name, t in local.table_specs : name => merge(
+    { (t.hash_key) = "S" },
+    try({ (t.range_key) = "N" }, {}),
+    [for i in values(try(t.indexes, {})) : { (i.hash_key) = "S", (i.range_key) = "N" }]...
+  ) }
 }
 
 resource "aws_dynamodb_table" "jobs" {
   # checkov:skip=CKV_AWS_119:Encrypted at rest with the AWS-managed key; a CMK adds cost without a reader to restrict (docs/SECURITY.md).
   name         = local.tables["jobs"]
   billing_mode = "PAY_PER_REQUEST"
-  hash_key     = "job_id"
+  hash_key     = local.table_specs["jobs"].hash_key
 
-  attribute {
-    name = "job_id"
-    type = "S"
-  }
-  attribute {
-    name = "status"
-    type = "S"
-  }
-  attribute {
-    name = "created_at"
-    type = "N"
-  }
-  attribute {
-    name = "completed_at"
-    type = "N"
+  dynamic "attribute" {
+    for_each = local.table_attributes["jobs"]
+    content {
+      name = attribute.key
+      type = attribute.value
+    }
   }
 
-  global_secondary_index {
-    name            = "status-created_at"
-    hash_key        = "status"
-    range_key       = "created_at"
-    projection_type = "ALL"
-  }
-  global_secondary_index {
-    name            = "status-completed_at"
-    hash_key        = "status"
-    range_key       = "completed_at"
-    projection_type = "ALL"
+  dynamic "global_secondary_index" {
+    for_each = local.table_specs["jobs"].indexes
+    content {
+      name            = global_secondary_index.key
+      hash_key        = global_secondary_index.value.hash_key
+      range_key       = global_secondary_index.value.range_key
+      projection_type = "ALL"
+    }
   }
 
   point_in_time_recovery {
@@ -57,16 +46,15 @@ resource "aws_dynamodb_table" "segments" {
   for_each     = toset(["segment-completions", "segment-status"])
   name         = local.tables[each.key]
   billing_mode = "PAY_PER_REQUEST"
-  hash_key     = "job_id"
-  range_key    = "segment_index"
+  hash_key     = local.table_specs[each.key].hash_key
+  range_key    = local.table_specs[each.key].range_key
 
-  attribute {
-    name = "job_id"
-    type = "S"
-  }
-  attribute {
-    name = "segment_index"
-    type = "N"
+  dynamic "attribute" {
+    for_each = local.table_attributes[each.key]
+    content {
+      name = attribute.key
+      type = attribute.value
+    }
   }
 
   point_in_time_recovery {
@@ -81,15 +69,18 @@ resource "aws_dynamodb_table" "reassembly_triggered" {
   # checkov:skip=CKV_AWS_119:Encrypted at rest with the AWS-managed key; a CMK adds cost without a reader to restrict (docs/SECURITY.md).
   name         = local.tables["reassembly-triggered"]
   billing_mode = "PAY_PER_REQUEST"
-  hash_key     = "job_id"
+  hash_key     = local.table_specs["reassembly-triggered"].hash_key
 
-  attribute {
-    name = "job_id"
-    type = "S"
+  dynamic "attribute" {
+    for_each = local.table_attributes["reassembly-triggered"]
+    content {
+      name = attribute.key
+      type = attribute.value
+    }
   }
 
   ttl {
-    attribute_name = var.reassembly_ttl_attribute
+    attribute_name = local.table_specs["reassembly-triggered"].ttl_attribute
     enabled        = true
   }
 

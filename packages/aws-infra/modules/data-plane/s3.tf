@@ -11,7 +11,7 @@ locals {
 }
 
 resource "aws_s3_bucket" "this" {
-  # checkov:skip=CKV2_AWS_61:Lifecycle rules are aws_s3_bucket_lifecycle_configuration.input/.output below (checkov cannot link for_each buckets to them).
+  # checkov:skip=CKV2_AWS_61:Lifecycle rules are aws_s3_bucket_lifecycle_configuration.this below (checkov cannot link for_each buckets to them).
   # checkov:skip=CKV_AWS_18:Access logging would need a third bucket per stack; CloudTrail data events are the opt-in audit trail (docs/SECURITY.md).
   # checkov:skip=CKV_AWS_144:Single-region by design; every object is derived from the user's upload and can be re-created.
   # checkov:skip=CKV_AWS_145:SSE-S3 (AES256) at rest; a CMK would add cost and a key policy S3 event delivery to SQS must satisfy (docs/SECURITY.md).
@@ -85,10 +85,11 @@ resource "aws_s3_bucket_cors_configuration" "this" {
 # final.mp4 is never tagged. Expiry counts days from the object's creation, so
 # a segment of a job that ran longer than segment_retention_days goes at the
 # next lifecycle run after its job ended.
-resource "aws_s3_bucket_lifecycle_configuration" "input" {
-  bucket = aws_s3_bucket.this["input"].id
+resource "aws_s3_bucket_lifecycle_configuration" "this" {
+  for_each = aws_s3_bucket.this
+  bucket   = each.value.id
   rule {
-    id     = "expire-input-segments"
+    id     = "expire-${each.key}-segments"
     status = "Enabled"
     filter {
       tag {
@@ -100,49 +101,52 @@ resource "aws_s3_bucket_lifecycle_configuration" "input" {
       days = var.segment_retention_days
     }
   }
+  # SageMaker's async requests and answers, written to the output bucket only.
+  dynamic "rule" {
+    for_each = each.key == "output" ? ["sagemaker-async/"] : []
+    content {
+      id     = "expire-sagemaker-async-io"
+      status = "Enabled"
+      filter {
+        prefix = rule.value
+      }
+      expiration {
+        days = var.segment_retention_days
+      }
+    }
+  }
   rule {
     id     = "abort-incomplete-uploads"
     status = "Enabled"
     filter {}
     abort_incomplete_multipart_upload {
       days_after_initiation = 1
+    }
+  }
+  # The backstop for sources nothing deleted (an upload form used after its job
+  # was deleted and the chunker missed it): every object under input/ expires.
+  dynamic "rule" {
+    for_each = each.key == "input" ? ["input/"] : []
+    content {
+      id     = "expire-sources"
+      status = "Enabled"
+      filter {
+        prefix = rule.value
+      }
+      expiration {
+        days = var.source_retention_days
+      }
     }
   }
 }
 
-resource "aws_s3_bucket_lifecycle_configuration" "output" {
-  bucket = aws_s3_bucket.this["output"].id
-  rule {
-    id     = "expire-output-segments"
-    status = "Enabled"
-    filter {
-      tag {
-        key   = local.segment_tag_key
-        value = local.segment_tag_value
-      }
-    }
-    expiration {
-      days = var.segment_retention_days
-    }
-  }
-  rule {
-    id     = "expire-sagemaker-async-io"
-    status = "Enabled"
-    filter {
-      prefix = "sagemaker-async/"
-    }
-    expiration {
-      days = var.segment_retention_days
-    }
-  }
-  rule {
-    id     = "abort-incomplete-uploads"
-    status = "Enabled"
-    filter {}
-    abort_incomplete_multipart_upload {
-      days_after_initiation = 1
-    }
-  }
+moved {
+  from = aws_s3_bucket_lifecycle_configuration.input
+  to   = aws_s3_bucket_lifecycle_configuration.this["input"]
+}
+moved {
+  from = aws_s3_bucket_lifecycle_configuration.output
+  to   = aws_s3_bucket_lifecycle_configuration.this["output"]
 }
 
 locals {

@@ -1,28 +1,24 @@
-locals {
-  queue_names = ["chunking", "video-worker", "segment-output", "reassembly"]
-}
-
 resource "aws_sqs_queue" "dlq" {
   for_each                  = toset(local.queue_names)
   name                      = "${var.name_prefix}-${each.key}-dlq"
-  message_retention_seconds = var.dlq_retention_s
+  message_retention_seconds = local.data_plane.dlq_retention_s
   sqs_managed_sse_enabled   = true
 }
 
 resource "aws_sqs_queue" "work" {
   for_each                   = toset(local.queue_names)
   name                       = "${var.name_prefix}-${each.key}"
-  visibility_timeout_seconds = var.visibility_timeout_s[each.key]
-  message_retention_seconds  = var.message_retention_s
+  visibility_timeout_seconds = local.data_plane.queues[each.key].visibility_s
+  message_retention_seconds  = local.data_plane.message_retention_s
   receive_wait_time_seconds  = 20
   sqs_managed_sse_enabled    = true
   redrive_policy = jsonencode({
     deadLetterTargetArn = aws_sqs_queue.dlq[each.key].arn
-    maxReceiveCount     = var.max_receive_count
+    maxReceiveCount     = local.data_plane.max_receives
   })
   lifecycle {
     precondition {
-      condition     = var.dlq_retention_s > var.message_retention_s
+      condition     = local.data_plane.dlq_retention_s > local.data_plane.message_retention_s
       error_message = "dlq_retention_s must be longer than message_retention_s, or dead letters expire before anyone looks."
     }
   }

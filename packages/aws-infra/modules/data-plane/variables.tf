@@ -31,39 +31,10 @@ variable "segment_retention_days" {
   default     = 1
 }
 
-variable "max_receive_count" {
-  description = "Receives before a message moves to its queue's dead-letter queue."
+variable "source_retention_days" {
+  description = "Days a job's source (input/, with the streams kept aside) is kept; Retry of an older job asks for the video again."
   type        = number
-  default     = 5
-}
-
-variable "visibility_timeout_s" {
-  description = "Visibility timeout per queue: sized to one unit of work (workers extend it by heartbeat)."
-  type        = map(number)
-  default = {
-    chunking       = 900
-    video-worker   = 600
-    segment-output = 120
-    reassembly     = 900
-  }
-}
-
-variable "message_retention_s" {
-  description = "How long the work queues keep a message (4 days)."
-  type        = number
-  default     = 345600
-}
-
-variable "dlq_retention_s" {
-  description = "How long dead-letter queues keep a message; longer than the source queues (14 days)."
-  type        = number
-  default     = 1209600
-}
-
-variable "reassembly_ttl_attribute" {
-  description = "TTL attribute of the reassembly-triggered table."
-  type        = string
-  default     = "ttl"
+  default     = 30
 }
 
 variable "force_destroy_buckets" {

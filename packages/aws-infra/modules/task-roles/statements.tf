@@ -57,6 +57,14 @@ locals {
         Resource = ["${local.input}/input/*/source.mp4", "${local.input}/input/*/depth.mkv"]
       },
       {
+        # One upload per job: a start is refused while another is open, complete,
+        # cancel and delete abort what is left (web_ui.uploads, shared_types.cancel).
+        # IAM has no s3:prefix key for this action: it names the input bucket only.
+        Sid      = "ListOpenUploads"
+        Action   = ["s3:ListBucketMultipartUploads"]
+        Resource = [local.input]
+      },
+      {
         Sid      = "SourcesAndSegments"
         Action   = ["s3:GetObject", "s3:DeleteObject"]
         Resource = ["${local.input}/input/*", "${local.input}/segments/*"]
@@ -135,7 +143,8 @@ locals {
       },
       {
         # A job cancelled while it chunked or reassembled: what it wrote since is
-        # freed (shared_types.cancel.discard_if_cancelled; the poster stays).
+        # freed (shared_types.cancel.discard_if_cancelled; the poster stays). A job
+        # deleted meanwhile, or a source uploaded for a deleted job: all of it goes.
         Sid    = "FreeCancelledJob"
         Action = ["s3:DeleteObject"]
         Resource = [
@@ -143,6 +152,7 @@ locals {
           "${local.input}/input/*/data.mp4", "${local.input}/segments/*",
           "${local.output}/jobs/*/segments/*", "${local.output}/jobs/*/thumbs/*",
           "${local.output}/jobs/*/final.mp4", "${local.output}/jobs/*/final.mkv",
+          "${local.output}/jobs/*/poster.jpg", "${local.input}/input/*/depth.mkv",
         ]
       },
       {

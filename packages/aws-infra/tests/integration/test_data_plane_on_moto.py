@@ -27,7 +27,7 @@ def applied(tmp_path_factory) -> Iterator[tuple[str, dict, dict]]:
     workdir = tmp_path_factory.mktemp("data-plane-root")
     terraform = find_terraform(os.environ, workdir)
     with fake_aws_credentials(), run_moto_server(command=MOTO_SERVER) as url:
-        (workdir / "main.tf").write_text(moto_root(url))
+        (workdir / "main.tf").write_text(moto_root(url, workdir))
         terraform.init_offline(workdir)
         done = terraform.run(workdir, "apply", "-auto-approve", "-parallelism=30", timeout=280)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr
@@ -156,3 +156,14 @@ def test_each_dlq_admits_only_its_own_source_queue_as_terraform_set_it(applied):
                           "sourceQueueArns": [outputs["queue_arns"][name]]}
         others = set(outputs["queue_arns"].values()) - {outputs["queue_arns"][name]}
         assert not others & set(stored["sourceQueueArns"])
+
+
+def test_terraform_applied_the_data_plane_definition(applied):
+    from shared_types.data_plane import DATA_PLANE
+
+    _, outputs, state = applied
+    by_url = {q["url"]: q for q in _resources(state, "aws_sqs_queue")}
+    for name, url in outputs["queue_urls"].items():
+        queue = by_url[url]
+        assert queue["visibility_timeout_seconds"] == DATA_PLANE.queues[name].visibility_s
+        assert json.loads(queue["redrive_policy"])["maxReceiveCount"] == DATA_PLANE.max_receives

@@ -24,9 +24,11 @@ import pytest
 import requests
 from aws_adapters.testing.moto_server import fake_aws_credentials, run_moto_server
 from stereo_media.testing.rich_media import make_rich_video
+from web_ui.fake_alb import FakeAlb
 
 from stereo_spot_deploy.testing import deployment as d
 from stereo_spot_deploy.testing import web_client as wc
+from stereo_spot_deploy.testing.alb_proxy import alb_proxy
 from stereo_spot_deploy.testing.iam_evaluator import (
     EvaluatorMissingError,
     evaluate,
@@ -39,6 +41,7 @@ from stereo_spot_deploy.testing.tools import find_terraform, skip_or_fail
 
 pytestmark = pytest.mark.timeout(900)
 ROLES = ("web-ui", "media-worker", "video-worker", "sagemaker")
+ALB = FakeAlb()  # the load balancer's sign-in, stood in for
 
 
 def _free_port() -> int:
@@ -78,9 +81,17 @@ def _start_services(services: d.Services, stack: d.Stack) -> dict[str, str]:
         "--output-path", output_path, "--failure-path", failure_path,
         "--aws-endpoint-url", stack.url], {}, ready_url=f"{emulator}/ping")
     web = f"http://127.0.0.1:{web_port}"
+    # Behind the load balancer's OIDC sign-in: web-ui believes only identities its
+    # stand-in signs (its public key served as AWS serves the ALB's, by key id).
+    keys = services.workdir / "alb-keys"
+    keys.mkdir(exist_ok=True)
+    (keys / ALB.kid).write_bytes(ALB.public_key_pem(ALB.kid))
     services.start("web-ui", "web-ui", [d.bin_path("web-ui")], {
         "STEREO_SPOT_HOST": "127.0.0.1", "STEREO_SPOT_PORT": str(web_port),
-        "STEREO_SPOT_SERVE_STORAGE": "false", "STEREO_SPOT_MAX_UPLOAD_BYTES": str(2_000_000)},
+        "STEREO_SPOT_SERVE_STORAGE": "false", "STEREO_SPOT_MAX_UPLOAD_BYTES": str(2_000_000),
+        "STEREO_SPOT_IDENTITY": "alb", "STEREO_SPOT_ALB_ARN": ALB.signer_arn,
+        "STEREO_SPOT_ALB_REGION": "us-east-1",
+        "STEREO_SPOT_ALB_KEYS_URL": keys.as_uri() + "/{kid}"},
         ready_url=f"{web}/healthz")
     services.start("media-worker", "media-worker", [d.bin_path("media-worker")], {
         **fast, "STEREO_SPOT_SEGMENT_SECONDS": "1", "STEREO_SPOT_LEASE_S": "60",
@@ -127,14 +138,24 @@ def _segment_tags(stack: d.Stack, job_id: str) -> dict[str, str]:
 
 
 def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) -> None:
+    from shared_types.keys import source_key
     from shared_types.models import JobError, JobStatus, JobUpdate, SegmentCompletion
 
-    web = _start_services(services, stack)["web"]
+    unsigned = _start_services(services, stack)["web"]
     op = d.operator_backend(stack)
     # a camera clip: audio kept aside in streams.mkv and telemetry in data.mp4
     clip = make_rich_video(workdir / "clip.mp4", seconds=2.0, size=(96, 64), fps=12, cues=(),
                            chapters=(), telemetry=True).path.read_bytes()
-    with presign_relay(stack.url, services.credentials) as relay:
+    # Two people signed in by the load balancer: Alice drives the scenario, Bob
+    # tries her jobs; a caller that reaches web-ui without the ALB is refused.
+    with presign_relay(stack.url, services.credentials) as relay, \
+            alb_proxy(unsigned, lambda: ALB.headers("alice")) as web, \
+            alb_proxy(unsigned, lambda: ALB.headers("bob")) as bob:
+        facts["unsigned"] = requests.get(f"{unsigned}/api/jobs", timeout=30).status_code
+        forger = FakeAlb(ALB.signer_arn)
+        forger.kid = ALB.kid  # names the load balancer's key, signs with its own
+        facts["forged"] = requests.get(f"{unsigned}/api/jobs", timeout=30, headers={
+            "x-amzn-oidc-data": forger.token("alice")}).status_code
         # A conversion: multipart upload, chunking, SageMaker async inference, reassembly.
         job_id = wc.create_job(web)["job_id"]
         wc.upload_in_parts(web, relay, job_id, clip)
@@ -233,6 +254,43 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         finally:
             services.signal("video-worker", signal.SIGCONT)
         _rare_paths(services, stack, web, relay, clip, facts)
+        # Last, so the rare paths' timing is what it was without them: Bob tries
+        # Alice's first job, and a deleted job's upload form is used late.
+        facts["bob"] = _bob_tries(web, bob, job_id)
+        # A deleted job's upload form used late: S3 stores it (it cannot refuse a
+        # signed form), and media-worker, finding no job, removes it.
+        late = wc.create_job(web)
+        facts["late_delete"] = wc.press(web, late["job_id"], "delete")
+        facts["late_upload"] = requests.post(
+            via_relay(late["upload_url"], relay).split("?")[0], data=late["upload_fields"],
+            files={"file": ("clip.mp4", clip)}, timeout=60).status_code
+        facts["late_removed"] = d.wait_for(
+            lambda: not op.input_storage.exists(source_key(late["job_id"])), 300,
+            "media-worker to remove a deleted job's late upload", services.logs)
+
+
+def _bob_tries(web: str, bob: str, alice_job: str) -> dict:
+    """What Bob gets from Alice's job: each read and action, with his own valid
+    CSRF token; and whether her job shows in his list."""
+    import re
+
+    session = requests.Session()
+    own = wc.create_job(bob)["job_id"]
+    token = re.search(r'name="csrf_token" value="([^"]+)"',
+                      session.get(f"{bob}/jobs/{own}", timeout=30).text)[1]
+    tried = {path: session.get(f"{bob}{path}", timeout=30, allow_redirects=False).status_code
+             for path in (f"/jobs/{alice_job}", f"/api/jobs/{alice_job}",
+                          f"/api/jobs/{alice_job}/playback", f"/jobs/{alice_job}/play")}
+    for action in ("cancel", "retry", "delete"):
+        tried[action] = session.post(f"{bob}/jobs/{alice_job}/{action}", timeout=30,
+                                     data={"csrf_token": token}, headers={"Origin": bob},
+                                     allow_redirects=False).status_code
+    tried["upload"] = session.post(f"{bob}/api/jobs/{alice_job}/uploads", timeout=30,
+                                   json={"file_name": "x.mp4", "size": 10}).status_code
+    listed = [j["job_id"] for j in session.get(f"{bob}/api/jobs", timeout=30).json()["items"]]
+    alice_sees = [j["job_id"] for j in requests.get(f"{web}/api/jobs", timeout=30).json()["items"]]
+    return {"tried": tried, "bob_lists": listed, "own": own, "alice_lists": alice_sees,
+            "alice_job_after": wc.job(web, alice_job)["status"]}
 
 
 def _recorded(services: d.Services, role: str, operation: str, key_part: str) -> bool:
@@ -333,6 +391,22 @@ def test_a_job_converts_end_to_end_under_least_privilege(e2e):
     assert e2e["stream"].status_code == 206 and len(e2e["stream"].content) == 64
     assert e2e["download"].status_code == 200
     assert e2e["download"].content[4:8] == b"ftyp"
+
+
+def test_two_signed_in_people_see_and_act_on_only_their_own_jobs(e2e):
+    bob = e2e["bob"]
+    assert set(bob["tried"].values()) == {404}, bob["tried"]
+    assert e2e["job"]["job_id"] not in bob["bob_lists"] and bob["own"] in bob["bob_lists"]
+    assert bob["own"] not in bob["alice_lists"] and e2e["job"]["job_id"] in bob["alice_lists"]
+    assert bob["alice_job_after"] == "completed"
+    # web-ui reached around the load balancer, or with an identity it did not sign
+    assert (e2e["unsigned"], e2e["forged"]) == (401, 401)
+
+
+def test_a_late_upload_to_a_deleted_job_is_removed(e2e):
+    assert e2e["late_delete"].status_code == 303
+    assert e2e["late_upload"] == 204  # S3 cannot refuse a signed form ...
+    assert e2e["late_removed"]        # ... so media-worker removes what it stored
 
 
 def test_a_preview_then_the_whole_video_under_least_privilege(e2e):

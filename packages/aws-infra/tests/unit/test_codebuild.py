@@ -1,25 +1,13 @@
 import boto3
 import pytest
 from botocore.stub import Stubber
+from shared_types.testing.clock import ManualClock
 
 from stereo_spot_deploy.codebuild import build_inference_image, start_image_build, wait_for_build
 from stereo_spot_deploy.errors import DeployError, DeployTimeoutError
 from stereo_spot_deploy.polling import Poller
 
 BUILD_ID = "stereo-spot-inference-image:0b1c"
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 0.0
-        self.sleeps: list[float] = []
-
-    def sleep(self, seconds):
-        self.sleeps.append(seconds)
-        self.now += seconds
-
-    def __call__(self):
-        return self.now
 
 
 def _client():
@@ -33,7 +21,7 @@ def _build(status, **extra):
 
 
 def _poller(timeout_s=600.0):
-    clock = FakeClock()
+    clock = ManualClock()
     return Poller(interval_s=10, timeout_s=timeout_s, sleep=clock.sleep, clock=clock), clock
 
 

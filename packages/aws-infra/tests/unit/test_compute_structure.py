@@ -64,10 +64,10 @@ def test_every_role_names_its_resources(roles):
 
 def test_the_index_arns_name_the_indexes_the_jobs_table_has(roles):
     from aws_adapters.dynamo_jobs import COMPLETED_INDEX, CREATED_INDEX
+    from shared_types.data_plane import DATA_PLANE
 
-    data_plane = load_dir(ROOT / "modules" / "data-plane")
-    jobs = data_plane.resource("aws_dynamodb_table", "jobs")
-    defined = {index["name"] for index in jobs["global_secondary_index"]}
+    # the data-plane module makes the jobs table's indexes from this definition
+    defined = set(DATA_PLANE.tables["jobs"].indexes)
     named = {roles.locals[name].rsplit("/index/", 1)[1]
              for name in ("by_created", "by_completed")}
     assert named == defined == {CREATED_INDEX, COMPLETED_INDEX}
@@ -146,6 +146,15 @@ def test_every_dlq_has_an_alarm_and_there_is_a_stuck_job_alarm(compute):
     assert alarm["comparison_operator"] == "GreaterThanThreshold"
     stuck = compute.resource("aws_cloudwatch_metric_alarm", "stuck_jobs")
     assert any("completed == 0" in q.get("expression", "") for q in stuck["metric_query"])
+    # the expression's inputs: work waiting or in flight at the video-worker, none landing
+    inputs = {k: (v["queue"], v["metric"]) for k, v in compute.locals["stuck_job_inputs"].items()}
+    assert inputs == {
+        "pending": ("video-worker", "ApproximateNumberOfMessagesVisible"),
+        "inflight": ("video-worker", "ApproximateNumberOfMessagesNotVisible"),
+        "completed": ("segment-output", "NumberOfMessagesSent")}
+    [query] = stuck["dynamic"][0]["metric_query"]["content"]
+    assert stuck["dynamic"][0]["metric_query"]["for_each"] == "${local.stuck_job_inputs}"
+    assert query["id"] == "${metric_query.key}"
 
 
 def test_workers_scale_on_their_queues_up_to_the_guardrail(compute):

@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from aws_adapters.dynamo_jobs import COMPLETED_INDEX, CREATED_INDEX
+from shared_types.data_plane import DATA_PLANE
 from shared_types.keys import final_key, output_segment_key, segment_key, source_key
 from shared_types.notification_routes import NOTIFICATION_ROUTES
 from shared_types.ports import QUEUE_NAMES
@@ -26,7 +28,8 @@ def _prefix_default(dp: TerraformDir, template: str) -> str:
 
 
 def test_queue_set_is_the_pipelines_queue_set(dp):
-    assert sorted(dp.locals["queue_names"]) == sorted(QUEUE_NAMES)
+    assert dp.locals["queue_names"] == "${keys(local.data_plane.queues)}"
+    assert sorted(DATA_PLANE.queues) == sorted(QUEUE_NAMES)
 
 
 def test_every_work_queue_dead_letters_into_its_own_dlq_after_max_receives(dp):
@@ -34,13 +37,15 @@ def test_every_work_queue_dead_letters_into_its_own_dlq_after_max_receives(dp):
     dlq = dp.resource("aws_sqs_queue", "dlq")
     assert work["for_each"] == dlq["for_each"] == "${toset(local.queue_names)}"
     assert "deadLetterTargetArn = aws_sqs_queue.dlq[each.key].arn" in work["redrive_policy"]
-    assert "maxReceiveCount = var.max_receive_count" in work["redrive_policy"]
-    assert 3 <= dp.default("max_receive_count") <= 10
+    assert "maxReceiveCount = local.data_plane.max_receives" in work["redrive_policy"]
+    assert 3 <= DATA_PLANE.max_receives <= 10
 
 
 def test_dlqs_keep_messages_longer_than_their_sources(dp):
-    assert dp.default("dlq_retention_s") > dp.default("message_retention_s")
-    assert dp.default("dlq_retention_s") == 14 * 24 * 3600
+    assert DATA_PLANE.dlq_retention_s > DATA_PLANE.message_retention_s
+    assert DATA_PLANE.dlq_retention_s == 14 * 24 * 3600
+    dlq = dp.resource("aws_sqs_queue", "dlq")
+    assert dlq["message_retention_seconds"] == "${local.data_plane.dlq_retention_s}"
 
 
 def test_queue_names_match_what_the_adapters_look_up(dp):
@@ -50,7 +55,7 @@ def test_queue_names_match_what_the_adapters_look_up(dp):
 
 
 def test_visibility_timeouts_cover_each_queue_and_the_slow_ones_are_long(dp):
-    vis = dp.default("visibility_timeout_s")
+    vis = {name: q.visibility_s for name, q in DATA_PLANE.queues.items()}
     assert set(vis) == set(QUEUE_NAMES)
     assert vis["chunking"] >= 600
     assert vis["reassembly"] >= 600
@@ -125,20 +130,24 @@ def test_cors_names_the_app_origin_and_refuses_a_wildcard(dp):
 
 def test_intermediate_segments_expire_after_a_day_and_finals_never(dp):
     assert dp.default("segment_retention_days") == 1
-    out_rules = {r["id"]: r for r in
-                 dp.resource("aws_s3_bucket_lifecycle_configuration", "output")["rule"]}
-    seg = out_rules["expire-output-segments"]
+    lifecycle = dp.resource("aws_s3_bucket_lifecycle_configuration", "this")
+    assert lifecycle["for_each"] == "${aws_s3_bucket.this}"  # input and output alike
+    rules = {r["id"]: r for r in lifecycle["rule"]}
+    assert set(rules) == {"expire-${each.key}-segments", "abort-incomplete-uploads"}
+    seg = rules["expire-${each.key}-segments"]
     assert seg["expiration"][0]["days"] == "${var.segment_retention_days}"
     tag = seg["filter"][0]["tag"][0]
     assert (tag["key"], tag["value"]) == ("${local.segment_tag_key}", "${local.segment_tag_value}")
-    # Nothing expires by the jobs/ prefix alone: final.mp4 lives there.
-    assert all(r.get("filter", [{}])[0].get("prefix") != "jobs/" for r in out_rules.values())
-    in_rules = {r["id"]: r for r in
-                dp.resource("aws_s3_bucket_lifecycle_configuration", "input")["rule"]}
-    in_tag = in_rules["expire-input-segments"]["filter"][0]["tag"][0]
-    assert (in_tag["key"], in_tag["value"]) == (tag["key"], tag["value"])
-    # Input segments expire by the tag set when their job ends, not by prefix.
-    assert "prefix" not in in_rules["expire-input-segments"]["filter"][0]
+    # Segments expire by the tag set when their job ends, never by a prefix:
+    # final.mp4 lives under jobs/.
+    assert "prefix" not in seg["filter"][0]
+    sagemaker, sources = lifecycle["dynamic"]
+    assert sagemaker["rule"]["for_each"] == '${each.key == "output" ? ["sagemaker-async/"] : []}'
+    assert sagemaker["rule"]["content"][0]["filter"][0]["prefix"] == "${rule.value}"
+    # the backstop for sources nothing deleted: the input bucket's input/ only
+    assert sources["rule"]["for_each"] == '${each.key == "input" ? ["input/"] : []}'
+    assert sources["rule"]["content"][0]["id"] == "expire-sources"
+    assert sources["rule"]["content"][0]["expiration"][0]["days"] == "${var.source_retention_days}"
     assert segment_key("j", 0, 1, "sbs").startswith("segments/")
 
 
@@ -151,24 +160,21 @@ def test_the_lifecycle_tag_is_the_one_the_code_sets_when_a_job_ends(dp):
 
 def test_tables_keys_and_indexes_match_the_design(dp):
     s = BackendSettings()
-    tables = {k: _prefix_default(dp, v) for k, v in dp.locals["tables"].items()}
+    assert dp.locals["tables"] == (
+        '${{for name in keys(local.table_specs) : name => "${var.name_prefix}-${name}"}}')
+    tables = {k: f"{dp.default('name_prefix')}-{k}" for k in DATA_PLANE.tables}
     assert tables == {
         "jobs": s.jobs_table, "segment-completions": s.segment_completions_table,
         "segment-status": s.segment_status_table, "reassembly-triggered": s.reassembly_table,
     }
-    jobs = dp.resource("aws_dynamodb_table", "jobs")
-    attrs = {a["name"]: a["type"] for a in jobs["attribute"]}
-    assert attrs == {"job_id": "S", "status": "S", "created_at": "N", "completed_at": "N"}
-    gsis = {g["name"]: (g["hash_key"], g["range_key"]) for g in jobs["global_secondary_index"]}
-    assert gsis == {"status-created_at": ("status", "created_at"),
-                    "status-completed_at": ("status", "completed_at")}
-    segments = dp.resource("aws_dynamodb_table", "segments")
-    assert (segments["hash_key"], segments["range_key"]) == ("job_id", "segment_index")
-    assert {a["name"]: a["type"] for a in segments["attribute"]} == {
-        "job_id": "S", "segment_index": "N"}
-    trig = dp.resource("aws_dynamodb_table", "reassembly_triggered")
-    assert trig["ttl"][0] == {"attribute_name": "${var.reassembly_ttl_attribute}", "enabled": True}
-    assert dp.default("reassembly_ttl_attribute") == "ttl"
+    jobs = DATA_PLANE.tables["jobs"]
+    assert jobs.hash_key == "job_id"
+    assert {n: (i.hash_key, i.range_key) for n, i in jobs.indexes.items()} == {
+        CREATED_INDEX: ("status", "created_at"), COMPLETED_INDEX: ("status", "completed_at")}
+    for name in ("segment-completions", "segment-status"):
+        spec = DATA_PLANE.tables[name]
+        assert (spec.hash_key, spec.range_key) == ("job_id", "segment_index")
+    assert DATA_PLANE.tables["reassembly-triggered"].ttl_attribute == "ttl"
 
 
 def test_default_bucket_names_match_the_app_defaults(dp):

@@ -23,6 +23,8 @@ def test_s3_reads_lists_and_tagged_writes_map_to_their_iam_actions():
         ("s3:PutObject", "arn:aws:s3:::b/k", {}), ("s3:PutObjectTagging", "arn:aws:s3:::b/k", {})]
     assert _requests("s3", "ListParts", Bucket="b", Key="k")[0][0] == "s3:ListMultipartUploadParts"
     assert _requests("s3", "UploadPart", Bucket="b", Key="k")[0][0] == "s3:PutObject"
+    assert _requests("s3", "ListMultipartUploads", Bucket="b", Prefix="input/j/source.mp4") == [
+        ("s3:ListBucketMultipartUploads", "arn:aws:s3:::b", {})]
 
 
 def test_sqs_batches_are_their_single_actions_on_the_queue_of_the_url():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shared_types.data_plane import MAX_RECEIVES
 from shared_types.job_changes import UNANNOUNCED
 from shared_types.notification_routes import NOTIFICATION_ROUTES
 from shared_types.ports import QUEUE_NAMES, Backend
@@ -22,7 +23,6 @@ from local_adapters.segments import SqliteSegmentCompletionStore, SqliteSegmentS
 from local_adapters.signing import UrlSigner, load_or_create_secret
 from local_adapters.storage import FilesystemStorage
 
-DEFAULT_MAX_RECEIVES = 5
 DB_NAME = "state.sqlite3"
 SECRET_NAME = "signing.key"
 
@@ -36,7 +36,7 @@ def make_signer(settings: BackendSettings) -> UrlSigner:
 
 
 def build_backend(settings: BackendSettings, *,
-                  max_receives: int = DEFAULT_MAX_RECEIVES) -> Backend:
+                  max_receives: int = MAX_RECEIVES) -> Backend:
     """Every port on SQLite (``data_dir/state.sqlite3``) and folders (``data_dir/buckets``).
 
     Object writes raise S3-shaped events routed by

@@ -7,6 +7,7 @@ import builtins
 from shared_types.models import SegmentHeartbeat
 
 from local_adapters.db import Database
+from local_adapters.segment_rows import SegmentRows
 
 
 class SqliteSegmentHeartbeatStore:
@@ -15,6 +16,7 @@ class SqliteSegmentHeartbeatStore:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._rows = SegmentRows(db, "segment_heartbeats")
 
     def beat(self, heartbeat: SegmentHeartbeat) -> None:
         """Replace the segment's beat (one short write; ignored without a status row)."""
@@ -28,12 +30,8 @@ class SqliteSegmentHeartbeatStore:
 
     def list(self, job_id: str) -> builtins.list[SegmentHeartbeat]:
         """The job's beats by segment_index."""
-        rows = self._db.read(
-            "SELECT doc FROM segment_heartbeats WHERE job_id = ? ORDER BY segment_index",
-            (job_id,))
-        return [SegmentHeartbeat.model_validate_json(r[0]) for r in rows]
+        return [SegmentHeartbeat.model_validate_json(r[0]) for r in self._rows.of_job(job_id)]
 
     def delete_job(self, job_id: str) -> None:
         """Forget the job's beats."""
-        with self._db.write() as conn:
-            conn.execute("DELETE FROM segment_heartbeats WHERE job_id = ?", (job_id,))
+        self._rows.delete_job(job_id)

@@ -7,7 +7,7 @@ import json
 from collections.abc import Collection
 
 from shared_types.errors import ConditionFailedError, JobNotFoundError
-from shared_types.job_updates import apply_job_update, job_sort_time
+from shared_types.job_updates import apply_job_update, condition_failure, job_sort_time
 from shared_types.models import IN_PROGRESS_STATUSES, Job, JobPage, JobStatus, JobUpdate
 
 from local_adapters.db import Database
@@ -70,13 +70,8 @@ class SqliteJobStore:
             if row is None:
                 raise JobNotFoundError(f"no job {job_id}")
             job = Job.model_validate_json(row[0])
-            if expected_status is not None and job.status not in expected_status:
-                wanted = ", ".join(sorted(s.value for s in expected_status))
-                raise ConditionFailedError(
-                    f"job {job_id} is {job.status.value}, expected one of: {wanted}")
-            if expected_run is not None and job.run != expected_run:
-                raise ConditionFailedError(f"job {job_id} is in run {job.run}, "
-                                           f"not {expected_run}")
+            if failure := condition_failure(job, expected_status, expected_run):
+                raise failure
             new = apply_job_update(job, changes)
             conn.execute(
                 "UPDATE jobs SET status = ?, sort_time = ?, doc = ? WHERE job_id = ?",

@@ -21,11 +21,16 @@ import re
 import secrets
 import shutil
 import time
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from shared_types.errors import UploadNotFoundError, UploadTooLargeError
 from shared_types.models import MAX_PARTS, ObjectInfo, UploadedPart
 from shared_types.multipart import checked_total
+
+if TYPE_CHECKING:
+    from local_adapters.signing import UrlSigner
 
 COPY_CHUNK = 4 * 1024 * 1024
 _UPLOAD_ID_RE = re.compile(r"^[0-9a-f]{32}$")
@@ -38,6 +43,15 @@ class MultipartUploads:
     (a mixin: it uses the storage's bucket, signer, temp files and adopt_file)."""
 
     uploads_dir: Path
+    bucket: str
+    signer: UrlSigner
+
+    if TYPE_CHECKING:  # what the storage provides (declared here for the type checker only)
+        def path_of(self, key: str) -> Path: ...
+        def temp_file(self) -> Path: ...
+        def disk_full_as(self, key: str | None) -> AbstractContextManager[None]: ...
+        def adopt_file(self, key: str, tmp: Path, *,
+                       if_absent: bool = False) -> ObjectInfo: ...
 
     def _upload_dir(self, key: str, upload_id: str) -> tuple[Path, dict]:
         if not isinstance(upload_id, str) or not _UPLOAD_ID_RE.match(upload_id):
@@ -69,14 +83,30 @@ class MultipartUploads:
         return self._upload_dir(key, upload_id)[1]["max_bytes"]
 
     def presign_part(self, key: str, upload_id: str, part_number: int, *,
-                     expires_s: int = 3600) -> str:
-        """A signed PUT URL for one part. Raises UploadNotFoundError, ValueError."""
+                     expires_s: int = 3600, content_length: int | None = None) -> str:
+        """A signed PUT URL for one part (of at most ``content_length`` bytes,
+        signed into the URL). Raises UploadNotFoundError, ValueError."""
         if not 1 <= part_number <= MAX_PARTS:
             raise ValueError(f"part number {part_number} is outside 1..{MAX_PARTS}")
         self._upload_dir(key, upload_id)
         url, _ = self.signer.sign("part", self.bucket, key, expires_s=expires_s,
+                                  max_bytes=content_length,
                                   upload_id=upload_id, part_number=part_number)
         return url
+
+    def open_uploads(self, key: str) -> list[str]:
+        """Ids of the uploads to ``key`` still open, oldest first."""
+        if not self.uploads_dir.is_dir():
+            return []
+        found = []
+        for folder in self.uploads_dir.iterdir():
+            try:
+                meta = folder / "upload.json"
+                if json.loads(meta.read_text())["key"] == key:
+                    found.append((meta.stat().st_mtime, folder.name))
+            except (FileNotFoundError, NotADirectoryError, ValueError, KeyError):
+                continue  # completed or aborted meanwhile, or not an upload
+        return [upload_id for _, upload_id in sorted(found)]
 
     def room_for_part(self, key: str, upload_id: str, part_number: int) -> int | None:
         """How many bytes part ``part_number`` may have without the upload going

@@ -27,6 +27,7 @@ import time
 import uuid
 from collections.abc import Callable
 
+from shared_types.data_plane import MAX_RECEIVES
 from shared_types.errors import LeaseLostError
 from shared_types.models import Message, QueueStats, now
 from shared_types.stop_event import StopEvent
@@ -49,7 +50,7 @@ STOP_CHECK_S = 0.02
 class SqliteQueue:
     """One named queue (and its DLQ) inside the shared SQLite database."""
 
-    def __init__(self, db: Database, name: str, *, max_receives: int = 5,
+    def __init__(self, db: Database, name: str, *, max_receives: int = MAX_RECEIVES,
                  clock: Callable[[], float] = now, doorbell: Doorbell | None = None) -> None:
         if max_receives < 1:
             raise ValueError(f"max_receives must be at least 1, got {max_receives}")

@@ -7,6 +7,7 @@ import builtins
 from shared_types.models import SegmentCompletion, SegmentState, SegmentStatus, now
 
 from local_adapters.db import Database
+from local_adapters.segment_rows import SegmentRows
 
 
 class SqliteSegmentCompletionStore:
@@ -14,6 +15,7 @@ class SqliteSegmentCompletionStore:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._rows = SegmentRows(db, "segment_completions")
 
     def put(self, completion: SegmentCompletion) -> bool:
         """Record a completion idempotently; True if it was new. A row of an
@@ -30,10 +32,7 @@ class SqliteSegmentCompletionStore:
 
     def list(self, job_id: str) -> builtins.list[SegmentCompletion]:
         """All completions of a job, ordered by segment_index."""
-        rows = self._db.read(
-            "SELECT doc FROM segment_completions WHERE job_id = ? ORDER BY segment_index",
-            (job_id,))
-        return [SegmentCompletion.model_validate_json(r[0]) for r in rows]
+        return [SegmentCompletion.model_validate_json(r[0]) for r in self._rows.of_job(job_id)]
 
     def count(self, job_id: str) -> int:
         """Number of distinct completed segments of a job."""
@@ -43,14 +42,11 @@ class SqliteSegmentCompletionStore:
 
     def delete(self, job_id: str, segment_index: int) -> None:
         """Forget one completion; no error if absent."""
-        with self._db.write() as conn:
-            conn.execute("DELETE FROM segment_completions WHERE job_id = ? AND segment_index = ?",
-                         (job_id, segment_index))
+        self._rows.delete(job_id, segment_index)
 
     def delete_job(self, job_id: str) -> None:
         """Forget every completion of a job."""
-        with self._db.write() as conn:
-            conn.execute("DELETE FROM segment_completions WHERE job_id = ?", (job_id,))
+        self._rows.delete_job(job_id)
 
 
 _STATUS_COLUMNS = "job_id, segment_index, state, attempts, last_error, updated_at, run"
@@ -67,6 +63,7 @@ class SqliteSegmentStatusStore:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._rows = SegmentRows(db, "segment_status", _STATUS_COLUMNS)
 
     def _upsert(self, job_id: str, index: int, state: SegmentState, attempt: int,
                 error: str | None, run: int) -> SegmentStatus:
@@ -115,18 +112,12 @@ class SqliteSegmentStatusStore:
 
     def list(self, job_id: str) -> builtins.list[SegmentStatus]:
         """All status rows of a job, ordered by segment_index."""
-        rows = self._db.read(
-            "SELECT " + _STATUS_COLUMNS + " FROM segment_status WHERE job_id = ?"
-            " ORDER BY segment_index", (job_id,))
-        return [_status(r) for r in rows]
+        return [_status(r) for r in self._rows.of_job(job_id)]
 
     def delete(self, job_id: str, segment_index: int) -> None:
         """Forget one status row; no error if absent."""
-        with self._db.write() as conn:
-            conn.execute("DELETE FROM segment_status WHERE job_id = ? AND segment_index = ?",
-                         (job_id, segment_index))
+        self._rows.delete(job_id, segment_index)
 
     def delete_job(self, job_id: str) -> None:
         """Forget every status row of a job."""
-        with self._db.write() as conn:
-            conn.execute("DELETE FROM segment_status WHERE job_id = ?", (job_id,))
+        self._rows.delete_job(job_id)

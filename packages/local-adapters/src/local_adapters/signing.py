@@ -74,7 +74,7 @@ class UrlSigner:
 
     def _signature(self, op: str, bucket: str, key: str, exp: int, max_bytes: str,
                    dl: str, upload: str = "", part: str = "") -> str:
-        fields = (op, bucket, key, str(exp), max_bytes, dl)
+        fields: tuple[str, ...] = (op, bucket, key, str(exp), max_bytes, dl)
         if op == "part":
             fields += (upload, part)
         message = "\n".join(fields).encode()

@@ -17,6 +17,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -111,7 +112,7 @@ class FilesystemStorage(MultipartUploads):
         os.close(fd)
         return Path(name)
 
-    def disk_full_as(self, key: str | None):
+    def disk_full_as(self, key: str | None) -> AbstractContextManager[None]:
         """A block whose full-disk OSErrors become DiskFullError naming the data
         folder (and the object being stored)."""
         doing = f"storing {self.bucket}/{key}" if key else f"writing to {self.bucket}"

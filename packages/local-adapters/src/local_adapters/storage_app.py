@@ -93,6 +93,18 @@ async def _file_chunks(path, start: int, length: int):
             yield data
 
 
+# The refusals the endpoint answers with their error: its status, how its text starts
+# (S3's codes where a browser's upload code looks for them).
+_REFUSALS: dict[type[Exception], tuple[int, str]] = {
+    SignatureError: (403, "forbidden"),
+    InvalidKeyError: (400, "bad key"),
+    UploadNotFoundError: (404, "no such upload"),
+    PolicyViolationError: (403, "AccessDenied"),
+    UploadTooLargeError: (400, "EntityTooLarge"),
+    UploadTooSmallError: (400, "EntityTooSmall"),
+}
+
+
 def _error(status: int, reason: str) -> Response:
     return PlainTextResponse(reason, status_code=status)
 
@@ -127,20 +139,11 @@ class _StorageEndpoint:
                 response = await self._put(request, storage, key, signed.max_bytes)
             else:
                 response = await self._get(request, storage, key, signed.download_name)
-        except SignatureError as exc:
-            response = _error(403, f"forbidden: {exc}")
-        except InvalidKeyError as exc:
-            response = _error(400, f"bad key: {exc}")
-        except UploadNotFoundError as exc:
-            response = _error(404, f"no such upload: {exc}")
+        except tuple(_REFUSALS) as exc:
+            status, prefix = next(v for t, v in _REFUSALS.items() if isinstance(exc, t))
+            response = _error(status, f"{prefix}: {exc}")
         except ObjectExistsError:
             response = _error(409, "This job already has its video.")
-        except PolicyViolationError as exc:
-            response = _error(403, f"AccessDenied: {exc}")
-        except UploadTooLargeError as exc:
-            response = _error(400, f"EntityTooLarge: {exc}")
-        except UploadTooSmallError as exc:
-            response = _error(400, f"EntityTooSmall: {exc}")
         except DiskFullError as exc:  # the temp file is gone; a resumed upload can go on
             log.warning("%s %s refused: %s", request.method, request.url.path, exc)
             response = _error(507, str(exc))
@@ -213,7 +216,9 @@ class _StorageEndpoint:
 
         def on_file(fields: dict[str, str]) -> int:
             accepted["key"], accepted["policy"] = accept_form(storage, fields)
-            return size_range(accepted["policy"])[1]
+            bounds = size_range(accepted["policy"])
+            assert bounds is not None  # accept_form refuses a policy without one
+            return bounds[1]
 
         tmp = storage.temp_file()
         try:
@@ -238,7 +243,11 @@ class _StorageEndpoint:
     async def _put_part(self, request: Request, storage: FilesystemStorage, key: str,
                         signed: SignedRequest) -> Response:
         upload_id, number = signed.upload_id, signed.part_number
+        if upload_id is None or number is None:
+            raise SignatureError("a part URL must name its upload and part number")
         room = await anyio.to_thread.run_sync(storage.room_for_part, key, upload_id, number)
+        if signed.max_bytes is not None:  # the part's own signed length
+            room = signed.max_bytes if room is None else min(room, signed.max_bytes)
         return await self._receive(request, storage, key, room,
                                    lambda tmp: storage.adopt_part(key, upload_id, number, tmp))
 

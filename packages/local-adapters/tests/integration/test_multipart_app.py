@@ -33,6 +33,16 @@ def test_a_part_that_takes_the_upload_over_its_cap_is_refused_while_streaming(cl
     assert [p.size for p in storage.list_parts(KEY, upload_id)] == [MIN_PART_BYTES]
 
 
+def test_a_part_longer_than_its_url_was_signed_for_is_refused(client, backend):
+    storage = backend.input_storage
+    upload_id = storage.start_multipart(KEY)
+    url = path_of(storage.presign_part(KEY, upload_id, 1, content_length=5))
+    assert client.put(url, content=b"123456").status_code == 413
+    assert client.put(url.replace("max=5", "max=6"), content=b"123456").status_code == 403
+    assert client.put(url, content=b"12345").status_code == 200
+    assert [p.size for p in storage.list_parts(KEY, upload_id)] == [5]
+
+
 def test_a_part_for_an_aborted_upload_is_refused(client, backend):
     storage = backend.input_storage
     upload_id = storage.start_multipart(KEY)

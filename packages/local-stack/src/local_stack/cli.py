@@ -18,13 +18,17 @@ from rich.console import Console
 from shared_types.comfort_cli import add_comfort_arguments, params_from_args
 from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
+from shared_types.layout_options import add_layout_options, layout_params
 from shared_types.left_out import left_out_sentence
 from shared_types.models import (
+    ENCODER_PRESETS,
     Container,
+    ConversionParams,
     DepthModel,
     DynamicRange,
     OutputMode,
 )
+from shared_types.output_guard import check_output
 from stereo_media.stream_mux import container_of
 from stereo_models.model_install import check_model_available
 from stereo_models.models_cli import add_models_parser, run_models_command
@@ -47,9 +51,11 @@ def _parser() -> argparse.ArgumentParser:
                             "required with a --host beyond this machine, which also requires "
                             "a login (STEREO_SPOT_BASIC_AUTH_PASSWORD, else one is printed)")
 
-    conv = sub.add_parser("convert", help="convert one file end to end")
-    conv.add_argument("input", type=Path)
-    conv.add_argument("-o", "--output", type=Path, required=True)
+    conv = sub.add_parser("convert", help="convert one file, or every video under a folder")
+    conv.add_argument("input", type=Path, help="a video, or a folder (converted recursively)")
+    conv.add_argument("-o", "--output", type=Path, required=True,
+                      help="the output file, or for a folder the output folder (sub-folders "
+                           "kept; a second run converts only what is not done)")
     conv.add_argument("--mode", type=OutputMode, default=OutputMode.HALF_SBS,
                       choices=list(OutputMode), metavar="{" + ",".join(OutputMode) + "}")
     add_comfort_arguments(conv)
@@ -71,11 +77,17 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep HDR, or tone-map it to SDR (BT.709, 8-bit)")
     conv.add_argument("--subtitles-3d", action="store_true",
                       help="burn the first text subtitle track into both views, in front")
+    conv.add_argument("--crf", type=int, default=20,
+                      help="constant quality on x264's 0..51 scale (lower is better)")
+    conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
+    add_layout_options(conv)
     conv.add_argument("--workers", type=int, help="video-worker processes")
     conv.add_argument("--segment-seconds", type=float)
     conv.add_argument("--data-dir", type=Path,
                       help="keep the pipeline's data here (default: a temporary folder "
                       "beside the output, removed at the end)")
+    conv.add_argument("--overwrite", action="store_true",
+                      help="replace an existing output (never the input itself)")
 
     sub.add_parser("jobs", help="list jobs")
     retry = sub.add_parser("retry", help="resume a failed job")
@@ -127,17 +139,23 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
              has_gpu: Callable[[], bool] | None = None) -> int:
     from local_stack.convert import ConvertRequest, run_convert, temporary_data_dir
 
+    if not args.input.is_dir():
+        check_output(args.input, args.output, overwrite=args.overwrite)  # before any work
     depth = args.depth or _default_depth(args, settings, console, has_gpu)
     check_model_available(depth, settings.models_dir, auto_download=settings.model_auto_download,
                           endpoint=settings.hub_endpoint)  # before any upload or chunking
     params = params_from_args(args, depth_model=depth, dynamic_range=args.dynamic_range,
-                              subtitles_3d=args.subtitles_3d)
+                              subtitles_3d=args.subtitles_3d, crf=args.crf, preset=args.preset,
+                              **layout_params(args))
+    if args.input.is_dir():
+        return _convert_folder(args, settings, params, console, waiting_workers)
     container = args.container or container_of(args.output)
     if args.depth_video is not None:
         from local_stack.depth_video_convert import convert_with_depth_video
 
         return convert_with_depth_video(args, settings, params, container, console)
-    request = ConvertRequest(args.input, args.output, args.mode, params, container)
+    request = ConvertRequest(args.input, args.output, args.mode, params, container,
+                             start_s=args.start, end_s=args.end)
     if args.data_dir is not None:
         snap = run_convert(settings, request, console, waiting_workers=waiting_workers)
     else:
@@ -149,6 +167,17 @@ def _convert(args: argparse.Namespace, settings: StackSettings, console: Console
         console.print(f"not in this file: {left_out_sentence(snap.left_out, container)}",
                       soft_wrap=True)
     return 0
+
+
+def _convert_folder(args: argparse.Namespace, settings: StackSettings, params: ConversionParams,
+                    console: Console, waiting_workers: Sequence[subprocess.Popen]) -> int:
+    from local_stack.folder_convert import FolderRequest, run_folder
+
+    request = FolderRequest(args.input, args.output, args.mode, params,
+                            args.container or Container.MP4, overwrite=args.overwrite,
+                            data_dir=args.data_dir, start_s=args.start, end_s=args.end)
+    summary = run_folder(settings, request, console, waiting_workers=waiting_workers)
+    return 1 if summary.failed else 0
 
 
 def _run(args: argparse.Namespace, console: Console,

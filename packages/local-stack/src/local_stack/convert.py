@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from media_worker.bootstrap import probe_limits
@@ -21,6 +21,9 @@ from shared_types.models import Container, ConversionParams, JobStatus, OutputMo
 from shared_types.temp_sweep import sweep_stale_temp
 from stereo_media.bounded_probe import probe_header
 from stereo_media.errors import MediaError
+from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.ffmpeg_runner import FfmpegRunner
+from stereo_media.source_cut import check_span, source_span
 
 from local_stack.convert_owner import JobOwnership, cancel_orphans
 from local_stack.filesystems import on_network_share
@@ -42,6 +45,8 @@ class ConvertRequest:
     mode: OutputMode
     params: ConversionParams
     container: Container = Container.MP4
+    start_s: float | None = None  # the part of the source to convert (``source_cut``)
+    end_s: float | None = None
 
 
 @contextmanager
@@ -82,6 +87,16 @@ def run_convert(settings: StackSettings, request: ConvertRequest, console: Conso
     """
     if not request.source.is_file():
         raise FileNotFoundError(f"input file not found: {request.source}")
+    if request.start_s is not None or request.end_s is not None:
+        check_span(request.start_s, request.end_s)  # before any worker starts
+        folder = Path(settings.data_dir) / "tmp"
+        folder.mkdir(parents=True, exist_ok=True)
+        runner = FfmpegRunner(ffmpeg_path(settings.ffmpeg), timeout_s=settings.job_timeout_s)
+        with source_span(runner, request.source, folder, start_s=request.start_s,
+                         end_s=request.end_s) as part:
+            return run_convert(settings, replace(request, source=part, start_s=None,
+                                                 end_s=None), console,
+                               waiting_workers=waiting_workers)
     settings = _planned(settings, request.source, console)
     specs = video_worker_specs(settings)
     supervisor = Supervisor(

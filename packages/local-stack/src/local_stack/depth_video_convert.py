@@ -21,14 +21,15 @@ def convert_with_depth_video(args: argparse.Namespace, settings: StackSettings,
     """Convert ``args.input`` to ``args.output`` with depth from ``args.depth_video``.
     Raises the engine's errors (a depth video of the wrong frame count or shape
     is refused before anything is converted)."""
+    from shared_types.conversion import EngineRuntime
     from stereo_inference.convert import convert_file
     from stereo_inference.progress_bar import progress_bar
 
     with progress_bar(enabled=console.is_terminal) as progress:
         result = convert_file(
             args.input, args.output, mode=args.mode, params=params, progress=progress,
-            models_dir=settings.models_dir, ffmpeg=settings.ffmpeg, container=container,
-            depth_video=args.depth_video, start_at_zero=True,
+            runtime=EngineRuntime(models_dir=settings.models_dir, ffmpeg=settings.ffmpeg),
+            container=container, depth_video=args.depth_video, start_at_zero=True,
         )
     console.print(f"wrote {args.output} ({result.frames} frames, depth from "
                   f"{args.depth_video.name})", soft_wrap=True)

@@ -19,5 +19,9 @@ class StackTimeoutError(LocalStackError, TransientError):
     """A job did not reach a final state in the time allowed."""
 
 
+class PortInUseError(LocalStackError, PermanentError):
+    """``serve``'s port is held by another program (the message names it)."""
+
+
 class ExposureError(LocalStackError, PermanentError):
     """``serve`` was asked to listen beyond this machine without what that needs."""

@@ -45,7 +45,7 @@ class HostedMediaWorker:
         """Build the worker and start consuming. Raises what ``build_worker`` raises
         (no ffmpeg, no backend adapter)."""
         self._log.install()
-        sweep_stale_temp(self._settings.work_dir, ("chunk-", "join-"))  # a killed run's
+        sweep_stale_temp(self._settings.work_folder, ("chunk-", "join-"))  # a killed run's
         consumers = build_worker(self._settings).consumers()
         self._stop = consumers[0].stop  # run_consumers gives every consumer this event
         # daemon threads: a drain that outlasts ``stop``'s timeout does not hold up

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from types import TracebackType
 
 from rich.console import Console
 from rich.progress import (
@@ -45,8 +46,9 @@ class JobProgressView:
         self.progress.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.progress.__exit__(*exc)
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.progress.__exit__(kind, error, traceback)
 
     def update(self, snap: JobSnapshot) -> None:
         """Show one snapshot."""

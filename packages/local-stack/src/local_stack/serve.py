@@ -9,6 +9,7 @@ from rich.console import Console
 from shared_types.stop_event import StopEvent
 
 from local_stack.exposure import expose
+from local_stack.port_check import ensure_port_free
 from local_stack.services import stack_specs
 from local_stack.settings import StackSettings
 from local_stack.supervisor import Supervisor
@@ -20,9 +21,11 @@ def run_serve(settings: StackSettings, console: Console) -> int:
     """Start web-ui, media-worker and the video-workers; on SIGINT/SIGTERM drain
     them and return 0 (1 when a child had to be killed). Raises
     ServiceMissingError when a service package is not installed, ExposureError
-    when asked to listen beyond loopback with no host name to answer."""
+    when asked to listen beyond loopback with no host name to answer,
+    PortInUseError at once when another program listens on ``settings.port``."""
     exposure = expose(settings)  # beyond loopback: a login and a Host check, or an error
     settings = exposure.settings
+    ensure_port_free(settings.host, settings.port)  # before any service starts
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     stop = StopEvent()  # set in the signal handler: safe there (see its module)
 

@@ -6,12 +6,12 @@ import os
 from pathlib import Path
 
 from pydantic import Field, SecretStr
-from shared_types.settings import BackendSettings
+from shared_types.settings import BackendSettings, ToolSettings
 
 from local_stack.parallelism import default_workers
 
 
-class StackSettings(BackendSettings):
+class StackSettings(ToolSettings, BackendSettings):
     """Backend settings plus how the CLI runs and supervises the services.
 
     Command-line options override these; children get them back as
@@ -42,7 +42,6 @@ class StackSettings(BackendSettings):
     restart_backoff_s: float = Field(0.5, gt=0, description="first restart delay")
     restart_backoff_max_s: float = Field(30.0, gt=0)
     drain_timeout_s: float = Field(30.0, gt=0, description="SIGTERM grace before SIGKILL")
-    ffmpeg: str | None = None
     depth_stride: int = Field(
         1, ge=1, description="video-workers run a learned depth model on every n-th frame")
     # `serve` beyond loopback (local_stack.exposure): the web UI's login and the
@@ -50,12 +49,10 @@ class StackSettings(BackendSettings):
     basic_auth_user: str = "stereo-spot"
     basic_auth_password: SecretStr | None = None
     allowed_hosts: list[str] = Field(default_factory=list)
-    work_dir: Path | None = Field(
-        None, description="the workers' temp folders (default: {data_dir}/work)")
 
     @property
     def work_folder(self) -> Path:
-        """``work_dir``, else ``{data_dir}/work``: on the store's filesystem, so what
-        a worker makes is moved into the store, not copied, and a film's pieces
-        never fill a RAM-backed /tmp."""
-        return Path(self.work_dir) if self.work_dir else Path(self.data_dir) / "work"
+        """The workers' temp folders: ``work_dir``, else ``{data_dir}/work``: on the
+        store's filesystem, so what a worker makes is moved into the store, not
+        copied, and a film's pieces never fill a RAM-backed /tmp."""
+        return self.work_folder_or(Path(self.data_dir) / "work")

@@ -126,7 +126,8 @@ def near_end(snap: JobSnapshot) -> bool:
     if snap.status == JobStatus.REASSEMBLING or snap.is_final:
         return True
     total = snap.segments_total
-    return bool(total) and snap.segments_done + snap.segments_failed >= total
+    return total is not None and total > 0 and (
+        snap.segments_done + snap.segments_failed >= total)
 
 
 def wait_for_job(

@@ -233,7 +233,7 @@ class Supervisor:
             self.poll()
         return self.stop()
 
-    def begin_stop(self, sig: int = signal.SIGTERM) -> list[subprocess.Popen]:
+    def begin_stop(self, sig: int = signal.SIGTERM) -> list[subprocess.Popen | AdoptedProcess]:
         """Send ``sig`` to every live child not yet asked, without waiting (their
         drain then overlaps the caller's own work); no child is restarted after
         this. Returns the children still running."""

@@ -12,6 +12,7 @@ from stereo_media.testing.captions import track_cues
 from stereo_media.testing.media import make_broadcast_recording, make_two_angle_video, make_video
 from stereo_media.testing.media_facts import ffmpeg_decode_error, media_facts
 from stereo_media.testing.rich_media import DEFAULT_AUDIO, make_rich_video
+from stereo_media.testing.timing_kept import assert_timing_kept
 
 SECONDS, FPS = 9.0, 12  # three 4 s segments (keyframe every second)
 TIMECODE = "10:00:00:00"
@@ -53,12 +54,7 @@ def test_segmented_conversion_keeps_every_stream_chapter_tag_and_cue(
     if suffix == ".mp4":  # Apple's spelling, as its players look them up
         with av.open(str(out)) as c:
             assert IPHONE.items() <= dict(c.metadata).items()
-    assert len(facts.cues) == len(phone.cues)
-    for (start, end), cue in zip(facts.cues, phone.cues, strict=True):
-        assert abs(start - cue.start_s) <= 0.001
-        assert abs(end - cue.end_s) <= 0.001
-    assert facts.frames == src.frames
-    assert abs(facts.duration_s - src.duration_s) <= 1 / FPS
+    assert_timing_kept(facts, src, phone, FPS)
     assert (facts.width, facts.height) == size
     assert facts.rotation == 0
     assert facts.frame_packing == {"half-sbs": "SIDEBYSIDE", "tb": "TOPBOTTOM"}[mode]

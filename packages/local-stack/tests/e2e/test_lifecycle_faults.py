@@ -24,7 +24,12 @@ from shared_types.models import ConversionParams, Job, JobStatus, OutputMode, ne
 from shared_types.retry import retry_job
 from starlette.testclient import TestClient
 
-from local_stack.services import service_argv, service_env, worker_specs
+from local_stack.services import (
+    service_argv,
+    settings_env,
+    video_worker_settings,
+    worker_specs,
+)
 from local_stack.submission import submit_job
 from local_stack.supervisor import Supervisor
 from local_stack.testing.invariants import wait_until_final
@@ -47,7 +52,8 @@ def _started(run, specs):
 def _janitor_until(run, job_id: str, field: str, timeout_s: float = 90) -> None:
     """Run ``video-worker janitor`` passes (separate processes, 1 s stuck threshold)
     until one reports ``field`` for ``job_id``."""
-    env = {**run.env, **service_env(run.settings), "STEREO_SPOT_STUCK_AFTER_S": "1"}
+    env = {**run.env, **settings_env(video_worker_settings(run.settings, cores=1)),
+           "STEREO_SPOT_STUCK_AFTER_S": "1"}
     deadline = time.monotonic() + timeout_s
     reports = []
     while time.monotonic() < deadline:

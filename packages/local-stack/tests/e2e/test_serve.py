@@ -93,6 +93,25 @@ def test_serve_converts_an_upload_and_streams_progress_and_the_result(
         assert facts.has_audio
 
 
+def test_serve_on_a_port_in_use_exits_at_once_with_one_line_naming_it(
+    tmp_path: Path, stack_env, run_cli
+):
+    import socket
+
+    with socket.socket() as holder:  # another program on the port
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        # (a serve that restarted its web UI forever would run into this timeout)
+        result = run_cli(["serve", "--port", str(port), "--workers", "1"],
+                         stack_env(tmp_path / "data"), timeout_s=60)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert f"port {port}" in lines[0] and "--port" in lines[0]
+    assert "running at" not in result.stdout  # nothing was started
+
+
 def test_serve_beyond_loopback_requires_a_login_and_checks_the_host(
         tmp_path: Path, stack_env, free_port):
     """#52 finding 8: `serve --host 0.0.0.0` answered anyone. Now a password is

@@ -19,7 +19,8 @@ from shared_types.models import JobStatus
 from shared_types.runs import STALE_RUN_WRITES
 
 from local_stack.testing.lifecycle_machine import (
-    STUCK_S,
+    LATE_ZOMBIE_CHUNKER,
+    LOST_REASSEMBLY_TRIGGER,
     Clock,
     FlakyQueue,
     PipelineWithEnding,
@@ -124,19 +125,12 @@ test_every_job_ends_on_moto_under_an_adversary = property_test(
 
 
 def test_a_trigger_whose_send_is_lost_still_ends_completed_on_moto():
-    jobs = replay(("upload", 2), ("deliver", "chunking"), ("deliver", "video-worker"),
-                  ("deliver", "video-worker"), ("deliver", "segment-output"),
-                  ("fail_the_next_sends", "reassembly", 1), ("deliver", "segment-output"),
-                  machine_class=MotoPipeline)
+    jobs = replay(*LOST_REASSEMBLY_TRIGGER, machine_class=MotoPipeline)
     assert jobs["job-0"].status == JobStatus.COMPLETED
 
 
 def test_a_zombie_chunkers_late_run_is_refused_on_moto():
     stale = STALE_RUN_WRITES.count("inference")
-    jobs = replay(("upload", 2), ("stall_a_chunker",), ("let_time_pass", STUCK_S + 1),
-                  ("deliver", "chunking"), ("wake_a_stalled_chunker", False),
-                  ("deliver", "video-worker"), ("deliver", "video-worker"),
-                  ("deliver", "video-worker"), ("deliver", "video-worker"),
-                  machine_class=MotoPipeline)
+    jobs = replay(*LATE_ZOMBIE_CHUNKER, machine_class=MotoPipeline)
     assert (jobs["job-0"].status, jobs["job-0"].run) == (JobStatus.COMPLETED, 2)
     assert STALE_RUN_WRITES.count("inference") - stale >= 2

@@ -8,6 +8,7 @@ import pytest
 from shared_types.models import JobStatus
 
 from local_stack.testing.lifecycle_machine import (
+    LOST_REASSEMBLY_TRIGGER,
     Clock,
     FlakyQueue,
     PipelineWithEnding,
@@ -49,8 +50,5 @@ test_every_job_ends_on_sqlite_under_an_adversary = property_test(
 
 
 def test_a_trigger_whose_send_is_lost_still_ends_completed_on_sqlite():
-    jobs = replay(("upload", 2), ("deliver", "chunking"), ("deliver", "video-worker"),
-                  ("deliver", "video-worker"), ("deliver", "segment-output"),
-                  ("fail_the_next_sends", "reassembly", 1), ("deliver", "segment-output"),
-                  machine_class=SqlitePipeline)
+    jobs = replay(*LOST_REASSEMBLY_TRIGGER, machine_class=SqlitePipeline)
     assert jobs["job-0"].status == JobStatus.COMPLETED

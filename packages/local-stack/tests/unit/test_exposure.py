@@ -7,7 +7,7 @@ from pydantic import SecretStr
 
 from local_stack.errors import ExposureError
 from local_stack.exposure import expose, is_loopback
-from local_stack.services import service_env
+from local_stack.services import settings_env, web_settings
 from local_stack.settings import StackSettings
 
 
@@ -31,7 +31,7 @@ def test_beyond_loopback_a_password_is_made_and_the_names_are_checked():
     served = exposure.settings
     assert served.basic_auth_password.get_secret_value() == "fresh-password"
     assert served.allowed_hosts == ["stereo.lan", "localhost", "127.0.0.1", "[::1]"]
-    env = service_env(served)  # what web-ui reads
+    env = settings_env(web_settings(served))  # what web-ui reads
     assert env["STEREO_SPOT_BASIC_AUTH_PASSWORD"] == "fresh-password"
     assert env["STEREO_SPOT_BASIC_AUTH_USER"] == "stereo-spot"
     assert "0.0.0.0" not in env["STEREO_SPOT_ALLOWED_HOSTS"]
@@ -53,5 +53,5 @@ def test_a_wildcard_bind_with_no_name_is_refused():
 
 
 def test_on_loopback_the_children_get_no_login():  # the control: local use stays as it was
-    env = service_env(expose(settings(host="127.0.0.1")).settings)
+    env = settings_env(web_settings(expose(settings(host="127.0.0.1")).settings))
     assert "STEREO_SPOT_BASIC_AUTH_PASSWORD" not in env

@@ -6,6 +6,7 @@ from shared_types.models import JobStatus
 from shared_types.runs import STALE_RUN_WRITES, run_completions
 
 from local_stack.testing.lifecycle_machine import (
+    LATE_ZOMBIE_CHUNKER,
     STUCK_S,
     FirstChoice,
     Pipeline,
@@ -47,10 +48,7 @@ def test_a_retry_whose_sends_fail_is_not_stranded():
 
 def test_a_zombie_chunker_writing_late_without_a_check_is_never_joined():
     stale = STALE_RUN_WRITES.count()
-    jobs = replay(("upload", 2), ("stall_a_chunker",), ("let_time_pass", STUCK_S + 1),
-                  ("deliver", "chunking"), ("wake_a_stalled_chunker", False),
-                  ("deliver", "video-worker"), ("deliver", "video-worker"),
-                  ("deliver", "video-worker"), ("deliver", "video-worker"))
+    jobs = replay(*LATE_ZOMBIE_CHUNKER)
     job = jobs["job-0"]
     assert (job.status, job.run) == (JobStatus.COMPLETED, 2)  # the final holds run 2 only
     assert STALE_RUN_WRITES.count("inference") - stale >= 2  # run 1's segments refused

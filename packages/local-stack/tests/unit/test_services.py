@@ -1,12 +1,13 @@
 """Which children the stack runs and what environment they read."""
 
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
 from local_stack.errors import ServiceMissingError
-from local_stack.services import service_argv, service_env, stack_specs, worker_specs
+from local_stack.services import service_argv, settings_env, stack_specs, worker_specs
 from local_stack.settings import StackSettings
 
 
@@ -18,21 +19,59 @@ def test_the_stack_is_web_ui_media_worker_and_n_video_workers(tmp_path: Path):
     assert [s.name for s in worker_specs(settings)] == names[1:]
 
 
-def test_children_read_the_settings_back_from_their_environment(tmp_path: Path, monkeypatch):
+def _read_back(cls, env: dict[str, str], monkeypatch):
+    """``cls`` as a child reads it: from nothing but ``env``."""
+    for name in [n for n in os.environ if n.startswith("STEREO_SPOT_")]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return cls(_env_file=None)
+
+
+@pytest.mark.parametrize("child", ["web-ui", "media-worker-1", "video-worker-1"])
+def test_each_child_reads_back_exactly_the_typed_settings_built_for_it(
+        tmp_path: Path, monkeypatch, child: str):
+    from media_worker.settings import MediaWorkerSettings
+    from video_worker.settings import VideoWorkerSettings
+    from web_ui.settings import WebSettings
+
+    from local_stack.services import media_worker_settings, video_worker_settings, web_settings
+
     settings = StackSettings(data_dir=tmp_path, port=8123, segment_seconds=2.5,
-                             visibility_s=3, aws_endpoint_url=None)
-    env = service_env(settings)
+                             visibility_s=3, lease_s=3, aws_endpoint_url=None, workers=2)
+    built = {"web-ui": web_settings(settings), "media-worker-1": media_worker_settings(settings),
+             "video-worker-1": video_worker_settings(settings, cores=1)}[child]
+    cls = {"web-ui": WebSettings, "media-worker-1": MediaWorkerSettings,
+           "video-worker-1": VideoWorkerSettings}[child]
+    [spec] = [s for s in stack_specs(settings) if s.name == child]
+    names = {k.removeprefix("STEREO_SPOT_").lower() for k in spec.env
+             if k.startswith("STEREO_SPOT_")}
+    assert names <= set(cls.model_fields)  # its own class's fields, nothing else
+    assert _read_back(cls, spec.env, monkeypatch).model_dump() == built.model_dump()
+    assert built.data_dir == tmp_path and "STEREO_SPOT_AWS_ENDPOINT_URL" not in spec.env
+
+
+def test_children_read_the_settings_back_from_their_environment(tmp_path: Path, monkeypatch):
+    from web_ui.settings import WebSettings
+
+    from local_stack.services import web_settings
+
+    settings = StackSettings(data_dir=tmp_path, port=8123, aws_endpoint_url=None)
+    env = settings_env(web_settings(settings))
     assert env["STEREO_SPOT_DATA_DIR"] == str(tmp_path.resolve())
     assert env["STEREO_SPOT_PORT"] == "8123"
-    assert env["STEREO_SPOT_SEGMENT_SECONDS"] == "2.5"
-    assert env["STEREO_SPOT_VISIBILITY_S"] == "3.0"
     assert "STEREO_SPOT_AWS_ENDPOINT_URL" not in env
-    for name, value in env.items():  # read back as a child reads them: from its environment
-        if name.startswith("STEREO_SPOT_"):
-            monkeypatch.setenv(name, value)
-    reread = StackSettings(_env_file=None)
-    assert reread.segment_seconds == 2.5
+    reread = _read_back(WebSettings, env, monkeypatch)
     assert reread.port == 8123
+
+
+def test_a_bad_value_for_a_child_is_refused_before_any_child_starts(tmp_path: Path):
+    """Negative control: the children's settings are validated as their own class
+    in the CLI (the stack's lease longer than the media worker's visibility)."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="lease_s must not be longer"):
+        stack_specs(StackSettings(data_dir=tmp_path, visibility_s=5, lease_s=50))
 
 
 def test_a_service_runs_from_this_interpreter_environment():
@@ -58,17 +97,19 @@ def test_video_workers_are_the_plain_console_script_with_the_seamless_switch(
     assert VideoWorkerSettings(_env_file=None).seamless_segments is seamless
 
 
-def test_every_setting_but_the_clis_own_reaches_the_children(tmp_path: Path):
-    """A field added to StackSettings (or BackendSettings) is passed on without
-    anyone listing it; only fields declared CLI-only stay behind."""
+def test_every_setting_but_the_clis_own_is_a_field_of_some_child():
+    """A field added to StackSettings (or BackendSettings) reaches the child whose
+    class declares it without anyone listing it; one that no child declares
+    would reach none, so it must be declared CLI-only."""
+    from media_worker.settings import MediaWorkerSettings
+    from video_worker.settings import VideoWorkerSettings
+    from web_ui.settings import WebSettings
+
     from local_stack.services import CLI_ONLY_FIELDS
 
-    every = set(StackSettings.model_fields)
-    unset = {name for name, value in StackSettings(data_dir=tmp_path).model_dump().items()
-             if value is None}  # optional fields: give each a value so it is passed
-    env = service_env(StackSettings(data_dir=tmp_path, **{name: "x" for name in unset}))
-    passed = {k.removeprefix("STEREO_SPOT_").lower() for k in env if k.startswith("STEREO_SPOT_")}
-    assert passed == (set(every) - CLI_ONLY_FIELDS) | {"inference_backend"}
+    children = set().union(*(cls.model_fields for cls in (
+        MediaWorkerSettings, VideoWorkerSettings, WebSettings)))
+    assert set(StackSettings.model_fields) - CLI_ONLY_FIELDS <= children
 
 
 def test_cli_only_fields_are_fields_no_service_reads():
@@ -174,11 +215,12 @@ def test_the_workers_temp_folders_lie_in_the_data_folder_unless_set(tmp_path: Pa
     from local_stack.services import media_worker_settings
 
     settings = StackSettings(data_dir=tmp_path / "data")
-    env = service_env(settings)
+    env = settings_env(media_worker_settings(settings))
     assert env["STEREO_SPOT_WORK_DIR"] == str((tmp_path / "data" / "work").resolve())
     assert media_worker_settings(settings).work_dir == tmp_path / "data" / "work"
     moved = settings.model_copy(update={"data_dir": tmp_path / "other"})  # --data-dir
-    assert service_env(moved)["STEREO_SPOT_WORK_DIR"] == str((tmp_path / "other" / "work")
-                                                             .resolve())
+    work = settings_env(media_worker_settings(moved))["STEREO_SPOT_WORK_DIR"]
+    assert work == str((tmp_path / "other" / "work").resolve())
     chosen = StackSettings(data_dir=tmp_path / "data", work_dir=tmp_path / "scratch")
-    assert service_env(chosen)["STEREO_SPOT_WORK_DIR"] == str((tmp_path / "scratch").resolve())
+    work = settings_env(media_worker_settings(chosen))["STEREO_SPOT_WORK_DIR"]
+    assert work == str((tmp_path / "scratch").resolve())

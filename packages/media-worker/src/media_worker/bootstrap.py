@@ -35,7 +35,7 @@ def build_worker(settings: MediaWorkerSettings, backend: Backend | None = None) 
         runner=FfmpegRunner(ffmpeg_path(settings.ffmpeg), timeout_s=settings.ffmpeg_timeout_s,
                             tick_s=min(1.0, settings.lease_s / 3)),
         limits=limits,
-        work_dir=settings.work_dir,
+        work_dir=settings.work_folder,
         segment_seconds=settings.segment_seconds,
         segment_lanes=settings.segment_lanes,
         lease_s=settings.lease_s,

@@ -19,12 +19,12 @@ import logging
 import tempfile
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 from shared_types import keys
-from shared_types.cancel import discard_if_cancelled
+from shared_types.cancel import discard_if_cancelled, free_job_files
 from shared_types.disk_room import WORK_FACTOR, require_room
 from shared_types.errors import ConditionFailedError
 from shared_types.failure import disk_full_as
@@ -45,6 +45,7 @@ from shared_types.transitions import CHUNKABLE, claim_chunking, finish_chunking,
 from stereo_media.bounded_probe import probe_video, refuse_oversize
 from stereo_media.clock_jumps import continuous_source
 from stereo_media.errors import UnusableVideoError
+from stereo_media.source_cut import source_span
 
 from media_worker.clip import cut_clip
 from media_worker.cut_plan import planned_cuts
@@ -55,7 +56,7 @@ from media_worker.poster import store_poster
 from media_worker.publication import Publication
 from media_worker.segment_order import publish_order, segment_seconds
 from media_worker.segment_subtitles import add_cues_to_segments
-from media_worker.side_streams import keep_side_streams
+from media_worker.side_streams import SideFiles, keep_side_streams
 from media_worker.source_file import SourceLocation, source_file
 from media_worker.splitting import prepare_and_split
 from media_worker.thumbnails import store_strip
@@ -102,7 +103,11 @@ def handle_source_uploaded(record: S3EventRecord, deps: MediaDeps) -> int | None
         return None
     job = backend.jobs.get(job_id)
     if job is None:
-        log.warning("job_id=%s source uploaded for an unknown job; ignored", job_id)
+        # a deleted job's upload form used late (or a job that never was): nobody
+        # will convert it, so it is removed now, not left to the bucket's rule
+        deleted = free_job_files(backend, job_id, keep_poster=False)
+        log.warning("job_id=%s source uploaded for an unknown job; %d objects removed",
+                    job_id, deleted)
         return None
     if job.status == JobStatus.AWAITING_CONFIRMATION and job.thumbnails is None:
         info = _checked_head(deps, record.key)
@@ -186,7 +191,7 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
     alive = JobKeepAlive(backend.jobs, job_id, JobStatus.CHUNKING_IN_PROGRESS,
                          every_s=deps.keepalive_s, run=run)
     try:
-        with _workspace(deps, job_id) as work:
+        with _workspace(deps, job_id) as work, ExitStack() as asked:
             if job.is_clip:
                 # Seconds of the parent's source, read where it lies (its header read;
                 # a joined recording's continuous copy: played_timeline).
@@ -204,6 +209,10 @@ def _chunk(job: Job, info: ObjectInfo, deps: MediaDeps) -> int | None:
                              what="chunking this video in the work folder")
                 source = source_file(backend.input_storage, info, work / "source.mp4")
                 source = _on_one_timeline(source, work, deps, alive)
+                # the part the job asks for (params start_s/end_s), if not all of it
+                source = asked.enter_context(source_span(
+                    deps.runner, source, work, start_s=job.params.start_s,
+                    end_s=job.params.end_s, on_tick=alive.tick))
             video = probe_video(source, deps.limits)
             log.info("job_id=%s source %dx%d %.1f s, %d frames, audio=%s", job_id, video.width,
                      video.height, video.duration_s, video.video_frames, video.has_audio)
@@ -272,33 +281,36 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
     cuts = planned_cuts(video, length) if streamed else None
     total = len(cuts) + 1 if cuts is not None else None
 
-    def publish(index: int, path: Path) -> None:
-        alive.touch()  # raises ConditionFailedError once the job moved on: stop writing
-        key = keys.segment_key(job_id, index, total, job.mode, run)
-        # moved, not copied, where the store is a folder on the work folder's disk
-        backend.input_storage.put_file(key, path, content_type="video/mp4", move=True)
-        log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
-
     def publication_of(count: int) -> Publication:
         # The count goes on the job before any segment of this run does: its progress
         # counts segments while the split cuts, and no completion of this run is
         # checked against another run's count (``segment_output``).
         record(backend.jobs, job_id, JobUpdate(total_segments=count), while_in=CHUNKING,
                run=run)
+
+        def publish(index: int, path: Path) -> None:
+            alive.touch()  # raises ConditionFailedError once the job moved on: stop writing
+            key = keys.segment_key(job_id, index, count, job.mode, run)
+            # moved, not copied, where the store is a folder on the work folder's disk
+            backend.input_storage.put_file(key, path, content_type="video/mp4", move=True)
+            log.info("job_id=%s segment_index=%d uploaded %s", job_id, index, key)
+
         return Publication(count, publish_order(count, deps.segment_lanes), publish)
 
     publication = publication_of(total) if total is not None else None
     with ThreadPoolExecutor(1, thread_name_prefix=f"side-{job_id}") as aside:
-        kept = None  # the side-stream copy's future, once begun
+        kept: Future[SideFiles] | None = None  # the side-stream copy's future, once begun
 
-        def keep_aside() -> None:
+        def keep_aside() -> Future[SideFiles]:
             nonlocal kept
             if kept is None:
                 kept = aside.submit(keep_side_streams, deps.runner, source, work,
                                     on_tick=alive.tick)
+            return kept
 
         def cut(index: int, path: Path) -> None:
-            publication.cut(index, path)
+            if publication is not None:  # (cut is handed to the split only then)
+                publication.cut(index, path)
             keep_aside()  # once the first segment is out: its ffmpeg does not delay it
 
         if publication is None:
@@ -306,12 +318,12 @@ def _split_and_upload(job: Job, source: Path, video, work: Path, deps: MediaDeps
         segments = prepare_and_split(deps.runner, source, video, work, length,
                                      job_id=job_id, limits=deps.limits, on_tick=alive.tick,
                                      cuts=cuts, on_segment=cut if publication else None)
-        keep_aside()  # a split that cut nothing before its end
+        side_files = keep_aside()  # begun here for a split that cut nothing before its end
         if publication is not None and len(segments) != total:
             raise SplitOffPlanError(
                 f"the split cut {len(segments)} segments where {total} were planned "
                 f"({publication.published} already handed out); chunking again")
-        side = kept.result()  # (its error, if any, is raised here)
+        side = side_files.result()  # (its error, if any, is raised here)
     alive.touch()
     # before the last segment: reassembly may start after it
     if side.streams is not None:

@@ -22,7 +22,7 @@ def main() -> int:
         format="%(asctime)s %(levelname)s %(process)d %(threadName)s %(name)s: %(message)s",
     )
     settings = MediaWorkerSettings()
-    sweep_stale_temp(settings.work_dir, ("chunk-", "join-"))  # left by a killed worker
+    sweep_stale_temp(settings.work_folder, ("chunk-", "join-"))  # left by a killed worker
     worker = build_worker(settings)
     log.info("media-worker started: backend=%s segment_seconds=%g", settings.backend,
              settings.segment_seconds)

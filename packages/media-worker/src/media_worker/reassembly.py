@@ -122,7 +122,8 @@ def _join(deps: MediaDeps, job: Job, completions: list[SegmentCompletion],
                          _kept_aside(deps, keys.data_tracks_key(job_id), work / "data.mp4"))
         out = work / f"final.{job.container.value}"
         dropped = mux_final(deps.runner, paths, side, out, container=job.container,
-                            mode=job.mode, timecode=job.source_timecode, on_tick=tick)
+                            mode=job.mode, timecode=job.source_timecode, on_tick=tick,
+                            cross_eyed=job.params.cross_eyed)
         keeper.check()  # a stale holder stops here, before writing
         backend.output_storage.put_file(final, out, content_type=CONTENT_TYPES[job.container],
                                         move=True)

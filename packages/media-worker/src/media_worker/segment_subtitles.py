@@ -29,6 +29,7 @@ from stereo_media.errors import UnusableVideoError
 from stereo_media.ffmpeg_runner import FfmpegRunner, file_input
 from stereo_media.stream_mux import TEXT_SUBTITLES
 from stereo_media.subtitle_cues import TextCue, cues_in_window, format_srt, parse_srt
+from stereo_media.timestamps import seconds_or
 
 from media_worker.side_streams import streams_of
 from media_worker.splitting import segment_starts
@@ -66,9 +67,7 @@ def _video_start_s(path: Path) -> float:
     try:
         with av.open(str(path), options=av_options()) as container:
             stream = container.streams.video[0]
-            if stream.start_time is None:
-                return 0.0
-            return float(stream.start_time * stream.time_base)
+            return seconds_or(stream.start_time, stream.time_base, 0.0)
     except (av.error.FFmpegError, OSError, IndexError) as exc:
         raise UnusableVideoError("The file is not a video we can read.") from exc
 

@@ -51,6 +51,8 @@ def concat_durations_us(starts: Sequence[int | None]) -> list[int | None]:
     that file keeps its own duration, as before segments kept their timestamps."""
     durations: list[int | None] = []
     for here, after in zip(starts, [*starts[1:], None], strict=True):
-        ok = here is not None and after is not None and after > here
-        durations.append(after - here if ok else None)
+        if here is not None and after is not None and after > here:
+            durations.append(after - here)
+        else:
+            durations.append(None)
     return durations

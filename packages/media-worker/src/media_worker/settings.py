@@ -6,11 +6,12 @@ import tempfile
 from pathlib import Path
 
 from pydantic import Field, model_validator
-from shared_types.settings import BackendSettings
+from shared_types.data_plane import MAX_RECEIVES
+from shared_types.settings import BackendSettings, ToolSettings
 from stereo_media.probe_limits import DEFAULT_LIMITS
 
 
-class MediaWorkerSettings(BackendSettings):
+class MediaWorkerSettings(ToolSettings, BackendSettings):
     """Read once in ``media_worker.main``; everything below it gets plain values.
     The probe limits default to ``stereo_media.probe_limits`` (the engine's too)."""
 
@@ -26,7 +27,6 @@ class MediaWorkerSettings(BackendSettings):
     max_fps: float = Field(DEFAULT_LIMITS.max_fps, gt=0)
     max_frames: int = Field(DEFAULT_LIMITS.max_frames, gt=0)
     max_pixel_frames: int = Field(DEFAULT_LIMITS.max_pixel_frames, gt=0)
-    ffmpeg: str | None = None  # STEREO_SPOT_FFMPEG: an explicit ffmpeg binary
     ffmpeg_timeout_s: float = Field(3600.0, gt=0)
     # A preview's strip and clip read an S3 source through a presigned URL
     # (Range requests, no download). False downloads it instead: for moto with
@@ -34,10 +34,15 @@ class MediaWorkerSettings(BackendSettings):
     source_urls: bool = True
     visibility_s: float = Field(120.0, gt=0)
     lease_s: float = Field(120.0, gt=0)
-    max_attempts: int = Field(5, ge=1)  # a transient failure on this attempt fails the job
+    # a transient failure on this attempt fails the job (data_plane.json's limit)
+    max_attempts: int = Field(MAX_RECEIVES, ge=1)
     backoff_base_s: float = Field(2.0, gt=0)
-    work_dir: Path = Field(
-        default_factory=lambda: Path(tempfile.gettempdir()) / "stereo-spot-media")
+
+    @property
+    def work_folder(self) -> Path:
+        """Where chunking and reassembly work: ``work_dir``, else a folder in the
+        system's temp folder."""
+        return self.work_folder_or(Path(tempfile.gettempdir()) / "stereo-spot-media")
 
     @model_validator(mode="after")
     def _lease_fits_visibility(self) -> MediaWorkerSettings:

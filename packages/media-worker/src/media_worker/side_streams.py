@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from shared_types.left_out import left_out_sentence
-from shared_types.models import Container, OutputMode, packing_of
+from shared_types.models import Container, OutputMode, stereo_packing
 from stereo_media.errors import FfmpegFailedError, UnusableVideoError
 from stereo_media.ffmpeg_runner import VIDEO_DEMUXERS, FfmpegRunner
 from stereo_media.source_streams import FileStreams, file_streams
+from stereo_media.spherical_boxes import add_vr180_metadata
 from stereo_media.stereo_boxes import add_st3d
 from stereo_media.stream_mux import (
     NothingToKeepError,
@@ -75,10 +76,12 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
     copied (a damaged recording) is decoded and encoded again instead.
     Raises Ffmpeg*Error."""
     found = streams_of(source)
-    streams, data = folder / "streams.mkv", folder / "data.mp4"
+    streams_file, data_file = folder / "streams.mkv", folder / "data.mp4"
+    streams: Path | None = streams_file
+    data: Path | None = data_file
 
     def keep(repair_audio: bool) -> list[str]:
-        args, dropped = side_streams_command(source, streams, found.streams,
+        args, dropped = side_streams_command(source, streams_file, found.streams,
                                              video_start_s=found.video_start_s,
                                              tagged=found.tagged, repair_audio=repair_audio)
         runner.run(args, on_tick=on_tick, what="keep audio and subtitles aside")
@@ -95,7 +98,7 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
         log.warning("no output can hold %s of %s; they are left out", ", ".join(left_out),
                     source.name)
     try:
-        runner.run(data_tracks_command(source, data, found.data), on_tick=on_tick,
+        runner.run(data_tracks_command(source, data_file, found.data), on_tick=on_tick,
                    what="keep the telemetry aside")
     except NothingToKeepError:
         data = None
@@ -104,7 +107,7 @@ def keep_side_streams(runner: FfmpegRunner, source: Path, folder: Path, *,
 
 def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, dest: Path,
               *, container: Container, mode: OutputMode, timecode: str | None = None,
-              on_tick: Callable[[], None] | None = None) -> list[str]:
+              on_tick: Callable[[], None] | None = None, cross_eyed: bool = False) -> list[str]:
     """Write ``dest`` in one ffmpeg pass: the converted ``segments`` joined in
     order, each frame at its source timestamp (``segment_timeline``), plus
     everything kept aside (``side``) and the source's start ``timecode`` (the
@@ -116,27 +119,32 @@ def mux_final(runner: FfmpegRunner, segments: Sequence[Path], side: SideFiles, d
     side_file = side.streams
     kept = (streams_of(side_file, formats=SIDE_FILE_FORMATS) if side_file is not None
             else FileStreams([], {}))
+    packing = stereo_packing(mode, cross_eyed=cross_eyed)  # a cross-eyed file says none
     labels = _carried_labels(segments[0])
     durations = concat_durations_us(file_starts_us(segments))
     joined = concat_input(segments, dest.parent / "concat.txt", durations)
     covers = covers_to_extract(kept.streams, container, dest.parent) if side_file else []
     for stream, path in covers:  # an MKV takes its covers as attachments, from files
+        assert side_file is not None  # covers come only from a side file
         runner.run(cover_extract_command(side_file, stream, path), on_tick=on_tick,
                    what="copy the cover out")
     args, dropped = mux_command(segments[0], side_file or segments[0], dest,
                                 container=container,
-                                streams=kept.streams, packing=packing_of(mode),
+                                streams=kept.streams, packing=packing,
                                 video_tags=labels, video_input=joined,
                                 video_start_s=kept.video_start_s,
                                 streams_start_s=kept.start_s if side_file else 0.0,
                                 timecode=timecode,
                                 cover_files=[path for _, path in covers],
-                                quicktime=kept.quicktime, data=data, data_source=side.data)
+                                quicktime=kept.quicktime, data=data, data_source=side.data,
+                                source_formats=SIDE_FILE_FORMATS)
     if dropped:
         log.warning("not in the final file: %s", left_out_sentence(dropped, container))
     runner.run(args, on_tick=on_tick, what="add audio and subtitles")
-    if container is Container.MP4 and packing_of(mode):
-        add_st3d(dest, packing_of(mode))
+    if container is Container.MP4 and packing:
+        add_st3d(dest, packing)
+    if container is Container.MP4 and mode is OutputMode.VR180:
+        add_vr180_metadata(dest)  # the segments' sv3d, which the mux does not copy
     return dropped
 
 

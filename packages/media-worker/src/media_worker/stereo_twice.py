@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 
 from stereo_media.bounded_probe import open_options
+from stereo_media.side_data import side_data
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ def decode_options(target: str, *, headers: dict[str, str] | None = None,
             stream.codec_context.thread_count = 1  # a picture from the first packet
             frame = next(container.decode(stream), None)
             said = 0 if frame is None else sum(sd.type.name == _STEREO
-                                               for sd in frame.side_data)
+                                               for sd in side_data(frame))
             codec = stream.codec_context.name
     except (av.error.FFmpegError, OSError, ValueError, IndexError) as exc:
         log.info("first picture of the source not read (%s); decoding it as it is", exc)

@@ -14,6 +14,7 @@ from shared_types.errors import ConditionFailedError
 from shared_types.job_failure import fail_job
 from shared_types.models import (
     Container,
+    ConversionParams,
     Job,
     JobStatus,
     JobUpdate,
@@ -291,25 +292,35 @@ def test_chunking_sends_reassembly_when_every_segment_was_already_done(
     assert done.total_segments == total
 
 
+def chunking_while(backend, job, deps: MediaDeps, meanwhile, **changes):
+    """``deps`` whose ffmpeg runner first calls ``meanwhile(args)`` (what happens
+    while the chunker splits), with ``changes``; and the source's upload record."""
+    runner = deps.runner
+
+    class Meanwhile(type(runner)):
+        def run(self, args, **kwargs):
+            meanwhile(args)
+            return super().run(args, **kwargs)
+
+    deps = dataclasses.replace(deps, runner=Meanwhile(
+        runner.binary, timeout_s=runner.timeout_s, tick_s=0.05), **changes)
+    return deps, S3EventRecord(bucket=backend.input_storage.bucket,
+                               key=keys.source_key(job.job_id))
+
+
 def test_a_chunker_whose_job_was_failed_meanwhile_stops_before_writing_segments(
         local_backend, new_job, upload, worker_for, tmp_path):
     # the janitor (or a person) ends the job while ffmpeg splits it: the chunker's
     # liveness refresh finds the job gone from chunking_in_progress and stops.
     job = new_job(local_backend)
     upload(local_backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=4))
-    deps: MediaDeps = worker_for(local_backend).deps
-    runner = deps.runner
 
-    class FailsTheJobFirst(type(runner)):
-        def run(self, args, **kwargs):
-            fail_job(local_backend.jobs, job.job_id, code="stalled", message="swept",
-                     stage="chunking")
-            return super().run(args, **kwargs)
+    def fail_the_job(args):
+        fail_job(local_backend.jobs, job.job_id, code="stalled", message="swept",
+                 stage="chunking")
 
-    deps = dataclasses.replace(deps, keepalive_s=0, runner=FailsTheJobFirst(
-        runner.binary, timeout_s=runner.timeout_s, tick_s=0.05))
-    record = S3EventRecord(bucket=local_backend.input_storage.bucket,
-                           key=keys.source_key(job.job_id))
+    deps, record = chunking_while(local_backend, job, worker_for(local_backend).deps,
+                                  fail_the_job, keepalive_s=0)
     with pytest.raises(ConditionFailedError):
         handle_source_uploaded(record, deps)
     assert segment_listing(local_backend, job.job_id) == {}
@@ -322,23 +333,17 @@ def test_a_chunker_whose_run_was_taken_over_stops_before_its_next_write_and_is_c
     # first one looked dead). Its check before the first segment write refuses it.
     job = new_job(local_backend)
     upload(local_backend, job.job_id, make_video(tmp_path / "s.mp4", seconds=4))
-    deps: MediaDeps = worker_for(local_backend).deps
-    runner = deps.runner
 
-    class RunTakenOverFirst(type(runner)):
-        def run(self, args, **kwargs):
-            # the split's ffmpeg, not the poster's or the side streams' (threads of
-            # their own, which may start first)
-            current = local_backend.jobs.get(job.job_id)
-            if "segment" in args and current.run == 1:
-                local_backend.jobs.update(job.job_id, JobUpdate(run=2), expected_run=1)
-            return super().run(args, **kwargs)
+    def take_the_run_over(args):
+        # the split's ffmpeg, not the poster's or the side streams' (threads of
+        # their own, which may start first)
+        current = local_backend.jobs.get(job.job_id)
+        if "segment" in args and current.run == 1:
+            local_backend.jobs.update(job.job_id, JobUpdate(run=2), expected_run=1)
 
-    deps = dataclasses.replace(deps, runner=RunTakenOverFirst(
-        runner.binary, timeout_s=runner.timeout_s, tick_s=0.05))
+    deps, record = chunking_while(local_backend, job, worker_for(local_backend).deps,
+                                  take_the_run_over)
     stale = STALE_RUN_WRITES.count("chunking")
-    record = S3EventRecord(bucket=local_backend.input_storage.bucket,
-                           key=keys.source_key(job.job_id))
 
     assert handle_source_uploaded(record, deps) is None
     assert segment_listing(local_backend, job.job_id) == {}
@@ -409,3 +414,40 @@ def test_a_recorded_multiplex_keeps_the_films_programme_and_names_the_rest(
     assert measure(final).audio_s == pytest.approx(4.0, abs=0.1)
     with av.open(str(final)) as container:
         assert len(container.streams.audio) == 1
+
+
+def test_a_job_that_asks_for_a_part_converts_only_that_part(
+        local_backend, upload, convert_segments, worker_for, tmp_path):
+    """The job's params start_s/end_s (the form's and the API's start and end): the
+    chunker cuts the source first, so the final video is that part, on time."""
+    # plays 6 s (its short pause lies before the part; a flash and a beep at 5.0 s)
+    source = make_paused_video(tmp_path / "src.mp4", seconds=5.5, pause_at=0.5, pause_s=0.5,
+                               flash_at=5.0)
+    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS,
+              params=ConversionParams(start_s=2.0, end_s=5.5))
+    local_backend.jobs.create(job)
+    upload(local_backend, job.job_id, source)
+
+    done = run_pipeline(local_backend, worker_for(local_backend), convert_segments, job.job_id)
+
+    final = tmp_path / "final.mp4"
+    local_backend.output_storage.get_file(done.final_key, final)
+    assert flash_time(source) == pytest.approx(5.0, abs=0.05)  # control: the whole source
+    assert flash_time(final) == pytest.approx(3.0, abs=0.05)  # 5.0 s of the source, from 2.0
+    times = frame_times(final)
+    assert times[-1] - times[0] == pytest.approx(3.5, abs=0.1)  # 2.0 .. 5.5, not all 6 s
+    assert beep_time(final) == pytest.approx(3.0, abs=0.05)  # the sound cut with it
+
+
+def test_a_part_that_starts_after_the_video_ends_fails_the_job_saying_so(
+        local_backend, upload, worker_for, tmp_path):
+    source = make_video(tmp_path / "src.mp4", seconds=2.0)
+    job = Job(job_id=new_job_id(), mode=OutputMode.HALF_SBS,
+              params=ConversionParams(start_s=30.0))
+    local_backend.jobs.create(job)
+    upload(local_backend, job.job_id, source)
+    worker_for(local_backend).process_chunking_once(wait_s=1)
+    failed = local_backend.jobs.get(job.job_id)
+    assert failed.status == JobStatus.FAILED
+    assert failed.error.message == ("The start (30 s) is at or after the end of the video "
+                                    "(2.0 s long).")

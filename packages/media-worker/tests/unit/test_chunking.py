@@ -39,11 +39,13 @@ def test_a_replayed_upload_event_leaves_a_job_past_chunking_alone(
     assert mem_backend.jobs.get(job.job_id).status == status
 
 
-def test_an_upload_for_an_unknown_job_is_ignored(mem_backend, tmp_path):
+def test_an_upload_for_an_unknown_job_is_removed(mem_backend, tmp_path):
+    # a deleted job's upload form used late: the file must not stay forever
     key = keys.source_key("no-such-job")
     mem_backend.input_storage.put_bytes(key, b"x")
     assert handle_source_uploaded(record(mem_backend, key), deps_for(mem_backend, tmp_path)) \
         is None
+    assert not mem_backend.input_storage.exists(key)
 
 
 @pytest.mark.parametrize("key", ["input/j1/other.mp4", "segments/j1/00000_00001_sbs.mp4",

@@ -71,8 +71,10 @@ Color = tuple[int, int, int, int]  # primaries, transfer, matrix, range (FFmpeg 
 
 def frame_color(frame) -> Color:
     """The colour description of a decoded PyAV frame (duck-typed); 2/2/2/0 = unspecified."""
-    return tuple(int(getattr(frame, a) or 0) for a in
-                 ("color_primaries", "color_trc", "colorspace", "color_range"))
+    primaries, transfer, matrix, full = (int(getattr(frame, a) or 0) for a in
+                                         ("color_primaries", "color_trc", "colorspace",
+                                          "color_range"))
+    return primaries, transfer, matrix, full
 
 
 def x265_cli_args(hdr: HdrInfo, color: Color | None, *, closed_gop: bool = False) -> list[str]:

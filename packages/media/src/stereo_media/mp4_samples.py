@@ -201,8 +201,9 @@ def _track_tables(moov: bytes, track_id: int) -> tuple[int, int] | None:
             continue
         box = (start, end)
         for inner in (b"mdia", b"minf", b"stbl"):
-            box = _child(moov, *box, inner)
-            if box is None:
+            child = _child(moov, *box, inner)
+            if child is None:
                 return None
+            box = child
         return box
     return None

@@ -49,11 +49,18 @@ def _video_entry(moov: bytes) -> tuple[list[int], int, int]:
 def read_st3d(path: Path) -> int | None:
     """The ``st3d`` stereo mode of the video track (1 top-bottom, 2 left-right),
     or None when there is none. Raises Mp4BoxError for a file it cannot parse."""
+    found = sample_entry_box(path, b"st3d")
+    return found[4] if found is not None else None
+
+
+def sample_entry_box(path: Path, kind: bytes) -> bytes | None:
+    """The body of the video sample entry's child box ``kind``, or None.
+    Raises Mp4BoxError for a file it cannot parse."""
     moov = read_moov(Path(path))[0]
     _, estart, eend = _video_entry(moov)
-    for kind, _, body, _ in boxes(moov, estart + 8 + _VISUAL_SAMPLE_ENTRY_HEADER, eend):
-        if kind == b"st3d":
-            return moov[body + 4]
+    for found, _, body, end in boxes(moov, estart + 8 + _VISUAL_SAMPLE_ENTRY_HEADER, eend):
+        if found == kind:
+            return moov[body:end]
     return None
 
 
@@ -65,15 +72,22 @@ def add_st3d(path: Path, packing: str) -> None:
     mode = ST3D_MODES[packing]
     if read_st3d(path) is not None:
         return
+    add_sample_entry_box(path, struct.pack(">I4sIB", 13, b"st3d", 0, mode), "st3d")
+
+
+def add_sample_entry_box(path: Path, box: bytes, name: str) -> None:
+    """Append ``box`` (whole, with its header) to the children of the video
+    track's sample entry of the MP4 at ``path``, rewriting the file atomically
+    (through a hidden temp file named after ``name``). Raises Mp4BoxError."""
+    path = Path(path)
     moov, offset, size, before_mdat = read_moov(path)
     chain, estart, eend = _video_entry(moov)
-    box = struct.pack(">I4sIB", 13, b"st3d", 0, mode)
     data = bytearray(moov[:eend] + box + moov[eend:])
     for start in [*chain, estart]:
         _grow(data, start, len(box))
     if before_mdat:
         _shift_chunk_offsets(data, len(box))
-    tmp = path.with_name(f".{path.name}.st3d")
+    tmp = path.with_name(f".{path.name}.{name}")
     with path.open("rb") as src, tmp.open("wb") as dst:
         dst.write(src.read(offset))
         dst.write(data)

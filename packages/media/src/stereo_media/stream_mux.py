@@ -26,7 +26,7 @@ from pathlib import Path
 from shared_types.left_out import extra_video_name, other_programme_name
 from shared_types.models import Container
 
-from stereo_media.demuxers import file_only
+from stereo_media.demuxers import VIDEO_DEMUXERS, file_only
 from stereo_media.source_streams import (
     COVER_TAG,
     TIMECODE,
@@ -290,13 +290,16 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
                 data: Sequence[SourceStream] = (),
                 data_source: Path | None = None,
                 repair_audio: bool = False,
-                shift_s: float = 0.0) -> tuple[list[str], list[str]]:
+                shift_s: float = 0.0,
+                source_formats: str = VIDEO_DEMUXERS) -> tuple[list[str], list[str]]:
     """ffmpeg arguments (without the binary) that write ``output``: the first
     video stream of ``video`` copied, plus ``streams`` of ``source`` (see
     :func:`stream_args`), its chapters and global tags. ``packing`` ("sbs",
     "tb" or None) sets MKV's StereoMode; ``video_tags`` (language, title) label
     the video stream. ``video_input``: input arguments that read the video
     instead of the file ``video`` (segments joined by the concat demuxer).
+    ``source_formats``: the demuxers ``source`` may be read with (a side file
+    written by chunking may be FFmetadata text).
     ``video_start_s``: where the video begins on the source's timeline, after
     its other streams (:func:`video_start_s`). ``streams_start_s``: where the
     first stream of ``source`` begins on that timeline (a side-streams file
@@ -335,7 +338,7 @@ def mux_command(video: Path, source: Path, output: Path, *, container: Container
     source_offset = ["-itsoffset", f"{-lead:.6f}"] if lead < -_START_EPSILON_S else []
     timing = ["-copyts"] if copy_timestamps else []
     args = ["-hide_banner", "-loglevel", "error", "-y", "-nostdin", *timing, *video_args,
-            *file_only(), *decoding_args(streams), *source_offset,
+            *file_only(source_formats), *decoding_args(streams), *source_offset,
             "-i", str(source),
             *data_input, *teletext_inputs(streams, source),
             "-map", "0:v:0", "-c:v", "copy", "-disposition:v:0", "default", *keep, *data_maps,

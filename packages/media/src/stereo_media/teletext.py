@@ -53,12 +53,13 @@ def _headers(pes_data: bytes) -> Iterable[tuple[int, int, int]]:
         if unit[0] not in TELETEXT_UNITS or unit[1] != UNIT_BYTES - 2:
             continue
         nibbles = [_NIBBLES.get(reversed_bits(b)) for b in unit[4:12]]
-        if None in nibbles[:2] or (nibbles[1] << 1 | nibbles[0] >> 3) != 0:  # not packet 0
+        first, second, units, tens, s4 = (nibbles[0], nibbles[1], nibbles[2], nibbles[3],
+                                          nibbles[7])
+        if first is None or second is None or (second << 1 | first >> 3) != 0:  # not packet 0
             continue
-        page = nibbles[2:4]
-        if None in page or nibbles[7] is None:
+        if units is None or tens is None or s4 is None:
             continue
-        yield nibbles[0] & 7 or 8, page[1] << 4 | page[0], nibbles[7]
+        yield first & 7 or 8, tens << 4 | units, s4
 
 
 def subtitle_pages(packets: Iterable[bytes]) -> list[str]:

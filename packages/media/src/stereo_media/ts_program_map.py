@@ -141,7 +141,7 @@ def _sections(data: bytes, pid: int, size: int) -> Iterator[bytes]:
 def _complete(buffer: bytes) -> tuple[list[bytes], bytes | None]:
     """(the whole sections at the head of ``buffer`` whose CRC checks out, the
     rest: None when only stuffing is left)."""
-    done = []
+    done: list[bytes] = []
     while len(buffer) >= 3 and buffer[0] != 0xFF:
         length = 3 + ((buffer[1] & 0x0F) << 8 | buffer[2])
         if len(buffer) < length:

@@ -4,36 +4,27 @@ PyAV; without them, the same lists are read (the control)."""
 
 from __future__ import annotations
 
-import http.server
 import subprocess
-import threading
 
 import av
 import pytest
+from shared_types.testing.http_receiver import http_receiver
 
 from stereo_media.demuxers import av_options, file_only
 from stereo_media.ffmpeg import ffmpeg_path
 from stereo_media.testing.media import make_video
 
 
-class Seen(http.server.BaseHTTPRequestHandler):
-    paths: list[str] = []
-
-    def do_GET(self):  # noqa: N802 (http.server's naming)
-        Seen.paths.append(self.path)
-        self.send_response(404)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
+@pytest.fixture
+def served():
+    """(its URL, what it received): a server no list may make anyone reach."""
+    with http_receiver(404) as pair:
+        yield pair
 
 
 @pytest.fixture
-def lists(tmp_path):
+def lists(tmp_path, served):
     """{kind: (path, options that force its demuxer)} naming another video or a URL."""
-    Seen.paths = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Seen)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     other = make_video(tmp_path / "other.mp4", seconds=0.5)
     playlist = tmp_path / "a.m3u8"
     playlist.write_text(f"#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:0.5,\n{other}\n"
@@ -42,11 +33,9 @@ def lists(tmp_path):
     concat.write_text(f"ffconcat version 1.0\nfile '{other}'\n")
     remote = tmp_path / "r.m3u8"
     remote.write_text("#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:0.5,\n"
-                      f"http://127.0.0.1:{server.server_address[1]}/x.ts\n#EXT-X-ENDLIST\n")
-    yield {"playlist": (playlist, []), "concat": (concat, ["-f", "concat", "-safe", "0"]),
-           "url": (remote, [])}
-    server.shutdown()
-    server.server_close()
+                      f"{served[0]}/x.ts\n#EXT-X-ENDLIST\n")
+    return {"playlist": (playlist, []), "concat": (concat, ["-f", "concat", "-safe", "0"]),
+            "url": (remote, [])}
 
 
 def ffmpeg_reads(path, forced: list[str], guard: list[str]) -> bool:
@@ -56,10 +45,10 @@ def ffmpeg_reads(path, forced: list[str], guard: list[str]) -> bool:
 
 
 @pytest.mark.parametrize("kind", ["playlist", "concat", "url"])
-def test_ffmpeg_with_file_only_refuses_every_list(lists, kind):
+def test_ffmpeg_with_file_only_refuses_every_list(lists, served, kind):
     path, forced = lists[kind]
     assert not ffmpeg_reads(path, forced, file_only())
-    assert Seen.paths == []
+    assert served[1].paths == []
 
 
 @pytest.mark.parametrize("kind", ["playlist", "concat"])
@@ -69,10 +58,10 @@ def test_ffmpeg_without_it_reads_the_other_file(lists, kind):  # the control
 
 
 @pytest.mark.parametrize("kind", ["playlist", "url"])
-def test_pyav_with_av_options_refuses_the_lists(lists, kind):
+def test_pyav_with_av_options_refuses_the_lists(lists, served, kind):
     path, _ = lists[kind]
     with pytest.raises(av.FFmpegError):
         av.open(str(path), options=av_options()).close()
-    assert Seen.paths == []
+    assert served[1].paths == []
     with av.open(str(lists["playlist"][0])) as container:  # the control: unguarded, it reads
         assert container.streams.video

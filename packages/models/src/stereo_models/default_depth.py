@@ -160,7 +160,7 @@ def settle_default_depth(models_dir: Path | None, *, has_gpu: GpuProbe, auto_dow
     line = choice.notice or choices_line(choice.estimates, pick=pick)
     if line:
         say(line)
-    if not choice.download:
+    if not choice.download or models_dir is None:  # (no folder: nothing to download into)
         return choice.model
     try:
         download_model(choice.model.value, models_dir, endpoint=endpoint, progress=progress)

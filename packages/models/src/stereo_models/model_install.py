@@ -46,6 +46,8 @@ def download_model(name: str, models_dir: Path, *, endpoint: str | None = None,
         raise ModelUnavailableError(
             f"unknown model {name!r}; downloadable: {', '.join(sorted(CATALOG))}")
     target = model_folder(name, models_dir)
+    if target is None:
+        raise ModelUnavailableError(f"no models folder to install {name} into")
     if not card.pinned:
         raise ModelDownloadError(
             f"{name} is not downloaded: the catalogue pins no revision and SHA-256 for its "

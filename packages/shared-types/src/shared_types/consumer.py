@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from shared_types.data_plane import MAX_RECEIVES
 from shared_types.errors import (
     ConditionFailedError,
     LeaseLostError,
@@ -76,7 +77,8 @@ class ConsumerConfig:
     backoff_base_s: float = 2.0
     backoff_max_s: float = 300.0
     idle_sleep_s: float = 0.0  # extra pause after an empty receive (backends without long poll)
-    max_attempts: int = 5  # a transient failure on this receive fails the job
+    # a transient failure on this receive fails the job: the queue's own limit
+    max_attempts: int = MAX_RECEIVES
 
 
 def retry_delay(receive_count: int, base_s: float, max_s: float) -> float:

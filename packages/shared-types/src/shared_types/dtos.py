@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from shared_types.iw3_controls import iw3_refusals
 from shared_types.models import (
+    CROSS_EYED_MODES,
     Container,
     ConversionParams,
     DepthModel,
@@ -26,6 +28,19 @@ class CreateJobRequest(BaseModel):
     webhook_url: str | None = Field(None, max_length=2000, pattern=r"^https?://[^\s]+$")
     # Hold the job after its upload: preview 10 s clips, then convert the whole video.
     preview: bool = False
+
+    @model_validator(mode="after")
+    def _cross_eyed_is_side_by_side(self) -> CreateJobRequest:
+        if self.params.cross_eyed and self.mode not in CROSS_EYED_MODES:
+            raise ValueError("cross-eyed is for the side-by-side modes (sbs, half-sbs)")
+        return self
+
+    @model_validator(mode="after")
+    def _iw3_does_what_is_asked(self) -> CreateJobRequest:
+        refused = self.params.depth_model is DepthModel.IW3 and iw3_refusals(self.params)
+        if refused:
+            raise ValueError("; ".join(refused))
+        return self
 
 
 class PreviewSettings(BaseModel):

@@ -18,17 +18,24 @@ class TransientError(StereoSpotError):
     """The operation may succeed if retried later (network, throttling, 5xx)."""
 
 
-class RetriesExhaustedError(PermanentError):
-    """A step failed transiently on its last allowed attempt; the job is failed.
-    ``code`` is ``retries_exhausted`` unless the last error's kind is one the
-    person must act on (``shared_types.failure.exhausted_code``: ``disk_full``)."""
+class CodeFromCause(StereoSpotError):
+    """An error whose ``code`` is its class's unless the raiser names its
+    cause's (``code=``), so the job records the reason behind it."""
 
-    code = "retries_exhausted"
+    code: str
 
     def __init__(self, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
         if code:
             self.code = code
+
+
+class RetriesExhaustedError(CodeFromCause, PermanentError):
+    """A step failed transiently on its last allowed attempt; the job is failed.
+    ``code`` is ``retries_exhausted`` unless the last error's kind is one the
+    person must act on (``shared_types.failure.exhausted_code``: ``disk_full``)."""
+
+    code = "retries_exhausted"
 
 
 class OwnedElsewhereError(TransientError):

@@ -80,6 +80,11 @@ def frames_done_by(beats: Sequence[SegmentHeartbeat], done: Collection[int],
     return frames + round((average or 0) * sum(1 for i in set(done) if i not in by_index))
 
 
+def _frames_or(beat: SegmentHeartbeat | None, average: float) -> float:
+    """A segment's reported frame count, else ``average``."""
+    return beat.frames_total if beat is not None and beat.frames_total else average
+
+
 def tally_frames(beats: Sequence[SegmentHeartbeat], done: Collection[int],
                  total_segments: int | None, *, now: float, frames_total: int | None = None,
                  stale_s: float = STALE_S, window_s: float = WINDOW_S) -> FrameTally | None:
@@ -93,8 +98,7 @@ def tally_frames(beats: Sequence[SegmentHeartbeat], done: Collection[int],
     average = sum(known) / len(known) if known else None
     frames_done = frames_done_by(beats, done, average)
     if frames_total is None and average is not None:
-        frames_total = round(sum(by_index[i].frames_total if i in by_index
-                                 and by_index[i].frames_total else average
+        frames_total = round(sum(_frames_or(by_index.get(i), average)
                                  for i in range(total_segments)))
     if frames_total is not None:
         frames_total = max(frames_total, frames_done)

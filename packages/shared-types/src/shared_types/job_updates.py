@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
+from shared_types.errors import ConditionFailedError
 from shared_types.models import Job, JobStatus, JobUpdate, now
 
 # JobUpdate fields copied as they are when not None (every JobStore uses this list).
@@ -28,6 +31,19 @@ def apply_job_update(job: Job, changes: JobUpdate) -> Job:
         data["error"] = changes.error.model_dump()
     data["updated_at"] = now()
     return Job.model_validate(data)
+
+
+def condition_failure(job: Job, expected_status: Collection[JobStatus] | None,
+                      expected_run: int | None) -> ConditionFailedError | None:
+    """Why ``job`` fails a conditional update's expectations (the status first,
+    then the run), or None when it meets them; every JobStore words it so."""
+    if expected_status is not None and job.status not in expected_status:
+        wanted = ", ".join(sorted(JobStatus(s).value for s in expected_status))
+        return ConditionFailedError(
+            f"job {job.job_id} is {job.status.value}, expected one of: {wanted}")
+    if expected_run is not None and job.run != expected_run:
+        return ConditionFailedError(f"job {job.job_id} is in run {job.run}, not {expected_run}")
+    return None
 
 
 def job_sort_time(job: Job) -> float:

@@ -39,6 +39,11 @@ class OutputMode(StrEnum):
     TB = "tb"
     HALF_TB = "half-tb"
     ANAGLYPH = "anaglyph"
+    # equirectangular half-sphere per eye, side by side, with spherical metadata
+    VR180 = "vr180"
+    # the picture beside its depth (grey, white = near): full width each, or half
+    RGBD = "rgbd"
+    HALF_RGBD = "half-rgbd"
 
 
 class Container(StrEnum):
@@ -51,11 +56,39 @@ class Container(StrEnum):
 def packing_of(mode: OutputMode) -> str | None:
     """"sbs" or "tb" for a packed stereo layout, None for anaglyph (players
     read it as 2D, so it carries no stereo signalling)."""
-    if mode in (OutputMode.SBS, OutputMode.HALF_SBS):
+    if mode in (OutputMode.SBS, OutputMode.HALF_SBS, OutputMode.VR180):
         return "sbs"
     if mode in (OutputMode.TB, OutputMode.HALF_TB):
         return "tb"
     return None
+
+
+# the layouts whose views may be swapped for cross-eyed viewing
+CROSS_EYED_MODES = (OutputMode.SBS, OutputMode.HALF_SBS)
+
+
+def stereo_packing(mode: OutputMode, *, cross_eyed: bool = False) -> str | None:
+    """The packing a file of ``mode`` says it has (frame-packing SEI, ``st3d``,
+    ``StereoMode``): ``packing_of``, but none for a cross-eyed picture, whose
+    right view is on the left (a player told "left-right" would swap the eyes)."""
+    return None if cross_eyed else packing_of(mode)
+
+
+class VideoCodec(StrEnum):
+    """The output's video codec: H.264 plays everywhere; HEVC and AV1 are smaller
+    for the same quality (AV1 through SVT-AV1, which has no frame-packing SEI:
+    its files say they are 3D in the container alone)."""
+
+    X264 = "x264"
+    X265 = "x265"
+    AV1 = "av1"
+
+
+class PixelFormat(StrEnum):
+    """The output's pixel format: 8-bit or 10-bit 4:2:0."""
+
+    YUV420P = "yuv420p"
+    YUV420P10 = "yuv420p10le"
 
 
 class DynamicRange(StrEnum):
@@ -116,6 +149,9 @@ LAYOUT_TAGS: dict[OutputMode, str] = {
     OutputMode.TB: "TB",
     OutputMode.HALF_TB: "Half_TB",
     OutputMode.ANAGLYPH: "Anaglyph",
+    OutputMode.VR180: "180x180_3dh_LR",
+    OutputMode.RGBD: "RGBD",
+    OutputMode.HALF_RGBD: "Half_RGBD",
 }
 
 
@@ -134,6 +170,19 @@ class ConversionParams(Contract):
         False, description="Burn the first text subtitle track into both views, in front")
     dynamic_range: DynamicRange = Field(
         DynamicRange.KEEP, description="keep HDR as it is, or tone-map it to SDR")
+    # layouts and encoding (stereo_inference.codecs, stereo_inference.layouts)
+    codec: VideoCodec = VideoCodec.X264
+    pix_fmt: PixelFormat | None = Field(
+        None, description="None: 8-bit, or 10-bit for an HDR source kept as HDR")
+    bitrate_kbps: int | None = Field(
+        None, ge=100, le=500_000, description="average bitrate; None: constant quality (crf)")
+    max_fps: float | None = Field(
+        None, gt=0.0, le=240.0, description="drop frames above this rate; None: keep all")
+    cross_eyed: bool = Field(False, description="SBS layouts: the right view on the left")
+    # the part of the source converted (seconds from its beginning; None: its start/end):
+    # the chunker cuts it first (stereo_media.source_cut); the CLIs cut before the upload
+    start_s: float | None = Field(None, ge=0.0, le=864_000.0)
+    end_s: float | None = Field(None, gt=0.0, le=864_000.0)
     # Comfort controls (shared_types.stereo_controls; what they do: stereo_inference.shaping)
     auto_convergence: bool = Field(
         False, description="screen plane per shot from the depth, smoothed, reset at cuts")
@@ -163,6 +212,13 @@ class ConversionParams(Contract):
                              "(screen_width_m, viewing_distance_m)")
         return self
 
+    @model_validator(mode="after")
+    def _end_after_start(self) -> ConversionParams:
+        if self.end_s is not None and self.end_s <= (self.start_s or 0.0):
+            raise ValueError(f"the end ({self.end_s:g} s) must come after the start "
+                             f"({self.start_s or 0:g} s)")
+        return self
+
 
 class JobError(Contract):
     """Why a job failed, in words a person understands."""
@@ -176,6 +232,9 @@ class JobError(Contract):
 class Job(Contract):
     job_id: str
     mode: OutputMode
+    # The user who created it (the identity provider's ``sub``): only they, and
+    # admins, see it. None: created before users existed (admins only).
+    owner: str | None = Field(None, max_length=256)
     container: Container = Container.MP4
     status: JobStatus = JobStatus.CREATED
     created_at: float = Field(default_factory=now)

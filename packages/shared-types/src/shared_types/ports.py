@@ -8,6 +8,7 @@ Every method may raise TransientStoreError when the backend is unreachable.
 
 from __future__ import annotations
 
+import builtins
 import threading
 from collections.abc import Collection, Iterator
 from contextlib import AbstractContextManager
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from shared_types.data_plane import DATA_PLANE
 from shared_types.job_changes import UNANNOUNCED
 from shared_types.models import (
     Job,
@@ -309,12 +311,17 @@ class ObjectStorage(Protocol):
         Raises InvalidKeyError."""
 
     def presign_part(self, key: str, upload_id: str, part_number: int, *,
-                     expires_s: int = 3600) -> str:
-        """A URL a browser can PUT one part to, without credentials.
+                     expires_s: int = 3600, content_length: int | None = None) -> str:
+        """A URL a browser can PUT one part to, without credentials; with
+        ``content_length`` the storage takes a part of exactly that many bytes.
         Raises UploadNotFoundError (where the backend can tell), ValueError
         for a part number outside 1..10000."""
 
-    def list_parts(self, key: str, upload_id: str) -> list[UploadedPart]:
+    def open_uploads(self, key: str) -> builtins.list[str]:
+        """The ids of the multipart uploads to ``key`` neither completed nor
+        aborted (oldest first)."""
+
+    def list_parts(self, key: str, upload_id: str) -> builtins.list[UploadedPart]:
         """The parts received so far, by part number (what a resumed upload
         need not send again). Raises UploadNotFoundError."""
 
@@ -329,7 +336,8 @@ class ObjectStorage(Protocol):
         """Drop an upload and free its parts; no error if it is already gone."""
 
 
-QUEUE_NAMES = ("chunking", "video-worker", "segment-output", "reassembly")
+# chunking, video-worker, segment-output, reassembly: data_plane.json defines them
+QUEUE_NAMES = tuple(DATA_PLANE.queues)
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ def parse_chunking_body(body: str) -> list[S3EventRecord | ClipMessage]:
             return [ClipMessage.model_validate(doc)]
         except ValidationError as exc:
             raise MalformedMessageError(f"invalid clip message: {exc}") from exc
-    return parse_s3_event_body(body)
+    return list(parse_s3_event_body(body))
 
 
 def resend_chunking(backend: Backend, job: Job) -> bool:
@@ -107,7 +107,8 @@ def start_clip(backend: Backend, parent: Job, start_s: float, params: Conversion
         raise JobStateError("The video is still being read; try again in a moment.")
     start, length = clip_range(parent.source_duration_s, start_s, seconds)
     minutes, secs = divmod(int(start), 60)
-    clip = Job(job_id=new_job_id(), mode=parent.mode, container=Container.MP4, params=params,
+    clip = Job(job_id=new_job_id(), owner=parent.owner, mode=parent.mode,
+               container=Container.MP4, params=params,
                title=f"{parent.title or 'Video'} (preview at {minutes}:{secs:02d})"[:200],
                parent_job_id=parent.job_id, clip_start_s=start, clip_duration_s=length)
     create_job(backend.jobs, clip)

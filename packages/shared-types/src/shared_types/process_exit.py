@@ -14,9 +14,19 @@ from __future__ import annotations
 import os
 import select
 import subprocess
+from typing import Protocol
 
 
-def exited_within(proc: subprocess.Popen, timeout_s: float) -> bool:
+class Process(Protocol):
+    """What of ``subprocess.Popen`` this needs (a process adopted by pid has it too)."""
+
+    @property
+    def pid(self) -> int: ...
+    def poll(self) -> int | None: ...
+    def wait(self, timeout: float | None = None) -> int: ...
+
+
+def exited_within(proc: Process, timeout_s: float) -> bool:
     """Wait up to ``timeout_s`` for ``proc`` to end; True (and ``proc.returncode``
     set) when it did, False when it is still running."""
     if proc.poll() is not None:

@@ -29,10 +29,39 @@ def _long_enough(secret: SecretStr) -> SecretStr:
 SharedSecret = Annotated[SecretStr, AfterValidator(_long_enough)]
 
 
-class BackendSettings(BaseSettings):
-    """Which backend to use and where it lives (env prefix ``STEREO_SPOT_``)."""
+class StereoSpotSettings(BaseSettings):
+    """The base of every settings class: ``STEREO_SPOT_*`` variables, others ignored.
+    A service's class is composed of the groups below that it uses."""
 
     model_config = SettingsConfigDict(env_prefix="STEREO_SPOT_", extra="ignore")
+
+
+class ModelSettings(StereoSpotSettings):
+    """Where depth models live and whether a missing one is fetched (every service
+    and command that runs or offers a model)."""
+
+    # Depth model weights, one folder for every command and service.
+    models_dir: Path = Field(default_factory=default_models_dir)
+    # A job asking for a missing model: download it on first use (True) or refuse the job.
+    model_auto_download: bool = True
+    hub_endpoint: str | None = None  # a Hugging Face hub mirror; default huggingface.co
+
+
+class ToolSettings(StereoSpotSettings):
+    """The ffmpeg a service runs and the folder its temporary files go to."""
+
+    # STEREO_SPOT_FFMPEG: an explicit ffmpeg binary (else stereo_media.ffmpeg finds one)
+    ffmpeg: str | None = None
+    # temporary files; unset: the service's own default (``work_folder``)
+    work_dir: Path | None = None
+
+    def work_folder_or(self, default: Path) -> Path:
+        """``work_dir`` when set, else ``default``."""
+        return Path(self.work_dir) if self.work_dir else default
+
+
+class BackendSettings(ModelSettings):
+    """Which backend to use and where it lives (env prefix ``STEREO_SPOT_``)."""
 
     backend: Literal["local", "aws"] = "local"
     data_dir: Path = Path(".stereo-spot")
@@ -55,8 +84,3 @@ class BackendSettings(BaseSettings):
     segment_output_queue_url: str | None = None
     reassembly_queue_url: str | None = None
     sqs_wait_s: float = 20.0
-    # Depth model weights, one folder for every command and service.
-    models_dir: Path = Field(default_factory=default_models_dir)
-    # A job asking for a missing model: download it on first use (True) or refuse the job.
-    model_auto_download: bool = True
-    hub_endpoint: str | None = None  # a Hugging Face hub mirror; default huggingface.co

@@ -62,3 +62,16 @@ def test_cancelled_is_terminal_so_no_sweep_owns_it():
     from shared_types.models import IN_PROGRESS_STATUSES
 
     assert JobStatus.CANCELLED not in IN_PROGRESS_STATUSES
+
+
+def test_cancel_aborts_the_jobs_unfinished_uploads_and_keeps_other_jobs_uploads():
+    backend = memory_backend()
+    job = Job(job_id="job-1", mode=OutputMode.SBS)
+    backend.jobs.create(job)
+    storage = backend.input_storage
+    storage.start_multipart(source_key("job-1"))
+    storage.start_multipart(source_key("job-1"))
+    other = storage.start_multipart(source_key("job-2"))
+    cancel_job(backend, job)
+    assert storage.open_uploads(source_key("job-1")) == []
+    assert storage.open_uploads(source_key("job-2")) == [other]

@@ -79,6 +79,14 @@ THREE_QUICK_ATTEMPTS = ConsumerConfig(wait_s=0, visibility_s=5, backoff_base_s=0
                                       backoff_max_s=0.01, max_attempts=3)
 
 
+def raising(error: type[Exception], message: str, attempts: list):
+    """A handler that records each job it is given, then raises ``error(message)``."""
+    def handle(job_id):
+        attempts.append(job_id)
+        raise error(message)
+    return handle
+
+
 def run_attempts(loop: Consumer, attempts: list, count: int = 3) -> None:
     """Poll ``loop`` until its handler ran ``count`` times."""
     while len(attempts) < count:
@@ -87,11 +95,7 @@ def run_attempts(loop: Consumer, attempts: list, count: int = 3) -> None:
 
 def test_a_transient_failure_is_retried_then_fails_the_job_on_the_last_attempt():
     q, failed, attempts = MemoryQueue(max_receives=10), [], []
-
-    def handle(job_id):
-        attempts.append(job_id)
-        raise TransientError("throttled")
-
+    handle = raising(TransientError, "throttled", attempts)
     send(q, "j1")
     run_attempts(consumer(q, handle, config=THREE_QUICK_ATTEMPTS, failed=failed), attempts)
     assert failed == [("j1", "testing",
@@ -102,11 +106,7 @@ def test_a_transient_failure_is_retried_then_fails_the_job_on_the_last_attempt()
 
 def test_a_full_disk_on_the_last_attempt_fails_the_job_as_disk_full_with_where():
     q, codes, attempts = MemoryQueue(max_receives=10), [], []
-
-    def handle(job_id):
-        attempts.append(job_id)
-        raise DiskFullError("The disk is full: no space was left in /data.")
-
+    handle = raising(DiskFullError, "The disk is full: no space was left in /data.", attempts)
     send(q, "j1")
     run_attempts(Consumer(q, Route("testing", decode_jobs, handle, lambda job_id: job_id),
                           THREE_QUICK_ATTEMPTS,

@@ -3,15 +3,8 @@ import pytest
 from shared_types.errors import ConditionFailedError, TransientStoreError
 from shared_types.keepalive import JobKeepAlive
 from shared_types.models import Job, JobStatus, JobUpdate, OutputMode
+from shared_types.testing.clock import ManualClock
 from shared_types.testing.memory import memory_backend
-
-
-class Clock:
-    def __init__(self):
-        self.t = 0.0
-
-    def __call__(self):
-        return self.t
 
 
 def chunking_job():
@@ -22,7 +15,7 @@ def chunking_job():
 
 
 def test_a_tick_refreshes_updated_at_only_once_the_interval_passed():
-    backend, clock = chunking_job(), Clock()
+    backend, clock = chunking_job(), ManualClock()
     alive = JobKeepAlive(backend.jobs, "j", JobStatus.CHUNKING_IN_PROGRESS, every_s=60,
                          clock=clock)
     clock.t = 59
@@ -34,7 +27,7 @@ def test_a_tick_refreshes_updated_at_only_once_the_interval_passed():
 
 
 def test_a_job_that_moved_on_stops_the_step():
-    backend, clock = chunking_job(), Clock()
+    backend, clock = chunking_job(), ManualClock()
     alive = JobKeepAlive(backend.jobs, "j", JobStatus.CHUNKING_IN_PROGRESS, every_s=1,
                          clock=clock)
     backend.jobs.update("j", JobUpdate(status=JobStatus.FAILED))

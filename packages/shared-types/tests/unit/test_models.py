@@ -138,3 +138,25 @@ def test_a_contract_first_used_by_many_threads_at_once_validates_in_each():
     done = subprocess.run([sys.executable, "-c", _FIRST_USE_IN_THREADS], check=True,
                           capture_output=True, text=True)
     assert done.stdout.strip() == "True"
+
+
+def test_every_mode_has_its_layout_tag_and_vr180_says_side_by_side():
+    from shared_types.models import LAYOUT_TAGS, OutputMode, packing_of, stereo_packing
+
+    assert set(LAYOUT_TAGS) == set(OutputMode)
+    assert packing_of(OutputMode.VR180) == "sbs"
+    assert packing_of(OutputMode.RGBD) is None and packing_of(OutputMode.HALF_RGBD) is None
+    assert stereo_packing(OutputMode.SBS) == "sbs"
+    assert stereo_packing(OutputMode.SBS, cross_eyed=True) is None  # the eyes are swapped
+
+
+def test_encoding_params_are_bounded():
+    import pytest
+    from pydantic import ValidationError
+
+    from shared_types.models import ConversionParams
+
+    for bad in ({"codec": "vp9"}, {"bitrate_kbps": 10}, {"max_fps": 0}, {"pix_fmt": "rgb24"}):
+        with pytest.raises(ValidationError):
+            ConversionParams(**bad)
+    assert ConversionParams(codec="av1", max_fps=30).codec.value == "av1"

@@ -83,7 +83,8 @@ def warp_mix_cpu(y: np.ndarray, u: np.ndarray, v: np.ndarray, left: np.ndarray,
     if native.planes is None:
         warped_uv = [np.empty((h // 2, w), np.uint8) for _ in (u, v)]
         warp_packed([u, v], left, right, warped_uv, side_by_side=True)
-        mix_cpu(warp_widened(y, left, right), *warped_uv, out, method)
+        warped_u, warped_v = warped_uv
+        mix_cpu(warp_widened(y, left, right), warped_u, warped_v, out, method)
         return
     plan = np.concatenate([left, right], axis=1).astype(np.float32, copy=False)
     native.planes.anaglyph(y, u, v, plan, out[:h], *out[h:].reshape(2, h // 2, w // 2),
@@ -108,9 +109,12 @@ def mix_cpu(luma: np.ndarray, u: np.ndarray, v: np.ndarray, out: np.ndarray,
     small = cv2.resize(luma, (w, h // 2), interpolation=cv2.INTER_LINEAR)
     wide = cv2.merge((u, v, small)).astype(np.float32)
     terms = cv2.transform(wide[:, : w // 2], left_m)
-    terms += cv2.transform(wide[:, w // 2 :], right_m)
+    # cv2's stub types transform's result so that numpy's stub refuses the in-place add
+    terms += cv2.transform(wide[:, w // 2 :], right_m)  # type: ignore[arg-type]
     # to uint8 in one pass, rounded and saturated (OpenCV's conversion)
-    term, u, v = cv2.split(cv2.add(terms, (0.0, 0.0, 0.0, 0.0), dtype=cv2.CV_8U))
+    # cv2's stub types src2 as an array; OpenCV takes a scalar (4-tuple) too
+    term, u, v = cv2.split(cv2.add(terms, (0.0, 0.0, 0.0, 0.0),  # type: ignore[call-overload]
+                                   dtype=cv2.CV_8U))
     planes = out[h:].reshape(2, h // 2, w // 2)
     planes[0], planes[1] = u, v
     # The luma output: its eyes' luma at full size (a + b <= 1: never saturates),

@@ -9,7 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from shared_types.comfort_cli import add_comfort_arguments, params_from_args
+from shared_types.errors import StereoSpotError
 from shared_types.fast_exit import exit_now
+from shared_types.layout_options import add_layout_options, layout_params
 from shared_types.malloc_arenas import use_one_malloc_arena
 from shared_types.models import (
     ENCODER_PRESETS,
@@ -18,6 +20,7 @@ from shared_types.models import (
     DynamicRange,
     OutputMode,
 )
+from shared_types.output_guard import check_output
 from stereo_models.models_cli import add_models_parser, run_models_command
 
 from stereo_inference.errors import EngineError
@@ -46,9 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
                       help="burn the first text subtitle track into both views, in front")
     conv.add_argument("--dynamic-range", choices=[d.value for d in DynamicRange],
                       default="keep", help="keep HDR, or tone-map it to SDR (BT.709, 8-bit)")
-    conv.add_argument("--crf", type=int, default=20)
+    conv.add_argument("--crf", type=int, default=20,
+                      help="constant quality on x264's 0..51 scale (lower is better)")
     conv.add_argument("--preset", choices=ENCODER_PRESETS, default="veryfast")
+    add_layout_options(conv)
     conv.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
+    conv.add_argument("--overwrite", action="store_true",
+                      help="replace an existing output (never the input itself)")
     conv.add_argument("--no-progress", action="store_true")
     conv.add_argument("--timings", action="store_true",
                       help="also print where the time went: busy and CPU seconds per stage")
@@ -58,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     depth.add_argument("--depth", choices=[m.value for m in DepthModel if m != DepthModel.IW3],
                        default=None, help="default: the best installed model, else heuristic")
     depth.add_argument("--device", default=None, help="cuda or cpu (default: auto)")
+    depth.add_argument("--overwrite", action="store_true",
+                       help="replace an existing output (never the input itself)")
     depth.add_argument("--no-progress", action="store_true")
     serve = sub.add_parser("serve", help="SageMaker-style HTTP server")
     serve.add_argument("--host", default="127.0.0.1",
@@ -88,30 +97,38 @@ def main(argv: list[str] | None = None, *, has_gpu: Callable[[], bool] | None = 
         if args.command == "depth":
             return _depth(args, settings)
         return run_models_command(args, settings.models_dir, endpoint=settings.hub_endpoint)
-    except (EngineError, ValueError) as exc:
+    except (EngineError, StereoSpotError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
 
 def _convert(args, settings: InferenceSettings, has_gpu: Callable[[], bool] | None) -> int:
+    from stereo_media.ffmpeg import ffmpeg_path
+    from stereo_media.ffmpeg_runner import FfmpegRunner
+    from stereo_media.source_cut import source_span
+
     from stereo_inference.convert import convert_file
     from stereo_inference.progress_bar import progress_bar
 
+    check_output(args.input, args.output, overwrite=args.overwrite)
     params = params_from_args(
         args, depth_model=args.depth or _default_depth(args, settings, has_gpu),
         crf=args.crf, preset=args.preset,
         subtitles_3d=args.subtitles_3d, dynamic_range=args.dynamic_range,
+        **layout_params(args),
     )
-    with progress_bar(enabled=not args.no_progress) as progress:
+    with (source_span(FfmpegRunner(ffmpeg_path(settings.ffmpeg),
+                                   timeout_s=settings.segment_timeout_s), args.input,
+                      Path(args.output).absolute().parent, start_s=args.start,
+                      end_s=args.end) as source,
+          progress_bar(enabled=not args.no_progress) as progress):
         result = convert_file(
-            args.input, args.output, mode=args.mode, params=params, progress=progress,
-            models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
-            device=args.device or settings.device, threads=settings.threads,
-            iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
+            source, args.output, mode=args.mode, params=params, progress=progress,
+            runtime=settings.engine_runtime(
+                device=args.device or settings.device,
+                depth_stride=args.depth_stride or settings.depth_stride),
             deadline=settings.deadline_policy(cap_s=None),  # a whole film: its length decides
-            auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
             container=args.container, depth_video=args.depth_video,
-            depth_stride=args.depth_stride or settings.depth_stride,
             start_at_zero=True,  # a whole file, as a player expects it: from 0
         )
     print(
@@ -159,6 +176,7 @@ def _depth(args, settings: InferenceSettings) -> int:
     from stereo_inference.depth_export import export_depth
     from stereo_inference.progress_bar import progress_bar
 
+    check_output(args.input, args.output, overwrite=args.overwrite)
     model = args.depth or default_depth_model(settings.models_dir)
     with progress_bar(enabled=not args.no_progress) as progress:
         frames = export_depth(

@@ -100,8 +100,9 @@ class ComfortRecorder:
                 "viewing": viewing, "shots": [self._shot(s) for s in self.shots]}
 
     def _shot(self, s: _Shot) -> dict:
-        deg = None if self.viewing is None else (
-            lambda px: round(abs(self.viewing.degrees(px, self.eye_width)), 3))
+        viewing = self.viewing
+        deg = None if viewing is None else (
+            lambda px: round(abs(viewing.degrees(px, self.eye_width)), 3))
         return {
             "start_s": round(s.start_s, 3), "end_s": round(s.end_s, 3), "frames": s.frames,
             "opens_at_cut": s.opens_at_cut,

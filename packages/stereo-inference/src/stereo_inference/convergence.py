@@ -50,8 +50,12 @@ class ShotCuts:
             cut = change is None or change > CUT_CHANGE or (
                 self.change is not None and change > CUT_FLOOR
                 and change > CUT_RATIO * self.change)
-            self.change = None if cut else change if self.change is None else (
-                0.7 * self.change + 0.3 * change)
+            if cut or change is None:
+                self.change = None
+            elif self.change is None:
+                self.change = change
+            else:
+                self.change = 0.7 * self.change + 0.3 * change
             self.last = t
             out.append(cut)
         return out

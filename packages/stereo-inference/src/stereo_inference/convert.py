@@ -9,10 +9,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from shared_types.conversion import ConversionResult
-from shared_types.models import Container, ConversionParams, DepthModel, OutputMode, packing_of
+from shared_types.conversion import ConversionResult, EngineRuntime
+from shared_types.models import Container, ConversionParams, DepthModel, OutputMode
+from shared_types.output_guard import is_same_file
 from stereo_media.clock_jumps import continuous_source
 from stereo_media.errors import (
     FfmpegDiskFullError,
@@ -22,11 +24,11 @@ from stereo_media.errors import (
 )
 from stereo_media.ffmpeg import ffmpeg_path, find_soon
 from stereo_media.ffmpeg_runner import FfmpegRunner
-from stereo_media.stereo_boxes import add_st3d
 from stereo_media.stream_mux import container_of
 from stereo_models.depth_models import needs_weights
 
 from stereo_inference import nvdec
+from stereo_inference import output_layout as layout
 from stereo_inference.arrays import device_type
 from stereo_inference.comfort_report import path_for as comfort_path
 from stereo_inference.comfort_report import write_report
@@ -36,7 +38,12 @@ from stereo_inference.depth import ensure_installed, input_interpolation, load_e
 from stereo_inference.depth_state import resume, snapshot
 from stereo_inference.device_frames import pinned_empty
 from stereo_inference.encode import StereoEncoder
-from stereo_inference.errors import EngineDiskFullError, EngineTransientError, InvalidInputError
+from stereo_inference.errors import (
+    EngineDiskFullError,
+    EngineTransientError,
+    InvalidInputError,
+    InvalidRequestError,
+)
 from stereo_inference.formats import decoded_size, eye_size, output_size, parse_mode
 from stereo_inference.lookahead import with_lookahead
 from stereo_inference.mux import mux_output, nothing_to_keep, source_streams
@@ -56,8 +63,14 @@ from stereo_inference.synthesis import StereoRenderer
 from stereo_inference.tonemap import dynamic_range_for, output_bit_depth, sdr_tone_mapper
 from stereo_inference.video_info import VideoInfo, probe_video
 
+if TYPE_CHECKING:
+    from stereo_inference.temporal import Normalizer
+
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int | None], None]
+
+
+DEFAULT_RUNTIME = EngineRuntime()  # every default: the engine as a plain call runs it
 
 
 def convert_file(
@@ -68,23 +81,19 @@ def convert_file(
     params: ConversionParams = ConversionParams(),  # noqa: B008 (immutable in practice)
     progress: Progress | None = None,
     depth_state: dict | None = None,
-    models_dir: Path | None = None,
-    ffmpeg: str | None = None,
-    device: str | None = None,
-    iw3_low_vram: bool = False,
-    timeout_s: float = 3600,
-    threads: int | None = None,
     context_path: Path | None = None,
     container: Container | str | None = None,
-    auto_download: bool = False,
-    hub_endpoint: str | None = None,
-    cores: int | None = None,
     depth_video: Path | None = None,
-    depth_stride: int = 1,
     start_at_zero: bool = False,
     deadline: DeadlinePolicy | None = None,
+    runtime: EngineRuntime = DEFAULT_RUNTIME,
 ) -> ConversionResult:
     """Convert ``input_path`` into a stereo video at ``output_path`` in ``mode``.
+
+    ``runtime`` (``shared_types.conversion.EngineRuntime``) is how this process
+    runs the engine, the same for every file: ``models_dir``, ``ffmpeg``,
+    ``device``, ``threads``, ``cores``, ``iw3_low_vram``, ``auto_download``,
+    ``hub_endpoint``, ``depth_stride``, ``timeout_s``; the rest is this file's.
 
     The output appears atomically (written to a partial name, then renamed).
     It keeps every audio/subtitle stream, chapter and tag of the input
@@ -118,17 +127,25 @@ def convert_file(
     EngineTransientError (encoder or iw3 failure), EngineTimeoutError (past the
     deadline).
     """
+    models_dir, ffmpeg, device, threads = (runtime.models_dir, runtime.ffmpeg, runtime.device,
+                                           runtime.threads)
+    cores, iw3_low_vram, timeout_s = runtime.cores, runtime.iw3_low_vram, runtime.timeout_s
+    auto_download, hub_endpoint = runtime.auto_download, runtime.hub_endpoint
+    depth_stride = runtime.depth_stride
     started = time.perf_counter()
     reuse_freed_memory()  # per-frame buffers, reused instead of page-faulted in anew
     find_soon(ffmpeg)  # the final mux runs it: found while the frames convert
     input_path, output_path = Path(input_path), Path(output_path)
+    if is_same_file(input_path, output_path):  # the rename at the end would replace it
+        raise InvalidRequestError(f"the output {output_path} is the input file; "
+                                  "refusing to write over the source")
     with _on_one_timeline(input_path, output_path, ffmpeg, timeout_s) as input_path:
         mode = parse_mode(mode)
+        layout.check_layout(mode, params)
         container = Container(container) if container else container_of(output_path)
         info = probe_video(input_path)
         policy = deadline or DeadlinePolicy(cap_s=timeout_s)
-        budget = Deadline(policy.limit_s(info.frames or (round(info.duration_s * info.fps)
-                                                         or None)))
+        budget = Deadline(policy.limit_s(policy.frames_of(info)))
         if depth_video is not None:
             return _convert_with_depth_video(_Conversion(
                 input_path=input_path, output_path=output_path, mode=mode, params=params,
@@ -256,7 +273,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     if estimator is None:
         estimator = load_estimator(params.depth_model, models_dir=job.models_dir, device=dev,
                                    stride=job.depth_stride)
-        normalizer = resume(estimator, job.depth_state)
+        normalizer: Normalizer = resume(estimator, job.depth_state)
     else:
         from stereo_inference.depth.imported import AsIs
 
@@ -269,13 +286,15 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
     dynamic_range = dynamic_range_for(mode, params.dynamic_range)
     tone = sdr_tone_mapper(info.color, info.hdr, dynamic_range)
     color = tone.output_color if tone else info.color
-    renderer = StereoRenderer(mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
-                              bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range),
-                              color=color, frame_s=1.0 / info.fps if info.fps else 1 / 24,
-                              shot_state=(job.depth_state or {}).get("shots"))
+    renderer = layout.renderer_class(mode)(
+        mode, params, estimator, normalizer, dev, eye_size=(ew, eh),
+        bit_depth=output_bit_depth(info.hdr.bit_depth, dynamic_range), color=color,
+        frame_s=1.0 / info.fps if info.fps else 1 / 24,
+        shot_state=(job.depth_state or {}).get("shots"))
     on_gpu = device_type(dev) == "cuda"
     on_nvdec = nvdec.usable(dev, codec=info.codec, pix_fmt=info.pix_fmt,
-                            eye_format=renderer.eye_format, filtered=tone is not None)
+                            eye_format=renderer.eye_format, filtered=tone is not None
+                            ) and not getattr(renderer, "needs_host_frames", False)
     # Frames are decoded at full size: the OpenCV path halves half-layout eyes
     # itself while warping, a GPU after the upload (no scaler pass either way).
     # A GPU also makes the model's input from the uploaded frames.
@@ -310,21 +329,27 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         first = next(iter_batches := iter(reader), None)
         if first is None:
             raise InvalidInputError(f"{input_path.name} has no decodable video frames")
+        if first.time_base is None:
+            raise InvalidInputError(f"{input_path.name}: its video stream has no time base")
         sar = info.sample_aspect
         if sar and info.rotation % 180:
             sar = (sar[1], sar[0])
+        hdr = info.hdr if renderer.bit_depth > 8 else None
         encoder = StereoEncoder(
-            partial if direct else video_only, size=(out_w, out_h), fps=info.fps,
+            partial if direct else video_only, size=(out_w, out_h),
+            fps=layout.output_fps(params, info.fps),
             time_base=first.time_base, crf=params.crf, preset=params.preset,
-            sample_aspect=sar, packing=packing_of(mode),
-            color=color,
-            hdr=info.hdr if renderer.bit_depth > 8 else None,
+            sample_aspect=sar, packing=layout.packing(mode, params),
+            color=color, hdr=hdr, encoder=layout.encoder_choice(params, hdr),
             use_nvenc=on_gpu, threads=job.cores, faststart=direct,
         )
         frames = run_stages(
-            with_lookahead(job.deadline.batches(_chain(first, iter_batches)), estimator),
-            renderer.render, encoder, renderer.eye_format,
-            total=total, progress=job.progress, estimate=renderer.estimate, clock=clock,
+            with_lookahead(job.deadline.batches(
+                layout.capped(_chain(first, iter_batches), params, first.time_base)), estimator),
+            layout.render_step(mode, params, renderer.render, (ew, eh), renderer.bit_depth),
+            encoder, renderer.eye_format,
+            total=layout.frames_kept(total, params, info.fps), progress=job.progress,
+            estimate=renderer.estimate, clock=clock,
             renderers=renderers(dev, job.cores),
             finish=_subtitle_burner(job, renderer, (ew, eh), color[1] if color else None),
         )
@@ -333,13 +358,19 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         _say_if_cut_short(input_path, info, encoder.seconds)
         encoder = None
         with clock.stage("mux"):
+            # the boxes first: an MKV takes them over from the video's MP4
+            layout.mark_file(partial if direct else video_only, mode, params)
             if not direct:
-                mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
-                           container=job.container, packing=packing_of(mode),
-                           timeout_s=job.deadline.left(), start_at_zero=job.start_at_zero,
-                           found=found)
-            elif packing_of(mode):
-                add_st3d(partial, packing_of(mode))
+                try:
+                    mux_output(job.ffmpeg_binary(), video_only, input_path, partial,
+                               container=job.container, packing=layout.packing(mode, params),
+                               timeout_s=job.deadline.left(),
+                               start_at_zero=job.start_at_zero, found=found)
+                except EngineTransientError:  # cut at the time left: a timeout, not a fault
+                    job.deadline.check("adding the audio and subtitles")
+                    raise
+                if job.container is Container.MP4:
+                    layout.mark_file(partial, mode, params)
         report = renderer.planner.report() if renderer.planner else None
         if report is not None:  # written first: whoever sees the video finds its report
             write_report(report, comfort_path(output_path))
@@ -387,8 +418,13 @@ def _subtitle_burner(job: _Conversion, renderer: StereoRenderer, eye: tuple[int,
         log.info("no text subtitles in %s to burn in", job.input_path.name)
         return None
     levels = text_levels(renderer.bit_depth, transfer)
-    burner = SubtitleBurner(cues, job.mode, eye, job.params, levels)
-    return lambda frames, batch: burner(frames, batch, batch.depth)
+    burner = SubtitleBurner(cues, job.mode, eye, levels)
+
+    def burn(frames, batch):
+        shaping = renderer.shaping
+        assert shaping is not None  # planned with the first batch, before any frame is rendered
+        return burner(frames, batch, batch.depth, shaping)
+    return burn
 
 
 def _chain(first, rest):

@@ -79,8 +79,9 @@ class Graphed:
             static.copy_(arg)
         graph.replay()
         result = output.clone()  # the next replay overwrites ``output``
-        self._done = torch.cuda.Event()
-        self._done.record(stream)
+        done = torch.cuda.Event()
+        done.record(stream)
+        self._done = done
         return result
 
     @property

@@ -12,7 +12,10 @@ The limit is derived from the video's length: ``base_s + s_per_frame x frames``
 :data:`DEFAULT_S_PER_FRAME` = 2 s a frame: a 10 s segment at 30 fps gets
 720 s, twice the frames twice the time), capped by ``cap_s`` when one is given
 (the server's ``segment_timeout_s``, 3600 s). A source that hangs the engine
-is stopped instead of pinning the worker or the instance.
+is stopped instead of pinning the worker or the instance. A call that never
+returns inside one batch is out of this check's reach: the server runs each
+conversion in a child process that it kills at the same deadline
+(``stereo_inference.engine_process``).
 """
 
 from __future__ import annotations
@@ -43,6 +46,12 @@ class DeadlinePolicy:
             return self.cap_s if self.cap_s is not None else self.base_s
         limit = self.base_s + self.s_per_frame * frames
         return min(limit, self.cap_s) if self.cap_s is not None else limit
+
+    @staticmethod
+    def frames_of(info) -> int | None:
+        """The frame count a limit is derived from: the one a probe
+        (``video_info.VideoInfo``) lists, else duration x rate, else unknown."""
+        return info.frames or (round(info.duration_s * info.fps) or None)
 
 
 class Deadline:

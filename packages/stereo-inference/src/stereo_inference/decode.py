@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import av
 import numpy as np
@@ -31,6 +31,9 @@ from stereo_inference.picture_captions import PictureCaptions
 from stereo_inference.readable_frames import ReadableFrames
 from stereo_inference.scaler import Scaler
 from stereo_inference.stage_clock import StageClock
+
+if TYPE_CHECKING:
+    from stereo_inference.shot_plan import FramePlan
 
 log = logging.getLogger(__name__)
 _END = object()
@@ -53,8 +56,10 @@ class FrameBatch:
     time_base: Fraction | None = None
     # closed captions (A/53 cc_data) of the frames that carry them, by pts
     captions: dict[int, bytes] = field(default_factory=dict)
-    depth: object = None  # normalised depth (B,1,h,w), once the depth stage has run
-    plan: object = None  # its ``shot_plan.FramePlan``, made with the depth
+    # normalised depth (B,1,h,w), once the depth stage has run: numpy on a CPU,
+    # a torch tensor on a GPU
+    depth: Any = None
+    plan: FramePlan | None = None  # made with the depth (``shot_plan``)
     held: np.ndarray | None = None  # (B,) bool: frames repeating the one before (depth stage)
     ahead: np.ndarray | None = None  # depth inputs of the frames after it (``lookahead``)
     on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
@@ -94,7 +99,7 @@ class FrameReader:
         self.depth_interpolation = depth_interpolation  # ``depth.input_interpolation``
         self.allocate = allocate
         self.nvdec = nvdec
-        self._handed = None  # the pts of the last frame handed over
+        self._handed: int | None = None  # the pts of the last frame handed over
         self.clock = clock or StageClock()  # decoding's busy time is "decode"
         # the display rotation (counter-clockwise degrees) is applied to the
         # frames, so the packed output is upright and needs no display matrix
@@ -207,7 +212,7 @@ class FrameReader:
                                             captions.take())):
                     return
                 batch, eyes, pts, durations = None, 0, [], []
-        if eyes:
+        if eyes and batch is not None:
             settle(batch)
             self._put(FrameBatch(None, batch[:eyes], pts, durations, stream.time_base,
                                  captions.take()))
@@ -219,7 +224,10 @@ class FrameReader:
         depth_size = self.depth_size
         if depth_size and self.turns % 2:
             depth_size = depth_size[::-1]
-        depth, eyes, pts, durations = [], [], [], []
+        depth: list[np.ndarray] = []
+        eyes: list[np.ndarray] = []
+        pts: list[int | None] = []
+        durations: list[int | None] = []
         captions = PictureCaptions()  # kept in the output (``encode``)
         # planes copied straight into the batch when the frame needs no conversion
         direct = self.eye_filter is None and not self.turns

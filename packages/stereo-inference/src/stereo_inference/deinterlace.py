@@ -55,7 +55,10 @@ def _pulled(graph: av.filter.Graph, time_base: Fraction) -> Iterator[av.VideoFra
             frame = graph.pull()
         except (BlockingIOError, EOFError):  # needs another frame / flushed
             return
-        if frame.time_base != time_base:  # bwdif halves it (room for field rate)
+        if not isinstance(frame, av.VideoFrame):
+            raise TypeError(f"a video filter graph gave {type(frame).__name__}")
+        if frame.time_base is not None and frame.time_base != time_base:
+            # bwdif halves it (room for field rate)
             scale = frame.time_base / time_base
             frame.pts = round(frame.pts * scale) if frame.pts is not None else None
             frame.duration = round(frame.duration * scale) if frame.duration else frame.duration

@@ -80,8 +80,8 @@ def depth_input(yuv, size: tuple[int, int], color: tuple | None, bit_depth: int 
     y = _resized(luma.float(), (h, w)) * scale
     uv = _resized(chroma.float(), (h, w)) * scale - 128
     height = luma.shape[2]
-    kr, kb = KR_KB.get(color[2] if color else None,
-                       KR_KB[1] if height >= 720 else KR_KB[5])
+    fallback = KR_KB[1] if height >= 720 else KR_KB[5]
+    kr, kb = KR_KB.get(color[2], fallback) if color else fallback
     if color and color[3] == FULL_RANGE:
         y, uv = y / 255, uv / 255
     else:

@@ -1,8 +1,9 @@
-"""Encode stereo frames with PyAV (libx264, or h264_nvenc on a GPU): video only.
+"""Encode stereo frames with PyAV (libx264, libx265 or SVT-AV1, or NVENC on a GPU;
+``stereo_inference.codecs``): video only.
 
 Frames keep the source timestamps (constant or variable frame rate), sample
 aspect and colour description; SBS/TB layouts carry the frame-packing SEI
-(written here for every encoder, in the two forms ``stereo_media.frame_packing``
+(written here for every H.264/HEVC encoder, in the two forms ``stereo_media.frame_packing``
 puts on a keyframe and on the picture after it); the source pictures' closed
 captions (A/53) are put back in the same pictures.
 Every other stream of the source (audio, subtitles, chapters, tags) is added
@@ -17,12 +18,21 @@ from pathlib import Path
 
 import av
 import numpy as np
+from shared_types.models import VideoCodec
 from stereo_media.a53 import with_caption_sei
 from stereo_media.frame_packing import PackingSeis
 from stereo_media.hdr import HdrInfo
 from stereo_media.sei import with_sei
 
 from stereo_inference import planes
+from stereo_inference.codecs import (
+    AV1_ENCODERS,
+    HEVC_ENCODERS,
+    NVENC,
+    SOFTWARE,
+    EncoderChoice,
+    choose_encoder,
+)
 from stereo_inference.errors import write_failure
 from stereo_inference.scaler import Scaler
 
@@ -55,6 +65,7 @@ class StereoEncoder:
         use_nvenc: bool = False,
         threads: int | None = None,
         faststart: bool = False,
+        encoder: EncoderChoice | None = None,
     ) -> None:
         self.path = Path(path)
         # faststart: the index first, for playback while downloading (a final output)
@@ -68,9 +79,12 @@ class StereoEncoder:
         self.size = size
         self.scaler = Scaler()  # a frame of another size (the encoding thread's)
         self.hdr = hdr if hdr is not None and hdr.bit_depth > 8 else None
-        self.video = self._add_video(size, fps, time_base, crf, preset, use_nvenc)
-        self.hevc = self.video.codec_context.name == "libx265"
-        self.packing_seis = PackingSeis(packing, hevc=self.hevc) if packing else None
+        self.video = self._add_video(size, fps, time_base, crf, preset, use_nvenc, encoder)
+        name = self.video.codec_context.name
+        self.hevc = name in HEVC_ENCODERS
+        self.has_sei = name not in AV1_ENCODERS  # AV1: the container alone says "3D"
+        self.packing_seis = (PackingSeis(packing, hevc=self.hevc)
+                             if packing and self.has_sei else None)
         if threads:  # None: the codec's automatic count (every core)
             self.video.codec_context.thread_count = threads
         if sample_aspect and sample_aspect[0] and sample_aspect[1]:
@@ -83,24 +97,26 @@ class StereoEncoder:
         self.span: tuple[int, int] | None = None  # first pts, last pts + duration written
         self.captions: dict[int, bytes] = {}  # cc_data by pts, until its picture is written
 
-    def _add_video(self, size, fps, time_base, crf, preset, use_nvenc):
+    def _add_video(self, size, fps, time_base, crf, preset, use_nvenc, choice):
         rate = Fraction(fps).limit_denominator(100000) if fps > 0 else Fraction(25)
-        if self.hdr is not None:  # 10-bit HEVC (x265 has no frame-packing SEI)
-            options = {"crf": str(crf), "preset": preset, "x265-params": self.hdr.x265_params}
-            stream = self.out.add_stream("libx265", rate=rate, options=options)
-            self._configure(stream, size, time_base, "yuv420p10le")
-            stream.codec_tag = "hvc1"  # the tag Apple players need
-            return stream
-        if use_nvenc and nvenc_available():
-            options = {"cq": str(crf), "preset": "p4"}
-            stream = self.out.add_stream("h264_nvenc", rate=rate, options=options)
-        else:
-            options = {"crf": str(crf), "preset": preset}
-            stream = self.out.add_stream("libx264", rate=rate, options=options)
+        if choice is None:
+            choice = choose_encoder(crf=crf, preset=preset, hdr_x265_params=(
+                self.hdr.x265_params if self.hdr is not None else None))
+        if use_nvenc and self.hdr is None and nvenc_available(
+                NVENC[_codec_of(choice)]):
+            choice = choose_encoder(_codec_of(choice), crf=crf, nvenc=True,
+                                    pix_fmt=choice.pix_fmt,
+                                    bitrate_kbps=(choice.bit_rate or 0) // 1000 or None)
+        stream = self.out.add_stream(choice.name, rate=rate, options=dict(choice.options))
+        if choice.name == "libx264":
             # PyAV asks for slice threads; x264's frame threads (what the ffmpeg
             # CLI uses) encode about 25 % faster.
             stream.codec_context.thread_type = "AUTO"
-        self._configure(stream, size, time_base)
+        if choice.bit_rate:
+            stream.codec_context.bit_rate = choice.bit_rate
+        if choice.tag:
+            stream.codec_tag = choice.tag
+        self._configure(stream, size, time_base, choice.pix_fmt)
         return stream
 
     @staticmethod
@@ -143,9 +159,10 @@ class StereoEncoder:
     def _mux(self, packet: av.Packet) -> None:
         """Write ``packet``, its picture's closed captions put back in first
         (and the frame-packing SEI its place in the stream calls for)."""
-        cc = self.captions.pop(packet.pts, None) if self.captions else None
+        cc = (self.captions.pop(packet.pts, None)
+              if self.captions and packet.pts is not None else None)
         data = None
-        if cc is not None:
+        if cc is not None and self.has_sei:
             data = with_caption_sei(bytes(packet), cc, hevc=self.hevc)
         sei = self.packing_seis.for_picture(packet.is_keyframe) if self.packing_seis else None
         if sei is not None:
@@ -179,14 +196,20 @@ def _rewritten(packet: av.Packet, data: bytes) -> av.Packet:
     return out
 
 
-def nvenc_available() -> bool:
-    """True when an h264_nvenc encoder can really be opened (a GPU and driver)."""
+def _codec_of(choice: EncoderChoice) -> VideoCodec:
+    return next(codec for codec, name in SOFTWARE.items() if name == choice.name)
+
+
+def nvenc_available(name: str = "h264_nvenc") -> bool:
+    """True when the NVENC encoder ``name`` can really be opened (a GPU and driver)."""
     try:
-        ctx = av.CodecContext.create("h264_nvenc", "w")
+        ctx = av.CodecContext.create(name, "w")
+        if not isinstance(ctx, av.VideoCodecContext):  # (not a video encoder)
+            return False
         ctx.width, ctx.height, ctx.pix_fmt = 256, 256, "yuv420p"
         ctx.time_base = Fraction(1, 25)
         ctx.open()
         return True
     except (av.FFmpegError, ValueError) as exc:
-        log.info("h264_nvenc unavailable (%s); using libx264", exc)
+        log.info("%s unavailable (%s); encoding on the CPU", name, exc)
         return False

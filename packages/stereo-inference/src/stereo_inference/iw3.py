@@ -17,11 +17,25 @@ import time
 from pathlib import Path
 
 from shared_types.conversion import ConversionResult
-from shared_types.models import Container, ConversionParams, OutputMode, packing_of
+from shared_types.iw3_controls import iw3_control_args, iw3_refusals
+from shared_types.models import (
+    ComfortAction,
+    Container,
+    ConversionParams,
+    OutputMode,
+    packing_of,
+)
 from stereo_models.depth_models import IW3_MISSING, iw3_installed
 
-from stereo_inference.errors import EngineTransientError, ModelNotInstalledError
+from stereo_inference.comfort_report import path_for as comfort_path
+from stereo_inference.comfort_report import write_report
+from stereo_inference.errors import (
+    EngineTransientError,
+    InvalidRequestError,
+    ModelNotInstalledError,
+)
 from stereo_inference.mux import mux_output
+from stereo_inference.pair_comfort import measured_report
 from stereo_inference.runtime import partial_path
 from stereo_inference.video_info import probe_video
 
@@ -32,7 +46,11 @@ _MODE_FLAGS = {
     OutputMode.HALF_SBS: ["--half-sbs"],
     OutputMode.TB: ["--tb"],
     OutputMode.HALF_TB: ["--half-tb"],
+    OutputMode.VR180: ["--vr180"],
+    OutputMode.RGBD: ["--rgbd"],
+    OutputMode.HALF_RGBD: ["--half-rgbd"],
 }
+_IW3_CODECS = {"x264": "libx264", "x265": "libx265", "av1": "libsvtav1"}
 
 
 def iw3_command(
@@ -44,8 +62,11 @@ def iw3_command(
         sys.executable, "-m", "iw3", "-i", str(input_path), "-o", str(output_path), "--yes",
         "--depth-model", IW3_DEPTH_MODEL,
         "--divergence", f"{params.divergence:g}", "--convergence", f"{params.convergence:g}",
-        "--video-codec", "libx264", "--crf", str(params.crf), "--preset", params.preset,
+        "--video-codec", _IW3_CODECS[params.codec.value], "--crf", str(params.crf),
+        "--preset", params.preset, *iw3_control_args(params),
     ]
+    if params.cross_eyed:
+        args.append("--cross-eyed")
     if mode is OutputMode.ANAGLYPH:
         args += ["--anaglyph", params.anaglyph_method.value]
     else:
@@ -74,18 +95,29 @@ def convert_with_iw3(
     """Run iw3 on the segment, mux its video with the other streams of the input
     into ``output_path`` (atomically), return a ConversionResult.
 
-    Raises ModelNotInstalledError when iw3 is not installed, EngineTransientError
-    when it or the mux fails or it produces no output.
+    Raises InvalidRequestError when ``params`` ask for a control iw3 lacks
+    (``shared_types.iw3_controls``), ModelNotInstalledError when iw3 is not
+    installed, EngineTransientError when it or the mux fails or it produces no
+    output. The comfort report is measured from iw3's pair (``pair_comfort``):
+    none for the layouts it does not measure, or with ``comfort`` off.
     """
+    refused = iw3_refusals(params)
+    if refused:
+        raise InvalidRequestError("; ".join(refused))
     if not iw3_installed():
         raise ModelNotInstalledError(IW3_MISSING)
     partial = partial_path(Path(output_path))
+    report = None
     video = partial.with_name(partial.stem + ".iw3.mp4")
     try:
         _run_iw3(iw3_command(input_path, video, mode=mode, params=params, low_vram=low_vram),
                  video, timeout_s)
+        if params.comfort is not ComfortAction.OFF:  # measured from iw3's own pair
+            report = measured_report(video, mode, params)
         mux_output(ffmpeg, video, input_path, partial, container=container,
                    packing=packing_of(mode), timeout_s=timeout_s, source_timestamps=False)
+        if report is not None:  # written first: whoever sees the video finds its report
+            write_report(report, comfort_path(Path(output_path)))
         os.replace(partial, output_path)
     except BaseException:
         partial.unlink(missing_ok=True)
@@ -99,4 +131,5 @@ def convert_with_iw3(
         frames=frames, duration_s=info.duration_s, width=info.width, height=info.height,
         elapsed_s=elapsed, fps=frames / elapsed if elapsed > 0 else 0.0,
         depth_model="iw3", depth_state=None,
+        comfort_report=comfort_path(Path(output_path)) if report is not None else None,
     )

@@ -1,17 +1,17 @@
 """A small metrics port for per-segment conversion figures.
 
 ``SegmentConversionDurationSeconds`` and ``ConversionSecondsPerMb`` with the
-dimensions ``Cloud`` and ``SegmentSizeBucket``: CloudWatch in AWS, a log line
-locally.
+dimensions ``Cloud`` and ``SegmentSizeBucket``: a log line locally; in AWS a
+:class:`MetricPublisher` (aws-adapters' CloudWatch publisher, chosen by
+``stereo_inference.bootstrap``) publishes them.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Protocol
 
-from aws_adapters.clients import make_client
-from aws_adapters.errors import translated
 from shared_types.errors import StereoSpotError
 
 from stereo_inference.errors import EngineTransientError
@@ -56,32 +56,24 @@ class LogMetrics:
         return {"values": values, "dimensions": dims}
 
 
-class CloudWatchMetrics:
-    """Metrics through CloudWatch ``PutMetricData``: the client from
-    ``aws_adapters.clients``, vendor errors through ``aws_adapters.errors``
-    (both import boto3 only when used)."""
+class MetricPublisher(Protocol):
+    def put(self, values: Mapping[str, float], dimensions: Mapping[str, str]) -> None:
+        """Publish ``values`` (metric name -> value) with ``dimensions``. Raises a
+        StereoSpotError (transient or permanent) when they cannot be published."""
 
-    def __init__(self, namespace: str, *, cloud: str = "aws", region: str | None = None,
-                 endpoint_url: str | None = None, client=None) -> None:
-        if client is None:
-            client = make_client("cloudwatch", region=region, endpoint_url=endpoint_url)
-        self.client, self.namespace, self.cloud = client, namespace, cloud
+
+class PublishedMetrics:
+    """Metrics handed to a :class:`MetricPublisher` (CloudWatch in AWS)."""
+
+    def __init__(self, publisher: MetricPublisher, *, cloud: str = "aws") -> None:
+        self.publisher, self.cloud = publisher, cloud
 
     def record_segment(self, duration_s: float, size_bytes: int) -> dict:
         values = segment_metrics(duration_s, size_bytes)
         dims = {"Cloud": self.cloud, "SegmentSizeBucket": size_bucket(size_bytes)}
-        data = [
-            {
-                "MetricName": name,
-                "Value": value,
-                "Unit": "Seconds" if name.endswith("Seconds") else "None",
-                "Dimensions": [{"Name": k, "Value": v} for k, v in dims.items()],
-            }
-            for name, value in values.items()
-        ]
         try:
-            with translated(f"put metrics in {self.namespace}"):
-                self.client.put_metric_data(Namespace=self.namespace, MetricData=data)
+            self.publisher.put(values, dims)
         except StereoSpotError as exc:
-            raise EngineTransientError(f"CloudWatch rejected the metrics: {exc}") from exc
+            # a conversion that worked must not fail for good on its figures
+            raise EngineTransientError(f"the metrics were not published: {exc}") from exc
         return {"values": values, "dimensions": dims}

@@ -8,6 +8,9 @@ numpy). They read ``native.planes`` at each call, so a test can take it away.
 
 from __future__ import annotations
 
+from types import ModuleType
+
+planes: ModuleType | None
 try:
     import stereo_inference._planes as planes
 except ImportError:  # no C compiler at install: OpenCV does the work, slower

@@ -7,6 +7,7 @@ shrunk and come back at their size, so a state stays a few tens of kilobytes.
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import cv2
 import numpy as np
@@ -25,7 +26,7 @@ def pack(array: np.ndarray) -> dict:
             "data": base64.b64encode(np.ascontiguousarray(array).tobytes()).decode()}
 
 
-def unpack(data: object, dtype) -> np.ndarray | None:
+def unpack(data: Any, dtype) -> np.ndarray | None:
     """The 2-D array ``pack`` wrote, as ``dtype``, at its original size; None when
     absent or malformed."""
     try:

@@ -23,7 +23,8 @@ class PictureCaptions:
 
     def read(self, frame) -> None:
         """Note ``frame``'s captions, if it carries any."""
-        cc = SideDataContainer(frame).get(A53_CC)
+        # av's stub gives SideDataContainer no constructor; it takes the frame
+        cc = SideDataContainer(frame).get(A53_CC)  # type: ignore[call-arg]
         if cc is not None and frame.pts is not None:
             self._pending[frame.pts] = bytes(cc)
 

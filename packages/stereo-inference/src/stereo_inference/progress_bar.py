@@ -47,6 +47,7 @@ def download_bar(*, enabled: bool = True) -> Iterator[Callable[[str, int, int], 
         BarColumn,
         DownloadColumn,
         Progress,
+        TaskID,
         TextColumn,
         TimeRemainingColumn,
         TransferSpeedColumn,
@@ -55,7 +56,7 @@ def download_bar(*, enabled: bool = True) -> Iterator[Callable[[str, int, int], 
     columns = (TextColumn("downloading {task.description}"), BarColumn(), DownloadColumn(),
                TransferSpeedColumn(), TimeRemainingColumn())
     with Progress(*columns, transient=False) as bar:
-        tasks: dict[str, int] = {}
+        tasks: dict[str, TaskID] = {}
 
         def update(file: str, done: int, total: int) -> None:
             if file not in tasks:

@@ -108,7 +108,7 @@ def warp_packed(planes: list[np.ndarray], left: np.ndarray, right: np.ndarray,
     both = np.concatenate([left, right], axis=1) if side_by_side else None
     for plane, dst in zip(planes, dsts, strict=True):
         plane, halve = _as_read(plane, h, w)
-        if side_by_side:
+        if both is not None:
             native.planes.remap_plan(plane, both, dst, eyes=2, halve=halve)
         else:
             native.planes.remap_plan(plane, left, dst[:h], halve=halve)
@@ -161,10 +161,10 @@ def remap_planes(planes: list[np.ndarray], map_x: np.ndarray,
     by OpenCV (where the C extension is missing), each into its ``dsts`` entry
     when given; the warped planes in order. One four-channel ``remap``: its
     SIMD path for four channels costs about what one plane costs."""
-    dsts = dsts or [None] * len(planes)
+    targets: list[np.ndarray | None] = list(dsts) if dsts else [None] * len(planes)
     four = remap_rows(cv2.merge((list(planes) * 4)[:4]), map_x, repeats=repeats)
     out = []
-    for k, d in enumerate(dsts):
+    for k, d in enumerate(targets):
         if d is None:
             d = np.empty(four.shape[:2], four.dtype)
         d[...] = four[..., k]

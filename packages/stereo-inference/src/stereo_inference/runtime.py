@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 from stereo_inference.arrays import device_type
 
@@ -132,7 +133,7 @@ def compute_threads(device, threads: int, *, torch_too: bool = True) -> Iterator
         return
     import cv2
 
-    torch = None
+    torch: ModuleType | None = None
     if torch_too:
         import torch
     previous = torch.get_num_threads() if torch else None, cv2.getNumThreads()

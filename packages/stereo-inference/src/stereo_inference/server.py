@@ -1,9 +1,11 @@
 """The SageMaker-style HTTP server: ``GET /ping`` and ``POST /invocations``.
 
 One conversion runs at a time (a lock), like a SageMaker container; ``/ping``
-answers meanwhile. Outputs to S3 go through the ObjectStorage port (the S3
-adapter of aws-adapters, imported lazily); file:// outputs are written to a
-partial name and renamed into place only when complete.
+answers meanwhile. Each runs in the warm child of an ``EngineProcess``, killed
+at the conversion's deadline however it is stuck, so the lock is always freed.
+Outputs to S3 go through the ObjectStorage port (the S3 adapter of
+aws-adapters, imported lazily); file:// outputs are written to a partial name
+and renamed into place only when complete.
 """
 
 from __future__ import annotations
@@ -13,13 +15,15 @@ import logging
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from shared_types.comfort_reports import comfort_key
+from shared_types.conversion import EngineRuntime
 from shared_types.envelope import (
     ErrorCode,
     InvocationRequest,
@@ -35,39 +39,17 @@ from shared_types.errors import (
     TransientError,
 )
 from shared_types.failure import failure_code
-from shared_types.ports import ObjectStorage
 
 from stereo_inference import work_dirs
-from stereo_inference.convert import convert_file
-from stereo_inference.metrics import CloudWatchMetrics, LogMetrics, Metrics
+from stereo_inference.bootstrap import StorageFactory, default_metrics, s3_storage_factory
+from stereo_inference.depth import default_depth_model
+from stereo_inference.engine_process import EngineProcess
+from stereo_inference.metrics import Metrics
 from stereo_inference.settings import InferenceSettings
 from stereo_inference.uris import Location, parse_uri
 
 log = logging.getLogger(__name__)
 SECRET_HEADER = "X-StereoSpot-Secret"
-StorageFactory = Callable[[str], ObjectStorage]
-
-
-def s3_storage_factory(settings: InferenceSettings) -> StorageFactory:
-    """ObjectStorage per bucket from aws-adapters (imported only when S3 is used)."""
-
-    def make(bucket: str) -> ObjectStorage:
-        from aws_adapters.s3_storage import S3ObjectStorage
-
-        return S3ObjectStorage(
-            bucket, region=settings.aws_region, endpoint_url=settings.aws_endpoint_url
-        )
-
-    return make
-
-
-def default_metrics(settings: InferenceSettings) -> Metrics:
-    """CloudWatch or log metrics, as configured."""
-    if settings.metrics == "cloudwatch":
-        return CloudWatchMetrics(settings.metrics_namespace, cloud=settings.cloud,
-                                 region=settings.aws_region,
-                                 endpoint_url=settings.aws_endpoint_url)
-    return LogMetrics(cloud=settings.cloud)
 
 
 def create_app(
@@ -75,11 +57,28 @@ def create_app(
     *,
     storage_factory: StorageFactory | None = None,
     metrics: Metrics | None = None,
+    convert: Callable | None = None,
 ) -> FastAPI:
-    """The FastAPI app serving conversions with ``settings``."""
-    app = FastAPI(title="stereo-inference", docs_url=None, redoc_url=None)
+    """The FastAPI app serving conversions with ``settings``; ``convert`` (a
+    module-level function, default ``convert_file``) is what its engine process runs."""
+    deadline = settings.deadline_policy(cap_s=settings.segment_timeout_s)
+    engine = EngineProcess(convert, policy=deadline,
+                           warm=default_depth_model(settings.models_dir).value)
+
+    @asynccontextmanager
+    async def engine_running(_: FastAPI) -> AsyncIterator[None]:
+        engine.start()  # imports the engine while the server starts
+        try:
+            yield
+        finally:
+            engine.close()
+
+    app = FastAPI(title="stereo-inference", docs_url=None, redoc_url=None,
+                  lifespan=engine_running)
+    app.state.engine = engine
     storages = storage_factory or s3_storage_factory(settings)
     sink = metrics or default_metrics(settings)
+    runtime = settings.engine_runtime()  # the same for every request
     busy = threading.Lock()
     secret = settings.inference_shared_secret
     stale_after_s = settings.segment_timeout_s + work_dirs.MARGIN_S
@@ -101,15 +100,15 @@ def create_app(
     def invocations(request: InvocationRequest) -> JSONResponse:
         with busy:  # released however the conversion ends, its deadline included
             work_dirs.sweep(settings.work_dir, older_than_s=stale_after_s)
-            body = _invoke(request, settings, storages, sink)
+            body = _invoke(request, settings, runtime, storages, sink, engine)
         return JSONResponse(body)
 
     _install_error_handlers(app)
     return app
 
 
-def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: StorageFactory,
-            sink: Metrics) -> dict:
+def _invoke(req: InvocationRequest, settings: InferenceSettings, runtime: EngineRuntime,
+            storages: StorageFactory, sink: Metrics, engine: EngineProcess) -> dict:
     source = parse_uri(req.input_uri, file_root=settings.file_root)
     target = parse_uri(req.output_uri, file_root=settings.file_root)
     context = parse_uri(req.context_uri, file_root=settings.file_root) if req.context_uri else None
@@ -128,21 +127,18 @@ def _invoke(req: InvocationRequest, settings: InferenceSettings, storages: Stora
         output_path = target.path if target.path else work / "output.mp4"
         if target.path:
             output_path.parent.mkdir(parents=True, exist_ok=True)
-        result = convert_file(
+        result = engine.convert(
             input_path, output_path, mode=req.mode, params=req.params,
-            depth_state=req.depth_state, models_dir=settings.models_dir,
-            ffmpeg=settings.ffmpeg, device=settings.device, threads=settings.threads,
-            iw3_low_vram=settings.iw3_low_vram, timeout_s=settings.segment_timeout_s,
-            deadline=settings.deadline_policy(cap_s=settings.segment_timeout_s),
-            context_path=context_path, auto_download=settings.model_auto_download,
-            hub_endpoint=settings.hub_endpoint, depth_stride=settings.depth_stride,
+            depth_state=req.depth_state, runtime=runtime,
+            context_path=context_path,
             depth_video=depth_path,
         )
         if target.bucket:
+            bucket, key = target.object()
             if result.comfort_report is not None:  # first: whoever sees the video finds it
-                storages(target.bucket).put_file(comfort_key(target.key), result.comfort_report,
-                                                 content_type="application/json")
-            storages(target.bucket).put_file(target.key, output_path, content_type="video/mp4")
+                storages(bucket).put_file(comfort_key(key), result.comfort_report,
+                                          content_type="application/json")
+            storages(bucket).put_file(key, output_path, content_type="video/mp4")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     duration = time.perf_counter() - started
@@ -165,9 +161,10 @@ def _fetch(source: Location, stem: Path, storages: StorageFactory) -> Path:
         if not source.path.is_file():
             raise NotFoundError(f"input not found: {source.uri}")
         return source.path
+    bucket, key = source.object()
     # A fixed name: the key's suffix (".m3u8", ".ffconcat") never picks a demuxer.
     path = stem.with_suffix(".video")
-    storages(source.bucket).get_file(source.key, path)
+    storages(bucket).get_file(key, path)
     return path
 
 

@@ -140,6 +140,8 @@ class ShotPlanner:
         near = t.max(axis=(1, 2, 3)).clip(1e-6, None)
         far = (-t.min(axis=(1, 2, 3))).clip(1e-6, None)
         lim = s.limits
+        if lim is None:  # self.fix is set only where the viewing gives limits
+            raise ValueError("fitting strengths needs the viewing's limits")
         allowed = np.minimum((lim.near_px + s.offset_px) / near,
                              (lim.zone_far_px - s.offset_px) / far).clip(0.0, 1.0)
         out = np.empty(len(cuts), np.float32)

@@ -18,14 +18,15 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from shared_types.models import ConversionParams, OutputMode
+from shared_types.models import OutputMode
 from stereo_media.demuxers import file_only
 from stereo_media.subtitle_cues import TextCue, parse_srt
 
 from stereo_inference.arrays import as_float
 from stereo_inference.decode import FrameBatch
-from stereo_inference.disparity import eye_disparity
 from stereo_inference.errors import EngineTransientError
+from stereo_inference.shaping import Shaping, eye_shifts
+from stereo_inference.shot_plan import FramePlan
 from stereo_inference.tonemap import HLG, PQ, nits_to_pq
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
@@ -82,35 +83,49 @@ class SubtitleBurner:
     """Draws cues into output frames (yuv420p: packed SBS/TB, or anaglyph) in place."""
 
     def __init__(self, cues: list[TextCue], mode: OutputMode, eye_size: tuple[int, int],
-                 params: ConversionParams, levels: TextLevels = TextLevels()) -> None:  # noqa: B008
-        self.cues, self.mode, self.params, self.levels = cues, mode, params, levels
+                 levels: TextLevels = TextLevels()) -> None:  # noqa: B008
+        self.cues, self.mode, self.levels = cues, mode, levels
         self.w, self.h = eye_size
         # half layouts squeeze one axis: draw at display proportions, then squeeze
         self.squeeze = (2 if mode is OutputMode.HALF_SBS else 1,
                         2 if mode is OutputMode.HALF_TB else 1)
         self.margin = max(1.0, 0.004 * self.w)
         self._masks: dict[int, tuple[np.ndarray, np.ndarray, tuple[int, int, int, int]]] = {}
-        self.shift: dict[int, float] = {}  # per cue: the per-eye text disparity used
+        self.shift: dict[int, float] = {}  # per cue: the text's disparity (both eyes)
 
-    def __call__(self, frames: np.ndarray, batch: FrameBatch, depth) -> np.ndarray:
+    def __call__(self, frames: np.ndarray, batch: FrameBatch, depth,
+                 shaping: Shaping) -> np.ndarray:
+        """Burns the cues shown at each frame of ``batch`` into ``frames``, placed
+        by ``shaping`` (the renderer's) and the batch's ``plan``."""
         tb = batch.time_base or 0
+        shaping = shaping.at_width(self.w)
+        plan = batch.plan or FramePlan()
         for i, pts in enumerate(batch.pts):
             if pts is None:
                 continue
             t = float(pts * tb)
             for index, cue in enumerate(self.cues):
                 if cue.start_s <= t < cue.end_s:
-                    self._burn(frames[i], index, depth[i:i + 1])
+                    self._burn(frames[i], index, self._disparity(depth, i, shaping, plan))
         return frames
 
-    def _burn(self, frame: np.ndarray, index: int, depth) -> None:
+    def _disparity(self, depth, i: int, shaping: Shaping, plan: FramePlan):
+        """(frame ``i``'s disparity (h, w) at eye size as the render shapes it,
+        the shaping's near limit)."""
+        per_frame = [None if v is None else v[i:i + 1] for v in (plan.convergence, plan.strength)]
+        right, left = eye_shifts(as_float(depth[i:i + 1]), (self.h, self.w), shaping,
+                                 *per_frame)
+        return (right + left)[0, 0], shaping.near_px
+
+    def _burn(self, frame: np.ndarray, index: int, shaped) -> None:
+        disp, near_px = shaped
         text, outline, (x0, y0, x1, y1) = self._mask(index)
-        disp = eye_disparity(as_float(depth), size=(self.h, self.w),
-                             divergence=self.params.divergence,
-                             convergence=self.params.convergence)[0, 0]
         nearest = float(disp[y0:y1, x0:x1].max())
-        self.shift[index] = max(self.shift.get(index, -1e9), nearest + self.margin)
-        s = int(np.ceil(self.shift[index]))
+        self.shift[index] = max(self.shift.get(index, -1e9), nearest + 2 * self.margin)
+        # never nearer than the near limit (``--comfort fix``: the zone's)
+        s = int(np.ceil(self.shift[index] / 2))
+        if np.isfinite(near_px):
+            s = min(s, int(np.floor(near_px / 2)))
         left = (np.roll(text, s, axis=1), np.roll(outline, s, axis=1))
         right = (np.roll(text, -s, axis=1), np.roll(outline, -s, axis=1))
         rows = frame.shape[0] * 2 // 3
@@ -138,7 +153,7 @@ class SubtitleBurner:
         lines = self.cues[index].text.splitlines()
         sizes = [cv2.getTextSize(line, FONT, scale, thick) for line in lines]
         line_h = max(s[0][1] + s[1] for s in sizes) + thick * 2
-        canvas = np.zeros((dh, dw), np.uint8)
+        canvas: np.ndarray = np.zeros((dh, dw), np.uint8)
         y = dh - int(0.06 * dh) - line_h * (len(lines) - 1)
         for line, ((tw, _), _) in zip(lines, sizes, strict=True):
             cv2.putText(canvas, line, ((dw - tw) // 2, y), FONT, scale, 255, thick, cv2.LINE_AA)

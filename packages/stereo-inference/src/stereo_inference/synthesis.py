@@ -28,12 +28,12 @@ from stereo_inference.decode import FrameBatch
 from stereo_inference.depth import DepthEstimator, estimate_in_batches
 from stereo_inference.device_frames import depth_input, eye_planes, join_planes, upload
 from stereo_inference.floating_window import FULL_RANGE, has_window, mask_windows
-from stereo_inference.formats import pack
+from stereo_inference.formats import SIDE_BY_SIDE, pack
 from stereo_inference.held_frames import estimate_held, held, repeated_pictures
 from stereo_inference.remap import shrink, warp_packed
-from stereo_inference.shaping import eye_shifts, shaping_for
+from stereo_inference.shaping import Shaping, eye_shifts, shaping_for
 from stereo_inference.shot_plan import FramePlan, ShotPlanner
-from stereo_inference.temporal import TemporalNormalizer
+from stereo_inference.temporal import Normalizer
 from stereo_inference.warp import plan_warp, sample_rows
 
 PLAN_ROWS_PER_DEPTH_ROW = 1
@@ -45,7 +45,7 @@ class StereoRenderer:
         mode: OutputMode,
         params: ConversionParams,
         estimator: DepthEstimator,
-        normalizer: TemporalNormalizer,
+        normalizer: Normalizer,
         device,
         eye_size: tuple[int, int] | None = None,
         bit_depth: int = 8,
@@ -68,7 +68,9 @@ class StereoRenderer:
         # the comfort controls: how depth becomes disparity (``shaping``), and what
         # is decided frame by frame in order (``shot_plan``), for eyes this wide
         self.frame_s, self.shot_state = frame_s, shot_state  # (``shot_plan.ShotPlanner``)
-        self.shaping = self.planner = None  # made for the first batch's eye width
+        # made for the first batch's eye width
+        self.shaping: Shaping | None = None
+        self.planner: ShotPlanner | None = None
         self._frames_seen = 0
 
     @property
@@ -101,31 +103,41 @@ class StereoRenderer:
             self.streams.handed_over(batch)
         return self._planned(batch)
 
+    @property
+    def _shaping(self) -> Shaping:
+        """The shaping ``_planned`` made for the first batch (before any render)."""
+        if self.shaping is None:
+            raise RuntimeError("a batch was rendered before it was planned")
+        return self.shaping
+
     def _planned(self, batch: FrameBatch):
         """``batch.depth``, with its ``FramePlan`` (``shot_plan``) left on the batch."""
         if self.planner is None:
             width = self.eye_size[0] if self.eye_size else batch.eyes.shape[2]
-            self.shaping = shaping_for(self.params, width)
-            self.planner = ShotPlanner(self.params, self.shaping, self.frame_s,
+            self.shaping = shaping = shaping_for(self.params, width)
+            self.planner = ShotPlanner(self.params, shaping, self.frame_s,
                                        self.shot_state)
         n = batch.depth.shape[0]
         start, self._frames_seen = self._frames_seen, self._frames_seen + n
         pts = list(batch.pts[:n]) + [None] * (n - len(batch.pts[:n]))
         times = [float(p * batch.time_base) if p is not None and batch.time_base
                  else (start + i) * self.frame_s for i, p in enumerate(pts)]
-        batch.plan = self.planner.plan(batch.depth, times)
+        batch.plan = self.planner.plan(batch.depth, times)  # (made above if it was not)
         return batch.depth
 
     def _depth_held(self, batch: FrameBatch, device):
         """``batch.depth`` from its depth input, estimated only for the frames that
         do not repeat the one before them (``held_frames``); ``batch.held`` says
         which did."""
-        batch.held = held(batch.depth_rgb, self._last_small)
+        small = batch.depth_rgb
+        if small is None:
+            raise ValueError("held-frame depth needs the batch's depth input (depth_rgb)")
+        batch.held = held(small, self._last_small)
         if batch.ahead is not None and hasattr(self.estimator, "look_ahead"):
             self.estimator.look_ahead(batch.ahead)
-        batch.depth = estimate_held(lambda small: self._depth(rgb_frames(small, device)),
-                                    batch.depth_rgb, batch.held, self._last_depth)
-        self._last_small, self._last_depth = batch.depth_rgb[-1], batch.depth[-1]
+        batch.depth = estimate_held(lambda frames: self._depth(rgb_frames(frames, device)),
+                                    small, batch.held, self._last_depth)
+        self._last_small, self._last_depth = small[-1], batch.depth[-1]
         return batch.depth
 
     def render(self, batch: FrameBatch) -> np.ndarray:
@@ -136,7 +148,7 @@ class StereoRenderer:
         out = self._render(batch, depth, plan)
         if plan.window is not None and has_window(self.mode):
             eye = self._eye_of(out)
-            mask_windows(out, self.mode, eye, plan.window * (eye[0] / self.shaping.width),
+            mask_windows(out, self.mode, eye, plan.window * (eye[0] / self._shaping.width),
                          bit_depth=self.bit_depth,
                          full_range=bool(self.color and self.color[3] == FULL_RANGE))
         return out
@@ -194,7 +206,7 @@ class StereoRenderer:
                 frame_plan.convergence, frame_plan.strength, frame_plan.window)))
         anaglyph = self.mode is OutputMode.ANAGLYPH  # planned at chroma width: half the work
         plan = to_numpy(self._plan(depth, h, w // 2 if anaglyph else w, frame_plan)[:, 0])
-        sbs = self.mode in (OutputMode.SBS, OutputMode.HALF_SBS)
+        sbs = self.mode in SIDE_BY_SIDE
         ow, oh = (w, h) if anaglyph else (2 * w, h) if sbs else (w, 2 * h)
         out = np.empty((b, oh * 3 // 2, ow), np.uint8 if anaglyph else eyes.dtype)
         n = len(rendered)
@@ -227,17 +239,19 @@ class StereoRenderer:
         import torch
         from torch.nn import functional as F  # noqa: N812
 
-        plan = self._plan(depth, *luma.shape[2:], frame_plan)
+        plan = self._plan(depth, luma.shape[2], luma.shape[3], frame_plan)
         luma = _sample_eyes(luma, plan, 1)
         uv = _sample_eyes(chroma, plan, 2)
         # the eyes' luma at chroma size: the warped luma averaged 2x2 (as on a CPU)
         small = (torch.cat([F.avg_pool2d(y, 2), c], dim=1) for y, c in zip(luma, uv, strict=True))
-        return _to_uint8(mix_tensor(*luma, *small, self.params.anaglyph_method))
+        (left_y, right_y), (left_c, right_c) = luma, tuple(small)
+        return _to_uint8(mix_tensor(left_y, right_y, left_c, right_c,
+                                    self.params.anaglyph_method))
 
     def _packed_yuv(self, luma, chroma, depth, frame_plan: FramePlan) -> np.ndarray:
         import torch
 
-        plan = self._plan(depth, *luma.shape[2:], frame_plan)
+        plan = self._plan(depth, luma.shape[2], luma.shape[3], frame_plan)
         out = join_planes(pack(self.mode, *_sample_eyes(luma, plan, 1)),
                           pack(self.mode, *_sample_eyes(chroma, plan, 2)))
         if self.bit_depth > 8:
@@ -256,7 +270,7 @@ class StereoRenderer:
         per-frame screen plane and strength (``frame_plan``).
         """
         rows = min(h, PLAN_ROWS_PER_DEPTH_ROW * depth.shape[2])
-        right, left = eye_shifts(depth, (rows, w), self.shaping.at_width(w),
+        right, left = eye_shifts(depth, (rows, w), self._shaping.at_width(w),
                                  frame_plan.convergence, frame_plan.strength)
         b = right.shape[0]
         plan = plan_warp(concat([right, flip_x(left)]))  # chunked inside, by rows

@@ -13,6 +13,8 @@ video continues exactly where this one stopped.
 
 from __future__ import annotations
 
+from typing import Any, Protocol
+
 import cv2
 import numpy as np
 
@@ -26,6 +28,14 @@ THUMB = (18, 32)  # (h, w)
 CUT_RATIO = 5.0
 CUT_FLOOR = 0.03
 STATE_VERSION = 1
+
+
+class Normalizer(Protocol):
+    """What turns an estimator's raw depth into the depth the renderer uses:
+    :class:`TemporalNormalizer`, or an imported depth video's ``AsIs``."""
+
+    def normalize(self, depth: Any, rgb: Any) -> Any: ...
+    def state(self) -> dict | None: ...
 
 
 class TemporalNormalizer:

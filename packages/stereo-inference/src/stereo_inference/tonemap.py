@@ -103,7 +103,7 @@ def sdr_tone_mapper(color: tuple[int, int, int, int] | None, hdr: HdrInfo,
     """The ToneMapper for a source of ``color`` when SDR is asked of an HDR (PQ or
     HLG) source; None otherwise (an SDR source needs none: 10-bit SDR is only
     decoded at 8 bits)."""
-    if dynamic_range is not DynamicRange.SDR or not is_hdr(color):
+    if dynamic_range is not DynamicRange.SDR or color is None or not is_hdr(color):
         return None
     return ToneMapper(color, hdr)
 

@@ -21,6 +21,12 @@ class Location:
     bucket: str | None = None  # s3://
     key: str | None = None
 
+    def object(self) -> tuple[str, str]:
+        """(bucket, key) of an s3:// location. Raises InvalidRequestError for another."""
+        if self.bucket is None or self.key is None:
+            raise InvalidRequestError(f"{self.uri!r} is not an S3 object")
+        return self.bucket, self.key
+
 
 def parse_uri(uri: str, *, file_root: Path | None) -> Location:
     """Where ``uri`` points. Raises InvalidRequestError for another scheme, a

@@ -95,6 +95,8 @@ def viewing_of(params: ConversionParams) -> Viewing | None:
         return None
     ipd = params.viewer_ipd_mm / 1000.0
     if params.viewing is ViewingPreset.CUSTOM:
+        if params.screen_width_m is None or params.viewing_distance_m is None:
+            raise ValueError("a custom viewing needs screen_width_m and viewing_distance_m")
         return Viewing(params.screen_width_m, params.viewing_distance_m, ipd)
     width, distance = PRESETS[params.viewing]
     return Viewing(width, distance, ipd)

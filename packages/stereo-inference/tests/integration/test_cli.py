@@ -1,4 +1,6 @@
+import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -37,10 +39,10 @@ def test_timings_say_where_the_time_went(clip, tmp_path, capsys, monkeypatch):
     assert loops.endswith(("c-avx512", "c-avx2", "c-scalar", "opencv"))
     monkeypatch.setattr(native, "planes", None)
     assert main(["convert", str(clip), str(out), "--preset", "ultrafast", "--no-progress",
-                 "--timings"]) == 0
+                 "--timings", "--overwrite"]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "CPU plane loops: opencv"
     # without the flag, only the summary line
-    assert main(["convert", str(clip), str(out), "--no-progress"]) == 0
+    assert main(["convert", str(clip), str(out), "--no-progress", "--overwrite"]) == 0
     assert "per stage" not in capsys.readouterr().out
 
 
@@ -61,7 +63,7 @@ def test_a_bad_input_exits_2_with_the_reason(tmp_path, capsys):
 
 def test_unknown_choices_are_refused_by_the_parser():
     with pytest.raises(SystemExit):
-        build_parser().parse_args(["convert", "a", "b", "--mode", "vr180"])
+        build_parser().parse_args(["convert", "a", "b", "--mode", "hologram"])
 
 
 def test_serve_takes_host_and_port():
@@ -125,6 +127,57 @@ def test_the_cli_writes_a_whole_file_that_begins_at_0(tmp_path, monkeypatch):
         assert c.start_time == 0
 
 
+def _names_of(source):
+    """Every other spelling of ``source`` (cwd is its folder): the path itself,
+    ./name, a relative detour, the absolute path, a symbolic and a hard link."""
+    folder = source.parent
+    (folder / "sub").mkdir(exist_ok=True)
+    (folder / "link.mp4").symlink_to(source)
+    os.link(source, folder / "hard.mp4")
+    return [str(source), f"./{source.name}", f"sub/../{source.name}", str(source.resolve()),
+            "link.mp4", "hard.mp4"]
+
+
+def test_converting_a_file_onto_itself_leaves_the_source_byte_for_byte(
+        clip, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
+    source = tmp_path / "film.mp4"
+    shutil.copyfile(clip, source)
+    original = source.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for output in _names_of(source):
+        for extra in ([], ["--overwrite"]):
+            assert main(["convert", "film.mp4", output, "--no-progress", *extra]) == 2, output
+            assert "is the input file" in capsys.readouterr().err
+            assert source.read_bytes() == original, output
+    # the engine itself refuses too, whoever calls it
+    from stereo_inference.convert import convert_file
+    from stereo_inference.errors import InvalidRequestError
+
+    with pytest.raises(InvalidRequestError, match="is the input file"):
+        convert_file(source, tmp_path / "hard.mp4", mode="half-sbs")
+    assert source.read_bytes() == original
+    # negative control: another path converts, and a second run keeps it
+    assert main(["convert", "film.mp4", "other.mp4", "--no-progress"]) == 0
+    first = (tmp_path / "other.mp4").read_bytes()
+    assert main(["convert", "film.mp4", "other.mp4", "--no-progress"]) == 2
+    assert "--overwrite" in capsys.readouterr().err
+    assert (tmp_path / "other.mp4").read_bytes() == first
+
+
+def test_start_and_end_convert_only_that_part(clip, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
+    out = tmp_path / "part.mp4"
+    assert main(["convert", str(clip), str(out), "--start", "0.25", "--end", "0.75",
+                 "--codec", "x265", "--no-progress"]) == 0
+    facts = read_video(out)
+    assert facts["frames"] == 12 and facts["times"][0] == 0.0 and facts["audio"] == 1
+    assert not list(tmp_path.glob(".span-*"))  # the cut copy is gone
+    assert main(["convert", str(clip), str(tmp_path / "x.mp4"), "--start", "0.5", "--end",
+                 "0.2", "--no-progress"]) == 2
+    assert "must come after" in capsys.readouterr().err
+
+
 def test_convert_takes_the_comfort_options_and_writes_the_report(clip, tmp_path, capsys,
                                                                 monkeypatch):
     monkeypatch.setenv("STEREO_SPOT_MODELS_DIR", str(tmp_path))
@@ -143,5 +196,6 @@ def test_convert_takes_the_comfort_options_and_writes_the_report(clip, tmp_path,
     assert main(["convert", str(clip), str(off), "--comfort", "off", "--preset", "ultrafast",
                  "--no-progress"]) == 0
     assert not (tmp_path / "off.mp4.comfort.json").exists()  # negative: none asked for
-    assert main(["convert", str(clip), str(off), "--viewing", "custom", "--no-progress"]) == 2
+    assert main(["convert", str(clip), str(tmp_path / "custom.mp4"), "--viewing", "custom",
+                 "--no-progress"]) == 2
     assert "custom viewing needs the screen width" in capsys.readouterr().err

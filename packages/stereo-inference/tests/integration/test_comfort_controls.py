@@ -207,7 +207,7 @@ def test_comfort_fix_brings_each_shot_into_the_zone(convert):
 
 def test_the_report_has_one_entry_per_shot_and_sees_edge_violations(tmp_path, convert):
     video, depth_video, _ = write_scene(tmp_path, "cut", seconds=1.0)
-    out = tmp_path / "cut.mp4"
+    out = tmp_path / "cut_3d.mp4"  # (cut.mp4 is the source: never written over)
     convert_file(video, out, mode="half-sbs", depth_video=depth_video,
                  params=ConversionParams(**{**BASE, "comfort": "report"}))
     shots = _report(out)["shots"]

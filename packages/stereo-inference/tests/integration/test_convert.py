@@ -4,6 +4,7 @@ import subprocess
 import av
 import numpy as np
 import pytest
+from shared_types.conversion import EngineRuntime
 from shared_types.models import ConversionParams, OutputMode
 from stereo_media.ffmpeg import ffmpeg_path
 
@@ -18,6 +19,9 @@ GEOMETRY = {
     OutputMode.TB: (160, 192),
     OutputMode.HALF_TB: (160, 96),
     OutputMode.ANAGLYPH: (160, 96),
+    OutputMode.VR180: (320, 160),  # a 160x160 half sphere per eye
+    OutputMode.RGBD: (320, 96),
+    OutputMode.HALF_RGBD: (160, 96),
 }
 
 
@@ -191,14 +195,14 @@ def test_audio_only_input_is_a_clear_error(audio_only, tmp_path):
 
 def test_an_unknown_mode_is_a_clear_error(clip, tmp_path):
     with pytest.raises(InvalidInputError, match="unknown output mode"):
-        convert_file(clip, tmp_path / "o.mp4", mode="vr180")
+        convert_file(clip, tmp_path / "o.mp4", mode="hologram")
 
 
 def test_a_conversion_limited_to_one_core_gives_the_same_frames(clip, tmp_path):
     """``cores=1`` (one conversion per core on a busy machine) caps the decoder's,
     encoder's and render's threads; the output is the same video."""
     out = tmp_path / "one-core.mp4"
-    result = convert_file(clip, out, mode="half-sbs", cores=1)
+    result = convert_file(clip, out, mode="half-sbs", runtime=EngineRuntime(cores=1))
     assert result.frames == read_video(clip)["frames"]
     assert read_video(out)["size"] == read_video(clip)["size"]
 
@@ -304,7 +308,8 @@ def test_a_cut_off_download_converts_what_it_holds_and_says_so(tmp_path, caplog,
     with caplog.at_level("WARNING", logger="stereo_inference.convert"):
         convert_file(whole, tmp_path / "a.mp4", mode="half-sbs")
         assert "incomplete" not in caplog.text
-        result = convert_file(cut, tmp_path / "b.mp4", mode="half-sbs", cores=cores)
+        result = convert_file(
+            cut, tmp_path / "b.mp4", mode="half-sbs", runtime=EngineRuntime(cores=cores))
     assert 24 <= result.frames < 192
     assert "cut.mp4 ends after" in caplog.text and "of the 8.0 s its index lists" in caplog.text
     assert read_video(tmp_path / "b.mp4")["frames"] == result.frames

@@ -2,6 +2,7 @@ import os
 
 import pytest
 import torch
+from shared_types.conversion import EngineRuntime
 from shared_types.models import ConversionParams, DepthModel
 from stereo_models.depth_models import CATALOG
 from stereo_models.testing.hub import FakeHub, serve_hub
@@ -45,8 +46,9 @@ def test_the_models_preprocessor_config_sets_its_input_size(models_dir, tmp_path
 
 def test_convert_runs_with_the_installed_model(models_dir, clip, tmp_path):
     params = ConversionParams(depth_model=DepthModel.DA2_SMALL)
-    result = convert_file(clip, tmp_path / "o.mp4", mode="half-sbs", params=params,
-                          models_dir=models_dir)
+    result = convert_file(
+        clip, tmp_path / "o.mp4", mode="half-sbs", params=params,
+        runtime=EngineRuntime(models_dir=models_dir))
     assert result.depth_model == "depth-anything-v2-small"
     assert read_video(tmp_path / "o.mp4")["frames"] == 24
 
@@ -60,12 +62,14 @@ def test_a_depth_stride_runs_the_model_on_fewer_frames_and_still_writes_every_on
     monkeypatch.setattr(DepthAnythingDepth, "estimate",
                         lambda self, rgb: seen.append(rgb.shape[0]) or estimate(self, rgb))
     params = ConversionParams(depth_model=DepthModel.DA2_SMALL)
-    convert_file(clip, tmp_path / "every.mp4", mode="half-sbs", params=params,
-                 models_dir=models_dir)
+    convert_file(
+        clip, tmp_path / "every.mp4", mode="half-sbs", params=params,
+        runtime=EngineRuntime(models_dir=models_dir))
     assert sum(seen) == 24  # every frame
     seen.clear()
-    convert_file(clip, tmp_path / "o.mp4", mode="half-sbs", params=params,
-                 models_dir=models_dir, depth_stride=3)
+    convert_file(
+        clip, tmp_path / "o.mp4", mode="half-sbs", params=params,
+        runtime=EngineRuntime(models_dir=models_dir, depth_stride=3))
     assert 8 <= sum(seen) < 24
     assert read_video(tmp_path / "o.mp4")["frames"] == 24
 
@@ -105,13 +109,15 @@ def test_a_learned_model_on_a_cpu_gets_every_core_of_the_conversion(
             seen.append((torch.get_num_threads(), cv2.getNumThreads()))
             or estimate(self, rgb)))
     params = ConversionParams(depth_model=DepthModel.DA2_SMALL)
-    convert_file(clip, tmp_path / "da.mp4", mode="half-sbs", params=params,
-                 models_dir=models_dir, cores=2)
+    convert_file(
+        clip, tmp_path / "da.mp4", mode="half-sbs", params=params,
+        runtime=EngineRuntime(models_dir=models_dir, cores=2))
     assert set(seen) == {(2, 2)}  # the model is the bottleneck: both cores
     seen.clear()
     # the control: the weight-free depth takes half the cores and leaves torch alone
-    convert_file(clip, tmp_path / "h.mp4", mode="half-sbs", cores=2,
-                 params=ConversionParams(depth_model=DepthModel.HEURISTIC))
+    convert_file(
+        clip, tmp_path / "h.mp4", mode="half-sbs",
+        params=ConversionParams(depth_model=DepthModel.HEURISTIC), runtime=EngineRuntime(cores=2))
     assert {opencv for _, opencv in seen} == {1}
 
 
@@ -140,7 +146,9 @@ def test_the_installed_model_becomes_the_default(models_dir, tmp_path):
 def test_a_missing_model_names_the_folder_and_the_install_command(tmp_path, clip):
     params = ConversionParams(depth_model=DepthModel.DA2_BASE)
     with pytest.raises(ModelNotInstalledError) as err:
-        convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params, models_dir=tmp_path)
+        convert_file(
+            clip, tmp_path / "o.mp4", mode="sbs", params=params,
+            runtime=EngineRuntime(models_dir=tmp_path))
     message = str(err.value)
     assert str(tmp_path / "depth-anything-v2-base") in message
     assert "stereo-spot models download depth-anything-v2-base" in message
@@ -160,8 +168,9 @@ def test_broken_model_files_are_a_permanent_model_error(models_dir, tmp_path, cl
     (folder / "model.safetensors").write_bytes(weights or good.read_bytes())
     params = ConversionParams(depth_model=DepthModel.DA2_BASE)
     with pytest.raises(ModelNotInstalledError, match="cannot be loaded") as err:
-        convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params,
-                     models_dir=tmp_path / "m")
+        convert_file(
+            clip, tmp_path / "o.mp4", mode="sbs", params=params,
+            runtime=EngineRuntime(models_dir=tmp_path / "m"))
     assert err.value.code == "model_unavailable"
     assert "stereo-spot models download depth-anything-v2-base" in str(err.value)
 
@@ -177,8 +186,9 @@ def hub(models_dir):
 
 def test_the_first_conversion_downloads_a_missing_model_then_uses_it(hub, clip, tmp_path):
     params = ConversionParams(depth_model=DepthModel.DAD_SMALL)
-    result = convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params,
-                          models_dir=tmp_path / "m", auto_download=True, hub_endpoint=hub.url)
+    result = convert_file(
+        clip, tmp_path / "o.mp4", mode="sbs", params=params,
+        runtime=EngineRuntime(models_dir=tmp_path / "m", auto_download=True, hub_endpoint=hub.url))
     assert result.depth_model == "distill-any-depth-small"
     assert result.frames == 24
     assert default_depth_model(tmp_path / "m") is DepthModel.DAD_SMALL
@@ -189,8 +199,10 @@ def test_the_first_conversion_downloads_a_missing_model_then_uses_it(hub, clip, 
 def test_without_downloads_a_missing_model_is_refused(hub, clip, tmp_path):
     params = ConversionParams(depth_model=DepthModel.DAD_SMALL)
     with pytest.raises(ModelNotInstalledError, match="stereo-spot models download"):
-        convert_file(clip, tmp_path / "o.mp4", mode="sbs", params=params,
-                     models_dir=tmp_path / "m", auto_download=False, hub_endpoint=hub.url)
+        convert_file(
+            clip, tmp_path / "o.mp4", mode="sbs", params=params,
+            runtime=EngineRuntime(models_dir=tmp_path / "m", auto_download=False,
+                                  hub_endpoint=hub.url))
     assert not (tmp_path / "m" / "distill-any-depth-small").exists()
 
 

@@ -18,6 +18,7 @@ from stereo_media.testing.media_facts import (
     media_facts,
 )
 from stereo_media.testing.rich_media import make_rich_video
+from stereo_media.testing.timing_kept import assert_timing_kept
 
 from stereo_inference import convert_file
 
@@ -49,12 +50,7 @@ def assert_everything_kept(source, out_facts):
         assert abs(end - chapter.end_s) < 0.002
     assert out_facts.tags["title"] == source.metadata["title"]
     assert out_facts.tags["creation_time"].startswith("2024-05-01T10:00:00")
-    assert len(out_facts.cues) == len(source.cues)
-    for (start, end), cue in zip(out_facts.cues, source.cues, strict=True):
-        assert abs(start - cue.start_s) <= 0.001
-        assert abs(end - cue.end_s) <= 0.001
-    assert out_facts.frames == src.frames
-    assert abs(out_facts.duration_s - src.duration_s) <= 1 / FPS
+    assert_timing_kept(out_facts, src, source, FPS)
 
 
 def assert_tvs_and_the_ffmpeg_command_line_read_it(out, kind: int) -> None:

@@ -6,13 +6,12 @@ control), so the refusals cannot pass by the list being broken."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 from pathlib import Path
 
 import av
 import pytest
 from fastapi.testclient import TestClient
+from shared_types.testing.http_receiver import http_receiver
 from shared_types.testing.memory import MemoryStorage
 
 from stereo_inference.decode import FrameReader
@@ -22,26 +21,11 @@ from stereo_inference.settings import InferenceSettings
 from stereo_inference.video_info import probe_video
 
 
-class Requests(http.server.BaseHTTPRequestHandler):
-    seen: list[str] = []
-
-    def do_GET(self):  # noqa: N802 (http.server's naming)
-        Requests.seen.append(self.path)
-        self.send_response(404)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def url_receiver():
-    Requests.seen = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Requests)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    """(its URL, what it received): a server no list may make anyone reach."""
+    with http_receiver(404) as served:
+        yield served
 
 
 def lists(folder: Path, secret: Path, url: str) -> dict[str, Path]:
@@ -70,7 +54,7 @@ def secret(clip, tmp_path) -> Path:
 def test_without_the_whitelist_the_lists_do_read_the_other_file(kind, secret, tmp_path,
                                                                url_receiver):
     """The control: FFmpeg follows these lists when nothing stops it."""
-    listed = lists(tmp_path, secret, url_receiver)[kind]
+    listed = lists(tmp_path, secret, url_receiver[0])[kind]
     options = {"safe": "0"} if kind == "concat" else {}
     with av.open(str(listed), options=options) as container:
         assert container.streams.video[0].width == 160
@@ -78,20 +62,20 @@ def test_without_the_whitelist_the_lists_do_read_the_other_file(kind, secret, tm
 
 @pytest.mark.parametrize("kind", ["playlist", "concat", "url"])
 def test_probe_and_decoder_refuse_every_list(kind, secret, tmp_path, url_receiver):
-    listed = lists(tmp_path, secret, url_receiver)[kind]
+    listed = lists(tmp_path, secret, url_receiver[0])[kind]
     with pytest.raises(InvalidInputError):
         probe_video(listed)
     reader = FrameReader(listed, eye_size=(160, 96), depth_size=None, eye_format="rgb24",
                          batch_size=1)
     with pytest.raises(InvalidInputError):
         next(iter(reader))
-    assert Requests.seen == []
+    assert url_receiver[1].paths == []
     assert probe_video(secret).width == 160  # the control: a real video opens
 
 
 @pytest.mark.parametrize("kind", ["playlist", "concat", "url"])
 def test_the_server_refuses_a_list_whatever_its_key_says(kind, secret, tmp_path, url_receiver):
-    listed = lists(tmp_path, secret, url_receiver)[kind]
+    listed = lists(tmp_path, secret, url_receiver[0])[kind]
     buckets = {"in": MemoryStorage("in"), "out": MemoryStorage("out")}
     key = f"segments/j/00000_00001_half-sbs{listed.suffix}"
     buckets["in"].put_file(key, listed)
@@ -102,4 +86,4 @@ def test_the_server_refuses_a_list_whatever_its_key_says(kind, secret, tmp_path,
                                                  "output_uri": "s3://out/o.mp4"})
     assert resp.status_code == 400, resp.text
     assert not buckets["out"].exists("o.mp4")
-    assert Requests.seen == []
+    assert url_receiver[1].paths == []

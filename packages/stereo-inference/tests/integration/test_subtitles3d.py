@@ -11,6 +11,7 @@ from stereo_media.testing.stereo_offset import horizontal_offset
 
 from stereo_inference import convert_file
 from stereo_inference.subtitles3d import read_text_cues, text_levels
+from stereo_inference.viewing import limits, viewing_of
 
 W, H, FPS = 320, 180, 12
 CUE = Cue(0.5, 1.5, "NEAR TEXT")
@@ -25,10 +26,9 @@ def scene(tmp_path_factory):
                            audio=(), video_filter="lutyuv=y=val*0.7")
 
 
-def test_the_text_is_nearer_than_the_object_under_it(scene, tmp_path):
-    out = tmp_path / "out.mp4"
-    params = ConversionParams(divergence=5.0, convergence=1.0, subtitles_3d=True)
-    convert_file(scene.path, out, mode="sbs", params=params)
+def measured(out) -> tuple[float, list[float]]:
+    """(the text's disparity on the cue's last frame, the disparities of the
+    object under it just before and just after the cue), in pixels, crossed positive."""
     with av.open(str(out)) as c:
         frames = {round(float(f.pts * f.time_base) * FPS): f.to_ndarray(format="gray")
                   for f in c.decode(video=0)}
@@ -42,12 +42,46 @@ def test_the_text_is_nearer_than_the_object_under_it(scene, tmp_path):
     rows = np.nonzero(text_left.any(axis=1))[0]
     band = slice(rows.min(), rows.max() + 1)  # the cue's rows: what lies under the text
     text = horizontal_offset(text_left[band].astype(float), text_right[band].astype(float))
-    # the object under the cue, just before and just after it is shown
     objects = [horizontal_offset(frames[n][band, :W].astype(float),
                                  frames[n][band, W:].astype(float))
                for n in (int(0.4 * FPS), int(1.6 * FPS))]
+    return text, objects
+
+
+def converted(scene, tmp_path, name: str, **params) -> tuple[float, list[float]]:
+    out = tmp_path / f"{name}.mp4"
+    convert_file(scene.path, out, mode="sbs",
+                 params=ConversionParams(subtitles_3d=True, **params))
+    return measured(out)
+
+
+def test_the_text_is_nearer_than_the_object_under_it(scene, tmp_path):
+    text, objects = converted(scene, tmp_path, "out", divergence=5.0, convergence=1.0)
     assert min(objects) > 0  # the content under the cue really is in front of the screen
     assert text > max(objects)
+
+
+def test_the_ipd_offset_moves_the_text_back_with_the_picture(scene, tmp_path):
+    """The offset pushes everything 4.8 px back: the text follows the picture
+    (the plain formula left it where it was) and stays in front of it."""
+    plain, _ = converted(scene, tmp_path, "plain", divergence=5.0, convergence=1.0)
+    text, objects = converted(scene, tmp_path, "offset", divergence=5.0, convergence=1.0,
+                              ipd_offset=1.5)
+    assert text > max(objects)
+    assert text < plain - 3  # negative control: without the offset it is nearer
+
+
+LAPTOP = dict(viewing="laptop", fit_strength=False, divergence=8.0, convergence=1.0)
+
+
+def test_with_comfort_fix_the_text_stays_within_the_near_limit(scene, tmp_path):
+    near = limits(viewing_of(ConversionParams(**LAPTOP)), W).near_px  # ~9.6 px
+    text, objects = converted(scene, tmp_path, "fixed", comfort="fix", **LAPTOP)
+    assert text <= near + 1
+    assert text >= max(objects) - 1  # not behind what it covers
+    # negative control: only reported, the picture and its text go past the limit
+    text, objects = converted(scene, tmp_path, "reported", comfort="report", **LAPTOP)
+    assert max(objects) > near + 2 and text > max(objects)
 
 
 def test_without_the_flag_nothing_is_burned(scene, tmp_path):

@@ -5,6 +5,7 @@ import json
 
 import pytest
 import torch
+from shared_types.conversion import EngineRuntime
 from shared_types.models import ConversionParams, DepthModel
 
 from stereo_inference import convert_file
@@ -73,8 +74,10 @@ def test_its_memory_is_bounded_by_the_temporal_window(models_dir):
 
 
 def test_convert_runs_with_the_installed_video_model(models_dir, clip, tmp_path):
-    result = convert_file(clip, tmp_path / "o.mp4", mode="half-sbs", models_dir=models_dir,
-                          params=ConversionParams(depth_model=DepthModel.VDA_SMALL))
+    result = convert_file(
+        clip, tmp_path / "o.mp4", mode="half-sbs",
+        params=ConversionParams(depth_model=DepthModel.VDA_SMALL),
+        runtime=EngineRuntime(models_dir=models_dir))
     assert result.depth_model == NAME
     assert read_video(tmp_path / "o.mp4")["frames"] == 24
 

@@ -2,6 +2,7 @@
 every batch whether or not progress is reported (#52, finding 13)."""
 
 import pytest
+from shared_types.testing.clock import ManualClock
 
 from stereo_inference.deadline import (
     DEFAULT_BASE_S,
@@ -10,14 +11,6 @@ from stereo_inference.deadline import (
     DeadlinePolicy,
 )
 from stereo_inference.errors import EngineTimeoutError
-
-
-class Clock:
-    def __init__(self):
-        self.now = 100.0
-
-    def __call__(self):
-        return self.now
 
 
 def test_the_limit_grows_with_the_frames_and_stops_at_the_cap():
@@ -30,14 +23,14 @@ def test_the_limit_grows_with_the_frames_and_stops_at_the_cap():
 
 
 def test_batches_stop_at_the_deadline_without_any_progress_report():
-    clock = Clock()
+    clock = ManualClock(100.0)
     deadline = Deadline(10, clock=clock)
     seen = []
     items = deadline.batches(range(5))
     seen.append(next(items))
-    clock.now += 9.9
+    clock.t += 9.9
     seen.append(next(items))  # the control: before the deadline, batches flow
-    clock.now += 0.2
+    clock.t += 0.2
     with pytest.raises(EngineTimeoutError, match="deadline of 10 s"):
         next(items)
     assert seen == [0, 1]

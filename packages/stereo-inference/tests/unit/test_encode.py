@@ -2,7 +2,9 @@ from fractions import Fraction
 
 import av
 import numpy as np
+import pytest
 
+from stereo_inference.codecs import choose_encoder
 from stereo_inference.encode import StereoEncoder
 
 TIME_BASE = Fraction(1, 12)
@@ -51,3 +53,41 @@ def test_a_thread_budget_caps_the_encoders_threads(tmp_path):
     assert free.video.codec_context.thread_count != 1
     capped.abort()
     free.abort()
+
+
+@pytest.mark.parametrize(("codec", "pix_fmt", "decoded_as", "profile_bits"), [
+    ("x265", None, "hevc", 8),
+    ("x265", "yuv420p10le", "hevc", 10),
+    ("av1", None, "av1", 8),
+    ("av1", "yuv420p10le", "av1", 10),
+    ("x264", "yuv420p10le", "h264", 10),
+])
+def test_each_codec_writes_a_file_that_decodes_at_the_pixel_format_asked(
+        tmp_path, codec, pix_fmt, decoded_as, profile_bits):
+    choice = choose_encoder(codec, crf=30, preset="ultrafast", pix_fmt=pix_fmt)
+    frames = np.random.default_rng(1).integers(0, 255, (4, 64 * 3 // 2, 128), dtype=np.uint8)
+    encoder = StereoEncoder(tmp_path / "o.mp4", size=(128, 64), fps=12, time_base=TIME_BASE,
+                            crf=30, preset="ultrafast", packing="sbs", encoder=choice)
+    encoder.write(frames, "yuv420p", pts=list(range(4)), durations=[1] * 4)
+    encoder.close()
+    with av.open(str(tmp_path / "o.mp4")) as container:
+        stream = container.streams.video[0]
+        assert stream.codec_context.name in (decoded_as, "libdav1d")
+        pictures = list(container.decode(stream))
+    assert len(pictures) == 4
+    assert ("10" in pictures[0].format.name) == (profile_bits == 10)
+    # the picture survived: mid-grey noise stays mid-grey on average
+    assert abs(float(pictures[1].to_ndarray(format="gray").mean()) - 127) < 20
+
+
+def test_a_bitrate_replaces_the_constant_quality():
+    choice = choose_encoder("x265", crf=20, bitrate_kbps=800)
+    assert choice.bit_rate == 800_000 and "crf" not in choice.options
+    assert choose_encoder("av1", crf=20).options["crf"] == "25"  # x264's 20 on SVT's scale
+    assert not choose_encoder("av1").has_sei and choose_encoder("x265").is_hevc
+
+
+def test_an_hdr_source_is_hevc_whatever_the_codec_asked(tmp_path):
+    choice = choose_encoder("av1", hdr_x265_params="log-level=error:hdr10=1")
+    assert (choice.name, choice.pix_fmt, choice.tag) == ("libx265", "yuv420p10le", "hvc1")
+    assert choice.options["x265-params"] == "log-level=error:hdr10=1"

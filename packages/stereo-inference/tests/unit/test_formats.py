@@ -70,5 +70,5 @@ def test_pack_places_left_first():
 
 
 def test_unknown_mode_is_a_clear_error():
-    with pytest.raises(InvalidInputError, match="unknown output mode 'vr180'"):
-        parse_mode("vr180")
+    with pytest.raises(InvalidInputError, match="unknown output mode 'hologram'"):
+        parse_mode("hologram")

@@ -1,8 +1,8 @@
 import pytest
-from botocore.exceptions import ClientError
+from shared_types.errors import PermanentStoreError, TransientStoreError
 
 from stereo_inference.errors import EngineTransientError
-from stereo_inference.metrics import CloudWatchMetrics, LogMetrics, size_bucket
+from stereo_inference.metrics import LogMetrics, PublishedMetrics, size_bucket
 
 
 @pytest.mark.parametrize(
@@ -22,28 +22,26 @@ def test_log_metrics_report_duration_and_seconds_per_mb(caplog):
     assert "ConversionSecondsPerMb" in caplog.text
 
 
-class FakeCloudWatch:
-    def __init__(self, fail=False):
+class FakePublisher:
+    def __init__(self, fail: Exception | None = None):
         self.calls, self.fail = [], fail
 
-    def put_metric_data(self, **kwargs):
+    def put(self, values, dimensions):
         if self.fail:
-            raise ClientError({"Error": {"Code": "Throttling", "Message": "slow down"}},
-                              "PutMetricData")
-        self.calls.append(kwargs)
+            raise self.fail
+        self.calls.append((dict(values), dict(dimensions)))
 
 
-def test_cloudwatch_metrics_put_both_metrics_with_dimensions():
-    client = FakeCloudWatch()
-    CloudWatchMetrics("StereoSpot/Conversion", client=client).record_segment(30.0, 25_000_000)
-    (call,) = client.calls
-    assert call["Namespace"] == "StereoSpot/Conversion"
-    names = {m["MetricName"] for m in call["MetricData"]}
-    assert names == {"SegmentConversionDurationSeconds", "ConversionSecondsPerMb"}
-    dims = call["MetricData"][0]["Dimensions"]
-    assert {"Name": "SegmentSizeBucket", "Value": "20-50"} in dims
+def test_published_metrics_hand_both_values_and_dimensions_to_the_publisher():
+    publisher = FakePublisher()
+    PublishedMetrics(publisher, cloud="aws").record_segment(30.0, 25_000_000)
+    ((values, dims),) = publisher.calls
+    assert set(values) == {"SegmentConversionDurationSeconds", "ConversionSecondsPerMb"}
+    assert dims == {"Cloud": "aws", "SegmentSizeBucket": "20-50"}
 
 
-def test_a_cloudwatch_failure_is_transient():
-    with pytest.raises(EngineTransientError):
-        CloudWatchMetrics("ns", client=FakeCloudWatch(fail=True)).record_segment(1.0, 1)
+@pytest.mark.parametrize("error", [TransientStoreError("throttled"),
+                                   PermanentStoreError("access denied")])
+def test_a_publisher_failure_is_transient_for_the_engine(error):
+    with pytest.raises(EngineTransientError, match="not published"):
+        PublishedMetrics(FakePublisher(fail=error)).record_segment(1.0, 1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 
 from shared_types.backend_loader import load_backend
+from shared_types.conversion import EngineRuntime
 from shared_types.ports import Backend
 from shared_types.stop_event import StopEvent
 
@@ -28,15 +29,19 @@ def build_inference(
     kind = settings.inference_backend
     if kind == "local":
         # the engine is the optional extra `local`: only this backend imports it
+        from video_worker.engine_child import engine_in_child
         from video_worker.local_backend import LocalInferenceBackend
 
+        runtime = EngineRuntime(
+            models_dir=settings.models_dir, ffmpeg=settings.ffmpeg,
+            auto_download=settings.model_auto_download, hub_endpoint=settings.hub_endpoint,
+            cores=settings.conversion_cores, depth_stride=settings.depth_stride)
+        in_child = engine_in_child(settings) if settings.engine_in_child else None
         local = LocalInferenceBackend(
-            backend.input_storage, backend.output_storage, models_dir=settings.models_dir,
-            ffmpeg=settings.ffmpeg, work_dir=settings.work_dir,
-            seamless=settings.seamless_segments, auto_download=settings.model_auto_download,
-            hub_endpoint=settings.hub_endpoint, cores=settings.conversion_cores,
-            depth_stride=settings.depth_stride)
-        local.warm_up()  # the engine's import overlaps start-up, not the first segment
+            backend.input_storage, backend.output_storage, convert_file=in_child,
+            runtime=runtime, work_dir=settings.work_dir, seamless=settings.seamless_segments)
+        if in_child is None:
+            local.warm_up()  # the engine's import overlaps start-up, not the first segment
         return local
     if kind == "http":
         if not settings.inference_http_url:
@@ -52,9 +57,18 @@ def build_inference(
     if not settings.sagemaker_endpoint:
         raise ConfigurationError(
             "STEREO_SPOT_SAGEMAKER_ENDPOINT must be set for the sagemaker inference backend")
-    from video_worker.sagemaker_backend import build_sagemaker_backend
+    from aws_adapters.sagemaker_async import sagemaker_async
 
-    return build_sagemaker_backend(settings, backend, stop)
+    from video_worker.sagemaker_backend import SageMakerInferenceBackend
+
+    endpoint, read_location = sagemaker_async(
+        settings.sagemaker_endpoint, region=settings.aws_region,
+        endpoint_url=settings.aws_endpoint_url,
+        runtime_endpoint_url=settings.sagemaker_runtime_endpoint_url)
+    return SageMakerInferenceBackend(
+        endpoint, backend.input_storage, backend.output_storage, fetch_location=read_location,
+        max_in_flight=settings.inference_max_in_flight, poll_s=settings.inference_poll_s,
+        timeout_s=settings.inference_timeout_s, stop=stop, seamless=settings.seamless_segments)
 
 
 def build_worker(

@@ -9,34 +9,24 @@ is transient: the endpoint is unreachable, answered 5xx, timed out, said a
 retry may help or sent a response we cannot read; the message is redelivered.
 """
 
-from shared_types.errors import PermanentError, StereoSpotError, TransientError
+from shared_types.errors import CodeFromCause, PermanentError, StereoSpotError, TransientError
 
 
 class VideoWorkerError(StereoSpotError):
     """Base of every error raised by video_worker."""
 
 
-class InferenceRejectedError(VideoWorkerError, PermanentError):
+class InferenceRejectedError(CodeFromCause, VideoWorkerError, PermanentError):
     """The inference backend refused this segment for good; ``code`` is its reason."""
 
     code = "inference_rejected"
 
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
-        if code:
-            self.code = code
 
-
-class SegmentConversionError(VideoWorkerError, PermanentError):
+class SegmentConversionError(CodeFromCause, VideoWorkerError, PermanentError):
     """A segment could not be converted for good; the message says which and why,
     ``code`` is its cause's (``inference_failed`` when the cause names none)."""
 
     code = "inference_failed"
-
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
-        if code:
-            self.code = code
 
 
 class ConversionTimeoutError(VideoWorkerError, PermanentError):

@@ -25,7 +25,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from shared_types.comfort_reports import comfort_key
-from shared_types.conversion import ConvertFile, FrameProgress
+from shared_types.conversion import ConvertFile, EngineRuntime, FrameProgress
 from shared_types.errors import NotFoundError
 from shared_types.failure import disk_full_as
 from shared_types.keys import depth_video_key
@@ -76,23 +76,17 @@ class LocalInferenceBackend:
         output_storage: ObjectStorage,
         *,
         convert_file: ConvertFile | None = None,
-        models_dir: Path | None = None,
-        ffmpeg: str | None = None,
+        runtime: EngineRuntime = EngineRuntime(),  # noqa: B008 (frozen)
         work_dir: Path | None = None,
         seamless: bool = True,
-        auto_download: bool = False,
-        hub_endpoint: str | None = None,
-        cores: int | None = None,
-        depth_stride: int = 1,
     ) -> None:
         self._input, self._output = input_storage, output_storage
-        self._cores = cores  # CPU cores one conversion may use (None: all of them)
-        self._depth_stride = depth_stride  # a learned model runs on every n-th frame
+        # how the engine runs here: models, ffmpeg, the cores one conversion may use,
+        # whether a missing depth model is downloaded (by the first segment needing it)
+        self._runtime = runtime
         self._convert_file = convert_file
-        self._models_dir, self._ffmpeg, self._work_dir = models_dir, ffmpeg, work_dir
+        self._work_dir = work_dir
         self.seamless = seamless
-        # the first segment that needs a missing depth model downloads it (engine side)
-        self._auto_download, self._hub_endpoint = auto_download, hub_endpoint
         self._states: OrderedDict[tuple[str, int], dict] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -106,7 +100,7 @@ class LocalInferenceBackend:
             except ConfigurationError:
                 return
             imported = time.perf_counter()
-            depth = prepare_default_depth(self._models_dir)
+            depth = prepare_default_depth(self._runtime.models_dir)
             log.info("engine ready: imported in %.2f s, %s prepared in %.2f s", imported - started,
                      depth.value, time.perf_counter() - imported)
         # not a daemon thread: an interpreter that exits while OpenCV is inside
@@ -145,10 +139,8 @@ class LocalInferenceBackend:
             depth = self._imported_depth(payload, Path(tmp) / "depth.mkv")
             result = convert_file(
                 source, target, mode=payload.mode, params=params, progress=on_progress,
-                models_dir=self._models_dir, ffmpeg=self._ffmpeg, context_path=context,
-                depth_state=state, depth_video=depth,
-                auto_download=self._auto_download, hub_endpoint=self._hub_endpoint,
-                cores=self._cores, depth_stride=self._depth_stride,
+                context_path=context, depth_state=state, depth_video=depth,
+                runtime=self._runtime,
             )
             if result.comfort_report is not None:  # first: whoever sees the video finds it
                 self._output.put_file(comfort_key(output_key), result.comfort_report,

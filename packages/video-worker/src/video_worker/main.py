@@ -70,8 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     # conversions cut short by a killed worker (the local engine's segment folders)
     sweep_stale_temp(settings.work_dir or Path(tempfile.gettempdir()), ("vw-",))
     if forked_any():  # its forks drain when it does, whoever told it to
-        threading.Thread(target=lambda: (worker.stop.wait(), signal_forked()),
-                         name="stop-forks", daemon=True).start()
+        def stop_forks() -> None:
+            worker.stop.wait()
+            signal_forked()
+
+        threading.Thread(target=stop_forks, name="stop-forks", daemon=True).start()
     worker.run()
     # siblings it forked got the same stop signal and drain meanwhile (bounded
     # by a message's lease: past it, what they hold is handed out again anyway)

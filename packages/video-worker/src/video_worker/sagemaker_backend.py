@@ -5,9 +5,9 @@ locations in S3 until one appears.
 Up to ``max_in_flight`` invocations run at once; each is tied to the message
 whose handler started it (the consumer's heartbeat keeps that message
 invisible meanwhile) and its slot is released only when that invocation
-succeeds, fails or is given up on. Clients come from ``aws_adapters.clients``
-and vendor errors go through ``aws_adapters.errors.translated``, like every
-other boto3 call.
+succeeds, fails or is given up on. The AWS calls are behind two small ports
+(:class:`AsyncEndpoint`, :data:`FetchLocation`) that aws-adapters implements
+(``aws_adapters.sagemaker_async``); ``video_worker.bootstrap`` wires them.
 """
 
 from __future__ import annotations
@@ -18,14 +18,11 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
-from urllib.parse import urlparse
+from typing import Protocol
 
-from aws_adapters.clients import make_client
-from aws_adapters.errors import translated
 from shared_types.conversion import FrameProgress
 from shared_types.envelope import read_failure
-from shared_types.errors import ObjectNotFoundError, StereoSpotError, TransientError
+from shared_types.errors import PermanentError, StereoSpotError, TransientError
 from shared_types.models import ConversionParams, SegmentPayload
 from shared_types.ports import ObjectStorage
 
@@ -39,8 +36,19 @@ from video_worker.request import invocation_request
 
 log = logging.getLogger(__name__)
 
+# The bytes at a location the endpoint answers in; None while it does not exist.
+# Raises a StereoSpotError when the location cannot be read.
 FetchLocation = Callable[[str], bytes | None]
 REQUESTS_PREFIX = "sagemaker-requests"
+
+
+class AsyncEndpoint(Protocol):
+    name: str
+
+    def invoke(self, input_uri: str, inference_id: str, timeout_s: int) -> tuple[str, str, str]:
+        """Start one async invocation of the request JSON at ``input_uri``; its
+        (inference id, output location, failure location or ""). Raises a
+        TransientError when it may succeed later, another StereoSpotError when refused."""
 
 
 class SageMakerInferenceBackend:
@@ -48,11 +56,10 @@ class SageMakerInferenceBackend:
 
     def __init__(
         self,
-        endpoint: str,
+        endpoint: AsyncEndpoint,
         input_storage: ObjectStorage,
         output_storage: ObjectStorage,
         *,
-        runtime_client: Any,
         fetch_location: FetchLocation,
         max_in_flight: int = 5,
         poll_s: float = 5.0,
@@ -63,7 +70,7 @@ class SageMakerInferenceBackend:
     ) -> None:
         self._endpoint = endpoint
         self._input, self._output = input_storage, output_storage
-        self._client, self._fetch = runtime_client, fetch_location
+        self._fetch_location = fetch_location
         self._slots = threading.BoundedSemaphore(max_in_flight)
         self._poll_s, self._timeout_s = poll_s, timeout_s
         self._stop = stop or threading.Event()
@@ -104,22 +111,23 @@ class SageMakerInferenceBackend:
     def _invoke(self, payload: SegmentPayload, request_key: str) -> tuple[str, str]:
         inference_id = f"{payload.job_id}-{payload.segment_index}-{uuid.uuid4().hex[:8]}"
         try:
-            with translated(f"invoke SageMaker endpoint {self._endpoint}"):
-                response = self._client.invoke_endpoint_async(
-                    EndpointName=self._endpoint,
-                    InputLocation=self._input.uri(request_key),
-                    ContentType="application/json",
-                    InferenceId=inference_id[:64],
-                    InvocationTimeoutSeconds=int(min(3600, self._timeout_s)),
-                )
+            inference_id, output_uri, failure_uri = self._endpoint.invoke(
+                self._input.uri(request_key), inference_id[:64], int(min(3600, self._timeout_s)))
         except TransientError as exc:
             raise InferenceUnavailableError(f"SageMaker unavailable: {exc}") from exc
         except StereoSpotError as exc:
             raise InferenceRejectedError(f"SageMaker refused the invocation: {exc}") from exc
         log.info("job_id=%s segment_index=%d invoked %s async (inference_id=%s)",
-                 payload.job_id, payload.segment_index, self._endpoint,
-                 response.get("InferenceId", inference_id))
-        return response["OutputLocation"], response.get("FailureLocation", "")
+                 payload.job_id, payload.segment_index, self._endpoint.name, inference_id)
+        return output_uri, failure_uri
+
+    def _fetch(self, uri: str) -> bytes | None:
+        try:
+            return self._fetch_location(uri)
+        except PermanentError as exc:
+            raise InferenceRejectedError(f"cannot read {uri}: {exc}") from exc
+        except StereoSpotError as exc:
+            raise InferenceUnavailableError(f"cannot read {uri}: {exc}") from exc
 
     def _await(self, payload: SegmentPayload, output_key: str, output_uri: str,
                failure_uri: str) -> InferenceResult:
@@ -156,39 +164,3 @@ def classify_failure(body: bytes) -> Exception:
     redelivered for a crash, a timeout or a lack of capacity."""
     failure = read_failure(body, fallback="SageMaker async invocation failed")
     return remote_failure_error(failure, "SageMaker async invocation")
-
-
-class S3LocationReader:
-    """Reads ``s3://bucket/key`` locations; None while the object does not exist."""
-
-    def __init__(self, s3_client: Any) -> None:
-        self._s3 = s3_client
-
-    def __call__(self, uri: str) -> bytes | None:
-        """The object's bytes, or None if absent. Raises InferenceUnavailableError otherwise."""
-        parsed = urlparse(uri)
-        if parsed.scheme != "s3" or not parsed.netloc:
-            raise InferenceRejectedError(f"not an S3 location: {uri!r}")
-        try:
-            with translated(f"read {uri}"):
-                obj = self._s3.get_object(Bucket=parsed.netloc, Key=parsed.path.lstrip("/"))
-                return obj["Body"].read()
-        except ObjectNotFoundError:
-            return None
-        except StereoSpotError as exc:
-            raise InferenceUnavailableError(f"cannot read {uri}: {exc}") from exc
-
-
-def build_sagemaker_backend(settings: Any, backend: Any, stop: threading.Event
-                            ) -> SageMakerInferenceBackend:
-    """A SageMaker backend with real boto3 clients, from VideoWorkerSettings."""
-    runtime_url = settings.sagemaker_runtime_endpoint_url or settings.aws_endpoint_url
-    return SageMakerInferenceBackend(
-        settings.sagemaker_endpoint, backend.input_storage, backend.output_storage,
-        runtime_client=make_client("sagemaker-runtime", region=settings.aws_region,
-                                   endpoint_url=runtime_url),
-        fetch_location=S3LocationReader(make_client("s3", region=settings.aws_region,
-                                                    endpoint_url=settings.aws_endpoint_url)),
-        max_in_flight=settings.inference_max_in_flight, poll_s=settings.inference_poll_s,
-        timeout_s=settings.inference_timeout_s, stop=stop,
-        seamless=settings.seamless_segments)

@@ -45,8 +45,9 @@ def record_segment_output(output: SegmentOutput, backend: Backend) -> bool:
     """
     job_id, index = output.job_id, output.segment_index
     job = backend.jobs.get(job_id)
-    if job is None:
-        log.warning("job_id=%s segment_index=%d output for unknown job ignored", job_id, index)
+    if job is None:  # deleted while converting: what it wrote goes too
+        backend.output_storage.delete(output.key)
+        log.warning("job_id=%s segment_index=%d output for unknown job removed", job_id, index)
         return False
     if refuse_other_run(job, output.run, STAGE, f"completion of segment {index}"):
         return False

@@ -4,11 +4,12 @@ import json
 
 import boto3
 import pytest
+from aws_adapters.sagemaker_async import S3LocationReader, SageMakerAsyncEndpoint
 from botocore.stub import ANY, Stubber
 from shared_types.keys import parse_segment_key, segment_key
 from shared_types.models import ConversionParams, OutputMode
 
-from video_worker.sagemaker_backend import S3LocationReader, SageMakerInferenceBackend
+from video_worker.sagemaker_backend import SageMakerInferenceBackend
 
 moto = pytest.importorskip("moto", reason="moto not installed")
 
@@ -45,7 +46,8 @@ def test_a_segment_round_trip_through_s3_and_a_stubbed_endpoint(s3):
                            "InputLocation": "s3://stereo-in/sagemaker-requests/job-s/0.json",
                            "InferenceId": ANY, "InvocationTimeoutSeconds": ANY})
         backend = SageMakerInferenceBackend(
-            "ep", storage, storage, runtime_client=runtime, fetch_location=S3LocationReader(s3),
+            SageMakerAsyncEndpoint("ep", runtime), storage, storage,
+            fetch_location=S3LocationReader(s3),
             poll_s=0.01, timeout_s=60)
         key = segment_key("job-s", 0, 1, OutputMode.ANAGLYPH)
         result = backend.convert(parse_segment_key("stereo-in", key), "jobs/job-s/segments/0.mp4",

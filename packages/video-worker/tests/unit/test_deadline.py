@@ -1,18 +1,12 @@
 import pytest
+from shared_types.testing.clock import ManualClock
 
 from video_worker.deadline import ConversionDeadline
 from video_worker.errors import ConversionTimeoutError
 
 
-class Clock:
-    t = 0.0
-
-    def __call__(self):
-        return self.t
-
-
 def test_the_limit_scales_with_the_segments_frames_and_stops_the_conversion():
-    clock, seen = Clock(), []
+    clock, seen = ManualClock(), []
     progress = ConversionDeadline(lambda *a: seen.append(a), base_s=10, s_per_frame=0.5,
                                   clock=clock)
     progress(0, 100)  # limit: 10 + 0.5 * 100 = 60 s
@@ -26,7 +20,7 @@ def test_the_limit_scales_with_the_segments_frames_and_stops_the_conversion():
 
 
 def test_without_a_frame_count_there_is_no_limit_yet():
-    clock = Clock()
+    clock = ManualClock()
     progress = ConversionDeadline(lambda *a: None, base_s=1, s_per_frame=0, clock=clock)
     clock.t = 1e6
     progress(5)

@@ -1,6 +1,7 @@
 """Per-frame progress: the engine's callback becomes throttled heartbeat records."""
 
 from shared_types.keys import parse_segment_key, segment_key
+from shared_types.testing.clock import ManualClock
 from shared_types.testing.memory import memory_backend
 
 from video_worker import testing as h
@@ -8,18 +9,10 @@ from video_worker.heartbeat import SegmentHeartbeater
 from video_worker.inference import InferenceDeps, convert_segment
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
-
-
 def test_beats_are_throttled_but_the_first_and_the_last_always_land():
     backend = memory_backend()
     backend.segment_status.mark_pending("job-1", 0)
-    clock = Clock()
+    clock = ManualClock(1000.0)
     writes = []
     original = backend.heartbeats.beat
     backend.heartbeats.beat = lambda hb: (writes.append(hb.frames_done), original(hb))

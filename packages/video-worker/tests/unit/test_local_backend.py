@@ -1,7 +1,7 @@
 from pathlib import Path
 
 import pytest
-from shared_types.conversion import ConversionResult
+from shared_types.conversion import ConversionResult, EngineRuntime
 from shared_types.errors import ObjectNotFoundError
 from shared_types.keys import parse_segment_key, segment_key
 from shared_types.models import ConversionParams, DepthModel, OutputMode
@@ -15,6 +15,9 @@ PREVIOUS = segment_key("job-1", 0, 2, OutputMode.TB)
 OUT = "jobs/job-1/segments/1.mp4"
 
 
+PLAIN = EngineRuntime()
+
+
 class FakeEngine:
     """Stands in for stereo_inference.convert_file (same signature)."""
 
@@ -22,15 +25,14 @@ class FakeEngine:
         self.error, self.calls = error, []
 
     def __call__(self, input_path, output_path, *, mode, params, progress=None,
-                 depth_state=None, models_dir=None, ffmpeg=None, context_path=None,
-                 auto_download=False, hub_endpoint=None, cores=None, depth_stride=1,
-                 depth_video=None):
+                 depth_state=None, context_path=None, depth_video=None,
+                 runtime=PLAIN):
         context = Path(context_path).read_bytes() if context_path else None
         depth = Path(depth_video).read_bytes() if depth_video else None
         self.calls.append(dict(input=Path(input_path).read_bytes(), mode=mode, params=params,
-                               models_dir=models_dir, ffmpeg=ffmpeg, context=context,
-                               state=depth_state, cores=cores, depth_stride=depth_stride,
-                               depth=depth))
+                               models_dir=runtime.models_dir, ffmpeg=runtime.ffmpeg,
+                               context=context, state=depth_state, cores=runtime.cores,
+                               depth_stride=runtime.depth_stride, depth=depth))
         if self.error:
             raise self.error
         Path(output_path).write_bytes(b"3d:" + Path(input_path).read_bytes())
@@ -39,12 +41,13 @@ class FakeEngine:
                                 depth_state={"after": Path(input_path).read_bytes().decode()})
 
 
-def make(engine, tmp_path, **kw):
+def make(engine, tmp_path, seamless=True, **runtime):
     inp, out = MemoryStorage("input"), MemoryStorage("output")
     inp.put_bytes(KEY, b"segment-bytes")
     inp.put_bytes(PREVIOUS, b"previous-bytes")
-    backend = LocalInferenceBackend(inp, out, convert_file=engine, models_dir=tmp_path / "m",
-                                    ffmpeg="/bin/ffmpeg", work_dir=tmp_path / "work", **kw)
+    backend = LocalInferenceBackend(
+        inp, out, convert_file=engine, work_dir=tmp_path / "work", seamless=seamless,
+        runtime=EngineRuntime(models_dir=tmp_path / "m", ffmpeg="/bin/ffmpeg", **runtime))
     return backend, inp, out
 
 
@@ -149,9 +152,11 @@ def test_warm_up_imports_the_engine_and_the_default_depth_in_the_background(tmp_
         "from pathlib import Path\n"
         "from shared_types.testing.memory import MemoryStorage\n"
         "from video_worker.local_backend import LocalInferenceBackend\n"
+        "from shared_types.conversion import EngineRuntime\n"
         "assert 'stereo_inference.depth.heuristic' not in sys.modules\n"
         "LocalInferenceBackend(MemoryStorage('i'), MemoryStorage('o'),\n"
-        f"                      models_dir=Path({str(tmp_path)!r})).warm_up().join(600)\n"
+        f"                      runtime=EngineRuntime(models_dir=Path({str(tmp_path)!r})))"
+        ".warm_up().join(600)\n"
         # no models installed in tmp_path: the heuristic is the default
         "assert 'stereo_inference.depth.heuristic' in sys.modules\n")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=600)

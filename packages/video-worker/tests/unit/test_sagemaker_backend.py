@@ -4,6 +4,7 @@ import time
 
 import boto3
 import pytest
+from aws_adapters.sagemaker_async import SageMakerAsyncEndpoint
 from botocore.stub import ANY, Stubber
 from shared_types.keys import parse_segment_key, segment_key
 from shared_types.models import ConversionParams, OutputMode
@@ -43,7 +44,7 @@ class FakeRuntime:
 def make(runtime, locations, **kw):
     storage = MemoryStorage("input")
     backend = SageMakerInferenceBackend(
-        "stereo-endpoint", storage, MemoryStorage("output"), runtime_client=runtime,
+        SageMakerAsyncEndpoint("stereo-endpoint", runtime), storage, MemoryStorage("output"),
         fetch_location=locations.get, poll_s=0.005, **kw)
     return backend, storage
 

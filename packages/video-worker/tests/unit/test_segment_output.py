@@ -65,6 +65,12 @@ def test_outputs_of_unknown_jobs_or_beyond_the_segment_count_are_ignored(backend
     assert backend.completions.count("job-1") == 0
 
 
+def test_an_output_written_after_its_job_was_deleted_is_removed(backend):
+    # a worker that converted on while the job was deleted: nothing may stay behind
+    assert complete(backend, "deleted-job", 0) == 0
+    assert list(backend.output_storage.list("jobs/deleted-job/")) == []
+
+
 def test_last_two_completions_racing_in_two_threads_send_one_reassembly_message(backend):
     for round_ in range(30):
         job_id = f"race-{round_}"

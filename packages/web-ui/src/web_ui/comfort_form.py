@@ -1,11 +1,14 @@
 """The comfort and viewing fields of the create form and the preview form
-(``templates/_comfort_fields.html``), read as one dependency."""
+(``templates/_comfort_fields.html``), read as one dependency, and the models
+the create form builds from its fields (``form_model``)."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from fastapi import Depends, Form
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
 from shared_types.models import ComfortAction, DepthCurve, SynthesisedEye, ViewingPreset
 
 from web_ui.errors import BadRequestError
@@ -18,7 +21,7 @@ VIEWING_LABELS = {
     ViewingPreset.TV_65: "65-inch TV at 3 m",
     ViewingPreset.PROJECTOR_100: "100-inch projector at 3.5 m",
     ViewingPreset.LAPTOP: "Laptop at 60 cm",
-    ViewingPreset.CUSTOM: "Another screen (width and distance below)",
+    ViewingPreset.CUSTOM: "Another screen (size below)",
 }
 
 
@@ -57,3 +60,14 @@ def viewing_fields(
 
 ComfortFields = Annotated[dict, Depends(comfort_fields)]
 ViewingFields = Annotated[dict, Depends(viewing_fields)]
+
+
+def form_model(model, **fields):
+    """``model(**fields)`` for a form; what its validators refuse (an end before the
+    start, a control the chosen depth lacks) is answered like a field out of range
+    (400 on the page, with the reason), not as a server error."""
+    try:
+        return model(**fields)
+    except ValidationError as exc:
+        raise RequestValidationError(
+            [{**e, "loc": ("body", *e["loc"]), "ctx": None} for e in exc.errors()]) from exc

@@ -34,10 +34,14 @@ def store_depth_video(backend: Backend, job: Job, upload: UploadFile, *, max_byt
     """Store ``upload`` as ``job``'s depth video; returns its key. Raises
     JobStateError once the job's source is uploaded (its segments would not
     follow it), TooLargeError over ``max_bytes``, BadRequestError for an empty
-    file or a name that is not a video's."""
+    file, a name that is not a video's, or a job that converts only a part of its
+    video (a depth video follows the whole of it, frame for frame)."""
     if job.status is not JobStatus.CREATED or backend.input_storage.exists(
             source_key(job.job_id)):
         raise JobStateError("A depth video goes with a job before its video is uploaded.")
+    if job.params.start_s is not None or job.params.end_s is not None:
+        raise BadRequestError("A depth video follows the whole video, frame for frame: it "
+                              "cannot go with a start or end time.")
     name = upload.filename or ""
     if not name.lower().endswith(DEPTH_TYPES):
         raise BadRequestError(f"{name or 'the file'} is not a depth video "

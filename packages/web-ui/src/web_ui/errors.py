@@ -55,3 +55,15 @@ class OutboundRefusedError(BadRequestError):
     address it may not reach: loopback, a private network, plain http."""
 
     status_code = 400
+
+
+class SignInError(WebUiError):
+    """The request carries no valid identity (the load balancer's signed header)."""
+
+    status_code = 401
+
+
+class NotAllowedError(WebUiError):
+    """Too many requests from one client, or too many bytes in flight."""
+
+    status_code = 429

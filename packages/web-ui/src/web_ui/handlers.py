@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import request_validation_exception_handler
@@ -32,7 +33,7 @@ def _wants_json(request: Request) -> bool:
 
 def error_response(
     request: Request, status_code: int, message: str, *, details: list[str] | None = None,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Response:
     """The error as JSON ``{"detail": ...}`` for the API, else the error page."""
     if _wants_json(request):

@@ -16,6 +16,7 @@ from shared_types.models import LAYOUT_TAGS, Job, JobStatus, new_job_id
 from shared_types.ports import Backend
 
 from web_ui.errors import BadRequestError, JobStateError, PageNotFoundError
+from web_ui.identity import User
 
 # Letters and digits of any script stay (the storage sends the name as UTF-8
 # ``filename*``); path, quote, control and symbol characters do not.
@@ -35,10 +36,11 @@ def parse_job_id(raw: str) -> str:
         raise PageNotFoundError("No such job.") from None
 
 
-def load_job(backend: Backend, raw_job_id: str) -> Job:
-    """The job for an id from a URL. Raises PageNotFoundError."""
+def load_job(backend: Backend, raw_job_id: str, user: User) -> Job:
+    """The job for an id from a URL, when ``user`` may see it. Raises
+    PageNotFoundError (the same for another user's job as for none)."""
     job = backend.jobs.get(parse_job_id(raw_job_id))
-    if job is None:
+    if job is None or not user.may_see(job):
         raise PageNotFoundError("No such job. It may have been deleted.")
     return job
 
@@ -47,16 +49,16 @@ def load_job(backend: Backend, raw_job_id: str) -> Job:
 WAITING_FOR_UPLOAD = (JobStatus.CREATED, JobStatus.AWAITING_CONFIRMATION)
 
 
-def create_job(backend: Backend, request: CreateJobRequest, *,
+def create_job(backend: Backend, request: CreateJobRequest, owner: User, *,
                depth_notice: str | None = None) -> Job:
-    """Record a new job in ``created`` (``awaiting_confirmation`` when it is
-    held for a preview) and return it; ``depth_notice``: the line its page shows
-    about its depth model (``depth_defaults``)."""
+    """Record a new job of ``owner`` in ``created`` (``awaiting_confirmation``
+    when it is held for a preview) and return it; ``depth_notice``: the line its
+    page shows about its depth model (``depth_defaults``)."""
     title = request.title.strip() if request.title else None
     status = JobStatus.AWAITING_CONFIRMATION if request.preview else JobStatus.CREATED
-    job = Job(job_id=new_job_id(), mode=request.mode, title=title or None, params=request.params,
-              container=request.container, webhook_url=request.webhook_url, status=status,
-              depth_notice=depth_notice)
+    job = Job(job_id=new_job_id(), owner=owner.id, mode=request.mode, title=title or None,
+              params=request.params, container=request.container,
+              webhook_url=request.webhook_url, status=status, depth_notice=depth_notice)
     return transitions.create_job(backend.jobs, job)
 
 
@@ -126,31 +128,57 @@ class JobListing(BaseModel):
         return (self.in_progress + ended)[:limit]
 
 
+# A user who is not an admin sees only their jobs: the stores list every user's,
+# so a list reads this many times its page (and completed pages are read on
+# until one is full) to find theirs among others'.
+SCAN_FACTOR = 8
+MAX_PAGES_READ = 8
+
+
 def _stopped(backend: Backend, limit: int) -> list[Job]:
     """Failed and cancelled jobs, newest first."""
     jobs = [job for status in (JobStatus.FAILED, JobStatus.CANCELLED)
             for job in backend.jobs.list_by_status(status, limit=limit).items]
-    return sorted(jobs, key=lambda j: j.created_at, reverse=True)[:limit]
+    return sorted(jobs, key=lambda j: j.created_at, reverse=True)
 
 
-def _not_clips(jobs: list[Job]) -> list[Job]:
-    return [job for job in jobs if not job.is_clip]  # previews show on their parent's page
+def _shown(jobs: list[Job], user: User, limit: int) -> list[Job]:
+    """Of ``jobs``, the first ``limit`` the user may see, without preview clips
+    (they show on their parent's page)."""
+    return [job for job in jobs if not job.is_clip and user.may_see(job)][:limit]
 
 
-def list_jobs(backend: Backend, *, limit: int, cursor: str | None = None) -> JobListing:
-    """Jobs newest first (preview clips only on their parent's page); ``cursor``
-    pages through completed jobs. Raises BadRequestError for a cursor this
-    backend did not issue."""
+def _completed(backend: Backend, user: User, limit: int,
+               cursor: str | None) -> tuple[list[Job], str | None]:
+    """Completed jobs the user may see from ``cursor``: store pages read until
+    ``limit`` are found (or :data:`MAX_PAGES_READ`), and where to go on from."""
+    found: list[Job] = []
+    for _ in range(1 if user.is_admin else MAX_PAGES_READ):
+        page = backend.jobs.list_by_status(JobStatus.COMPLETED, limit=limit, cursor=cursor)
+        found += [job for job in page.items if user.may_see(job)]
+        cursor = page.next_cursor
+        if cursor is None or len(found) >= limit:
+            break
+    return found, cursor
+
+
+def list_jobs(backend: Backend, user: User, *, limit: int,
+              cursor: str | None = None) -> JobListing:
+    """The user's jobs (every job for an admin) newest first (preview clips only
+    on their parent's page); ``cursor`` pages through completed jobs. Raises
+    BadRequestError for a cursor this backend did not issue."""
     if cursor is not None and len(cursor) > MAX_CURSOR_LENGTH:
         raise BadRequestError("Invalid page cursor.")
     try:
-        completed = backend.jobs.list_by_status(JobStatus.COMPLETED, limit=limit, cursor=cursor)
+        completed, next_cursor = _completed(backend, user, limit, cursor)
     except (ValueError, PermanentError) as exc:
         raise BadRequestError("Invalid page cursor.") from exc
     first_page = cursor is None
+    scan = limit if user.is_admin else limit * SCAN_FACTOR
     return JobListing(
-        in_progress=_not_clips(backend.jobs.list_in_progress(limit=limit)) if first_page else [],
-        completed=_not_clips(completed.items),
-        failed=_not_clips(_stopped(backend, limit)) if first_page else [],
-        next_cursor=completed.next_cursor,
+        in_progress=(_shown(backend.jobs.list_in_progress(limit=scan), user, limit)
+                     if first_page else []),
+        completed=_shown(completed, user, len(completed)),
+        failed=_shown(_stopped(backend, scan), user, limit) if first_page else [],
+        next_cursor=next_cursor,
     )

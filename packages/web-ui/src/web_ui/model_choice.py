@@ -3,7 +3,7 @@
 The form offers the default first and selected (``depth_defaults``: the best
 installed; on a GPU with nothing installed, Depth-Anything-V2-Small, downloaded
 on first use; on a CPU each choice says its time), installed models next, then
-the others: marked "downloads on first use" when downloads are
+the others: marked "to download" when downloads are
 on, else "not installed". A job asking for a model that cannot run here is
 refused when it is created, before any upload, with the command that installs it.
 iw3 is offered only where it runs: on the local backend the engine converts
@@ -54,7 +54,7 @@ def model_options(settings: WebSettings, defaults: DepthDefaults) -> list[ModelO
             notes.append("default")
         if not installed:
             # a model the catalogue does not pin is never downloaded (model_install)
-            notes.append("downloads on first use"
+            notes.append("to download"
                          if settings.model_auto_download and CATALOG[name].pinned
                          else "not installed")
         if name in times:

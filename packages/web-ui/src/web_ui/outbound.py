@@ -103,7 +103,7 @@ def resolve(target: Target, policy: OutboundPolicy) -> str:
         infos = socket.getaddrinfo(target.host, target.port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         raise DeliveryError(f"{target.host} does not resolve: {exc}") from exc
-    addresses = [ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos]
+    addresses = [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
     if not policy.allow_private:
         for ip in addresses:
             why = refused_address(ip)
@@ -133,11 +133,11 @@ class _PinnedHTTPS(http.client.HTTPSConnection):
     def __init__(self, host: str, port: int, address: str, timeout: float,
                  context: ssl.SSLContext) -> None:
         super().__init__(host, port, timeout=timeout, context=context)
-        self.address = address
+        self.address, self.tls = address, context
 
     def connect(self) -> None:
         raw = socket.create_connection((self.address, self.port), self.timeout)
-        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
+        self.sock = self.tls.wrap_socket(raw, server_hostname=self.host)
 
 
 def post(url: str, body: bytes, headers: dict[str, str], *, policy: OutboundPolicy,

@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from shared_types.dtos import PresignedPlaybackResponse, PreviewSettings
+from shared_types.iw3_controls import iw3_refusals
 from shared_types.keys import source_key, thumbnail_key
-from shared_types.models import ConversionParams, Job, JobStatus
+from shared_types.models import ConversionParams, DepthModel, Job, JobStatus
 from shared_types.ports import Backend
 from shared_types.preview import CLIP_SECONDS, thumbnail_times
 
+from web_ui.errors import BadRequestError
 from web_ui.jobs import playback
 
 
@@ -32,11 +34,16 @@ class PreviewPanel:
 def with_settings(params: ConversionParams, chosen: PreviewSettings) -> ConversionParams:
     """The job's params with the strength, screen plane, comfort controls and
     depth model the person chose (those left out stay the job's). A strength
-    changed here is the person's: a viewing preset no longer sets it."""
+    changed here is the person's: a viewing preset no longer sets it. Raises
+    BadRequestError for a control the chosen depth (iw3) cannot carry out."""
     update = chosen.model_dump(exclude_none=True, include=set(PreviewSettings.model_fields))
     if (chosen.divergence, chosen.convergence) != (params.divergence, params.convergence):
         update["fit_strength"] = False
-    return ConversionParams.model_validate({**params.model_dump(), **update})
+    chosen_params = ConversionParams.model_validate({**params.model_dump(), **update})
+    refused = chosen_params.depth_model is DepthModel.IW3 and iw3_refusals(chosen_params)
+    if refused:
+        raise BadRequestError("; ".join(refused))
+    return chosen_params
 
 
 def takes_upload(backend: Backend, job: Job) -> bool:

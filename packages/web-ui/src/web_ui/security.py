@@ -83,6 +83,12 @@ class SecurityHeadersMiddleware:
         await self.app(scope, receive, send_with_headers)
 
 
+def passes_through(scope: Scope, exempt_prefixes: tuple[str, ...]) -> bool:
+    """True for what a guarding middleware leaves alone: anything but HTTP, and
+    paths under ``exempt_prefixes``."""
+    return scope["type"] != "http" or scope["path"].startswith(exempt_prefixes)
+
+
 class _BodyTooLarge(Exception):
     pass
 
@@ -98,7 +104,7 @@ class BodyLimitMiddleware:
         self.exempt_prefixes = exempt_prefixes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"].startswith(self.exempt_prefixes):
+        if passes_through(scope, self.exempt_prefixes):
             await self.app(scope, receive, send)
             return
         too_large = PlainTextResponse("Request body too large.", status_code=413)
@@ -163,7 +169,7 @@ class BasicAuthMiddleware:
         self.exempt_prefixes = exempt_prefixes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"].startswith(self.exempt_prefixes):
+        if passes_through(scope, self.exempt_prefixes):
             await self.app(scope, receive, send)
             return
         header = Headers(scope=scope).get("authorization")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, SecretStr
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 from shared_types.settings import BackendSettings, SharedSecret
 
 from web_ui.outbound import OutboundPolicy
@@ -65,6 +67,30 @@ class WebSettings(BackendSettings):
     # listens on loopback only (the DNS-rebinding guard, web_ui.security.trusted_hosts).
     allowed_hosts: list[str] = Field(default_factory=list)
 
+    # Who the user is: "local" (one user, no sign-in) or "alb" (the signed identity an
+    # AWS load balancer's OIDC sign-in forwards; web_ui.identity). For "alb":
+    # the load balancer's ARN (the only signer believed) and its region.
+    identity: Literal["local", "alb"] = "local"
+    alb_arn: str | None = None
+    alb_region: str | None = None
+    alb_keys_url: str = "https://public-keys.auth.elb.{region}.amazonaws.com/{kid}"
+    # Members of this group (named by this claim of the provider) see every job.
+    admin_claim: str = Field("cognito:groups", min_length=1)
+    admin_group: str = Field("admins", min_length=1)
+
+    # Per client (user and address): upload and job-creation requests per second,
+    # with a burst; and the declared bytes of its uploads not yet stored.
+    client_requests_per_s: float = Field(2.0, gt=0)
+    client_request_burst: int = Field(60, ge=1)
+    max_bytes_in_flight: int = Field(40 * GB, gt=0)
+
+    @model_validator(mode="after")
+    def _alb_identity_is_complete(self) -> WebSettings:
+        if self.identity == "alb" and not (self.alb_arn and self.alb_region):
+            raise ValueError("identity 'alb' needs alb_arn and alb_region "
+                             "(STEREO_SPOT_ALB_ARN, STEREO_SPOT_ALB_REGION)")
+        return self
+
     @property
     def webhook_policy(self) -> OutboundPolicy:
         return OutboundPolicy(allow_http=self.webhook_allow_http,
@@ -72,4 +98,11 @@ class WebSettings(BackendSettings):
 
     @property
     def basic_auth_enabled(self) -> bool:
-        return bool(self.basic_auth_user and self.basic_auth_password)
+        return self.basic_auth is not None
+
+    @property
+    def basic_auth(self) -> tuple[str, str] | None:
+        """(user, password) when both are set, else None (no basic auth)."""
+        if self.basic_auth_user and self.basic_auth_password:
+            return self.basic_auth_user, self.basic_auth_password.get_secret_value()
+        return None

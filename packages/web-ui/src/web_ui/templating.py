@@ -13,6 +13,7 @@ from shared_types.models import (
     ConversionParams,
     DepthModel,
     OutputMode,
+    VideoCodec,
 )
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,6 +28,14 @@ MODE_LABELS: dict[OutputMode, str] = {
     OutputMode.TB: "Top-bottom, full height",
     OutputMode.HALF_TB: "Top-bottom, half height",
     OutputMode.ANAGLYPH: "Anaglyph (red/cyan glasses)",
+    OutputMode.VR180: "VR180 (a half sphere per eye)",
+    OutputMode.RGBD: "RGBD: picture and depth, full",
+    OutputMode.HALF_RGBD: "RGBD: picture and depth, half",
+}
+CODEC_LABELS: dict[VideoCodec, str] = {
+    VideoCodec.X264: "H.264 (plays everywhere)",
+    VideoCodec.X265: "HEVC (smaller files)",
+    VideoCodec.AV1: "AV1 (smallest files)",
 }
 
 
@@ -64,7 +73,7 @@ def build_templates() -> Jinja2Templates:
     env.filters["size_words"] = size_words
     env.filters["left_out_sentence"] = left_out_sentence
     env.globals.update(
-        modes=MODE_LABELS, layout_tags=LAYOUT_TAGS,
+        modes=MODE_LABELS, codecs=CODEC_LABELS, layout_tags=LAYOUT_TAGS,
         anaglyph_methods=list(AnaglyphMethod), depth_models=list(DepthModel),
         source_file_types=SOURCE_FILE_TYPES,
         viewing_labels=VIEWING_LABELS, default_params=ConversionParams(),

@@ -11,6 +11,14 @@ complete; after a reload it asks which parts the storage already holds and
 sends only the others. Its cap is checked when starting, by the storage while
 parts arrive (local) and again on the parts the storage holds before the
 object exists (both backends).
+
+The size the browser declares binds: a job has one multipart upload at a time
+(a second is refused while the first is open), opened with the declared size
+as its cap; part URLs are issued only for the part numbers that size needs,
+each signed with its exact length (S3 refuses any other Content-Length; the
+local storage refuses more); complete checks the total again and aborts any
+other upload to the job's source. A client may have at most
+``max_bytes_in_flight`` declared and not yet stored (:func:`bytes_in_flight`).
 """
 
 from __future__ import annotations
@@ -35,7 +43,7 @@ from shared_types.multipart import part_count, part_size_for
 from shared_types.ports import Backend
 from shared_types.transitions import record
 
-from web_ui.errors import BadRequestError, JobStateError, TooLargeError
+from web_ui.errors import BadRequestError, JobStateError, NotAllowedError, TooLargeError
 from web_ui.jobs import WAITING_FOR_UPLOAD
 
 MAX_URLS_PER_REQUEST = 50
@@ -84,14 +92,36 @@ def _waiting_for_source(backend: Backend, job: Job) -> str:
     return key
 
 
-def _admit_upload(backend: Backend, job: Job, request: StartUpload, max_bytes: int) -> None:
-    """Refuse a file over ``max_bytes``, or one the local disk clearly has no room
+# Jobs of every user read to add up one client's uploads in flight.
+IN_FLIGHT_SCAN = 500
+
+
+def bytes_in_flight(backend: Backend, owner: str | None, *, besides: str) -> int:
+    """Declared bytes of ``owner``'s jobs (but ``besides``) whose upload started
+    and whose video is not stored yet."""
+    return sum(job.source_size_bytes or 0
+               for job in backend.jobs.list_in_progress(limit=IN_FLIGHT_SCAN)
+               if job.owner == owner and job.job_id != besides
+               and job.status in WAITING_FOR_UPLOAD and job.source_etag is None
+               and job.source_size_bytes
+               and not backend.input_storage.exists(source_key(job.job_id)))
+
+
+def _admit_upload(backend: Backend, job: Job, request: StartUpload, max_bytes: int,
+                  max_in_flight: int) -> None:
+    """Refuse a file over ``max_bytes``, one the local disk clearly has no room
     for beside the conversions in progress (DiskFullError:
-    ``shared_types.disk_room``), before any byte is sent; record its size and
+    ``shared_types.disk_room``), or one that takes the owner's uploads in flight
+    over ``max_in_flight`` (NotAllowedError), before any byte is sent; record its size and
     name the job after the file when it has no title."""
     if request.size > max_bytes:
         raise TooLargeError(f"The file is {request.size} bytes; the limit is {max_bytes}.")
     require_room_for_source(backend, request.size, job_id=job.job_id)
+    sending = bytes_in_flight(backend, job.owner, besides=job.job_id)
+    if sending + request.size > max_in_flight:
+        raise NotAllowedError(f"Your uploads in progress already declare {sending} bytes; "
+                              f"with this file that is over the {max_in_flight}-byte limit. "
+                              "Let them finish, or cancel some, then try again.")
     # the size counts in the room of the uploads that start after this one
     title = title_from_file_name(request.file_name)
     update = JobUpdate(source_size_bytes=request.size)
@@ -124,37 +154,60 @@ def upload_form(backend: Backend, job: Job, *, max_bytes: int, expires_s: int,
 
 
 def start_form_upload(backend: Backend, job: Job, request: StartUpload, *, max_bytes: int,
-                      expires_s: int) -> PresignedRequest:
-    """:func:`upload_form` for a file the browser describes (named after it).
-    Raises JobStateError, TooLargeError, DiskFullError."""
+                      max_in_flight: int, expires_s: int) -> PresignedRequest:
+    """:func:`upload_form` for a file the browser describes (named after it),
+    the storage refusing more than the declared size. Raises JobStateError,
+    TooLargeError, NotAllowedError, DiskFullError."""
     _waiting_for_source(backend, job)
-    _admit_upload(backend, job, request, single_request_cap(max_bytes))
-    return upload_form(backend, job, max_bytes=max_bytes, expires_s=expires_s)
+    _admit_upload(backend, job, request, single_request_cap(max_bytes), max_in_flight)
+    return upload_form(backend, job, max_bytes=request.size, expires_s=expires_s)
+
+
+BUSY = ("This job already has an upload in progress: resume it from the page that "
+        "started it, or wait a day for it to expire (or delete the job).")
 
 
 def start_upload(backend: Backend, job: Job, request: StartUpload, *, max_bytes: int,
-                 preferred_part_bytes: int) -> UploadPlan:
-    """Open a multipart upload for the job's source; name the job after the file
-    when it has no title. Raises JobStateError, TooLargeError, DiskFullError."""
+                 preferred_part_bytes: int, max_in_flight: int) -> UploadPlan:
+    """Open the job's one multipart upload, capped at the declared size; name the
+    job after the file when it has no title. Raises JobStateError (one is open
+    already), TooLargeError, NotAllowedError, DiskFullError."""
     key = _waiting_for_source(backend, job)
-    _admit_upload(backend, job, request, max_bytes)
+    storage = backend.input_storage
+    if storage.open_uploads(key):
+        raise JobStateError(BUSY)
+    _admit_upload(backend, job, request, max_bytes, max_in_flight)
     part_size = part_size_for(request.size, preferred_part_bytes)
-    upload_id = backend.input_storage.start_multipart(key, max_bytes=max_bytes,
-                                                      content_type="video/mp4")
+    upload_id = storage.start_multipart(key, max_bytes=request.size, content_type="video/mp4")
+    if storage.open_uploads(key) != [upload_id]:  # two starts raced: neither keeps one
+        storage.abort_multipart(key, upload_id)
+        raise JobStateError(BUSY)
     return UploadPlan(upload_id=upload_id, part_size=part_size,
                       part_count=part_count(request.size, part_size), max_upload_bytes=max_bytes)
 
 
+def _declared_size(job: Job) -> int:
+    if not job.source_size_bytes:
+        raise JobStateError("Start the upload first: its size is not known.")
+    return job.source_size_bytes
+
+
 def part_urls(backend: Backend, job: Job, upload_id: str, numbers: list[int], *,
-              expires_s: int) -> PartUrls:
-    """Presigned PUT URLs for the given part numbers. Raises JobStateError,
-    BadRequestError, UploadNotFoundError."""
+              preferred_part_bytes: int, expires_s: int) -> PartUrls:
+    """Presigned PUT URLs for the given part numbers, each signed with its exact
+    length under the declared size. Raises JobStateError, BadRequestError
+    (a part the declared size does not need), UploadNotFoundError."""
     key = _waiting_for_source(backend, job)
-    if any(not 1 <= n <= MAX_PARTS for n in numbers):
-        raise BadRequestError(f"Part numbers must be 1..{MAX_PARTS}.")
+    size = _declared_size(job)
+    part_size = part_size_for(size, preferred_part_bytes)
+    count = part_count(size, part_size)
+    if any(not 1 <= n <= min(count, MAX_PARTS) for n in numbers):
+        raise BadRequestError(f"This {size}-byte file has parts 1..{count}.")
     storage = backend.input_storage
-    return PartUrls(urls={n: storage.presign_part(key, upload_id, n, expires_s=expires_s)
-                          for n in sorted(set(numbers))})
+    return PartUrls(urls={
+        n: storage.presign_part(key, upload_id, n, expires_s=expires_s,
+                                content_length=min(part_size, size - (n - 1) * part_size))
+        for n in sorted(set(numbers))})
 
 
 def upload_state(backend: Backend, job: Job, upload_id: str) -> UploadState:
@@ -168,15 +221,20 @@ def upload_state(backend: Backend, job: Job, upload_id: str) -> UploadState:
 def complete_upload(backend: Backend, job: Job, upload_id: str, *, max_bytes: int) -> int:
     """Make the source object from the received parts (which starts the
     conversion); returns its size. One source per job: refused once the job
-    has one. Raises JobStateError, BadRequestError, TooLargeError,
+    has one; no more than the declared size; any other upload to the job's
+    source is aborted. Raises JobStateError, BadRequestError, TooLargeError,
     UploadNotFoundError."""
     key = _waiting_for_source(backend, job)
+    cap = min(max_bytes, _declared_size(job))
+    storage = backend.input_storage
     try:
-        info = backend.input_storage.complete_multipart(key, upload_id, max_bytes=max_bytes)
+        info = storage.complete_multipart(key, upload_id, max_bytes=cap)
     except UploadTooLargeError as exc:
-        raise TooLargeError(f"The upload is over the {max_bytes}-byte limit.") from exc
+        raise TooLargeError(f"The upload is over its declared {cap} bytes.") from exc
     except InvalidUploadError as exc:
         raise BadRequestError(f"The upload is incomplete: {exc}") from exc
+    for leftover in storage.open_uploads(key):
+        storage.abort_multipart(key, leftover)
     return info.size
 
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import http.server
 import json
-import threading
 import time
 
 import pytest
 from shared_types.keys import final_key
 from shared_types.models import JobStatus, JobUpdate, now
+from shared_types.testing.http_receiver import http_receiver
 from stereo_media.testing.media import make_video
 
 from web_ui.webhooks import SIGNATURE_HEADER
@@ -36,27 +35,11 @@ RECORD_NOTIFICATIONS = """(() => {
 })();"""
 
 
-class Receiver(http.server.BaseHTTPRequestHandler):
-    received: list[tuple[dict, bytes]] = []
-
-    def do_POST(self):  # noqa: N802 (http.server's naming)
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        Receiver.received.append(({k.lower(): v for k, v in self.headers.items()}, body))
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def receiver():
-    Receiver.received = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/hooks/stereo"
-    server.shutdown()
-    server.server_close()
+    """(the webhook's URL, what it received)."""
+    with http_receiver(204, path="/hooks/stereo") as served:
+        yield served
 
 
 def valid_signature(headers: dict, body: bytes, secret: str) -> bool:
@@ -73,16 +56,17 @@ def valid_signature(headers: dict, body: bytes, secret: str) -> bool:
 def test_a_finished_job_notifies_the_browser_and_calls_its_signed_webhook(
         server, browser, receiver, tmp_path):
     base, backend = server
+    url, received = receiver
     context = browser.new_context(viewport=VIEWPORT, permissions=["notifications"])
     context.add_init_script(RECORD_NOTIFICATIONS)
     page = context.new_page()
     page.goto(base + "/")
     page.fill("input[name=title]", "Beach")
-    page.fill("input[name=webhook_url]", receiver)
+    page.fill("input[name=webhook_url]", url)
     page.click("#create-job")
     page.wait_for_url("**/jobs/*")
     job_id = page.url.rsplit("/", 1)[1]
-    assert backend.jobs.get(job_id).webhook_url == receiver
+    assert backend.jobs.get(job_id).webhook_url == url
     assert page.evaluate("() => Notification.permission") == "granted"
 
     key = final_key(job_id)
@@ -96,11 +80,8 @@ def test_a_finished_job_notifies_the_browser_and_calls_its_signed_webhook(
     assert shown == [{"title": "StereoSpot: Your 3D video is ready", "body": "Beach"}]
     screenshot(page, "job-completed-notified")
 
-    deadline = time.monotonic() + 30
-    while not Receiver.received:
-        assert time.monotonic() < deadline, "the webhook was never called"
-        time.sleep(0.05)
-    headers, body = Receiver.received[0]
+    assert received.arrived.wait(30), "the webhook was never called"
+    headers, body = received.requests[0].headers, received.requests[0].body
     assert valid_signature(headers, body, SECRET)
     assert not valid_signature(headers, body, "another-secret")  # negative control
     sent = json.loads(body)
@@ -109,4 +90,4 @@ def test_a_finished_job_notifies_the_browser_and_calls_its_signed_webhook(
     while backend.jobs.get(job_id).notified_at is None:
         assert time.monotonic() < deadline, "delivery was not recorded"
         time.sleep(0.05)
-    assert len(Receiver.received) == 1
+    assert len(received.requests) == 1

@@ -213,14 +213,19 @@ def test_a_reload_mid_upload_resumes_without_sending_stored_parts_again(
     assert stored_bytes == source.stat().st_size
 
 
+def page_without_script(browser, url: str):
+    """A page opened at ``url`` in a context of its own with JavaScript off."""
+    page = browser.new_context(java_script_enabled=False, viewport=VIEWPORT).new_page()
+    page.goto(url)
+    return page
+
+
 def test_without_javascript_the_forms_create_the_job_and_upload_its_video(
         server, browser, tmp_path):
     base, backend = server
     source = tmp_path / "clip.mp4"
     source.write_bytes(os.urandom(300_000))
-    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
-    page = context.new_page()
-    page.goto(base + "/")
+    page = page_without_script(browser, base + "/")
     assert not page.is_visible("#drop-zone")
     page.fill("input[name=title]", "No script")
     page.click("#create-job")
@@ -233,7 +238,7 @@ def test_without_javascript_the_forms_create_the_job_and_upload_its_video(
     page.click("#upload-button")
     page.wait_for_url(f"**/jobs/{job.job_id}?*")
     assert backend.input_storage.get_bytes(source_key(job.job_id)) == source.read_bytes()
-    context.close()
+    page.context.close()
 
 
 @pytest.mark.parametrize("server", [{"max_upload_bytes": 100_000}], indirect=True)
@@ -242,9 +247,7 @@ def test_a_file_over_the_advertised_cap_is_refused_by_the_storage_not_the_page(
     base, backend = server
     over = tmp_path / "big.mp4"
     over.write_bytes(os.urandom(100_001))
-    context = browser.new_context(java_script_enabled=False, viewport=VIEWPORT)
-    page = context.new_page()
-    page.goto(base + "/")
+    page = page_without_script(browser, base + "/")
     page.click("#create-job")
     page.wait_for_url("**/jobs/*")
     job_id = page.url.rsplit("/", 1)[1]
@@ -255,7 +258,7 @@ def test_a_file_over_the_advertised_cap_is_refused_by_the_storage_not_the_page(
     assert answer.value.status == 400
     assert "EntityTooLarge" in page.text_content("body")
     assert not backend.input_storage.exists(source_key(job_id))
-    context.close()
+    page.context.close()
 
 
 def test_a_small_file_goes_up_in_one_form_post(counted, browser, tmp_path):

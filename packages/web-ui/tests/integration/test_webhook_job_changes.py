@@ -7,8 +7,6 @@ the machine is."""
 from __future__ import annotations
 
 import dataclasses
-import http.server
-import threading
 
 import pytest
 from local_adapters import build_backend
@@ -18,41 +16,26 @@ from shared_types.job_changes import UNANNOUNCED
 from shared_types.models import Job, JobStatus, JobUpdate, OutputMode, new_job_id
 from shared_types.settings import BackendSettings
 from shared_types.testing.change_waits import RecordedWaits
+from shared_types.testing.http_receiver import Received, http_receiver
 
 from web_ui import webhook_pool, webhooks
 from web_ui.outbound import OutboundPolicy
 
 
-class Receiver(http.server.BaseHTTPRequestHandler):
-    posted = threading.Event()
-
-    def do_POST(self):  # noqa: N802
-        self.rfile.read(int(self.headers["Content-Length"]))
-        self.send_response(204)
-        self.end_headers()
-        Receiver.posted.set()
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def receiver():
-    Receiver.posted = threading.Event()
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/hook"
-    server.shutdown()
-    server.server_close()
+    """(the webhook's URL, what it received)."""
+    with http_receiver(204, path="/hook") as served:
+        yield served
 
 
-def notify_on_end(backend, data_dir, receiver: str, waits: RecordedWaits,
+def notify_on_end(backend, data_dir, receiver: tuple[str, Received], waits: RecordedWaits,
                   poll_s: float) -> list[bool]:
     """A converting job with a webhook; the notifier started; once it waits,
     another handle (a worker process) ends the job; the answers of the waits
     until the receiver got its post."""
     job = Job(job_id=new_job_id(), mode=OutputMode.SBS, status=JobStatus.REASSEMBLING,
-              webhook_url=receiver)
+              webhook_url=receiver[0])
     backend.jobs.create(job)
     config = webhooks.WebhookConfig(secret=b"secret", deployment="test", deadline_s=10,
                                     policy=OutboundPolicy(allow_http=True, allow_private=True))
@@ -61,7 +44,7 @@ def notify_on_end(backend, data_dir, receiver: str, waits: RecordedWaits,
         waits.asleep()
         other = build_backend(BackendSettings(data_dir=data_dir))
         other.jobs.update(job.job_id, JobUpdate(status=JobStatus.COMPLETED))
-        assert Receiver.posted.wait(120), "the job's end was never posted"
+        assert receiver[1].arrived.wait(120), "the job's end was never posted"
         return list(waits.answers)
     finally:
         stop.set()

@@ -73,3 +73,39 @@ def test_openapi_documents_the_api(client):
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/api/jobs", "/api/jobs/{job_id}"} <= set(paths)
     assert "post" in paths["/api/jobs"]
+
+
+def test_the_api_carries_the_layout_and_encoding_params(client, backend):
+    body = client.post("/api/jobs", json={"mode": "vr180", "params": {
+        "codec": "x265", "pix_fmt": "yuv420p10le", "bitrate_kbps": 8000, "max_fps": 30}}).json()
+    params = backend.jobs.get(body["job_id"]).params
+    assert (params.codec.value, params.pix_fmt.value, params.bitrate_kbps, params.max_fps) == (
+        "x265", "yuv420p10le", 8000, 30)
+    crossed = client.post("/api/jobs", json={"mode": "tb", "params": {"cross_eyed": True}})
+    assert crossed.status_code == 422  # cross-eyed is for side-by-side only
+    assert client.post("/api/jobs", json={"mode": "half-sbs", "params": {
+        "cross_eyed": True}}).status_code == 201
+
+
+def test_a_control_iw3_lacks_is_refused_at_creation_with_the_reason(client):
+    asked = client.post("/api/jobs", json={"mode": "sbs", "params": {
+        "depth_model": "iw3", "floating_window": True}})
+    assert asked.status_code == 422
+    assert "floating window is not available with the iw3 depth" in asked.text
+    # negative controls: the same control with the engine's own depth is taken, and
+    # iw3 without it is not refused for a control
+    assert client.post("/api/jobs", json={"mode": "sbs", "params": {
+        "floating_window": True}}).status_code == 201
+    plain = client.post("/api/jobs", json={"mode": "sbs", "params": {"depth_model": "iw3"}})
+    assert "is not available with the iw3" not in plain.text
+
+
+def test_the_api_carries_the_part_to_convert(client, backend):
+    body = client.post("/api/jobs", json={"mode": "sbs", "params": {
+        "start_s": 5, "end_s": 9.5}}).json()
+    params = backend.jobs.get(body["job_id"]).params
+    assert (params.start_s, params.end_s) == (5.0, 9.5)
+    refused = client.post("/api/jobs", json={"mode": "sbs", "params": {
+        "start_s": 9.5, "end_s": 5}})
+    assert refused.status_code == 422
+    assert "must come after the start" in refused.text

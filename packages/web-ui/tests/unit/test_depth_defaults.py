@@ -64,7 +64,7 @@ def test_on_a_gpu_the_form_and_the_api_default_to_the_model_downloaded_on_first_
     select = depth_select(client.get("/").text)
     r = client.post("/api/jobs", json={"mode": "sbs"})
 
-    assert f'value="{SMALL}" selected>{SMALL} (default, downloads on first use)' in select
+    assert f'value="{SMALL}" selected>{SMALL} (default, to download)' in select
     job = backend.jobs.get(r.json()["job_id"])
     assert job.params.depth_model == SMALL
     assert job.depth_notice.startswith(f"depth: {SMALL} (downloading it for its first use")

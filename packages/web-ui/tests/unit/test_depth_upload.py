@@ -1,7 +1,7 @@
 """Importing a depth video from the web UI: stored before the source, refused after."""
 
 from shared_types.keys import depth_video_key, source_key
-from shared_types.models import JobStatus
+from shared_types.models import ConversionParams, JobStatus
 
 from .conftest import add_job
 
@@ -36,3 +36,10 @@ def test_a_job_with_imported_depth_offers_no_preview_clip(client, backend, token
                     json={"start_s": 1.0, "divergence": 2.0, "convergence": 0.5})
     assert r.status_code == 409
     assert "imported depth" in r.text
+
+
+def test_a_depth_video_is_refused_for_a_job_that_converts_a_part(client, backend, token):
+    job = add_job(backend, params=ConversionParams(start_s=5.0))
+    r = _send(client, token, job.job_id)
+    assert r.status_code == 400 and "start or end time" in r.text
+    assert not backend.input_storage.exists(depth_video_key(job.job_id))

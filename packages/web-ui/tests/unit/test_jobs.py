@@ -4,6 +4,7 @@ from shared_types.models import LAYOUT_TAGS, Job, JobStatus, OutputMode, new_job
 
 from web_ui import jobs
 from web_ui.errors import BadRequestError, JobStateError, PageNotFoundError
+from web_ui.identity import LOCAL_USER
 
 from .conftest import add_job
 
@@ -22,11 +23,12 @@ def test_a_uuid_job_id_is_returned_in_canonical_form():
 
 def test_loading_a_missing_job_says_not_found(backend):
     with pytest.raises(PageNotFoundError):
-        jobs.load_job(backend, "a3bb189e-8bf9-3888-9912-ace4e6543002")
+        jobs.load_job(backend, "a3bb189e-8bf9-3888-9912-ace4e6543002", LOCAL_USER)
 
 
 def test_create_job_records_a_created_job_with_its_params(backend):
-    job = jobs.create_job(backend, CreateJobRequest(mode="anaglyph", title="  Trip  "))
+    job = jobs.create_job(backend, CreateJobRequest(mode="anaglyph", title="  Trip  "),
+                          LOCAL_USER)
     stored = backend.jobs.get(job.job_id)
     assert stored.status == JobStatus.CREATED
     assert stored.mode == OutputMode.ANAGLYPH
@@ -75,11 +77,11 @@ def test_list_jobs_pages_completed_jobs_and_keeps_others_on_page_one(backend):
     failed = add_job(backend, status=JobStatus.FAILED)
     done = [add_job(backend, status=JobStatus.COMPLETED, completed_at=float(i))
             for i in range(3)]
-    first = jobs.list_jobs(backend, limit=2)
+    first = jobs.list_jobs(backend, LOCAL_USER, limit=2)
     assert [j.job_id for j in first.in_progress] == [running.job_id]
     assert [j.job_id for j in first.failed] == [failed.job_id]
     assert [j.job_id for j in first.completed] == [done[2].job_id, done[1].job_id]
-    second = jobs.list_jobs(backend, limit=2, cursor=first.next_cursor)
+    second = jobs.list_jobs(backend, LOCAL_USER, limit=2, cursor=first.next_cursor)
     assert [j.job_id for j in second.completed] == [done[0].job_id]
     assert second.in_progress == []
     assert second.failed == []
@@ -88,9 +90,9 @@ def test_list_jobs_pages_completed_jobs_and_keeps_others_on_page_one(backend):
 
 def test_a_forged_cursor_is_a_bad_request(backend):
     with pytest.raises(BadRequestError):
-        jobs.list_jobs(backend, limit=2, cursor="not-a-cursor")
+        jobs.list_jobs(backend, LOCAL_USER, limit=2, cursor="not-a-cursor")
     with pytest.raises(BadRequestError):
-        jobs.list_jobs(backend, limit=2, cursor="x" * 600)
+        jobs.list_jobs(backend, LOCAL_USER, limit=2, cursor="x" * 600)
 
 
 @pytest.mark.parametrize(("title", "stem"), [

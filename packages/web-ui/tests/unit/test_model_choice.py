@@ -124,4 +124,4 @@ def test_a_model_that_is_never_downloaded_says_it_is_not_installed(tmp_path):
     client, _ = _client(tmp_path, model_auto_download=True)
     page = client.get("/").text
     assert f"{video} (not installed)" in page
-    assert f"{SMALL} (downloads on first use" in page  # the control: a pinned model
+    assert f"{SMALL} (to download" in page  # the control: a pinned model

@@ -265,3 +265,48 @@ def test_dashboard_recent_jobs_show_a_new_result_among_many_older_failures(clien
     assert converting.job_id in page
     assert "Just finished" in page
     assert page.index("Converting") < page.index("Just finished") < page.index("Dropped 11")
+
+
+def test_the_form_offers_the_new_layouts_and_codecs_and_the_job_keeps_them(
+        client, backend, token):
+    page = client.get("/").text
+    for value in ("vr180", "rgbd", "half-rgbd", "x265", "av1"):
+        assert f'value="{value}"' in page
+    r = client.post("/jobs", data={"mode": "half-sbs", "codec": "av1", "cross_eyed": "true",
+                                   "csrf_token": token}, follow_redirects=False)
+    assert r.status_code == 303
+    job = backend.jobs.get(r.headers["location"].rsplit("/", 1)[1])
+    assert (job.params.codec.value, job.params.cross_eyed) == ("av1", True)
+    r = client.post("/jobs", data={"mode": "vr180", "codec": "x265", "csrf_token": token},
+                    follow_redirects=False)
+    assert r.status_code == 303
+
+
+def test_cross_eyed_top_bottom_is_refused_on_the_form(client, backend, token):
+    r = client.post("/jobs", data={"mode": "tb", "cross_eyed": "true", "csrf_token": token},
+                    follow_redirects=False)
+    assert r.status_code == 400  # the form's invalid-field page, as for other fields
+    assert "side-by-side" in r.text
+    assert backend.jobs.list_in_progress() == []  # no job made
+
+
+def test_the_form_carries_the_part_to_convert(client, backend, token):
+    r = client.post("/jobs", data={"mode": "sbs", "start_s": "12.5", "end_s": "40",
+                                   "csrf_token": token}, follow_redirects=False)
+    job = backend.jobs.get(r.headers["location"].rsplit("/", 1)[1])
+    assert (job.params.start_s, job.params.end_s) == (12.5, 40.0)  # the chunker cuts these
+    # left empty, as a browser sends the untouched fields: the whole video
+    r = client.post("/jobs", data={"mode": "sbs", "start_s": "", "end_s": "",
+                                   "csrf_token": token}, follow_redirects=False)
+    job = backend.jobs.get(r.headers["location"].rsplit("/", 1)[1])
+    assert (job.params.start_s, job.params.end_s) == (None, None)
+
+
+def test_an_end_before_the_start_is_refused_on_the_form_with_the_reason(client, backend, token):
+    before = len(backend.jobs.list_in_progress())
+    r = client.post("/jobs", data={"mode": "sbs", "start_s": "30", "end_s": "10",
+                                   "csrf_token": token})
+    assert r.status_code == 400
+    assert any("must come after the start" in d for d in r.context["details"])
+    assert len(backend.jobs.list_in_progress()) == before  # nothing created
+

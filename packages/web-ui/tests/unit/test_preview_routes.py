@@ -138,3 +138,16 @@ def test_cancelling_a_held_video_stops_its_preview(client, backend):
     assert client.post(f"/api/jobs/{job.job_id}/cancel", json={}).json()["status"] == "cancelled"
     assert backend.jobs.get(clip["job_id"]).status == JobStatus.CANCELLED
     assert not backend.input_storage.exists(source_key(job.job_id))
+
+
+def test_a_control_iw3_lacks_is_refused_in_a_preview_of_an_iw3_job(client, backend):
+    job = held(backend)
+    backend.jobs.update(job.job_id, JobUpdate(params=ConversionParams(depth_model="iw3")))
+    asked = {"start_s": 1, "divergence": 2, "convergence": 0.5, "floating_window": True}
+    refused = client.post(f"/api/jobs/{job.job_id}/preview", json=asked)
+    assert refused.status_code == 400
+    assert "floating window is not available with the iw3 depth" in refused.text
+    assert sent(backend) == []  # no clip asked for
+    # negative control: the same asked of a job on the engine's own depth starts a clip
+    other = held(backend)
+    assert client.post(f"/api/jobs/{other.job_id}/preview", json=asked).status_code == 201

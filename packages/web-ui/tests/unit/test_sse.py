@@ -73,15 +73,19 @@ def test_reconnect_with_last_event_id_skips_the_state_already_seen(client, backe
 
 
 class SignalsFirstRead:
-    """A JobStore that sets ``read`` once the stream has read the job (a fake, not a mock)."""
+    """A JobStore that sets ``read`` once the stream has read the job (a fake, not a
+    mock): the second read, the first being the route's check of who owns it."""
 
     def __init__(self, inner):
         self.inner = inner
         self.read = threading.Event()
+        self.reads = 0
 
     def get(self, job_id):
         job = self.inner.get(job_id)
-        self.read.set()
+        self.reads += 1
+        if self.reads >= 2:
+            self.read.set()
         return job
 
     def __getattr__(self, name):

@@ -19,3 +19,12 @@ def test_pages_write_byte_counts_in_the_shared_wording():
     size = build_templates().env.filters["size_words"]
     assert size(20 * 1024 ** 3) == "20.0 GB"
     assert size(500 * 1024 * 1024) == "500.0 MB"
+
+
+def test_every_mode_and_codec_has_a_label():
+    from shared_types.models import OutputMode, VideoCodec
+
+    from web_ui.templating import CODEC_LABELS, MODE_LABELS
+
+    assert set(MODE_LABELS) == set(OutputMode)
+    assert set(CODEC_LABELS) == set(VideoCodec)

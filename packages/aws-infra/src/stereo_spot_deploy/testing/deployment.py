@@ -111,7 +111,7 @@ class Stack:
 
 def apply_stack(terraform: Terraform, workdir: Path, url: str) -> Stack:
     """``terraform apply`` the data plane and the roles to moto at ``url``."""
-    (workdir / "main.tf").write_text(moto_root(url) + ROLES_CONFIG.format(
+    (workdir / "main.tf").write_text(moto_root(url, workdir) + ROLES_CONFIG.format(
         infra=INFRA, region=REGION, account=ACCOUNT, endpoint=ENDPOINT_NAME))
     terraform.init_offline(workdir)
     done = terraform.run(workdir, "apply", "-auto-approve", "-parallelism=30", timeout=280)
@@ -276,8 +276,9 @@ def operator_backend(stack: Stack) -> Any:
     from shared_types.settings import BackendSettings
 
     env = stack.backend_env()
-    settings = BackendSettings(**{k.removeprefix("STEREO_SPOT_").lower(): v
-                                  for k, v in env.items()})
+    # exactly the stack's values (and the defaults), not this process's environment
+    settings = BackendSettings.model_validate({k.removeprefix("STEREO_SPOT_").lower(): v
+                                               for k, v in env.items()})
     return build_backend(settings, client=lambda service: operator_client(stack, service))
 
 

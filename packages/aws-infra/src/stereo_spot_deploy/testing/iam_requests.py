@@ -22,7 +22,10 @@ _S3_ACTIONS = {
     "CompleteMultipartUpload": "s3:PutObject", "AbortMultipartUpload": "s3:AbortMultipartUpload",
     "ListParts": "s3:ListMultipartUploadParts", "PutObjectTagging": "s3:PutObjectTagging",
     "GetObjectTagging": "s3:GetObjectTagging",
+    "ListMultipartUploads": "s3:ListBucketMultipartUploads",
 }
+_S3_BUCKET_ACTIONS = ("s3:ListBucket", "s3:ListBucketMultipartUploads")
+_S3_PREFIX_KEYED = ("s3:ListBucket",)  # IAM gives s3:prefix to these only
 _SKIPPED_SERVICES = {"sts"}
 _SERVICE_PREFIX = {"sagemaker-runtime": "sagemaker", "monitoring": "cloudwatch"}
 
@@ -56,8 +59,9 @@ def _queue_arn(params: dict[str, Any], account: str, region: str) -> str:
 def _s3(op: str, params: dict[str, Any]) -> list[IamRequest]:
     action = _S3_ACTIONS.get(op, f"s3:{op}")
     bucket = f"arn:aws:s3:::{params['Bucket']}"
-    if action == "s3:ListBucket":
-        context = {"s3:prefix": params["Prefix"]} if "Prefix" in params else {}
+    if action in _S3_BUCKET_ACTIONS:
+        keyed = action in _S3_PREFIX_KEYED and "Prefix" in params
+        context = {"s3:prefix": params["Prefix"]} if keyed else {}
         return [IamRequest(action, bucket, context, op)]
     obj = f"{bucket}/{params['Key']}"
     out = [IamRequest(action, obj, {}, op)]

@@ -41,7 +41,14 @@ Calls moto lacks or drops:
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
+
+
+def install(owner: type, name: str, function: Callable[..., Any]) -> None:
+    """Put ``function`` on moto's class ``owner`` as its ``name`` (a new or replaced
+    method: moto's classes are patched on purpose, which static types cannot say)."""
+    setattr(owner, name, function)
 
 
 def table_resource(params: dict[str, Any], *, account: str, region: str) -> str:
@@ -62,7 +69,7 @@ def patch_dynamodb() -> None:
         return table_resource(getattr(self, "params", None) or {},
                               account=self.current_account, region=self.region)
 
-    DynamoHandler._determine_resource = determine_resource
+    install(DynamoHandler, "_determine_resource", determine_resource)
 
 
 def patch_sqs_queue_names() -> None:
@@ -78,7 +85,7 @@ def patch_sqs_queue_names() -> None:
             return f"arn:aws:sqs:{self.region}:{owner}:{name}"
         return original(self)
 
-    SQSResponse._determine_resource = determine_resource
+    install(SQSResponse, "_determine_resource", determine_resource)
 
 
 def patch_action_prefixes() -> None:
@@ -91,7 +98,7 @@ def patch_action_prefixes() -> None:
         if self._action.startswith("monitoring:"):
             self._action = "cloudwatch:" + self._action.removeprefix("monitoring:")
 
-    IAMRequestBase.__init__ = init
+    install(IAMRequestBase, "__init__", init)
 
 
 # A minimal Docker image manifest (schema 2), enough for ECR's PutImage.
@@ -134,8 +141,8 @@ def patch_presigned_s3() -> None:
             self._raise_access_denied()
         return None
 
-    S3IAMRequest.__init__ = init
-    S3IAMRequest.check_signature = check_signature
+    install(S3IAMRequest, "__init__", init)
+    install(S3IAMRequest, "check_signature", check_signature)
 
 
 def patch_sqs_redrive_allow_policy() -> None:
@@ -152,7 +159,7 @@ def patch_sqs_redrive_allow_policy() -> None:
             result[name] = policy
         return result
 
-    SQSBackend.get_queue_attributes = get_queue_attributes
+    install(SQSBackend, "get_queue_attributes", get_queue_attributes)
 
 
 def patch_autoscaling_tags() -> None:
@@ -179,10 +186,10 @@ def patch_autoscaling_tags() -> None:
     def list_tags_for_resource(self: Any) -> str:
         return json.dumps({"Tags": tags.get(self._get_param("ResourceARN"), {})})
 
-    R.register_scalable_target = register_scalable_target
-    R.tag_resource = tag_resource
-    R.untag_resource = untag_resource
-    R.list_tags_for_resource = list_tags_for_resource
+    install(R, "register_scalable_target", register_scalable_target)
+    install(R, "tag_resource", tag_resource)
+    install(R, "untag_resource", untag_resource)
+    install(R, "list_tags_for_resource", list_tags_for_resource)
 
 
 def patch_sagemaker_update_endpoint() -> None:
@@ -206,7 +213,7 @@ def patch_sagemaker_update_endpoint() -> None:
         endpoint.last_modified_time = utcnow()
         return ActionResult({"EndpointArn": endpoint.arn})
 
-    SageMakerResponse.update_endpoint = update_endpoint
+    install(SageMakerResponse, "update_endpoint", update_endpoint)
 
 
 def _build_env(project: dict[str, Any], overrides: list[dict[str, str]]) -> dict[str, str]:
@@ -233,7 +240,7 @@ def patch_codebuild_push() -> None:
                 repository, json.dumps(MANIFEST), env["IMAGE_TAG"])
         return result
 
-    CodeBuildResponse.start_build = start_build
+    install(CodeBuildResponse, "start_build", start_build)
 
 
 PATCHES = (patch_dynamodb, patch_sqs_queue_names, patch_action_prefixes, patch_presigned_s3,

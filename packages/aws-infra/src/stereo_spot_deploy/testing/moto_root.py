@@ -1,7 +1,7 @@
 """The Terraform root every moto test applies: the AWS provider pointed at a
 moto server, and the real data-plane module configured for it.
 
-Tests append their own blocks (roles, outputs) to ``moto_root(url)``, applied
+Tests append their own blocks (roles, outputs) to ``moto_root(url, workdir)``, applied
 on the server ``MOTO_SERVER`` starts (moto patched by ``moto_patches``). The
 data plane is applied with its deployed defaults but two values:
 ``cors_allowed_origins`` (required; deployed, it is the ALB's URL, which does
@@ -11,6 +11,7 @@ difference and why.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -42,7 +43,7 @@ provider "aws" {{
   }}
 }}
 module "data_plane" {{
-  source               = "{infra}/modules/data-plane"
+  source               = "{data_plane}"
   cors_allowed_origins = ["http://127.0.0.1:8000"]
   # moto serves plain HTTP and applies a bucket policy's Deny without reading
   # its aws:SecureTransport condition: the TLS-only policy would refuse all.
@@ -54,6 +55,9 @@ output "data_plane" {{
 """
 
 
-def moto_root(url: str) -> str:
-    """HCL for a root module that applies the data plane to the moto server at ``url``."""
-    return _TEMPLATE.format(url=url, region=REGION, infra=INFRA)
+def moto_root(url: str, workdir: Path) -> str:
+    """HCL for a root module in ``workdir`` that applies the data plane to the moto
+    server at ``url``. The module is sourced by a relative path, so Terraform uses
+    it in place (an absolute one is copied, away from the data_plane.json it reads)."""
+    data_plane = os.path.relpath(INFRA / "modules" / "data-plane", workdir)
+    return _TEMPLATE.format(url=url, region=REGION, data_plane=data_plane)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import email
 import email.policy
+import email.utils
 import hashlib
 import hmac
 import threading
@@ -52,7 +53,11 @@ def _form_parts(content_type: str, body: bytes) -> tuple[dict[str, str], bytes]:
     fields: dict[str, str] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition") or ""
+        if not isinstance(name, str):  # an RFC 2231 (charset, language, value) triple
+            name = email.utils.collapse_rfc2231_value(name)
         payload = part.get_payload(decode=True) or b""
+        if not isinstance(payload, bytes):
+            raise ValueError(f"form field {name!r} is not a plain part")
         if name == "file":
             return fields, payload
         fields[name.lower()] = payload.decode()

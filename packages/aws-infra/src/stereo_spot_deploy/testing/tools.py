@@ -87,12 +87,20 @@ def find_terraform(env: Mapping[str, str], tmp_dir: Path) -> Terraform:
     return Terraform(Path(binary), plugin_dir, cli_config)
 
 
+# modules/data-plane reads the data plane's one definition from shared-types
+DATA_PLANE_JSON = Path("shared-types/src/shared_types/data_plane.json")
+
+
 def copy_config(source: Path, dest: Path) -> Path:
-    """Copy a Terraform project's .tf files and modules (no .terraform, no state)."""
+    """Copy a Terraform project's .tf files and modules (no .terraform, no state),
+    and the data-plane definition beside it at the relative path its modules read."""
     def ignore(_dir: str, names: list[str]) -> set[str]:
         return {n for n in names if n.startswith((".terraform", "terraform.tfstate"))
                 or n in {"src", "tests", "docker", "tools", "backend.hcl"}}
     shutil.copytree(source, dest, ignore=ignore)
+    if (source / "modules" / "data-plane").is_dir():
+        (dest.parent / DATA_PLANE_JSON).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source.parent / DATA_PLANE_JSON, dest.parent / DATA_PLANE_JSON)
     return dest
 
 

@@ -14,8 +14,9 @@ def wait_until_final(backend: Backend, job_ids: list[str], timeout_s: float) -> 
     """Poll until every job is completed or failed; returns them (AssertionError on timeout)."""
     deadline = time.monotonic() + timeout_s
     while True:
-        jobs = {job_id: backend.jobs.get(job_id) for job_id in job_ids}
-        if all(j is not None and j.status.is_final for j in jobs.values()):
+        found = {job_id: backend.jobs.get(job_id) for job_id in job_ids}
+        jobs = {job_id: job for job_id, job in found.items() if job is not None}
+        if len(jobs) == len(found) and all(j.status.is_final for j in jobs.values()):
             return jobs
         if time.monotonic() > deadline:
             states = {k: (v.status.value if v else None) for k, v in jobs.items()}

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -49,6 +50,7 @@ from shared_types.testing.memory import (
     MemoryStorage,
     memory_backend,
 )
+from stereo_media.ffmpeg_runner import FfmpegRunner
 from video_worker.bootstrap import build_worker as build_video_worker
 from video_worker.inference import decode_segment_uploads
 from video_worker.inference_backend import InferenceResult
@@ -90,13 +92,15 @@ class Crash(Exception):
     """A worker process dies here (nothing after this line runs)."""
 
 
-class JoiningRunner:
+class JoiningRunner(FfmpegRunner):
     """ffmpeg stand-in: concat joins the listed files' bytes; any other run copies."""
 
     def __init__(self) -> None:
+        super().__init__("ffmpeg", timeout_s=60.0)  # never started: run is replaced
         self.crash = False
 
-    def run(self, args, *, on_tick=None, what="ffmpeg"):
+    def run(self, args: Sequence[str], *, on_tick: Callable[[], None] | None = None,
+            what: str = "ffmpeg") -> None:
         first = Path(args[args.index("-i") + 1])
         if self.crash:
             raise Crash(what)
@@ -180,6 +184,20 @@ class Pipeline(RuleBasedStateMachine):
         self.stalled_converters: list[SegmentPayload] = []
         self.stale_at_start = STALE_RUN_WRITES.count()
 
+    def _job(self, job_id: str) -> Job:
+        """The job ``job_id``; a job of this machine never disappears."""
+        job = self.backend.jobs.get(job_id)
+        if job is None:
+            raise AssertionError(f"{job_id} disappeared")
+        return job
+
+    def _flaky(self, name: str) -> FlakyQueue:
+        """The queue ``name`` as the FlakyQueue every backend of this machine wraps it in."""
+        queue = self.backend.queue(name)
+        if not isinstance(queue, FlakyQueue):
+            raise TypeError(f"make_backend must wrap queue {name} in a FlakyQueue")
+        return queue
+
     def teardown(self) -> None:
         if hasattr(self, "tmp"):
             self.tmp.cleanup()
@@ -198,9 +216,9 @@ class Pipeline(RuleBasedStateMachine):
 
     @rule(data=st.data())
     def press_retry(self, data) -> None:
-        failed = [j for j in self.sources if self.backend.jobs.get(j).status == JobStatus.FAILED]
+        failed = [j for j in self.sources if self._job(j).status == JobStatus.FAILED]
         if failed:
-            job = self.backend.jobs.get(data.draw(st.sampled_from(failed)))
+            job = self._job(data.draw(st.sampled_from(failed)))
             try:
                 retry_job(self.backend, job)
             except TransientStoreError:
@@ -210,9 +228,9 @@ class Pipeline(RuleBasedStateMachine):
     def press_cancel(self, data) -> None:
         """Cancel a job the lifecycle table lets move to ``cancelled``."""
         open_jobs = [j for j in self.sources
-                     if may_move(self.backend.jobs.get(j).status, JobStatus.CANCELLED)]
+                     if may_move(self._job(j).status, JobStatus.CANCELLED)]
         if open_jobs:
-            job = self.backend.jobs.get(data.draw(st.sampled_from(open_jobs)))
+            job = self._job(data.draw(st.sampled_from(open_jobs)))
             try:
                 cancel_job(self.backend, job)
             except TransientStoreError:
@@ -246,9 +264,10 @@ class Pipeline(RuleBasedStateMachine):
 
     @rule()
     def crash_the_reassembler_mid_join(self) -> None:
-        [message] = self.backend.reassembly_queue.receive(visibility_s=VISIBILITY_S) or [None]
-        if message is None:
+        messages = self.backend.reassembly_queue.receive(visibility_s=VISIBILITY_S)
+        if not messages:
             return
+        [message] = messages
         self.runner.crash = True
         try:
             handle_reassembly(parse_reassembly_message(message), self.media.deps)
@@ -261,13 +280,13 @@ class Pipeline(RuleBasedStateMachine):
 
     @rule(name=st.sampled_from(QUEUES))
     def duplicate_a_message(self, name: str) -> None:
-        queue = self.backend.queue(name)
+        queue = self._flaky(name)
         for message in queue.receive(visibility_s=0.0):
             queue._inner.send(message.body)  # the adversary's copy always arrives
 
     @rule(name=st.sampled_from(QUEUES), n=st.integers(1, 2))
     def fail_the_next_sends(self, name: str, n: int) -> None:
-        self.backend.queue(name).fail_sends = n
+        self._flaky(name).fail_sends = n
 
     @rule(seconds=st.sampled_from([LEASE_S + 1, STUCK_S + 1]))
     def let_time_pass(self, seconds: float) -> None:
@@ -284,6 +303,7 @@ class Pipeline(RuleBasedStateMachine):
         for message in self.backend.chunking_queue.receive(visibility_s=VISIBILITY_S):
             for record in parse_s3_event_body(message.body):
                 job_id = keys.parse_source_key(record.key)
+                assert job_id is not None, record.key  # the chunking queue carries sources
                 run = self._claim(job_id)
                 if run is not None:
                     self.stalled_chunkers.append((job_id, run))
@@ -326,8 +346,9 @@ class Pipeline(RuleBasedStateMachine):
     @invariant()
     def completed_jobs_are_their_own_source_in_order(self) -> None:
         for job_id, (source, total) in getattr(self, "sources", {}).items():
-            job = self.backend.jobs.get(job_id)
+            job = self._job(job_id)
             if job.status == JobStatus.COMPLETED:
+                assert job.final_key is not None, job_id
                 final = self.backend.output_storage.get_bytes(job.final_key)
                 assert final == expected_final(source, total, job.run), job_id
             if job.status == JobStatus.FAILED:
@@ -344,7 +365,7 @@ class Pipeline(RuleBasedStateMachine):
         """What reassembly would join is only the job's current run, made from its
         own source (a zombie's late segment or output never lands there)."""
         for job_id, (source, _) in getattr(self, "sources", {}).items():
-            job = self.backend.jobs.get(job_id)
+            job = self._job(job_id)
             for c in run_completions(self.backend, job):
                 if not self.backend.output_storage.exists(c.output_key):
                     continue  # the job was deleted or its output dropped (Retry re-converts)
@@ -355,15 +376,15 @@ class Pipeline(RuleBasedStateMachine):
     def check_every_job_ends(self) -> None:
         """Without the adversary, a bounded number of sweeps ends every job."""
         for queue in QUEUES:
-            self.backend.queue(queue).fail_sends = 0
+            self._flaky(queue).fail_sends = 0
         for _ in range(2 * (MAX_RESENDS + MAX_ATTEMPTS) + 4):
             self._drain()
-            if all(self.backend.jobs.get(j).status.is_final for j in self.sources):
+            if all(self._job(j).status.is_final for j in self.sources):
                 return
             self.expire_leases(STUCK_S + VISIBILITY_S + 1)
             self._janitor()
-        stuck = {j: self.backend.jobs.get(j).status for j in self.sources
-                 if not self.backend.jobs.get(j).status.is_final}
+        stuck = {j: self._job(j).status for j in self.sources
+                 if not self._job(j).status.is_final}
         raise AssertionError(f"jobs left without an answer: {stuck}")
 
     # -- helpers ------------------------------------------------------------------------
@@ -391,7 +412,9 @@ class Pipeline(RuleBasedStateMachine):
         messages = queue.receive(visibility_s=VISIBILITY_S)
         for message in messages:
             for record in parse_s3_event_body(message.body):
-                self._chunk(keys.parse_source_key(record.key))
+                job_id = keys.parse_source_key(record.key)
+                assert job_id is not None, record.key  # the chunking queue carries sources
+                self._chunk(job_id)
             queue.delete(message)
         return bool(messages)
 
@@ -403,7 +426,7 @@ class Pipeline(RuleBasedStateMachine):
     def _claim(self, job_id: str) -> int | None:
         """The chunker's claim: the job's next run, taken conditionally (as
         media_worker.chunking does)."""
-        job = self.backend.jobs.get(job_id)
+        job = self._job(job_id)
         if job.status not in transitions.CHUNKABLE:
             return None
         try:
@@ -414,7 +437,7 @@ class Pipeline(RuleBasedStateMachine):
 
     def _write_run(self, job_id: str, run: int, *, checked: bool) -> None:
         backend, (_, total) = self.backend, self.sources[job_id]
-        job = backend.jobs.get(job_id)
+        job = self._job(job_id)
         if not backend.input_storage.exists(keys.source_key(job_id)):
             return  # cancelled meanwhile: its source is gone (a real chunker holds a copy)
         source = backend.input_storage.get_bytes(keys.source_key(job_id))
@@ -455,6 +478,21 @@ def property_test(machine_class: type[Pipeline], *, examples: int, steps: int):
                              suppress_health_check=[HealthCheck.too_slow,
                                                     HealthCheck.filter_too_much])
     return case
+
+
+# Fixed scenarios the random search finds only sometimes, replayed on each backend.
+# A two-segment job whose reassembly trigger's send is lost: the sweep re-sends it.
+LOST_REASSEMBLY_TRIGGER = (
+    ("upload", 2), ("deliver", "chunking"), ("deliver", "video-worker"),
+    ("deliver", "video-worker"), ("deliver", "segment-output"),
+    ("fail_the_next_sends", "reassembly", 1), ("deliver", "segment-output"))
+# A chunker stalls past STUCK_S, its job is chunked again as run 2, then it wakes
+# and writes run 1's segments late without checking: those must be refused.
+LATE_ZOMBIE_CHUNKER = (
+    ("upload", 2), ("stall_a_chunker",), ("let_time_pass", STUCK_S + 1),
+    ("deliver", "chunking"), ("wake_a_stalled_chunker", False),
+    ("deliver", "video-worker"), ("deliver", "video-worker"),
+    ("deliver", "video-worker"), ("deliver", "video-worker"))
 
 
 def replay(*steps, machine_class: type[PipelineWithEnding] = PipelineWithEnding) -> dict:

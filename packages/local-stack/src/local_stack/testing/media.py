@@ -28,10 +28,11 @@ def video_facts(path: Path) -> VideoFacts:
         frames, last_pts = 0, 0.0
         for frame in container.decode(stream):
             frames += 1
-            if frame.pts is not None:
+            if frame.pts is not None and frame.time_base is not None:
                 last_pts = float(frame.pts * frame.time_base)
         rate = float(stream_rate(stream) or 0)
-        start = float(stream.start_time * stream.time_base) if stream.start_time else 0.0
+        start = (float(stream.start_time * stream.time_base)
+                 if stream.start_time and stream.time_base else 0.0)
         duration = last_pts - start + (1.0 / rate if rate else 0.0)
         return VideoFacts(stream.codec_context.width, stream.codec_context.height,
                           frames, duration, has_audio)

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stereo_media.frame_rate import stream_rate
+from stereo_media.side_data import side_data, side_data_names
 from stereo_media.stream_names import codec_name
+from stereo_media.timestamps import seconds
 
 _STEREO_SIDE_DATA = "STEREO3D"
 
@@ -64,7 +66,7 @@ def media_facts(path: Path) -> MediaFacts:
         streams = tuple(_stream_facts(s) for s in c.streams if s.type in
                         ("video", "audio", "subtitle"))
         chapters = tuple(
-            (float(ch["start"] * ch["time_base"]), float(ch["end"] * ch["time_base"]),
+            (seconds(ch["start"], ch["time_base"]), seconds(ch["end"], ch["time_base"]),
              ch["metadata"].get("title", "")) for ch in c.chapters())
         tags = {k.lower(): v for k, v in c.metadata.items()}
         timecode = next((v for tags in [*(s.metadata for s in c.streams), c.metadata]
@@ -81,14 +83,16 @@ def media_facts(path: Path) -> MediaFacts:
                 first = frame
             frames += 1
             if frame.pts is not None:
-                t = float(frame.pts * frame.time_base)
+                t = seconds(frame.pts, frame.time_base)
                 start = t if start is None else min(start, t)
                 last_pts = max(last_pts, t)
         rate = float(stream_rate(video) or 0)
         duration = last_pts - (start or 0.0) + (1.0 / rate if rate else 0.0)
-        types = {sd.type.name for sd in first.side_data} if first is not None else set()
-        packing = next((sd for sd in first.side_data if sd.type.name == _STEREO_SIDE_DATA),
-                       None) if first is not None else None
+        if first is None:
+            raise ValueError(f"{path} has no video frames")
+        types = side_data_names(first)
+        packing = next((sd for sd in side_data(first) if sd.type.name == _STEREO_SIDE_DATA),
+                       None)
         return MediaFacts(
             streams=streams, chapters=chapters, tags=tags, cues=cues,
             width=first.width, height=first.height, frames=frames, duration_s=duration,
@@ -131,7 +135,7 @@ def _telemetry(path: Path) -> tuple[tuple[float, bytes], ...]:
         return ()
     with av.open(str(path)) as c:
         stream = c.streams[formats.index("gpmd")]
-        return tuple((round(float(p.pts * p.time_base), 6), bytes(p))
+        return tuple((round(seconds(p.pts, p.time_base), 6), bytes(p))
                      for p in c.demux(stream) if p.size)
 
 
@@ -197,7 +201,7 @@ def frame_packing_arrangements(path: Path) -> list[tuple[int, int, int]]:
         views = re.search(r"content_interpretation_type +[01]+ = (\d+)", line)
         if views and found:
             found[-1][2] = int(views.group(1))
-    return [tuple(f) for f in found]
+    return [(at, kind, views) for at, kind, views in found]
 
 
 def ffmpeg_decode_error(path: Path, *, seek_s: float | None = None) -> str | None:

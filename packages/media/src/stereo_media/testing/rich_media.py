@@ -16,7 +16,7 @@ from pathlib import Path
 
 from stereo_media.ffmpeg import ffmpeg_path
 from stereo_media.source_streams import QUICKTIME_PREFIXES
-from stereo_media.subtitle_cues import format_srt
+from stereo_media.subtitle_cues import TextCue, format_srt
 
 # HDR10 mastering display (BT.2020 primaries, D65, 1000/0.0001 nits) in x265's syntax.
 MASTER_DISPLAY = "G(8500,39850)B(6550,2300)R(35400,14600)WP(15635,16450)L(10000000,1)"
@@ -35,12 +35,7 @@ class AudioTrack:
     channels: int = 2
 
 
-@dataclass(frozen=True)
-class Cue:
-    start_s: float
-    end_s: float
-    text: str
-
+Cue = TextCue  # a fixture's subtitle cue is the toolkit's
 
 @dataclass(frozen=True)
 class Chapter:
@@ -198,10 +193,10 @@ def _add_data_track(video: Path, dest: Path, samples: tuple[bytes, ...]) -> Path
             packet = av.Packet(sample)
             packet.stream, packet.pts, packet.dts, packet.duration = data, i * 1000, i * 1000, 1000
             out.mux(packet)
-        for packet in src.demux(src.streams.video[0]):
-            if packet.dts is not None:
-                packet.stream = picture
-                out.mux(packet)
+        for video_packet in src.demux(src.streams.video[0]):
+            if video_packet.dts is not None:
+                video_packet.stream = picture
+                out.mux(video_packet)
     return dest
 
 

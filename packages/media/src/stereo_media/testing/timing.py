@@ -16,6 +16,7 @@ import subprocess
 from pathlib import Path
 
 from stereo_media.ffmpeg import ffmpeg_path
+from stereo_media.timestamps import seconds
 
 FLASH_LUMA = 200  # mean luma above this is the flash (the rest of the picture is grey)
 BEEP_LEVEL = 0.3  # amplitude above this is the beep (the rest of the sound is silence)
@@ -152,7 +153,7 @@ def frame_times(path: Path) -> list[float]:
 
     with av.open(str(path)) as container:
         start = (container.start_time or 0) / 1e6
-        return [float(f.pts * f.time_base) - start for f in container.decode(video=0)]
+        return [seconds(f.pts, f.time_base) - start for f in container.decode(video=0)]
 
 
 def flash_time(path: Path) -> float | None:
@@ -163,7 +164,7 @@ def flash_time(path: Path) -> float | None:
         start = (container.start_time or 0) / 1e6
         for frame in container.decode(video=0):
             if frame.to_ndarray(format="gray").mean() > FLASH_LUMA:
-                return float(frame.pts * frame.time_base) - start
+                return seconds(frame.pts, frame.time_base) - start
     return None
 
 
@@ -178,5 +179,6 @@ def beep_time(path: Path) -> float | None:
             samples = np.abs(frame.to_ndarray()).max(axis=0)
             loud = np.flatnonzero(samples > BEEP_LEVEL)
             if loud.size:
-                return float(frame.pts * frame.time_base) + loud[0] / frame.sample_rate - start
+                return (seconds(frame.pts, frame.time_base) + loud[0] / frame.sample_rate
+                        - start)
     return None

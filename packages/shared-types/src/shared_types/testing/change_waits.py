@@ -19,15 +19,17 @@ class RecordedWaits:
         self.begun = threading.Semaphore(0)
         self.answers: list[bool] = []
         real = getattr(cls, method)
-        if inspect.iscoroutinefunction(real):
-            async def recorded(waiter, timeout_s):
-                self.begun.release()
-                return self._answered(await real(waiter, timeout_s))
-        else:
-            def recorded(waiter, timeout_s):
-                self.begun.release()
-                return self._answered(real(waiter, timeout_s))
-        monkeypatch.setattr(cls, method, recorded)
+
+        async def recorded_async(waiter, timeout_s):
+            self.begun.release()
+            return self._answered(await real(waiter, timeout_s))
+
+        def recorded(waiter, timeout_s):
+            self.begun.release()
+            return self._answered(real(waiter, timeout_s))
+
+        monkeypatch.setattr(cls, method,
+                            recorded_async if inspect.iscoroutinefunction(real) else recorded)
 
     def _answered(self, rung: bool) -> bool:
         self.answers.append(rung)

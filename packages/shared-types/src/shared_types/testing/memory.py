@@ -15,7 +15,7 @@ from shared_types.errors import (
     JobNotFoundError,
     LeaseLostError,
 )
-from shared_types.job_updates import apply_job_update, job_sort_time
+from shared_types.job_updates import apply_job_update, condition_failure, job_sort_time
 from shared_types.models import (
     IN_PROGRESS_STATUSES,
     Job,
@@ -56,12 +56,8 @@ class MemoryJobStore:
             job = self._jobs.get(job_id)
             if job is None:
                 raise JobNotFoundError(job_id)
-            if expected_status is not None and job.status not in expected_status:
-                raise ConditionFailedError(
-                    f"job {job_id} is {job.status}, expected one of {sorted(expected_status)}")
-            if expected_run is not None and job.run != expected_run:
-                raise ConditionFailedError(f"job {job_id} is in run {job.run}, "
-                                           f"not {expected_run}")
+            if failure := condition_failure(job, expected_status, expected_run):
+                raise failure
             new = apply_job_update(job, changes)
             self._jobs[job_id] = new
             return new.model_copy(deep=True)
@@ -273,7 +269,7 @@ class MemoryQueue:
 
     def _lease(self, max_messages: int, visibility_s: float) -> list[Message]:
         t = self._clock()
-        out = []
+        out: list[Message] = []
         for mid, m in sorted(self._msgs.items(), key=lambda kv: kv[1]["seq"]):
             if len(out) >= max_messages:
                 break

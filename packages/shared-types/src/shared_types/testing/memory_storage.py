@@ -118,11 +118,18 @@ class MemoryStorage:
         return upload
 
     def presign_part(self, key: str, upload_id: str, part_number: int, *,
-                     expires_s: int = 3600) -> str:
+                     expires_s: int = 3600, content_length: int | None = None) -> str:
         if not 1 <= part_number <= 10_000:
             raise ValueError(f"part number {part_number} is outside 1..10000")
         self._upload(key, upload_id)
-        return f"memory://{self.bucket}/{key}?op=part&upload={upload_id}&part={part_number}"
+        length = "" if content_length is None else f"&length={int(content_length)}"
+        return (f"memory://{self.bucket}/{key}?op=part&upload={upload_id}"
+                f"&part={part_number}{length}")
+
+    def open_uploads(self, key: str) -> builtins.list[str]:
+        with self._lock:
+            return [upload_id for upload_id, upload in self._uploads.items()
+                    if upload["key"] == key]
 
     def put_part(self, url: str, data: bytes) -> None:
         """What a browser's PUT to a ``presign_part`` URL does (test helper)."""
@@ -131,6 +138,9 @@ class MemoryStorage:
         key = parts.path.lstrip("/")
         with self._lock:
             upload = self._upload(key, query["upload"])
+            if "length" in query and len(data) != int(query["length"]):
+                raise ValueError(f"the part URL is signed for {query['length']} bytes, "
+                                 f"not {len(data)}")  # S3: SignatureDoesNotMatch
             upload["parts"][int(query["part"])] = data
 
     def list_parts(self, key: str, upload_id: str) -> builtins.list[UploadedPart]:

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Literal
 
 
 def free_port() -> int:
@@ -17,7 +18,8 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve_in_thread(app, port: int | None = None, *, lifespan: str = "off") -> Iterator[str]:
+def serve_in_thread(app, port: int | None = None, *,
+                    lifespan: Literal["auto", "on", "off"] = "off") -> Iterator[str]:
     """Yield the base URL while uvicorn serves ``app`` on 127.0.0.1 in a thread
     (a free port unless given); stop it afterwards. Needs uvicorn installed."""
     import uvicorn

@@ -29,7 +29,8 @@ def depth_anything_config(name: str):
     from transformers import DepthAnythingConfig, Dinov2Config
 
     hidden, layers, heads, out_indices, neck, fusion = _SIZES[name]
-    backbone = Dinov2Config(
+    # transformers' signature names it _out_indices; out_indices is what it reads
+    backbone = Dinov2Config(  # type: ignore[call-arg]
         hidden_size=hidden,
         num_hidden_layers=layers,
         num_attention_heads=heads,

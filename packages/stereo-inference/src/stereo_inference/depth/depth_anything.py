@@ -79,11 +79,14 @@ class DepthAnythingDepth:
         disk, on the same device gives the same (stateless) estimator.
         """
         folder = model_folder(name, models_dir)
-        if not is_installed(name, models_dir):
+        if folder is None or not is_installed(name, models_dir):
             raise ModelNotInstalledError(missing_model_message(name, models_dir))
         stamp = (folder / "config.json").stat().st_mtime_ns
         resolution = resolution or preprocessor_resolution(folder)
-        return _load_cached(cls, name, str(folder.resolve()), str(device), resolution, stamp)
+        # a class is hashable; mypy's Hashable check of a class object is a known
+        # false positive (its metaclass __hash__ is read as an instance method)
+        return _load_cached(cls, name, str(folder.resolve()), str(device),  # type: ignore[arg-type]
+                            resolution, stamp)
 
     @classmethod
     def _load_uncached(

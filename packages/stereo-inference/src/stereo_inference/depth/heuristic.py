@@ -72,7 +72,7 @@ NEW_CONTENT = 0.02
 
 class HeuristicDepth:
     name = "heuristic"
-    max_batch = None  # cheap per frame: any batch fits
+    max_batch: int | None = None  # cheap per frame: any batch fits
     lookahead = MAX_FRAMES  # frames after a batch it reads a shot's first frames against
 
     def __init__(self, device) -> None:

@@ -78,7 +78,7 @@ class DepthVideo:
                 f"depth video {self.path.name} ended before the source") from None
         except av.FFmpegError as exc:
             raise InvalidInputError(f"cannot decode depth video {self.path.name}: {exc}") from exc
-        plane = frame.to_ndarray(format="gray16le").astype(np.float32) / 65535.0
+        plane: np.ndarray = frame.to_ndarray(format="gray16le").astype(np.float32) / 65535.0
         plane = cv2.resize(plane, self._size, interpolation=cv2.INTER_AREA)
         return rotate(plane, "gray", self._turns) if self._turns else plane
 

@@ -57,7 +57,7 @@ class FlowField:
     iterations per patch (cheaper, the same depth on the quality bench)."""
 
     def __init__(self, patch_stride: int | None = None) -> None:
-        self._dis = cv2.DISOpticalFlow_create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
+        self._dis = cv2.DISOpticalFlow.create(cv2.DISOPTICAL_FLOW_PRESET_ULTRAFAST)
         self._dis.setFinestScale(0)
         self._dis.setGradientDescentIterations(6)
         if patch_stride is not None:  # sparser patches: cheaper (the preset's is 4)
@@ -75,11 +75,13 @@ class FlowField:
 
     def _calc(self, cur: np.ndarray, prev: np.ndarray) -> np.ndarray:
         h, w = cur.shape
+        # cv2's stub requires the output flow array; OpenCV takes None (allocate it)
         if min(h, w) >= MIN_FLOW_SIDE:
-            return self._dis.calc(cur, prev, None)
+            return self._dis.calc(cur, prev, None)  # type: ignore[call-overload]
         big = (max(w, MIN_FLOW_SIDE), max(h, MIN_FLOW_SIDE))
-        flow = self._dis.calc(cv2.resize(cur, big, interpolation=cv2.INTER_LINEAR),
-                              cv2.resize(prev, big, interpolation=cv2.INTER_LINEAR), None)
+        flow = self._dis.calc(  # type: ignore[call-overload]
+            cv2.resize(cur, big, interpolation=cv2.INTER_LINEAR),
+            cv2.resize(prev, big, interpolation=cv2.INTER_LINEAR), None)
         flow = cv2.resize(flow, (w, h), interpolation=cv2.INTER_AREA)
         return flow * np.array([w / big[0], h / big[1]], np.float32)
 
@@ -111,6 +113,7 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
         across = _across(ru, rv, du, dv, norm2, weight.ravel())
         if best is None or LATERAL_SLACK * across < best[0]:
             best = (across, ru, rv, du, dv, norm2)
+    assert best is not None  # the loop above ran: both hypotheses were fitted
     _, ru, rv, du, dv, norm2 = best
     inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
     inv = inv if _positive_side(inv, weight.ravel()) else -inv

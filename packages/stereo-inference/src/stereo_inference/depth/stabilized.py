@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from typing import Any
 
 import cv2
 import numpy as np
@@ -54,7 +55,8 @@ class FlowStabilized:
         self.device = getattr(inner, "device", "cpu")
         self._flow = FlowField()
         self._prev: np.ndarray | None = None  # last grey frame (uint8, FLOW_WIDTH wide)
-        self._held = None  # last result (h,w) float32: numpy, or a tensor on the input's device
+        # last result (h,w) float32: numpy, or a tensor on the input's device
+        self._held: Any = None
         self._since = 0  # frames since the model last ran
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
@@ -239,7 +241,8 @@ def _uploaded(motions: list, device, size: tuple[int, int]) -> tuple[list, tuple
     small_flow, small_consistency = packed[..., :2], packed[..., 2]
     flow, consistency = _resized(small_flow, small_consistency, size)
     grid, weight = sampling_grid(flow), _blend_weight(consistency)
-    out, i = [], 0
+    out: list[_Moved | None] = []
+    i = 0
     for motion in motions:
         if motion is None:
             out.append(None)

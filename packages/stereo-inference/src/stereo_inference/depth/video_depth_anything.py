@@ -68,8 +68,10 @@ class VideoDepthAnything(nn.Module):
             return out
 
         base = self.base
-        ph = pixel_values.shape[-2] // base.config.patch_size
-        pw = pixel_values.shape[-1] // base.config.patch_size
+        # transformers types patch_size as an int or a pair; these models' is an int
+        patch = base.config.patch_size
+        patch = patch if isinstance(patch, int) else int(patch[0])
+        ph, pw = pixel_values.shape[-2] // patch, pixel_values.shape[-1] // patch
         maps = base.backbone.forward_with_filtered_kwargs(pixel_values).feature_maps
         maps = list(base.neck.reassemble_stage(maps, ph, pw))
         maps[2], maps[3] = temporal(0, maps[2]), temporal(1, maps[3])
@@ -102,7 +104,7 @@ class VideoDepthAnythingDepth:
         from stereo_models.depth_models import is_installed, missing_model_message, model_folder
 
         folder = model_folder(name, models_dir)
-        if not is_installed(name, models_dir):
+        if folder is None or not is_installed(name, models_dir):
             raise ModelNotInstalledError(missing_model_message(name, models_dir))
         stamp = (folder / "config.json").stat().st_mtime_ns
         model = _load_model(name, str(folder.resolve()), str(device), stamp)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from sse_starlette import EventSourceResponse
 
-from web_ui import jobs as job_service
-from web_ui.dependencies import BackendDep, EtaDep, SettingsDep
+from web_ui.dependencies import BackendDep, EtaDep, JobDep, SettingsDep
 from web_ui.sse import progress_response
 
 router = APIRouter()
@@ -14,9 +13,8 @@ router = APIRouter()
 
 @router.get("/jobs/{job_id}/events", include_in_schema=False)
 async def job_events(
-    request: Request, job_id: str, backend: BackendDep, settings: SettingsDep, eta: EtaDep,
+    request: Request, job: JobDep, backend: BackendDep, settings: SettingsDep, eta: EtaDep,
 ) -> EventSourceResponse:
-    canonical = job_service.parse_job_id(job_id)
     return progress_response(
-        request, backend, canonical, eta, poll_s=settings.sse_poll_s, ping_s=settings.sse_ping_s
+        request, backend, job.job_id, eta, poll_s=settings.sse_poll_s, ping_s=settings.sse_ping_s
     )

@@ -6,11 +6,13 @@ from contextlib import suppress
 from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import RedirectResponse, Response
 from shared_types.cancel import cancel_job
 from shared_types.dtos import CreateJobRequest
 from shared_types.failure import retry_refusal
 from shared_types.models import (
+    CROSS_EYED_MODES,
     AnaglyphMethod,
     Container,
     ConversionParams,
@@ -18,20 +20,24 @@ from shared_types.models import (
     DynamicRange,
     JobStatus,
     OutputMode,
+    VideoCodec,
 )
 from shared_types.retry import retry_job
 
 from web_ui import jobs as job_service
 from web_ui import lifecycle, uploads, webhooks
 from web_ui.comfort_chart import job_comfort_chart
-from web_ui.comfort_form import ComfortFields, ViewingFields
+from web_ui.comfort_form import ComfortFields, ViewingFields, form_model
 from web_ui.dependencies import (
+    LIMITED_FORM,
     SAFE_FORM,
     BackendDep,
     DepthDefaultsDep,
     EtaDep,
+    JobDep,
     SettingsDep,
     TemplatesDep,
+    UserDep,
 )
 from web_ui.errors import JobStateError
 from web_ui.model_choice import resolve_params
@@ -46,8 +52,8 @@ RECENT_JOBS = 10
 
 @router.get("/")
 def dashboard(request: Request, backend: BackendDep, settings: SettingsDep,
-              templates: TemplatesDep) -> Response:
-    listing = job_service.list_jobs(backend, limit=RECENT_JOBS)
+              templates: TemplatesDep, user: UserDep) -> Response:
+    listing = job_service.list_jobs(backend, user, limit=RECENT_JOBS)
     recent = listing.recent(RECENT_JOBS)
     posters = job_service.poster_urls(recent)
     return render(templates, request, "index.html",
@@ -60,18 +66,20 @@ def dashboard(request: Request, backend: BackendDep, settings: SettingsDep,
 @router.get("/jobs")
 def job_list(
     request: Request, backend: BackendDep, settings: SettingsDep, templates: TemplatesDep,
+    user: UserDep,
     cursor: Annotated[str | None, Query(max_length=job_service.MAX_CURSOR_LENGTH)] = None,
 ) -> Response:
-    listing = job_service.list_jobs(backend, limit=settings.page_size, cursor=cursor)
+    listing = job_service.list_jobs(backend, user, limit=settings.page_size, cursor=cursor)
     posters = job_service.poster_urls(listing.jobs)
     return render(templates, request, "jobs.html",
                   {"listing": listing, "cursor": cursor, "posters": posters})
 
 
-@router.post("/jobs", dependencies=SAFE_FORM)
+@router.post("/jobs", dependencies=LIMITED_FORM)
 def create_job(
     backend: BackendDep,
     settings: SettingsDep,
+    user: UserDep,
     defaults: DepthDefaultsDep,
     comfort: ComfortFields,
     viewing: ViewingFields,
@@ -84,30 +92,38 @@ def create_job(
     container: Annotated[Container, Form()] = Container.MP4,
     dynamic_range: Annotated[DynamicRange, Form()] = DynamicRange.KEEP,
     subtitles_3d: Annotated[bool, Form()] = False,
+    codec: Annotated[VideoCodec, Form()] = VideoCodec.X264,
+    cross_eyed: Annotated[bool, Form()] = False,
+    start_s: Annotated[float | None, Form(ge=0.0)] = None,
+    end_s: Annotated[float | None, Form(gt=0.0)] = None,
     webhook_url: Annotated[str | None, Form(max_length=2000)] = None,
     preview: Annotated[bool, Form()] = False,
 ) -> Response:
     chosen = {"depth_model": depth_model} if depth_model else {}
-    params = resolve_params(ConversionParams(
-        divergence=divergence, convergence=convergence, anaglyph_method=anaglyph_method,
-        dynamic_range=dynamic_range, subtitles_3d=subtitles_3d, **chosen, **comfort,
-        **viewing,
+    params = resolve_params(form_model(
+        ConversionParams, divergence=divergence, convergence=convergence,
+        anaglyph_method=anaglyph_method, dynamic_range=dynamic_range,
+        subtitles_3d=subtitles_3d, codec=codec,
+        cross_eyed=cross_eyed, start_s=start_s, end_s=end_s, **chosen, **comfort, **viewing,
     ), settings, defaults)
+    if cross_eyed and mode not in CROSS_EYED_MODES:  # said on the form, not after the upload
+        raise RequestValidationError([{
+            "type": "value_error", "loc": ("body", "cross_eyed"), "input": cross_eyed,
+            "msg": "cross-eyed is for the side-by-side formats (full or half width)"}])
     hook = webhooks.form_url(webhook_url, settings.webhook_policy)
     job = job_service.create_job(
-        backend, CreateJobRequest(mode=mode, title=title, params=params, container=container,
-                                  webhook_url=hook, preview=preview),
-        depth_notice=defaults.notice_for(params.depth_model),
+        backend, form_model(CreateJobRequest, mode=mode, title=title, params=params,
+                             container=container, webhook_url=hook, preview=preview),
+        user, depth_notice=defaults.notice_for(params.depth_model),
     )
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
 
 @router.get("/jobs/{job_id}")
 def job_page(
-    request: Request, job_id: str, backend: BackendDep, settings: SettingsDep, eta: EtaDep,
+    request: Request, job: JobDep, backend: BackendDep, settings: SettingsDep, eta: EtaDep,
     templates: TemplatesDep, defaults: DepthDefaultsDep,
 ) -> Response:
-    job = job_service.load_job(backend, job_id)
     context: dict = {
         "job": job,
         "progress": snapshot(backend, job, eta),
@@ -140,15 +156,13 @@ def job_page(
 
 
 @router.get("/jobs/{job_id}/play")
-def play(job_id: str, backend: BackendDep, settings: SettingsDep) -> Response:
-    job = job_service.load_job(backend, job_id)
+def play(job: JobDep, backend: BackendDep, settings: SettingsDep) -> Response:
     urls = job_service.playback(backend, job, expires_s=settings.playback_url_expires_s)
     return RedirectResponse(urls.url, status_code=307)
 
 
 @router.get("/jobs/{job_id}/poster")
-def poster(job_id: str, backend: BackendDep, settings: SettingsDep) -> Response:
-    job = job_service.load_job(backend, job_id)
+def poster(job: JobDep, backend: BackendDep, settings: SettingsDep) -> Response:
     location = job_service.poster_location(backend, job,
                                            expires_s=settings.playback_url_expires_s)
     # briefly cached: a running job's poster appears once its source is probed
@@ -157,23 +171,20 @@ def poster(job_id: str, backend: BackendDep, settings: SettingsDep) -> Response:
 
 
 @router.post("/jobs/{job_id}/cancel", dependencies=SAFE_FORM)
-def cancel(job_id: str, backend: BackendDep) -> Response:
-    job = job_service.load_job(backend, job_id)
+def cancel(job: JobDep, backend: BackendDep) -> Response:
     cancel_job(backend, job)
     lifecycle.discard_clip(backend, job.preview_job_id)  # its preview goes with it
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
 
 @router.post("/jobs/{job_id}/retry", dependencies=SAFE_FORM)
-def retry(job_id: str, backend: BackendDep) -> Response:
-    job = job_service.load_job(backend, job_id)
+def retry(job: JobDep, backend: BackendDep) -> Response:
     retry_job(backend, job)
     return RedirectResponse(f"/jobs/{job.job_id}", status_code=303)
 
 
 @router.post("/jobs/{job_id}/delete", dependencies=SAFE_FORM)
-def delete(job_id: str, backend: BackendDep) -> Response:
-    job = job_service.load_job(backend, job_id)
+def delete(job: JobDep, backend: BackendDep) -> Response:
     lifecycle.delete_job(backend, job.job_id)
     lifecycle.discard_clip(backend, job.preview_job_id)
     return RedirectResponse("/jobs", status_code=303)

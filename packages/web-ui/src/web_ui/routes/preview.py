@@ -11,7 +11,6 @@ from shared_types.dtos import JobView, PreviewRequest, PreviewSettings
 from shared_types.models import DepthModel
 from shared_types.preview import convert_whole, start_clip
 
-from web_ui import jobs as job_service
 from web_ui.comfort_form import ComfortFields
 from web_ui.dependencies import (
     SAFE_API,
@@ -19,6 +18,7 @@ from web_ui.dependencies import (
     BackendDep,
     DepthDefaultsDep,
     EtaDep,
+    JobDep,
     SettingsDep,
 )
 from web_ui.depth_upload import has_depth_video
@@ -37,11 +37,10 @@ Chosen = Annotated[DepthModel | None, Form()]  # the depth model picked in the p
 
 @router.post("/api/jobs/{job_id}/preview", status_code=201, dependencies=SAFE_API,
              tags=["jobs"])
-def api_preview(job_id: str, body: PreviewRequest, backend: BackendDep, eta: EtaDep,
+def api_preview(job: JobDep, body: PreviewRequest, backend: BackendDep, eta: EtaDep,
                 settings: SettingsDep, defaults: DepthDefaultsDep) -> JobView:
     """Convert 10 s of a held job from ``start_s``; returns the clip job (poll it,
     then play it with its playback URLs)."""
-    job = job_service.load_job(backend, job_id)
     refuse_clips_of_imported_depth(backend, job)
     params = resolve_params(with_settings(job.params, body), settings, defaults)
     clip = start_clip(backend, job, body.start_s, params)
@@ -50,20 +49,18 @@ def api_preview(job_id: str, body: PreviewRequest, backend: BackendDep, eta: Eta
 
 
 @router.post("/api/jobs/{job_id}/convert", dependencies=SAFE_API, tags=["jobs"])
-def api_convert(job_id: str, body: PreviewSettings, backend: BackendDep, eta: EtaDep,
+def api_convert(job: JobDep, body: PreviewSettings, backend: BackendDep, eta: EtaDep,
                 settings: SettingsDep, defaults: DepthDefaultsDep) -> JobView:
     """Convert the whole held video with these settings."""
-    job = job_service.load_job(backend, job_id)
     params = resolve_params(with_settings(job.params, body), settings, defaults)
     return job_view(backend, convert_whole(backend, job, params), eta)
 
 
 @router.post("/jobs/{job_id}/preview", dependencies=SAFE_FORM, include_in_schema=False)
-def form_preview(job_id: str, backend: BackendDep, start_s: Annotated[float, Form(ge=0.0)],
+def form_preview(job: JobDep, backend: BackendDep, start_s: Annotated[float, Form(ge=0.0)],
                  divergence: Divergence, convergence: Convergence,
                  comfort: ComfortFields, settings: SettingsDep, defaults: DepthDefaultsDep,
                  depth_model: Chosen = None) -> Response:
-    job = job_service.load_job(backend, job_id)
     refuse_clips_of_imported_depth(backend, job)
     chosen = PreviewSettings(divergence=divergence, convergence=convergence,
                              depth_model=depth_model, **comfort)
@@ -74,10 +71,9 @@ def form_preview(job_id: str, backend: BackendDep, start_s: Annotated[float, For
 
 
 @router.post("/jobs/{job_id}/convert", dependencies=SAFE_FORM, include_in_schema=False)
-def form_convert(job_id: str, backend: BackendDep, divergence: Divergence,
+def form_convert(job: JobDep, backend: BackendDep, divergence: Divergence,
                  convergence: Convergence, comfort: ComfortFields, settings: SettingsDep,
                  defaults: DepthDefaultsDep, depth_model: Chosen = None) -> Response:
-    job = job_service.load_job(backend, job_id)
     chosen = PreviewSettings(divergence=divergence, convergence=convergence,
                              depth_model=depth_model, **comfort)
     convert_whole(backend, job,

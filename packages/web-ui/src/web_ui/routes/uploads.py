@@ -8,9 +8,15 @@ from fastapi import APIRouter, Depends, File, Path, UploadFile
 from fastapi.responses import Response
 from shared_types.models import PresignedRequest
 
-from web_ui import jobs as job_service
 from web_ui import uploads
-from web_ui.dependencies import SAFE_API, SAFE_FORM, BackendDep, SettingsDep, same_origin
+from web_ui.dependencies import (
+    LIMITED_API,
+    SAFE_FORM,
+    BackendDep,
+    JobDep,
+    SettingsDep,
+    same_origin,
+)
 from web_ui.depth_upload import store_depth_video
 
 router = APIRouter(prefix="/api/jobs/{job_id}/uploads", tags=["uploads"])
@@ -19,63 +25,59 @@ depth_router = APIRouter(tags=["uploads"])
 UploadId = Annotated[str, Path(pattern=uploads.UPLOAD_ID_PATTERN)]
 
 
-@router.post("", status_code=201, dependencies=SAFE_API)
-def start(job_id: str, body: uploads.StartUpload, backend: BackendDep,
+@router.post("", status_code=201, dependencies=LIMITED_API)
+def start(job: JobDep, body: uploads.StartUpload, backend: BackendDep,
           settings: SettingsDep) -> uploads.UploadPlan:
     """Open a multipart upload of the job's source; says how to cut the file."""
-    job = job_service.load_job(backend, job_id)
     return uploads.start_upload(backend, job, body, max_bytes=settings.max_upload_bytes,
-                                preferred_part_bytes=settings.upload_part_bytes)
+                                preferred_part_bytes=settings.upload_part_bytes,
+                                max_in_flight=settings.max_bytes_in_flight)
 
 
-@router.post("/form", dependencies=SAFE_API)
-def form(job_id: str, body: uploads.StartUpload, backend: BackendDep,
+@router.post("/form", dependencies=LIMITED_API)
+def form(job: JobDep, body: uploads.StartUpload, backend: BackendDep,
          settings: SettingsDep) -> PresignedRequest:
     """A presigned POST form for a file small enough for one request; the
     storage refuses a file over its signed cap."""
-    job = job_service.load_job(backend, job_id)
     return uploads.start_form_upload(backend, job, body, max_bytes=settings.max_upload_bytes,
+                                     max_in_flight=settings.max_bytes_in_flight,
                                      expires_s=settings.upload_url_expires_s)
 
 
 @router.get("/{upload_id}")
-def state(job_id: str, upload_id: UploadId, backend: BackendDep) -> uploads.UploadState:
+def state(job: JobDep, upload_id: UploadId, backend: BackendDep) -> uploads.UploadState:
     """The parts already stored (a resumed upload sends only the others)."""
-    job = job_service.load_job(backend, job_id)
     return uploads.upload_state(backend, job, upload_id)
 
 
-@router.post("/{upload_id}/parts", dependencies=SAFE_API)
-def part_urls(job_id: str, upload_id: UploadId, body: uploads.PartUrlsRequest,
+@router.post("/{upload_id}/parts", dependencies=LIMITED_API)
+def part_urls(job: JobDep, upload_id: UploadId, body: uploads.PartUrlsRequest,
               backend: BackendDep, settings: SettingsDep) -> uploads.PartUrls:
     """Presigned PUT URLs for some parts."""
-    job = job_service.load_job(backend, job_id)
     return uploads.part_urls(backend, job, upload_id, body.part_numbers,
+                             preferred_part_bytes=settings.upload_part_bytes,
                              expires_s=settings.upload_url_expires_s)
 
 
-@router.post("/{upload_id}/complete", dependencies=SAFE_API)
-def complete(job_id: str, upload_id: UploadId, backend: BackendDep,
+@router.post("/{upload_id}/complete", dependencies=LIMITED_API)
+def complete(job: JobDep, upload_id: UploadId, backend: BackendDep,
              settings: SettingsDep) -> dict[str, int]:
     """Join the parts into the job's source; the conversion starts."""
-    job = job_service.load_job(backend, job_id)
     size = uploads.complete_upload(backend, job, upload_id, max_bytes=settings.max_upload_bytes)
     return {"size": size}
 
 
 @router.delete("/{upload_id}", status_code=204, dependencies=[Depends(same_origin)])
-def abort(job_id: str, upload_id: UploadId, backend: BackendDep) -> Response:
+def abort(job: JobDep, upload_id: UploadId, backend: BackendDep) -> Response:
     """Cancel the upload and free what was sent."""
-    job = job_service.load_job(backend, job_id)
     uploads.abort_upload(backend, job, upload_id)
     return Response(status_code=204)
 
 
 @depth_router.post("/jobs/{job_id}/depth", status_code=204, dependencies=SAFE_FORM)
-def upload_depth(job_id: str, file: Annotated[UploadFile, File()], backend: BackendDep,
+def upload_depth(job: JobDep, file: Annotated[UploadFile, File()], backend: BackendDep,
                  settings: SettingsDep) -> Response:
     """Store the job's depth video (before its source): the video is then converted
     with that depth, in one piece (``web_ui.depth_upload``)."""
-    job = job_service.load_job(backend, job_id)
     store_depth_video(backend, job, file, max_bytes=settings.max_upload_bytes)
     return Response(status_code=204)

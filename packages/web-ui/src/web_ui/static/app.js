@@ -90,6 +90,11 @@
       window.location.reload();
     });
     source.addEventListener("gone", function () { source.close(); window.location.href = "/jobs"; });
+    // Delete cancels the job first: its "done" must not reload the page over the
+    // form's own navigation to the list.
+    document.addEventListener("submit", function (e) {
+      if (/\/delete$/.test(e.target.getAttribute("action") || "")) { source.close(); }
+    }, true);
   }
 
   function humanSpeed(bps) {

@@ -31,6 +31,16 @@ def test_create_then_get_returns_an_equal_job(job_store):
     assert got.model_dump() == job.model_dump()
 
 
+def test_the_owner_is_stored_and_kept_by_updates(job_store):
+    job_store.create(make_job("job-a").model_copy(update={"owner": "user-1"}))
+    job_store.create(make_job("job-b", created_at=1001.0))
+    job_store.update("job-a", JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS))
+    assert job_store.get("job-a").owner == "user-1"
+    assert job_store.get("job-b").owner is None
+    listed = {job.job_id: job.owner for job in job_store.list_in_progress(limit=10)}
+    assert listed == {"job-a": "user-1", "job-b": None}
+
+
 def test_get_of_unknown_job_is_none(job_store):
     assert job_store.get("nope") is None
 
@@ -71,7 +81,8 @@ def test_update_with_matching_expected_status_succeeds(job_store):
 
 def test_update_with_other_expected_status_raises_and_changes_nothing(job_store):
     job_store.create(make_job("job-a", status=JobStatus.FAILED))
-    with pytest.raises(ConditionFailedError):
+    with pytest.raises(ConditionFailedError, match="job job-a is failed, expected one of: "
+                       "chunking_complete, reassembling"):
         job_store.update("job-a", JobUpdate(status=JobStatus.COMPLETED, final_key="k"),
                          expected_status=[JobStatus.REASSEMBLING, JobStatus.CHUNKING_COMPLETE])
     job = job_store.get("job-a")
@@ -83,7 +94,8 @@ def test_a_claim_takes_the_next_run_once_and_a_stale_run_cannot_write(job_store)
     claimed = job_store.update("job-a", JobUpdate(status=JobStatus.CHUNKING_IN_PROGRESS, run=1),
                                expected_status=[JobStatus.CREATED], expected_run=0)
     assert claimed.run == 1
-    with pytest.raises(ConditionFailedError):  # a second claim of the same run number
+    with pytest.raises(ConditionFailedError,  # a second claim of the same run number
+                       match="job job-a is in run 1, not 0"):
         job_store.update("job-a", JobUpdate(run=1), expected_run=0)
     job_store.update("job-a", JobUpdate(run=2), expected_run=1)  # a successor's claim
     with pytest.raises(ConditionFailedError):  # the zombie of run 1 cannot finish

@@ -108,4 +108,18 @@ def test_part_numbers_outside_1_to_10000_are_refused(object_storage):
             object_storage.presign_part(KEY, upload_id, bad)
 
 
+def test_open_uploads_lists_each_upload_to_the_key_until_it_ends(object_storage, send_part,
+                                                                 parts):
+    first = object_storage.start_multipart(KEY)
+    second = object_storage.start_multipart(KEY)
+    other = object_storage.start_multipart(KEY + ".other")
+    assert sorted(object_storage.open_uploads(KEY)) == sorted([first, second])
+    object_storage.abort_multipart(KEY, first)
+    assert object_storage.open_uploads(KEY) == [second]
+    _send(object_storage, send_part, second, 1, parts[2])
+    object_storage.complete_multipart(KEY, second)
+    assert object_storage.open_uploads(KEY) == []
+    assert object_storage.open_uploads(KEY + ".other") == [other]
+
+
 __all__ = [name for name in dir() if name.startswith("test_")] + ["parts"]

@@ -1,0 +1,1 @@
+"""The repository's boundary checks: import-linter's layer contracts and mypy."""
