@@ -271,7 +271,8 @@ class _Greys:
     never need them: only a shot's first frames read against frames ahead)."""
 
     def __init__(self, frames: np.ndarray | None) -> None:
-        self._frames, self._greys = frames, None
+        self._frames = frames
+        self._greys: list[np.ndarray] | None = None
 
     def get(self) -> list[np.ndarray]:
         if self._greys is None:
