@@ -7,12 +7,13 @@ so web-ui's CSRF and host checks see what they see behind the ALB."""
 from __future__ import annotations
 
 import http.client
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
+
+from stereo_spot_deploy.testing.loopback_server import serving
 
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
                "proxy-authorization", "proxy-authenticate"}
@@ -60,11 +61,5 @@ def alb_proxy(target: str, identity: Callable[[], dict[str, str]]) -> Iterator[s
     """Serve a sign-in proxy to ``target`` on 127.0.0.1 while the block runs;
     ``identity()`` gives the headers of each request (a fresh token each time).
     Yields the proxy's base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(target, identity))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(target, identity)) as url:
+        yield url
