@@ -68,7 +68,7 @@ class S3MultipartUploads:
     def open_uploads(self, key: str) -> list[str]:
         """ListMultipartUploads under ``key``: the ids of those to exactly ``key``."""
         self.check(key)
-        found = []
+        found: list[tuple[Any, str]] = []  # (Initiated datetime, UploadId)
         paginator = self._client.get_paginator("list_multipart_uploads")
         with translated(f"list uploads s3://{self.bucket}/{key}"):
             for page in paginator.paginate(Bucket=self.bucket, Prefix=key):

@@ -9,16 +9,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from stereo_spot_deploy.testing.tools import copy_config, find_terraform
+from stereo_spot_deploy.testing.tools import terraform_test
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_plan_refuses_a_public_alb_without_auth_and_plans_the_safe_ones(tmp_path):
-    terraform = find_terraform(os.environ, tmp_path)
-    workdir = copy_config(ROOT, tmp_path / "root")
-    terraform.init_offline(workdir)
-    done = terraform.run(workdir, "test", "-test-directory=tftests", timeout=300)
+    done = terraform_test(ROOT, tmp_path, "tftests", os.environ)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "7 passed, 0 failed" in done.stdout
     for refused in ("a_public_alb_on_plain_http_is_refused_even_with_a_login",

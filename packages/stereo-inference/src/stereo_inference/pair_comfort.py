@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 from shared_types.models import ConversionParams, OutputMode
+from stereo_media.demuxers import av_options
 
 from stereo_inference.comfort_report import ComfortRecorder
 from stereo_inference.convergence import ShotCuts, thumbnails
@@ -48,7 +49,7 @@ def measured_report(video: Path, mode: OutputMode, params: ConversionParams) -> 
     import av
 
     recorder, cuts, measured_at, row = None, ShotCuts(), -1e9, (0.0, 0.0, 0.0)
-    with av.open(str(video)) as container:
+    with av.open(str(video), options=av_options()) as container:
         stream = container.streams.video[0]
         frame_s = float(1 / stream.average_rate) if stream.average_rate else 1 / 30
         for frame in container.decode(stream):

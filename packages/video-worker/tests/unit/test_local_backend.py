@@ -143,17 +143,24 @@ def test_no_state_is_carried_when_seamless_is_off(tmp_path):
     assert engine.calls[1]["context"] is None
 
 
-def test_warm_up_imports_the_engine_and_builds_the_default_depths_tables_in_the_background(
-        tmp_path, monkeypatch):
+def test_warm_up_imports_the_engine_and_the_default_depth_in_the_background(tmp_path):
+    import subprocess
     import sys
 
-    from stereo_inference.depth import regions
-
-    monkeypatch.setattr(regions, "_tables_built", False)
-    backend, _, _ = make(FakeEngine(), tmp_path)
-    backend.warm_up().join(timeout=600)
-    assert "stereo_inference" in sys.modules
-    assert regions._tables_built  # no models installed in tmp_path: the heuristic is the default
+    program = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from shared_types.testing.memory import MemoryStorage\n"
+        "from video_worker.local_backend import LocalInferenceBackend\n"
+        "from shared_types.conversion import EngineRuntime\n"
+        "assert 'stereo_inference.depth.heuristic' not in sys.modules\n"
+        "LocalInferenceBackend(MemoryStorage('i'), MemoryStorage('o'),\n"
+        f"                      runtime=EngineRuntime(models_dir=Path({str(tmp_path)!r})))"
+        ".warm_up().join(600)\n"
+        # no models installed in tmp_path: the heuristic is the default
+        "assert 'stereo_inference.depth.heuristic' in sys.modules\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=600)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
 
 
 def test_the_core_budget_reaches_every_conversion(tmp_path):
@@ -168,34 +175,6 @@ def test_the_depth_stride_reaches_every_conversion(tmp_path):
     backend, _, _ = make(engine, tmp_path, depth_stride=3)
     backend.convert(parse_segment_key("input", KEY), OUT, ConversionParams())
     assert engine.calls[0]["depth_stride"] == 3
-
-
-def test_a_process_that_ends_while_the_warm_up_builds_opencv_tables_exits_cleanly(tmp_path):
-    """An interpreter that exits while a daemon thread is inside OpenCV's table
-    build aborts (std::terminate, SIGABRT: seen from ``video-worker janitor``);
-    the warm-up is not a daemon, so the exit waits for it instead."""
-    import subprocess
-    import sys
-
-    program = (
-        "import sys, time\n"
-        "from pathlib import Path\n"
-        "from shared_types.testing.memory import MemoryStorage\n"
-        "from video_worker.local_backend import LocalInferenceBackend\n"
-        "from shared_types.conversion import EngineRuntime\n"
-        "LocalInferenceBackend(MemoryStorage('i'), MemoryStorage('o'),\n"
-        f"                      runtime=EngineRuntime(models_dir=Path({str(tmp_path)!r})))"
-        ".warm_up()\n"
-        "deadline = time.monotonic() + 120\n"
-        "def regions():\n"
-        "    return sys.modules.get('stereo_inference.depth.regions')\n"
-        "while not hasattr(regions(), '_tables_lock') and time.monotonic() < deadline:\n"
-        "    time.sleep(0.001)\n"
-        "while not (regions()._tables_lock.locked() or regions()._tables_built):\n"
-        "    time.sleep(0.0005)\n")  # then end: inside the build, or just after it
-    for _ in range(3):
-        done = subprocess.run([sys.executable, "-c", program], capture_output=True, timeout=180)
-        assert done.returncode == 0, done.stderr.decode()[-2000:]
 
 
 def test_a_job_with_an_imported_depth_video_converts_with_it(tmp_path):

@@ -89,6 +89,8 @@ def build_identity(settings: WebSettings, keys: AlbKeySource | None = None) -> I
     (tests sign with a key of their own)."""
     if settings.identity == "local":
         return LocalIdentity()
+    # WebSettings refuses identity "alb" without both (_alb_identity_is_complete)
+    assert settings.alb_region is not None and settings.alb_arn is not None
     keys = keys if keys is not None else HttpAlbKeys(settings.alb_region,
                                                      url_template=settings.alb_keys_url)
     return AlbIdentity(keys, signer_arn=settings.alb_arn, admin_claim=settings.admin_claim,

@@ -7,12 +7,13 @@ so web-ui's CSRF and host checks see what they see behind the ALB."""
 from __future__ import annotations
 
 import http.client
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import urlsplit
+
+from stereo_spot_deploy.testing.loopback_server import serving
 
 _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade",
                "proxy-authorization", "proxy-authenticate"}
@@ -21,6 +22,7 @@ _HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer",
 def _handler(target: str, identity: Callable[[], dict[str, str]]
              ) -> type[BaseHTTPRequestHandler]:
     parts = urlsplit(target)
+    host = parts.hostname or "127.0.0.1"
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -31,7 +33,7 @@ def _handler(target: str, identity: Callable[[], dict[str, str]]
             headers = {k: v for k, v in self.headers.items()
                        if k.lower() not in _HOP_BY_HOP and not k.lower().startswith("x-amzn-oidc")}
             headers.update(identity())
-            conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=120)
+            conn = http.client.HTTPConnection(host, parts.port, timeout=120)
             try:
                 conn.request(self.command, self.path, body=body, headers=headers)
                 resp = conn.getresponse()
@@ -59,11 +61,5 @@ def alb_proxy(target: str, identity: Callable[[], dict[str, str]]) -> Iterator[s
     """Serve a sign-in proxy to ``target`` on 127.0.0.1 while the block runs;
     ``identity()`` gives the headers of each request (a fresh token each time).
     Yields the proxy's base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(target, identity))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(target, identity)) as url:
+        yield url

@@ -19,12 +19,13 @@ import email.policy
 import email.utils
 import hashlib
 import hmac
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from stereo_spot_deploy.testing.loopback_server import serving
 
 
 def _client(moto_url: str, creds: dict[str, str]) -> Any:
@@ -196,14 +197,8 @@ def make_handler(moto_url: str, credentials: dict[str, dict[str, str]]
 def presign_relay(moto_url: str, credentials: dict[str, dict[str, str]]) -> Iterator[str]:
     """Serve the relay on 127.0.0.1 while the block runs; yields its base URL.
     ``credentials`` (role -> AWS_* env) may grow meanwhile."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(moto_url, credentials))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(make_handler(moto_url, credentials)) as url:
+        yield url
 
 
 def via_relay(presigned_url: str, relay_url: str) -> str:

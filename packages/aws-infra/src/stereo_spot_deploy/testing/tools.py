@@ -104,6 +104,16 @@ def copy_config(source: Path, dest: Path) -> Path:
     return dest
 
 
+def terraform_test(root: Path, tmp_dir: Path, directory: str,
+                   env: Mapping[str, str]) -> subprocess.CompletedProcess:
+    """``terraform test -test-directory=directory`` on a copy of the root module
+    ``root`` (offline provider, mocked AWS); skips where terraform is absent."""
+    terraform = find_terraform(env, tmp_dir)
+    workdir = copy_config(root, tmp_dir / "root")
+    terraform.init_offline(workdir)
+    return terraform.run(workdir, "test", f"-test-directory={directory}", timeout=300)
+
+
 def run_checkov(directory: Path, env: Mapping[str, str]) -> dict:
     """checkov's JSON summary for one directory of Terraform (skips/fails if absent)."""
     if not CHECKOV.is_file():

@@ -62,15 +62,11 @@ def input_interpolation(model: DepthModel | str) -> str:
 
 
 def prepare(model: DepthModel | str) -> None:
-    """Pay ``model``'s one-time costs in this process now -- its modules and, for
-    the weight-free default, OpenCV's colour tables -- so that a worker's first
-    conversion does not (a learned model's weights still load on first use).
-    Blocks; call it from a background thread."""
+    """Pay ``model``'s one-time costs in this process now -- its modules -- so
+    that a worker's first conversion does not (a learned model's weights still
+    load on first use). Blocks; call it from a background thread."""
     if DepthModel(model) is DepthModel.HEURISTIC:
         from stereo_inference.depth import heuristic  # noqa: F401 (its imports)
-        from stereo_inference.depth.regions import build_tables
-
-        build_tables()
 
 
 def load_estimator(

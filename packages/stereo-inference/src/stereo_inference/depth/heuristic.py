@@ -1,15 +1,17 @@
-"""Depth without weights: motion parallax where the camera moves, image cues elsewhere.
+"""Depth without weights: motion parallax where the camera moves, a ramp elsewhere.
 
 Each frame's dense optical flow against a reference frame (``parallax``) gives
 real relative depth whenever the camera translates: nearer things move more.
 The reference lies as far away as the shot's pace needs (``baseline``: several
-frames back when the camera moves slowly, read at twice the working width when
-even that is little; ahead, from the frames the engine decodes past the batch,
-on a shot's first frames), and the parallax counts as far as the camera-motion
-fit explains the flow. Where motion says nothing (a still camera, a pure pan) a
-static cue decides: mostly a plain ramp (bottom nearest), with some ground
-contact (``contact``: whatever stands on the floor is as near as the line where
-it meets it), which alone ordered real photographs worse than the ramp. On a still camera
+frames back when the camera moves slowly, read at twice the working width;
+ahead, from the frames the engine decodes past the batch, on a shot's first
+frames), turned into steady 0..1 nearness (``parallax_depth``), and counts as
+far as the camera-motion fit explains the flow. Where motion says nothing (a
+still camera, a pure pan) a plain ramp decides (bottom nearest): on the real photographs of
+``bench/depth_real.py`` no image cue tried (ground contact, texture, blur,
+saturation, brightness, per-region mixes) ordered better than it by more than
+noise, and ground contact, a third of the old cue, ordered one of them worse
+than the ramp alone (docs/BENCHMARKS.md). On a still camera
 whatever moves is lifted towards the viewer (within the static range, so the
 depth range does not jump when something enters), and the rest holds its
 depth: the camera counts as still by the motion across strong edges, where
@@ -22,26 +24,22 @@ estimate where the flow holds (a running mean over a shot's first frames,
 then a slow exponential one), and replaced where it does not (new content)
 or when most of the frame fails to match (a scene cut). The parallax is read
 afresh on a shot's first frames and every few frames after, moved along the
-flow in between, like the ground-contact cue. The ground-contact cue, the costliest part, is
-computed afresh on a shot's first frames, every few frames after and
-wherever new content comes in; in between the last one is moved along the
-flow (it enters the held depth with a small weight, so this costs no
-measurable accuracy).
+flow in between. What travels to the next segment: ``heuristic_state``.
 """
 
 from __future__ import annotations
 
-import base64
+from collections.abc import Callable
 
 import cv2
 import numpy as np
 
 from stereo_inference.arrays import is_tensor
 from stereo_inference.depth.baseline import FINE, MAX_FRAMES, Baseline, movement
-from stereo_inference.depth.contact import contact_depth
 from stereo_inference.depth.guided import guided_filter
+from stereo_inference.depth.heuristic_state import Saved, pack, unpack
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
-from stereo_inference.depth.regions import build_tables_soon
+from stereo_inference.depth.parallax_depth import ParallaxScale
 from stereo_inference.depth.still_camera import (
     SETTLING_FRAMES,
     STILL_PX,
@@ -55,27 +53,20 @@ _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 BLEND = 0.07  # weight of a new estimate where the flow holds (after the first frames)
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
 CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
-RANGE_DECAY = 0.8  # share of the running parallax range kept each frame
-# The static cue (ground contact, ~half the cost) enters with BLEND once a shot
-# is a few frames old: it is computed afresh on a shot's first FRESH_FRAMES,
-# every STATIC_EVERY-th frame after, and whenever more than NEW_CONTENT of the
-# frame fails to match the last one; in between the last one moves with the flow.
-STATIC_EVERY = 4
-# The parallax (a flow to the reference frame, two motion fits) likewise: read
-# afresh on a shot's first frames, every MOTION_EVERY-th frame and where new
-# content came in; in between the last reading moves along the flow (it enters
-# the held depth with BLEND: on the tuned real scenes, accuracy the same
-# within 0.001 and the depth stage 10.9 ms a frame against 16.5 for every frame).
+# The parallax (a flow to the reference frame at twice the working width, two
+# motion fits) is read afresh on a shot's first frames, every MOTION_EVERY-th
+# frame and where new content came in; in between the last reading moves along
+# the flow (it enters the held depth with BLEND: on the tuned real scenes, every
+# 4th frame against every frame: accuracy the same within 0.001, 10.9 ms a
+# frame against 16.5; every 6th: the same accuracy, a little less flicker and
+# CPU, but a still shot whose first readings misjudged it as moving, with
+# things crossing it, let its walls move for longer: not kept).
 MOTION_EVERY = 4
-# The static cue is mostly a plain ramp (bottom nearest): on real photographs the
-# ground-contact cue alone ordered worse than the ramp (0.78 against 0.81 on the
-# tuned scenes of bench/depth_real.py), a third of it on a ramp a little better.
-CONTACT_SHARE = 0.3
-# Parallax whose correlation with the shot's depth so far (or the static cue)
-# is below minus this is turned round: the fit's sign is a guess when a turn
-# went unexplained (a handheld sway); nearer zero the fit's own sign stands.
-ORIENT_CORRELATION = 0.1
 FRESH_FRAMES = 3
+# DIS patch stride of the flow to the reference at twice the working width:
+# the preset's 4 cost 6.5 ms a flow, 6 costs 3.2 (the tuned real scenes' moving
+# shots: first frame 0.910 either way)
+FINE_STRIDE = 6
 NEW_CONTENT = 0.02
 
 
@@ -87,20 +78,18 @@ class HeuristicDepth:
     def __init__(self, device) -> None:
         self.device = device
         self._flow = FlowField()
+        self._fine_flow = FlowField(patch_stride=FINE_STRIDE)  # to the reference, at 256 px
         self._prev: np.ndarray | None = None  # last grey frame (uint8)
         self._prev_fine: np.ndarray | None = None  # the same at the input size
         self._depth: np.ndarray | None = None  # accumulated depth of that frame
-        self._range: tuple[float, float] | None = None  # running parallax range
+        self._scale = ParallaxScale()  # the shot's parallax readings' running range
         self._age = 0  # frames accumulated since the shot started
-        self._static: np.ndarray | None = None  # the last static cue, on that frame
         self._recent: np.ndarray | None = None  # where a still shot changed lately (0..1)
-        self.static_cues = 0  # how many frames got a fresh static cue (for tests)
         self._baseline = Baseline()  # the shot's recent frames and pace
         self._cue: np.ndarray | None = None  # the last static + parallax reading
         self._still = False  # whether that reading found the camera still
-        self._ahead: list[np.ndarray] = []  # grey frames after the next batch
+        self._ahead: np.ndarray | None = None  # frames after the next batch
         self.references: list[int] = []  # per frame, how far its parallax was read (for tests)
-        build_tables_soon()  # while the decoder opens, not on the first frame
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
         """Frames at twice the working width: a slow motion's flow is read there
@@ -112,36 +101,19 @@ class HeuristicDepth:
         """The last frame and its depth (JSON), for the next segment; None before any."""
         if self._prev is None or self._depth is None:
             return None
-        state = {"shape": list(self._prev.shape), "range": self._range, "age": self._age,
-                 "gray": _encode(self._prev), "depth": _encode(self._depth.astype(np.float16)),
-                 "pace": self._baseline.pace, "still": self._still}
-        for key, value in (("static", self._static), ("recent", self._recent),
-                           ("cue", self._cue)):
-            if value is not None:
-                state[key] = _encode(value.astype(np.float16))
-        return state
+        return pack(Saved(self._prev, self._depth, self._age, self._baseline.pace,
+                          self._scale.range, self._still, self._recent, self._cue))
 
     def restore(self, state: dict) -> None:
         """Continue from ``state()`` of the previous segment (ignored when malformed)."""
-        try:
-            h, w = (int(v) for v in state["shape"])
-            prev = np.frombuffer(base64.b64decode(state["gray"]), np.uint8).reshape(h, w)
-            depth = np.frombuffer(base64.b64decode(state["depth"]), np.float16).reshape(h, w)
-            rng = state.get("range")
-            age = int(state.get("age", 1000))
-            # absent from older states: the cues computed afresh, no recent change
-            static, recent, cue = (_decode(state.get(key), h, w)
-                                   for key in ("static", "recent", "cue"))
-            pace = state.get("pace")
-            pace = float(pace) if isinstance(pace, (int, float)) else None
-        except (KeyError, TypeError, ValueError):
+        saved = unpack(state)
+        if saved is None:
             return
-        self._prev, self._depth, self._age = prev.copy(), depth.astype(np.float32), age
-        self._static, self._recent, self._cue = static, recent, cue
-        self._still = bool(state.get("still", False))
+        self._prev, self._depth, self._age = saved.gray, saved.depth, saved.age
+        self._recent, self._cue, self._still = saved.recent, saved.cue, saved.still
         self._baseline.reset()  # its frames stay behind; the shot's pace comes along
-        self._baseline.pace = pace
-        self._range = (float(rng[0]), float(rng[1])) if rng else None
+        self._baseline.pace = saved.pace
+        self._scale.range = saved.range
 
     def estimate(self, rgb):
         """Depth of frames (B,3,h,w): numpy in, numpy out (no torch); a tensor in,
@@ -158,26 +130,29 @@ class HeuristicDepth:
                   for f in fine]
         grays = [f @ _LUMA for f in frames]
         grays8 = [np.clip(g * 255 + 0.5, 0, 255).astype(np.uint8) for g in grays]
-        ahead, self._ahead = self._ahead, []
-        return np.stack([self._step(f, g, g8, f8, [*fine8[i + 1:], *ahead]) for i, (f, g, g8, f8)
-                         in enumerate(zip(frames, grays, grays8, fine8, strict=True))])[:, None]
+        ahead = _Greys(self._ahead)
+        self._ahead = None
+        return np.stack([self._step(g, g8, f8, lambda i=i: [*fine8[i + 1:], *ahead.get()])
+                         for i, (g, g8, f8) in enumerate(zip(grays, grays8, fine8, strict=True))
+                         ])[:, None]
 
     def look_ahead(self, frames: np.ndarray) -> None:
         """The frames (n,h,w,3) uint8 at the input size that follow the next batch
         (``lookahead`` of them at most): a shot's first frames read their
         parallax against them. Forgotten after that batch."""
-        self._ahead = [_gray8(f.astype(np.float32)) for f in frames[: self.lookahead]]
+        self._ahead = frames[: self.lookahead]  # made grey only if a frame needs them
 
-    def _step(self, rgb: np.ndarray, gray: np.ndarray, gray8: np.ndarray, fine8: np.ndarray,
-              following: list[np.ndarray]) -> np.ndarray:
-        """One frame's depth: ``rgb``, ``gray`` and ``gray8`` at the working size,
-        ``fine8`` and the ``following`` frames' grey at the input size."""
+    def _step(self, gray: np.ndarray, gray8: np.ndarray, fine8: np.ndarray,
+              following: Callable[[], list[np.ndarray]]) -> np.ndarray:
+        """One frame's depth: ``gray`` and ``gray8`` at the working size, ``fine8``
+        and the ``following`` frames' grey (asked for only when needed: a shot's
+        first frames) at the input size."""
         prev, self._prev = self._prev, gray8
         if prev is None or prev.shape != gray8.shape:
-            return self._start(rgb, gray, gray8, fine8, following)
+            return self._start(gray, gray8, fine8, following())
         flow, consistency = self._flow.backward(gray8, prev)
         if float(consistency.mean()) < CUT_CONSISTENCY:
-            return self._start(rgb, gray, gray8, fine8, following)
+            return self._start(gray, gray8, fine8, following())
         self._age += 1
         self._baseline.push(self._prev_fine, movement(flow, consistency))
         self._prev_fine = fine8
@@ -193,7 +168,7 @@ class HeuristicDepth:
             change = changed(gray8, prev)  # a still camera: what did not change rests
             flow = flow * change[..., None]
         held = warp_back(self._depth, flow)
-        static = self._static_cue(rgb, flow, consistency)
+        static = _ramp(*gray.shape)
         if fresh:
             self._cue = self._with_motion(static, motion, flow, consistency, self._still, held)
         else:  # between readings the last one moves with the picture
@@ -218,33 +193,16 @@ class HeuristicDepth:
         self._recent = recent_change(self._recent, change, flow)
         return weight * self._recent
 
-    def _static_cue(self, rgb: np.ndarray, flow: np.ndarray, consistency: np.ndarray
-                    ) -> np.ndarray:
-        """Things as near as the ground where they stand: afresh on a shot's first
-        frames, every STATIC_EVERY-th frame and where new content came in, else
-        the last one moved along the flow."""
-        if (self._static is None or self._static.shape != consistency.shape
-                or self._age < FRESH_FRAMES or self._age % STATIC_EVERY == 0
-                or float(np.mean(consistency < 0.5)) > NEW_CONTENT):
-            return self._fresh_static(rgb)
-        self._static = warp_back(self._static, flow)
-        return self._static
-
-    def _fresh_static(self, rgb: np.ndarray) -> np.ndarray:
-        ramp = np.linspace(0, 1, rgb.shape[0], dtype=np.float32)[:, None]
-        self._static = CONTACT_SHARE * contact_depth(rgb) + (1 - CONTACT_SHARE) * ramp
-        self.static_cues += 1
-        return self._static
-
-    def _start(self, rgb: np.ndarray, gray: np.ndarray, gray8: np.ndarray, fine8: np.ndarray,
+    def _start(self, gray: np.ndarray, gray8: np.ndarray, fine8: np.ndarray,
                following: list[np.ndarray]) -> np.ndarray:
         """A new shot (or the first frame): nothing to hold. Its motion is read
         against the frames that follow (the batch's, then the lookahead's), so
         that the shot's first depth already has the parallax the next ones will
         have: the next frame gives the pace, the pace how far ahead to look."""
-        self._range, self._age, self._prev_fine, self._cue = None, 0, fine8, None
+        self._age, self._prev_fine, self._cue = 0, fine8, None
+        self._scale.reset()
         self._baseline.reset()
-        new = self._fresh_static(rgb)
+        new = _ramp(*gray.shape)
         following = [f for f in following if f.shape == fine8.shape]
         if following:
             size = gray8.shape[::-1]
@@ -253,7 +211,8 @@ class HeuristicDepth:
             flow, consistency = self._flow.backward(gray8, nxt)
             if float(consistency.mean()) >= CUT_CONSISTENCY:
                 self._baseline.pace = movement(flow, consistency)
-                motion = self._reference_motion(fine8, following, (flow, consistency, 1))
+                motion = self._reference_motion(fine8, lambda: following,
+                                                (flow, consistency, 1))
                 if motion is not None:
                     still = camera_still(motion[0], gray8)
                     if still:
@@ -262,19 +221,19 @@ class HeuristicDepth:
         self._depth = guided_filter(gray, new)
         return self._depth
 
-    def _reference_motion(self, fine8: np.ndarray, following: list[np.ndarray],
+    def _reference_motion(self, fine8: np.ndarray, following: Callable[[], list[np.ndarray]],
                           near: tuple[np.ndarray, np.ndarray, int]
                           ) -> tuple[np.ndarray, np.ndarray, int] | None:
         """(flow, consistency, frames away) at the working size against the frame
         the shot's pace asks for (``baseline``); ``near`` is the flow to the
-        adjacent frame, reused when that is the one and the pace needs no fine
-        reading (or when a farther one fails to match)."""
+        adjacent frame, kept when the pace asks for no other or none matches."""
         size = near[1].shape[::-1]
-        ahead = [f for f in following if f.shape == fine8.shape]
-        if self._baseline.frames_needed() == 1 and not self._baseline.fine():
+        if self._baseline.frames_needed() == 1:  # fast: the adjacent frame, read already
             self.references.append(near[2])
             return near
-        motion = self._baseline.read(self._flow, fine8, ahead, size)
+        ahead = [] if len(self._baseline.past) >= self._baseline.frames_needed() else [
+            f for f in following() if f.shape == fine8.shape]
+        motion = self._baseline.read(self._fine_flow, fine8, ahead, size)
         if motion is None or float(motion[1].mean()) < CUT_CONSISTENCY:
             self.references.append(near[2])
             return near
@@ -302,17 +261,29 @@ class HeuristicDepth:
         trusted = p.inverse_depth[rconsistency > 0.5]
         if trusted.size < 32 or p.trust <= 0:
             return static
-        inverse = p.inverse_depth / abs(away)  # per frame: steady as the baseline changes
-        # the direction that agrees with what the shot already knows
-        if _against(inverse, held if held is not None else static, rconsistency):
-            inverse = -inverse
-        lo, hi = np.quantile(inverse[rconsistency > 0.5][::4], (0.02, 0.98))
-        if self._range is not None:  # a steady scale: no pumping with the speed
-            lo = RANGE_DECAY * self._range[0] + (1 - RANGE_DECAY) * lo
-            hi = RANGE_DECAY * self._range[1] + (1 - RANGE_DECAY) * hi
-        self._range = (float(lo), float(hi))
-        depth = np.clip((inverse - lo) / max(hi - lo, 1e-6), 0, 1)
+        depth = self._scale.nearness(p.inverse_depth, rconsistency, away,
+                                     held if held is not None else static)
         return static + p.trust * rconsistency * (depth - static)
+
+
+class _Greys:
+    """The grey of a batch's lookahead frames, made on first use (most batches
+    never need them: only a shot's first frames read against frames ahead)."""
+
+    def __init__(self, frames: np.ndarray | None) -> None:
+        self._frames = frames
+        self._greys: list[np.ndarray] | None = None
+
+    def get(self) -> list[np.ndarray]:
+        if self._greys is None:
+            self._greys = [] if self._frames is None else [
+                _gray8(f.astype(np.float32)) for f in self._frames]
+        return self._greys
+
+
+def _ramp(h: int, w: int) -> np.ndarray:
+    """The static cue: nearness growing from the top row (0) to the bottom (1)."""
+    return np.broadcast_to(np.linspace(0, 1, h, dtype=np.float32)[:, None], (h, w))
 
 
 def _working_size(width: int, height: int) -> tuple[int, int]:
@@ -324,25 +295,3 @@ def _working_size(width: int, height: int) -> tuple[int, int]:
 def _gray8(rgb255: np.ndarray) -> np.ndarray:
     """Grey uint8 of an (h,w,3) frame in 0..255 (float)."""
     return np.clip(rgb255 @ _LUMA + 0.5, 0, 255).astype(np.uint8)
-
-
-def _against(depth: np.ndarray, reference: np.ndarray, weight: np.ndarray) -> bool:
-    """Whether ``depth`` clearly runs against ``reference``: their weighted
-    correlation is below -ORIENT_CORRELATION (near zero: no say)."""
-    w = weight[::2, ::2].ravel()
-    a, b = depth[::2, ::2].ravel(), reference[::2, ::2].ravel()
-    total = max(float(w.sum()), 1e-6)
-    a, b = a - float(w @ a) / total, b - float(w @ b) / total
-    spread = np.sqrt(float(w @ (a * a)) * float(w @ (b * b)))
-    return float(w @ (a * b)) < -ORIENT_CORRELATION * max(spread, 1e-12)
-
-
-def _encode(array: np.ndarray) -> str:
-    return base64.b64encode(array.tobytes()).decode()
-
-
-def _decode(text: str | None, h: int, w: int) -> np.ndarray | None:
-    """The (h, w) float16 map ``_encode`` wrote, as float32; None for None."""
-    if text is None:
-        return None
-    return np.frombuffer(base64.b64decode(text), np.float16).reshape(h, w).astype(np.float32)

@@ -1,0 +1,63 @@
+"""A sway's parallax: the turn taken out of a sideways move, and readings
+ranged about their median."""
+
+import numpy as np
+
+from stereo_inference.depth.parallax import parallax
+from stereo_inference.depth.parallax_depth import ParallaxScale
+
+
+def _nearness(h: int = 48, w: int = 80) -> np.ndarray:
+    """Inverse depth: a near box in front of a receding floor and a far wall."""
+    rows = np.linspace(0.2, 1.0, h, dtype=np.float32)[:, None].repeat(w, 1)
+    rows[10:30, 30:55] = 1.6
+    return rows
+
+
+def _sway_flow(inverse: np.ndarray, turn: tuple[float, float]) -> np.ndarray:
+    """Backward flow (px) of a camera sliding right by 1 px at inverse depth 1
+    while it turns: every pixel also moves by ``turn`` (px), alike."""
+    flow = np.zeros((*inverse.shape, 2), np.float32)
+    flow[..., 0] = inverse + turn[0]  # content moves left: back to the right
+    flow[..., 1] = turn[1]
+    return flow
+
+
+def _correlation(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.corrcoef(a.ravel(), b.ravel())[0, 1])
+
+
+def test_a_sideways_move_that_turns_reads_as_depth_whatever_the_turn():
+    inverse = _nearness()
+    weight = np.ones(inverse.shape, np.float32)
+    for turn in ((0.0, 0.0), (-3.0, 0.0), (0.5, 2.5)):  # the turn larger than the parallax
+        p = parallax(_sway_flow(inverse, turn), weight)
+        assert abs(_correlation(p.inverse_depth, inverse)) > 0.98, turn
+        assert p.trust > 0.5, turn
+
+
+def test_a_pure_turn_has_no_parallax_to_trust():
+    weight = np.ones((48, 80), np.float32)
+    flow = _sway_flow(np.zeros((48, 80), np.float32), (2.0, 1.0))
+    flow += np.random.default_rng(1).normal(0, 0.02, flow.shape).astype(np.float32)
+    assert parallax(flow, weight).trust == 0.0
+
+
+def test_an_offset_in_a_reading_moves_nothing():
+    """A sway's turn left in shifts a reading alike: the nearness stays put."""
+    inverse = _nearness()
+    weight = np.ones(inverse.shape, np.float32)
+    scale = ParallaxScale()
+    first = scale.nearness(inverse, weight, 1, inverse)
+    shifted = scale.nearness(inverse + 0.7, weight, 1, inverse)
+    assert float(np.abs(shifted - first).max()) < 1e-5
+    assert float(first[20, 40]) > float(first[-1, 5]) > float(first[0, 5])  # box, floor, wall
+
+
+def test_a_reading_against_what_the_shot_knows_is_turned_round():
+    inverse = _nearness()
+    weight = np.ones(inverse.shape, np.float32)
+    turned = ParallaxScale().nearness(-inverse, weight, -3, inverse)
+    assert _correlation(turned, inverse) > 0.95
+    kept = ParallaxScale().nearness(-inverse, weight, -3, np.zeros_like(inverse))
+    assert _correlation(kept, inverse) < -0.95  # negative control: nothing known, its sign stands
