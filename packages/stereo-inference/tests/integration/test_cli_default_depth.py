@@ -4,6 +4,7 @@ and converts with it; a CPU keeps the weight-free default and offers the model
 with each choice's time; offline, one line says so and names the install command.
 The GPU is the engine's device probe, injected (the conversion itself runs here)."""
 
+import re
 import socket
 
 import pytest
@@ -37,9 +38,14 @@ def env(monkeypatch, tmp_path):
     return models
 
 
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
 def wrote(lines) -> str:
-    """The CLI's "wrote OUT: N frames, ..., depth MODEL" line."""
-    return next(line for line in lines if line.startswith("wrote "))
+    """The CLI's "wrote OUT: N frames, ..., depth MODEL" line (on a terminal the
+    progress bars' control sequences may lead it: they are taken off first)."""
+    plain = (ANSI.sub("", line).strip() for line in lines)
+    return next(line for line in plain if line.startswith("wrote "))
 
 
 def weights_fetched(hub) -> int:
