@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from shared_types.conversion import EngineRuntime
 from shared_types.keys import parse_segment_key, segment_key
 from shared_types.models import ConversionParams, OutputMode
 from shared_types.testing.memory import MemoryStorage
@@ -32,7 +33,8 @@ def test_a_stuck_segment_is_killed_and_the_next_is_converted(tmp_path, backend):
     engine = EngineProcess(stuck_convert_file, policy=DeadlinePolicy(base_s=8, s_per_frame=0.5),
                            margin_s=0.5, term_grace_s=0.5)
     local = LocalInferenceBackend(inp, out, convert_file=engine.convert,
-                                  models_dir=tmp_path / "models", work_dir=tmp_path / "work")
+                                  runtime=EngineRuntime(models_dir=tmp_path / "models"),
+                                  work_dir=tmp_path / "work")
     beats = []
     try:
         engine.start()
