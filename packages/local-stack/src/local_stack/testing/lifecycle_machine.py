@@ -31,7 +31,7 @@ from media_worker.reassembly import handle_reassembly, parse_reassembly_message
 from media_worker.settings import MediaWorkerSettings
 from shared_types import keys, transitions
 from shared_types.cancel import cancel_job
-from shared_types.errors import ConditionFailedError, TransientStoreError
+from shared_types.errors import ConditionFailedError, ObjectNotFoundError, TransientStoreError
 from shared_types.events import build_s3_event_body, parse_s3_event_body
 from shared_types.job_failure import fail_job
 from shared_types.lifecycle import may_move
@@ -341,6 +341,8 @@ class Pipeline(RuleBasedStateMachine):
                                                  payload.run), None)
         except TransientStoreError:
             pass  # its event was lost too
+        except ObjectNotFoundError:
+            pass  # its job was cancelled meanwhile and the segment freed: nothing to read
 
     # -- invariants ---------------------------------------------------------------------
     @invariant()
