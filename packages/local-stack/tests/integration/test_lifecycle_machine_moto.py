@@ -21,12 +21,11 @@ from shared_types.runs import STALE_RUN_WRITES
 from local_stack.testing.lifecycle_machine import (
     LATE_ZOMBIE_CHUNKER,
     LOST_REASSEMBLY_TRIGGER,
-    Clock,
-    FlakyQueue,
     PipelineWithEnding,
     property_test,
     replay,
 )
+from local_stack.testing.pipeline_stand_ins import Clock, FlakyQueue
 
 pytest.importorskip("aws_adapters", reason="aws-adapters is not installed")
 pytest.importorskip("moto", reason="moto is not installed")

@@ -9,13 +9,11 @@ from shared_types.models import JobStatus
 
 from local_stack.testing.lifecycle_machine import (
     LOST_REASSEMBLY_TRIGGER,
-    Clock,
-    FlakyQueue,
     PipelineWithEnding,
-    clocked_backend,
     property_test,
     replay,
 )
+from local_stack.testing.pipeline_stand_ins import Clock, FlakyQueue, clocked_backend
 
 local_adapters = pytest.importorskip("local_adapters")
 
