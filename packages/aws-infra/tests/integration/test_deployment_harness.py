@@ -37,6 +37,7 @@ from stereo_spot_deploy.testing.iam_evaluator import (
 from stereo_spot_deploy.testing.iam_requests import iam_requests
 from stereo_spot_deploy.testing.moto_root import MOTO_SERVER
 from stereo_spot_deploy.testing.presign_relay import presign_relay, via_relay
+from stereo_spot_deploy.testing.rare_paths import bob_tries, rare_paths
 from stereo_spot_deploy.testing.tools import find_terraform, skip_or_fail
 
 pytestmark = pytest.mark.timeout(900)
@@ -253,10 +254,10 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
                 web, race_id, {"reassembling", "completed", "failed"}, services)
         finally:
             services.signal("video-worker", signal.SIGCONT)
-        _rare_paths(services, stack, web, relay, clip, facts)
+        rare_paths(services, stack, web, relay, clip, facts)
         # Last, so the rare paths' timing is what it was without them: Bob tries
         # Alice's first job, and a deleted job's upload form is used late.
-        facts["bob"] = _bob_tries(web, bob, job_id)
+        facts["bob"] = bob_tries(web, bob, job_id)
         # A deleted job's upload form used late: S3 stores it (it cannot refuse a
         # signed form), and media-worker, finding no job, removes it.
         late = wc.create_job(web)
@@ -267,110 +268,6 @@ def _scenario(services: d.Services, stack: d.Stack, workdir: Path, facts: dict) 
         facts["late_removed"] = d.wait_for(
             lambda: not op.input_storage.exists(source_key(late["job_id"])), 300,
             "media-worker to remove a deleted job's late upload", services.logs)
-
-
-def _bob_tries(web: str, bob: str, alice_job: str) -> dict:
-    """What Bob gets from Alice's job: each read and action, with his own valid
-    CSRF token; and whether her job shows in his list."""
-    import re
-
-    session = requests.Session()
-    own = wc.create_job(bob)["job_id"]
-    token = re.search(r'name="csrf_token" value="([^"]+)"',
-                      session.get(f"{bob}/jobs/{own}", timeout=30).text)[1]
-    tried = {path: session.get(f"{bob}{path}", timeout=30, allow_redirects=False).status_code
-             for path in (f"/jobs/{alice_job}", f"/api/jobs/{alice_job}",
-                          f"/api/jobs/{alice_job}/playback", f"/jobs/{alice_job}/play")}
-    for action in ("cancel", "retry", "delete"):
-        tried[action] = session.post(f"{bob}/jobs/{alice_job}/{action}", timeout=30,
-                                     data={"csrf_token": token}, headers={"Origin": bob},
-                                     allow_redirects=False).status_code
-    tried["upload"] = session.post(f"{bob}/api/jobs/{alice_job}/uploads", timeout=30,
-                                   json={"file_name": "x.mp4", "size": 10}).status_code
-    listed = [j["job_id"] for j in session.get(f"{bob}/api/jobs", timeout=30).json()["items"]]
-    alice_sees = [j["job_id"] for j in requests.get(f"{web}/api/jobs", timeout=30).json()["items"]]
-    return {"tried": tried, "bob_lists": listed, "own": own, "alice_lists": alice_sees,
-            "alice_job_after": wc.job(web, alice_job)["status"]}
-
-
-def _recorded(services: d.Services, role: str, operation: str, key_part: str) -> bool:
-    calls = services.recorded_calls().get(role, [])
-    return any(c["operation"] == operation and key_part in c["params"].get("Key", "")
-               for c in calls)
-
-
-def _rare_paths(services: d.Services, stack: d.Stack, web: str, relay: str, clip: bytes,
-                facts: dict) -> None:
-    """Paths each service takes rarely, under its own role like the rest."""
-    from shared_types import keys
-    from shared_types.models import JobStatus
-
-    op, buckets = d.operator_backend(stack), stack.data_plane["buckets"]
-    # The job list: the jobs in progress and the completed ones (one index each).
-    facts["job_list"] = requests.get(f"{web}/jobs", timeout=30)
-    # A chunking run taken over while the endpoint converts (the endpoint paused
-    # until then): video-worker removes the segment it is answered for.
-    services.signal("sagemaker-emulator", signal.SIGSTOP)
-    try:
-        stale_id = wc.create_job(web)["job_id"]
-        wc.upload_in_parts(web, relay, stale_id, clip)
-        d.wait_for(lambda: op.input_storage.exists(f"sagemaker-requests/{stale_id}/0.json"),
-                   300, "the first inference request of the taken-over job", services.logs)
-        # The first request can come before the chunker finished its run (it uploads
-        # segment 0 first). Taken over then, its run would stop unfinished and the
-        # upload's replayed event would chunk the job again (a fresh run, converted
-        # to the end): nothing left for the janitor. The takeover this scenario
-        # wants comes once the run is chunked; the endpoint paused, the job stays so.
-        d.wait_for(lambda: op.jobs.get(stale_id).status == JobStatus.CHUNKING_COMPLETE,
-                   300, "the taken-over job's first run to finish chunking", services.logs)
-        d.operator_client(stack, "dynamodb").update_item(
-            TableName=stack.data_plane["tables"]["jobs"], Key={"job_id": {"S": stale_id}},
-            UpdateExpression="SET #run = #run + :one", ConditionExpression="#status = :chunked",
-            ExpressionAttributeNames={"#run": "run", "#status": "status"},
-            ExpressionAttributeValues={":one": {"N": "1"},
-                                       ":chunked": {"S": JobStatus.CHUNKING_COMPLETE.value}})
-    finally:
-        services.signal("sagemaker-emulator", signal.SIGCONT)
-    facts["stale_output_removed"] = d.wait_for(
-        lambda: _recorded(services, "video-worker", "DeleteObject", f"jobs/{stale_id}/segments/"),
-        300, "video-worker to remove the taken-over run's output", services.logs)
-    # The taken-over job now waits in chunking_complete for segments of its new
-    # run that no chunker made: one janitor pass looks for them (HeadObject of
-    # each idle segment) to re-send those that exist.
-    facts["janitor_idle"] = services.run(
-        "janitor-idle", "video-worker", [d.bin_path("video-worker"), "janitor"],
-        {"STEREO_SPOT_STUCK_AFTER_S": "0.001"})
-    facts["stale_id"] = stale_id
-    # A job cancelled while media-worker chunked it: what the worker wrote after
-    # the cancel is freed by the worker (one run of its discard path).
-    gone_id = wc.create_job(web)["job_id"]
-    facts["cancel"] = wc.press(web, gone_id, "cancel")
-    written = [(op.input_storage, keys.streams_key(gone_id)),
-               (op.input_storage, keys.segment_key(gone_id, 0, 1, "half-sbs")),
-               (op.output_storage, keys.output_segment_key(gone_id, 0)),
-               (op.output_storage, keys.thumbnail_key(gone_id, 0)),
-               (op.output_storage, keys.final_key(gone_id)),
-               (op.output_storage, keys.poster_key(gone_id))]
-    for storage, key in written:
-        storage.put_bytes(key, b"written after the cancel")
-    facts["discard"] = services.run("discard-cancelled", "media-worker", [
-        d.bin_path("python"), "-m", "stereo_spot_deploy.testing.role_paths",
-        "discard-cancelled", gone_id], {})
-    facts["left_after_discard"] = [key for storage, key in written if storage.exists(key)]
-    facts["poster_key"] = keys.poster_key(gone_id)
-    # Multipart uploads that fail half-way (files over 64 MiB): aborted by the
-    # role that started them, leaving no parts behind.
-    s3 = d.operator_client(stack, "s3")
-    facts["failed_uploads"] = {}
-    for role, bucket, key in (
-            ("media-worker", buckets["input"], keys.segment_prefix(gone_id) + "big.mp4"),
-            ("media-worker", buckets["output"], keys.final_key(gone_id)),
-            ("sagemaker", buckets["output"], keys.output_segment_key(gone_id, 1))):
-        done = services.run(f"failed-upload-{role}", role, [
-            d.bin_path("python"), "-m", "stereo_spot_deploy.testing.role_paths",
-            "failed-upload", bucket, key], {})
-        left = s3.list_multipart_uploads(Bucket=bucket, Prefix=key).get("Uploads", [])
-        facts["failed_uploads"][f"{role} {key}"] = (done, len(left))
 
 
 @pytest.fixture(scope="module")
