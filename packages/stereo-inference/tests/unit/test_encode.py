@@ -91,3 +91,21 @@ def test_an_hdr_source_is_hevc_whatever_the_codec_asked(tmp_path):
     choice = choose_encoder("av1", hdr_x265_params="log-level=error:hdr10=1")
     assert (choice.name, choice.pix_fmt, choice.tag) == ("libx265", "yuv420p10le", "hvc1")
     assert choice.options["x265-params"] == "log-level=error:hdr10=1"
+
+
+def packets(path):
+    with av.open(str(path)) as container:
+        return [bytes(p) for p in container.demux(container.streams.video[0]) if p.size]
+
+
+def test_wrapped_frames_encode_to_the_same_stream_as_copied_ones(tmp_path, monkeypatch):
+    # yuv420p arrays are handed to x264 as they are (planes.to_frame), not copied
+    rng = np.random.default_rng(1)
+    frames = rng.integers(16, 235, (5, 48 * 3 // 2, 64), dtype=np.uint8)
+    wrapped = packets(encode(tmp_path / "w.mp4", frames, size=(64, 48), fmt="yuv420p"))
+    from stereo_inference import planes
+
+    monkeypatch.setattr(planes, "WRAPPED", frozenset())
+    copied = packets(encode(tmp_path / "c.mp4", frames, size=(64, 48), fmt="yuv420p"))
+    assert len(wrapped) == 5
+    assert wrapped == copied

@@ -50,3 +50,32 @@ def test_arrays_the_views_do_not_cover_go_through_pyav():
     rgb = np.random.default_rng(2).integers(0, 255, (16, 32, 3), dtype=np.uint8)
     frame = planes.to_frame(rgb, "rgb24")
     np.testing.assert_array_equal(frame.to_ndarray(format="rgb24"), rgb)
+
+
+def test_an_8_bit_array_is_wrapped_not_copied():
+    array = frame_of("yuv420p", 64, 32, seed=3).to_ndarray(format="yuv420p")
+    frame = planes.to_frame(array, "yuv420p")
+    assert (frame.width, frame.height, frame.format.name) == (64, 32, "yuv420p")
+    luma = np.frombuffer(frame.planes[0], np.uint8)
+    assert np.shares_memory(luma, array)  # the frame's picture is the array's memory
+    np.testing.assert_array_equal(frame.to_ndarray(format="yuv420p"), array)
+    # every plane where the layout puts it: U after the luma, V after U
+    assert [p.line_size for p in frame.planes] == [64, 32, 32]
+    np.testing.assert_array_equal(
+        frame.to_ndarray(format="yuv420p"),
+        av.VideoFrame.from_ndarray(array, format="yuv420p").to_ndarray(format="yuv420p"))
+
+
+@pytest.mark.parametrize("rows", [38, 34])  # heights PyAV's wrap would misread: copied
+def test_other_heights_and_views_are_copied(rows):
+    array = frame_of("yuv420p", 64, rows, seed=4).to_ndarray(format="yuv420p")
+    frame = planes.to_frame(array, "yuv420p")
+    assert frame.height == rows
+    assert not np.shares_memory(np.frombuffer(frame.planes[0], np.uint8), array)
+    np.testing.assert_array_equal(frame.to_ndarray(format="yuv420p"), array)
+    wide = np.zeros((48, 128), np.uint8)
+    wide[:, :64] = frame_of("yuv420p", 64, 32, seed=5).to_ndarray(format="yuv420p")
+    view = wide[:, :64]  # rows further apart than the width: not one picture
+    copied = planes.to_frame(view, "yuv420p")
+    assert not np.shares_memory(np.frombuffer(copied.planes[0], np.uint8), wide)
+    np.testing.assert_array_equal(copied.to_ndarray(format="yuv420p"), view)
