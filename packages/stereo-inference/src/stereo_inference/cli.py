@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import sys
 from collections.abc import Callable
@@ -88,6 +89,8 @@ def main(argv: list[str] | None = None, *, has_gpu: Callable[[], bool] | None = 
     try:
         settings = InferenceSettings()  # an empty or short shared secret is refused here
         if args.command == "convert":
+            if argv is None:  # this process's own command: what is loaded stays loaded
+                gc.freeze()  # so no full collection walks it again mid-conversion (~0.02 s)
             code = _convert(args, settings, has_gpu)
             if argv is None:  # this process's own command: nothing is left to do
                 exit_now(code)  # the output is written, renamed and closed
