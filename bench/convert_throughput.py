@@ -21,11 +21,16 @@ warped picture can cost x264 more than its source). ``--baseline TREE`` adds
 first on ``PYTHONPATH`` (its C extension built in place: ``python setup.py
 build_ext --inplace`` in its packages/stereo-inference), in the same rounds,
 with ``vs_base`` (time over the baseline's) for a same-run A/B of a change.
+``--byte-compile`` compiles both trees' sources first, as an installed
+package is (where ``PYTHONDONTWRITEBYTECODE`` is set, each CLI run otherwise
+compiles the engine's modules again: ~0.07 CPU-s of its start-up).
 
     .venv/bin/python bench/convert_throughput.py                       # 720p, 20 s
     .venv/bin/python bench/convert_throughput.py --resolution 1080p --seconds 5 --repeat 1
     .venv/bin/python bench/convert_throughput.py --seconds 8 --modes half-sbs --malloc-ab
     .venv/bin/python bench/convert_throughput.py --seconds 8 --no-in-process --baseline /tmp/base
+    .venv/bin/python bench/convert_throughput.py --seconds 8 --modes half-sbs --no-in-process \\
+        --baseline /tmp/base --byte-compile
     .venv/bin/python bench/convert_throughput.py --modes half-sbs --no-cli --device cuda \\
         --depth depth-anything-v2-small --random-weights --resolution 1080p
 
@@ -37,6 +42,7 @@ Prints one JSON object.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import resource
@@ -170,8 +176,16 @@ def main(argv=None) -> dict:
     p.add_argument("--repeat", type=int, default=3, help="rounds; medians are reported")
     p.add_argument("--baseline", type=Path, default=None,
                    help="another checkout whose CLI runs beside this one's (same-run A/B)")
+    p.add_argument("--byte-compile", action="store_true",
+                   help="compile this tree's and the baseline's packages/*/src to bytecode "
+                        "first, as installing a package does (with PYTHONDONTWRITEBYTECODE "
+                        "set, each CLI run otherwise compiles the engine's modules anew)")
     args = p.parse_args(argv)
     modes = [OutputMode(m).value for m in args.modes.split(",")]
+    if args.byte_compile:
+        trees = [Path(__file__).resolve().parent.parent, *([args.baseline] if args.baseline else [])]
+        for src in sorted(d for tree in trees for d in tree.glob("packages/*/src")):
+            compileall.compile_dir(src, quiet=1)
     seconds = args.frames / args.fps if args.frames else args.seconds
     with tempfile.TemporaryDirectory(prefix="convert-bench-") as tmp:
         work = Path(tmp)
