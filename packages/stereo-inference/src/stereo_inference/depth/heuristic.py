@@ -176,7 +176,7 @@ class HeuristicDepth:
         new = guided_filter(gray, self._cue)
         # A running mean over the shot's first frames (no long drift away from
         # the first estimate), then an exponential one.
-        blend = max(BLEND, 1 / (self._age + 1))
+        blend = max(BLEND, 1 / (self._age + 1) ** 2)
         weight = self._where_changed(blend + (1 - blend) * (1 - consistency) ** REPLACE_POWER,
                                      change, flow)
         self._depth = (held + weight * (new - held)).astype(np.float32)
