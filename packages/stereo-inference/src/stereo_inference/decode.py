@@ -61,7 +61,7 @@ class FrameBatch:
     depth: Any = None
     plan: FramePlan | None = None  # made with the depth (``shot_plan``)
     held: np.ndarray | None = None  # (B,) bool: frames repeating the one before (depth stage)
-    ahead: np.ndarray | None = None  # depth inputs of the frames after it (``lookahead``)
+    ahead: list[np.ndarray] | None = None  # depth inputs of the frames after it (``lookahead``)
     on_device: object = None  # the eyes uploaded to the GPU (``device_frames``), once
     ready: object = None  # the CUDA event the render waits for (``cuda_streams``)
 

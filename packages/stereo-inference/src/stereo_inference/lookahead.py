@@ -29,7 +29,7 @@ def frames_wanted(estimator) -> int:
 
 
 def with_lookahead(batches: Iterable[FrameBatch], estimator) -> Iterator[FrameBatch]:
-    """``batches`` in order, each with ``ahead`` set to the depth inputs (n,h,w,3)
+    """``batches`` in order, each with ``ahead`` set to the depth inputs (h,w,3 each)
     of the frames after it, as many as ``estimator`` wants (None when it wants
     none or a batch has no depth input)."""
     wanted = frames_wanted(estimator)
@@ -64,9 +64,8 @@ def _count(batch: FrameBatch) -> int:
     return 0 if batch.depth_rgb is None else len(batch.depth_rgb)
 
 
-def _ahead(queue: deque[FrameBatch], wanted: int) -> np.ndarray | None:
-    parts = [b.depth_rgb for b in queue if b.depth_rgb is not None]
-    if not parts:
-        return None
-    frames = np.concatenate(parts)[:wanted] if len(parts) > 1 else parts[0][:wanted]
-    return frames if len(frames) else None
+def _ahead(queue: deque[FrameBatch], wanted: int) -> list[np.ndarray] | None:
+    """The first ``wanted`` depth inputs in ``queue``, each a view (h,w,3): no copy
+    (a batch of one frame would otherwise copy ``wanted`` frames each time)."""
+    frames = [f for b in queue if b.depth_rgb is not None for f in b.depth_rgb[:wanted]][:wanted]
+    return frames or None

@@ -1,7 +1,5 @@
 """baseline: parallax read over the frames the motion needs, back or ahead."""
 
-from pathlib import Path
-
 import cv2
 import numpy as np
 import pytest
@@ -9,8 +7,7 @@ import pytest
 from stereo_inference.arrays import rgb_frames
 from stereo_inference.depth import load_estimator
 from stereo_inference.depth.baseline import MAX_FRAMES, Baseline
-
-SCENES = Path(__file__).resolve().parents[4] / "bench" / "data" / "real_scenes"
+from stereo_inference.testing import real_scene
 
 
 def _texture(h: int, w: int, seed: int) -> np.ndarray:
@@ -78,36 +75,15 @@ def test_past_frames_first_then_ahead_then_the_farthest_there_is():
     assert b.reference(frames[:2])[1] == 2  # neither far enough: the farthest
 
 
-def _ordinal(depth: np.ndarray, disparity: np.ndarray, pairs: int = 6000) -> float:
-    """Share of pixel pairs whose measured depths differ by over 10 % that
-    ``depth`` (larger = nearer) orders the same way."""
-    h, w = disparity.shape
-    est = cv2.resize(depth.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    rng = np.random.default_rng(0)
-    valid = np.flatnonzero(disparity.ravel() > 0)
-    a, b = rng.choice(valid, pairs), rng.choice(valid, pairs)
-    da, db = disparity.flat[a], disparity.flat[b]
-    keep = np.maximum(da, db) > 1.1 * np.minimum(da, db)
-    return float((np.sign(est.flat[a] - est.flat[b]) == np.sign(da - db))[keep].mean())
-
-
-@pytest.mark.skipif(not (SCENES / "motorcycle").is_dir(), reason="real scenes not in this checkout")
+@pytest.mark.skipif(not real_scene.available(), reason="real scenes not in this checkout")
 def test_with_frames_ahead_a_real_scenes_first_frame_orders_right():
     """Middlebury 2014 "motorcycle" (real photograph, measured disparity) under a camera
     sliding 2 px a frame at full size: its first frame alone."""
-    bgr = cv2.imread(str(SCENES / "motorcycle" / "image.png"))
-    disp = cv2.imread(str(SCENES / "motorcycle" / "disparity.png"), cv2.IMREAD_UNCHANGED) / 64.0
-    rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-    h, w = disp.shape
-    filled = np.where(disp > 0, disp, np.median(disp[disp > 0])).astype(np.float32)
-    step = 2.0 / np.percentile(filled, 95)  # px a frame per px of disparity
-    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+    rgb, disp = real_scene.motorcycle()
     est = load_estimator("heuristic", models_dir=None, device="cpu")
-    size = est.input_size(w, h)
-    frames = np.stack([cv2.resize(cv2.remap(rgb, gx + i * step * filled, gy, cv2.INTER_LINEAR,
-                                            borderMode=cv2.BORDER_REFLECT), size,
-                                  interpolation=cv2.INTER_AREA) for i in range(9)])
+    size = est.input_size(disp.shape[1], disp.shape[0])
+    frames = real_scene.slid(rgb, disp, [2.0 * i for i in range(17)], size)
     _, alone = _run(frames[:1])
-    _, ahead = _run(frames, ahead=MAX_FRAMES)
-    assert _ordinal(ahead[0], disp) > 0.85
-    assert _ordinal(ahead[0], disp) > _ordinal(alone[0], disp) + 0.05
+    _, ahead = _run(frames, ahead=est.lookahead)
+    assert real_scene.ordinal(ahead[0], disp) > 0.85
+    assert real_scene.ordinal(ahead[0], disp) > real_scene.ordinal(alone[0], disp) + 0.05

@@ -32,7 +32,7 @@ def _truck(frames: int, *, near_px: int, far_px: int) -> torch.Tensor:
 def test_the_bottom_of_a_plain_frame_is_nearer_than_the_top():
     est = _estimator()
     w, h = est.input_size(640, 360)
-    assert (w, h) == (256, 144)  # twice the working size: slow motion's flow is read there
+    assert (w, h) == (384, 216)  # three times the working size: a shot start is read there
     depth = est.estimate(torch.full((1, 3, h, w), 0.5))
     assert depth.shape == (1, 1, 72, 128)
     assert float(depth[0, 0, -5:].mean()) > float(depth[0, 0, :5].mean())

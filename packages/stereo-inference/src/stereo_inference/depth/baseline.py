@@ -32,7 +32,7 @@ TARGET_PX = 2.0  # typical movement (90th percentile of the flow, px) wanted bet
 MAX_FRAMES = 8  # never further than this, back or ahead
 PACE_KEEP = 0.7  # the shot's pace: a running mean of each frame's movement
 MIN_PACE_PX = 0.02  # below this a frame's movement is noise: the camera stands
-FINE = 2  # the kept frames' width over the working width
+FINE = 3  # the kept frames' width over the working width
 
 
 def movement(flow: np.ndarray, consistency: np.ndarray) -> float:

@@ -29,17 +29,18 @@ flow in between. What travels to the next segment: ``heuristic_state``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
 
 from stereo_inference.arrays import is_tensor
-from stereo_inference.depth.baseline import FINE, MAX_FRAMES, Baseline, movement
+from stereo_inference.depth.baseline import FINE, Baseline, movement
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.heuristic_state import Saved, pack, unpack
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
 from stereo_inference.depth.parallax_depth import ParallaxScale
+from stereo_inference.depth.shot_start import CANDIDATES, read_first
 from stereo_inference.depth.still_camera import (
     SETTLING_FRAMES,
     STILL_PX,
@@ -62,7 +63,7 @@ CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a 
 # CPU, but a still shot whose first readings misjudged it as moving, with
 # things crossing it, let its walls move for longer: not kept).
 MOTION_EVERY = 4
-FRESH_FRAMES = 3
+FRESH_FRAMES = 1
 # DIS patch stride of the flow to the reference at twice the working width:
 # the preset's 4 cost 6.5 ms a flow, 6 costs 3.2 (the tuned real scenes' moving
 # shots: first frame 0.910 either way)
@@ -73,7 +74,7 @@ NEW_CONTENT = 0.02
 class HeuristicDepth:
     name = "heuristic"
     max_batch: int | None = None  # cheap per frame: any batch fits
-    lookahead = MAX_FRAMES  # frames after a batch it reads a shot's first frames against
+    lookahead = max(CANDIDATES)  # frames after a batch a shot's first frame reads against
 
     def __init__(self, device) -> None:
         self.device = device
@@ -88,7 +89,7 @@ class HeuristicDepth:
         self._baseline = Baseline()  # the shot's recent frames and pace
         self._cue: np.ndarray | None = None  # the last static + parallax reading
         self._still = False  # whether that reading found the camera still
-        self._ahead: np.ndarray | None = None  # frames after the next batch
+        self._ahead: list[np.ndarray] | None = None  # frames after the next batch
         self.references: list[int] = []  # per frame, how far its parallax was read (for tests)
 
     def input_size(self, width: int, height: int) -> tuple[int, int]:
@@ -123,24 +124,23 @@ class HeuristicDepth:
 
             out = self.estimate(rgb.detach().to("cpu", torch.float32).numpy())
             return torch.from_numpy(out).to(self.device)
-        fine = [np.ascontiguousarray(f.transpose(1, 2, 0), dtype=np.float32) for f in rgb]
-        fine8 = [_gray8(f * 255) for f in fine]
+        fine = [_LUMA[0] * f[0] + _LUMA[1] * f[1] + _LUMA[2] * f[2] for f in rgb]  # grey 0..1
+        fine8 = [_to8(f * 255) for f in fine]
         size = _working_size(fine[0].shape[1], fine[0].shape[0])
-        frames = [f if f.shape[1] == size[0] else cv2.resize(f, size, interpolation=cv2.INTER_AREA)
-                  for f in fine]
-        grays = [f @ _LUMA for f in frames]
-        grays8 = [np.clip(g * 255 + 0.5, 0, 255).astype(np.uint8) for g in grays]
+        grays = [(f if f.shape[1] == size[0] else cv2.resize(f, size, interpolation=cv2.INTER_AREA)
+                  ).astype(np.float32, copy=False) for f in fine]
+        grays8 = [_to8(g * 255) for g in grays]
         ahead = _Greys(self._ahead)
         self._ahead = None
         return np.stack([self._step(g, g8, f8, lambda i=i: [*fine8[i + 1:], *ahead.get()])
                          for i, (g, g8, f8) in enumerate(zip(grays, grays8, fine8, strict=True))
                          ])[:, None]
 
-    def look_ahead(self, frames: np.ndarray) -> None:
-        """The frames (n,h,w,3) uint8 at the input size that follow the next batch
+    def look_ahead(self, frames: Sequence[np.ndarray]) -> None:
+        """The frames ((h,w,3) uint8 each) at the input size that follow the next batch
         (``lookahead`` of them at most): a shot's first frames read their
         parallax against them. Forgotten after that batch."""
-        self._ahead = frames[: self.lookahead]  # made grey only if a frame needs them
+        self._ahead = list(frames[: self.lookahead])  # made grey only if a frame needs them
 
     def _step(self, gray: np.ndarray, gray8: np.ndarray, fine8: np.ndarray,
               following: Callable[[], list[np.ndarray]]) -> np.ndarray:
@@ -176,7 +176,7 @@ class HeuristicDepth:
         new = guided_filter(gray, self._cue)
         # A running mean over the shot's first frames (no long drift away from
         # the first estimate), then an exponential one.
-        blend = max(BLEND, 1 / (self._age + 1))
+        blend = max(BLEND, 1 / (self._age + 1) ** 2)
         weight = self._where_changed(blend + (1 - blend) * (1 - consistency) ** REPLACE_POWER,
                                      change, flow)
         self._depth = (held + weight * (new - held)).astype(np.float32)
@@ -211,13 +211,17 @@ class HeuristicDepth:
             flow, consistency = self._flow.backward(gray8, nxt)
             if float(consistency.mean()) >= CUT_CONSISTENCY:
                 self._baseline.pace = movement(flow, consistency)
-                motion = self._reference_motion(fine8, lambda: following,
-                                                (flow, consistency, 1))
-                if motion is not None:
-                    still = camera_still(motion[0], gray8)
-                    if still:
+                reading = read_first(self._fine_flow, fine8, following, self._baseline.pace,
+                                     size, new)
+                if reading is not None:
+                    self.references.append(reading.frames[-1] if reading.frames else 1)
+                    if all(camera_still(f, gray8) for f in reading.flows):
                         flow = flow * changed(gray8, nxt)[..., None]
-                    new = self._with_motion(new, motion, flow, consistency, still)
+                        new = self._with_motion(new, None, flow, consistency, True)
+                    elif reading.trust > 0:
+                        depth = self._scale.nearness(reading.inverse_depth, reading.weight, 1,
+                                                     new)
+                        new = new + reading.trust * reading.weight * (depth - new)
         self._depth = guided_filter(gray, new)
         return self._depth
 
@@ -270,7 +274,7 @@ class _Greys:
     """The grey of a batch's lookahead frames, made on first use (most batches
     never need them: only a shot's first frames read against frames ahead)."""
 
-    def __init__(self, frames: np.ndarray | None) -> None:
+    def __init__(self, frames: list[np.ndarray] | None) -> None:
         self._frames = frames
         self._greys: list[np.ndarray] | None = None
 
@@ -294,4 +298,9 @@ def _working_size(width: int, height: int) -> tuple[int, int]:
 
 def _gray8(rgb255: np.ndarray) -> np.ndarray:
     """Grey uint8 of an (h,w,3) frame in 0..255 (float)."""
-    return np.clip(rgb255 @ _LUMA + 0.5, 0, 255).astype(np.uint8)
+    return _to8(rgb255 @ _LUMA)
+
+
+def _to8(grey255: np.ndarray) -> np.ndarray:
+    """uint8 of grey values in 0..255 (float), rounded."""
+    return np.clip(grey255 + 0.5, 0, 255).astype(np.uint8)

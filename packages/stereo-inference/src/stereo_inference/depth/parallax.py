@@ -48,6 +48,11 @@ class Parallax:
     inverse_depth: np.ndarray  # (h,w) float32, up to one positive scale; valid where weight > 0
     weight: np.ndarray  # (h,w) float32 0..1: how far the flow there can be trusted
     trust: float = 1.0  # 0..1: how far the motion model says the parallax is depth
+    above_noise: float = 0.0  # the parallax's spread over the flow's noise (``trust_of``)
+    unequal: float = 0.0  # 0..1: how far the parallax is more than a leftover turn
+    # (h,w) 0..1: how far a pixel lies from the focus of expansion, where a
+    # dolly's parallax vanishes and its inverse depth says nothing (None: all 1)
+    focus: np.ndarray | None = None
 
 
 class FlowField:
@@ -117,8 +122,10 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
     _, ru, rv, du, dv, norm2 = best
     inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
     inv = inv if _positive_side(inv, weight.ravel()) else -inv
+    focus = (norm2 / (norm2 + _EPS * _EPS)).reshape(h, w).astype(np.float32)
+    above_noise, unequal = _trust(ru, rv, du, dv, norm2, weight.ravel(), w)
     return Parallax(inv.reshape(h, w).astype(np.float32), weight,
-                    _trust(ru, rv, du, dv, norm2, weight.ravel(), w))
+                    trust_of(above_noise, unequal), above_noise, unequal, focus)
 
 
 def _sideways(u, v, us, vs, ws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -166,23 +173,30 @@ def _across(ru, rv, du, dv, norm2, weight) -> float:
     return float(w @ cross) / max(float(w.sum()), 1e-6)
 
 
-def _trust(ru, rv, du, dv, norm2, weight, w: int) -> float:
-    """0..1 from the spread of the flow along the translation directions against
-    the residual across them (both in pixels, on trusted pixels)."""
+def _trust(ru, rv, du, dv, norm2, weight, w: int) -> tuple[float, float]:
+    """(parallax spread over noise, unequal factor 0..1) from the flow along the
+    translation directions against the residual across them (both in pixels,
+    on trusted pixels); ``trust_of`` turns them into 0..1 trust."""
     sample = (weight > 0.5) & (norm2 > 1e-4)
     sample[1::3] = False  # a third fewer: plenty for two percentiles
     if np.count_nonzero(sample) < 32:
-        return 0.0
+        return 0.0, 0.0
     length = np.sqrt(norm2[sample])
     along = (ru[sample] * du[sample] + rv[sample] * dv[sample]) / length * w
     across = np.abs(ru[sample] * dv[sample] - rv[sample] * du[sample]) / length * w
     p10, mid, p90 = np.percentile(along, (10, 50, 90))
     noise = float(np.median(across)) + NOISE_FLOOR_PX
-    above_noise = np.clip(((p90 - p10) / noise - TRUST_FROM) / TRUST_SPAN, 0, 1)
     # A turn the fit left in (its ridge) moves everything nearly alike: little
     # spread for the size of the motion, however clean the flow.
     unequal = np.clip(((p90 - p10) / max(abs(mid), 1e-6) - UNEQUAL_FROM) / UNEQUAL_SPAN, 0, 1)
-    return float(above_noise * unequal)
+    return float((p90 - p10) / noise), float(unequal)
+
+
+def trust_of(above_noise: float, unequal: float) -> float:
+    """0..1 trust of parallax whose spread is ``above_noise`` times the flow's
+    noise (at TRUST_FROM and below: noise; TRUST_SPAN more: full trust) and
+    whose ``unequal`` factor (0..1) says how far it is more than a turn."""
+    return float(np.clip((above_noise - TRUST_FROM) / TRUST_SPAN, 0, 1) * unequal)
 
 
 def warp_back(values, flow):

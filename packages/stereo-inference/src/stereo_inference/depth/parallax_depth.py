@@ -44,7 +44,7 @@ class ParallaxScale:
         ``frames_away`` frames, trusted where ``weight`` > 0.5, oriented as
         ``known`` (what the shot already knows, or the static cue)."""
         inverse = inverse_depth / abs(frames_away)
-        if _against(inverse, known, weight):
+        if runs_against(inverse, known, weight):
             inverse = -inverse
         lo, mid, hi = np.quantile(inverse[weight > 0.5][::4], (0.02, 0.5, 0.98))
         lo, hi = lo - mid, hi - mid
@@ -55,7 +55,7 @@ class ParallaxScale:
         return np.clip((inverse - mid - lo) / max(hi - lo, 1e-6), 0, 1)
 
 
-def _against(depth: np.ndarray, reference: np.ndarray, weight: np.ndarray) -> bool:
+def runs_against(depth: np.ndarray, reference: np.ndarray, weight: np.ndarray) -> bool:
     """Whether ``depth`` clearly runs against ``reference``: their weighted
     correlation is below -ORIENT_CORRELATION (near zero: no say)."""
     w = weight[::2, ::2].ravel()
