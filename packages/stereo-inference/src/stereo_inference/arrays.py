@@ -138,8 +138,10 @@ def resize_bilinear(x, size: tuple[int, int]):
 def rgb_frames(frames: np.ndarray, device=None):
     """Decoded frames (B,h,w,3) uint8 as (B,3,h,w) float32 in 0..1: numpy when
     ``device`` is None (no torch needed), else a tensor on ``device``."""
-    if device is None:
-        return np.ascontiguousarray(frames.transpose(0, 3, 1, 2), dtype=np.float32) / 255
+    if device is None:  # scaled in place: the same values, one array a batch, not two
+        rgb = np.array(frames.transpose(0, 3, 1, 2), dtype=np.float32, order="C")  # a copy
+        rgb /= 255
+        return rgb
     import torch
 
     return torch.from_numpy(frames).to(device).permute(0, 3, 1, 2).float().div_(255)
