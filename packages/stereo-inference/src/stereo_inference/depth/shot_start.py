@@ -36,7 +36,7 @@ from stereo_inference.depth.parallax import FlowField, parallax, trust_of
 from stereo_inference.depth.parallax_depth import runs_against
 
 CANDIDATES = (1, 2, 4, 8, 12, 16)  # frames ahead a reading may lie
-READINGS = 4  # at most this many, the farthest the pace allows
+READINGS = 3  # at most this many, the farthest the pace allows
 TRAVEL = 12 / 384  # typical movement (of the width) a reading may span at most
 CUT_CONSISTENCY = 0.6  # a reference matching worse than this lies past a cut
 FILL_SIGMA = 1 / 16  # of the width: how far the fill reaches
