@@ -267,11 +267,13 @@ class HeuristicDepth:
             return known
         rflow, rconsistency, away = motion
         p = parallax(rflow, rconsistency)
-        trusted = p.inverse_depth[rconsistency > 0.5]
-        if trusted.size < 32 or p.trust <= 0:
+        inverse, weight = p.inverse_depth, rconsistency
+        if p.focus is not None:  # unbiased near the focus; what the shot knows holds there
+            inverse, weight = inverse / np.maximum(p.focus, 1e-3), weight * p.focus
+        if np.count_nonzero(weight > 0.5) < 32 or p.trust <= 0:
             return known
-        depth = self._scale.nearness(p.inverse_depth, rconsistency, away, known)
-        return known + p.trust * rconsistency * (depth - known)
+        depth = self._scale.nearness(inverse, weight, away, known)
+        return known + p.trust * weight * (depth - known)
 
 
 class _Greys:
