@@ -33,6 +33,7 @@ MAX_FRAMES = 8  # never further than this, back or ahead
 PACE_KEEP = 0.7  # the shot's pace: a running mean of each frame's movement
 MIN_PACE_PX = 0.02  # below this a frame's movement is noise: the camera stands
 FINE = 3  # the kept frames' width over the working width
+READ = 2  # the width the flow to the reference is read at, over the working width
 
 
 def movement(flow: np.ndarray, consistency: np.ndarray) -> float:
@@ -79,6 +80,8 @@ class Baseline:
         if ref is None:
             return None
         other, away = ref
+        if fine8.shape[1] > READ * size[0]:  # kept finer for a shot's first frame (shot_start)
+            fine8, other = (_narrowed(f, READ * size[0]) for f in (fine8, other))
         if fine8.shape[1] > size[0]:
             flow, consistency = flow_field.backward(fine8, other)
             scale = np.array([size[0] / fine8.shape[1], size[1] / fine8.shape[0]], np.float32)
@@ -102,3 +105,8 @@ class Baseline:
         if len(ahead) > len(self.past):
             return ahead[-1], len(ahead)
         return self.past[0], -len(self.past)
+
+
+def _narrowed(grey: np.ndarray, width: int) -> np.ndarray:
+    return cv2.resize(grey, (width, max(8, round(grey.shape[0] * width / grey.shape[1]))),
+                      interpolation=cv2.INTER_AREA)

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 
-def guided_filter(guide: np.ndarray, src: np.ndarray, *, radius: int = 3,
+def guided_filter(guide: np.ndarray, src: np.ndarray, *, radius: int = 2,
                   eps: float = 2e-3) -> np.ndarray:
     """``src`` (h,w) float32 filtered along the edges of ``guide`` (h,w) float32 0..1.
 

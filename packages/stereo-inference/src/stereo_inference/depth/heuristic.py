@@ -62,7 +62,7 @@ CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a 
 # frame against 16.5; every 6th: the same accuracy, a little less flicker and
 # CPU, but a still shot whose first readings misjudged it as moving, with
 # things crossing it, let its walls move for longer: not kept).
-MOTION_EVERY = 4
+MOTION_EVERY = 8
 FRESH_FRAMES = 1
 # DIS patch stride of the flow to the reference at twice the working width:
 # the preset's 4 cost 6.5 ms a flow, 6 costs 3.2 (the tuned real scenes' moving
@@ -247,27 +247,33 @@ class HeuristicDepth:
     def _with_motion(self, static: np.ndarray, motion: tuple[np.ndarray, np.ndarray, int] | None,
                      flow: np.ndarray, consistency: np.ndarray, still: bool,
                      held: np.ndarray | None = None) -> np.ndarray:
-        """The static estimate, replaced by parallax depth (read over ``motion``:
-        flow, consistency and frames away) as far as the motion model explains
-        it; in a still shot (``still``) what moves (``flow`` to the adjacent
-        frame, at rest where nothing changed) is lifted instead. The parallax
-        takes the direction that agrees with ``held`` (the shot's depth so
-        far, moved to this frame), else with the static estimate."""
+        """What the shot knows (``held``: its depth so far, moved to this frame;
+        else the static estimate), replaced by parallax depth (read over
+        ``motion``: flow, consistency and frames away) as far as the motion
+        model explains it, and taking the direction that agrees with it. A
+        reading the model does not trust changes nothing: a sway's weak
+        readings no longer pulled the shot's depth towards the ramp (on the
+        tuned real scenes the slow sway's depth had drifted from 0.91 on the
+        first frame to 0.73 on the 24th). In a still shot (``still``) what
+        moves (``flow`` to the adjacent frame, at rest where nothing changed)
+        is lifted instead, over the static estimate."""
         if still:  # lift what moves
             speed = np.hypot(flow[..., 0], flow[..., 1])
             lift = np.clip((speed - 2 * STILL_PX) / 1.0, 0, 1) * consistency
             # within the static range: the depth range stays put as things enter
             return np.minimum(static + 0.5 * lift, 1.0)
+        known = held if held is not None else static
         if motion is None:
-            return static
+            return known
         rflow, rconsistency, away = motion
         p = parallax(rflow, rconsistency)
-        trusted = p.inverse_depth[rconsistency > 0.5]
-        if trusted.size < 32 or p.trust <= 0:
-            return static
-        depth = self._scale.nearness(p.inverse_depth, rconsistency, away,
-                                     held if held is not None else static)
-        return static + p.trust * rconsistency * (depth - static)
+        inverse, weight = p.inverse_depth, rconsistency
+        if p.focus is not None:  # unbiased near the focus; what the shot knows holds there
+            inverse, weight = inverse / np.maximum(p.focus, 1e-3), weight * p.focus
+        if np.count_nonzero(weight > 0.5) < 32 or p.trust <= 0:
+            return known
+        depth = self._scale.nearness(inverse, weight, away, known)
+        return known + p.trust * weight * (depth - known)
 
 
 class _Greys:
@@ -281,7 +287,7 @@ class _Greys:
     def get(self) -> list[np.ndarray]:
         if self._greys is None:
             self._greys = [] if self._frames is None else [
-                _gray8(f.astype(np.float32)) for f in self._frames]
+                cv2.cvtColor(np.ascontiguousarray(f), cv2.COLOR_RGB2GRAY) for f in self._frames]
         return self._greys
 
 
@@ -294,11 +300,6 @@ def _working_size(width: int, height: int) -> tuple[int, int]:
     """(w, h) the cues work at for input frames of ``width`` x ``height``."""
     w = min(WIDTH, width)
     return w, max(8, round(height * w / width))
-
-
-def _gray8(rgb255: np.ndarray) -> np.ndarray:
-    """Grey uint8 of an (h,w,3) frame in 0..255 (float)."""
-    return _to8(rgb255 @ _LUMA)
 
 
 def _to8(grey255: np.ndarray) -> np.ndarray:

@@ -36,7 +36,7 @@ from stereo_inference.depth.parallax import FlowField, parallax, trust_of
 from stereo_inference.depth.parallax_depth import runs_against
 
 CANDIDATES = (1, 2, 4, 8, 12, 16)  # frames ahead a reading may lie
-READINGS = 4  # at most this many, the farthest the pace allows
+READINGS = 3  # at most this many, the farthest the pace allows
 TRAVEL = 12 / 384  # typical movement (of the width) a reading may span at most
 CUT_CONSISTENCY = 0.6  # a reference matching worse than this lies past a cut
 FILL_SIGMA = 1 / 16  # of the width: how far the fill reaches
@@ -77,9 +77,10 @@ def read_first(flow_field: FlowField, frame: np.ndarray, following: list[np.ndar
             break  # the farther ones lie past the same cut
         flows.append(flow)
         p = parallax(flow, consistency)
-        weight = consistency if p.focus is None else consistency * p.focus
-        inverse = -p.inverse_depth if runs_against(p.inverse_depth, known, weight) else (
-            p.inverse_depth)
+        inverse, weight = p.inverse_depth, consistency
+        if p.focus is not None:  # unbiased near the focus, where the fill takes over
+            inverse, weight = inverse / np.maximum(p.focus, 1e-3), weight * p.focus
+        inverse = -inverse if runs_against(inverse, known, weight) else inverse
         trusted = inverse[weight > 0.5]
         share = p.unequal * p.above_noise ** 2  # a normalised reading's noise: 1 / its SNR^2
         if trusted.size < 32 or share <= 0:
