@@ -51,7 +51,6 @@ from stereo_inference.runtime import (
     batch_frames,
     compute_threads,
     cpu_threads,
-    decoder_threads,
     partial_path,
     renderers,
     resolve_device,
@@ -106,9 +105,7 @@ def convert_file(
     all of them for a learned depth model; restored afterwards).
     ``cores`` is how many CPU cores the conversion may use (default: all): its
     decoder and encoder get that many threads (a machine running one
-    conversion per core gives each ``cores=1``, so they do not fight; by
-    default a CPU conversion decodes up to 1080p in one thread,
-    ``runtime.decoder_threads``).
+    conversion per core gives each ``cores=1``, so they do not fight).
     ``context_path`` (the previous segment's input), when given and
     ``depth_state`` is None, seeds depth normalisation from its tail so the
     seam does not jump (``stereo_inference.seams``); an unreadable context is
@@ -315,7 +312,7 @@ def _convert(job: _Conversion, estimator=None) -> ConversionResult:
         batch_size=batch_frames(dev, info.width * info.height),
         rotation=info.rotation,
         eye_filter=tone,
-        threads=decoder_threads(dev, job.cores, info.width * info.height),
+        threads=job.cores,
         clock=clock,
         allocate=pinned_empty if on_gpu else np.empty,
         nvdec=nvdec.DevicePlanes(dev) if on_nvdec else None,

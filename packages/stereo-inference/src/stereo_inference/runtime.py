@@ -68,29 +68,6 @@ def cpu_threads(cores: int | None = None, *, learned_model: bool = False) -> int
     return cores if learned_model else max(1, cores // 2)
 
 
-# Frames up to this size are decoded by one thread on a CPU conversion.
-ONE_DECODER_THREAD_PIXELS = 1920 * 1080
-
-
-def decoder_threads(device, cores: int | None, frame_pixels: int) -> int | None:
-    """FFmpeg decoder threads for a conversion on ``device`` of frames of
-    ``frame_pixels``; None: FFmpeg's automatic count (frame threads, one more
-    than the cores).
-
-    On a CPU, up to 1080p, one: decoding is never what such a conversion waits
-    for (one thread decodes H.264 at ~1,000 frames/s at 720p, ~450 at 1080p,
-    against the whole conversion's ~50-90 on 2 cores), and frame threads only
-    add work: their hand-offs and a context per thread cost 15-75 % more CPU
-    for the same frames (the bench's 8 s 720p30 clip alone: 0.24 CPU-s in one
-    thread, 0.29-0.43 in three; its in-process half-SBS conversion 4.90 ->
-    4.82 CPU-s, wall 4.63 -> 4.43 s, medians of 5 alternating rounds). Larger
-    frames, a GPU's pipeline and an explicit ``cores`` keep FFmpeg's count
-    (or ``cores``)."""
-    if cores is None and device_type(device) == "cpu" and frame_pixels <= ONE_DECODER_THREAD_PIXELS:
-        return 1
-    return cores
-
-
 # CPU flags (Linux's names) of native bfloat16 arithmetic: AVX-512 BF16 (AMD Zen 4,
 # Intel Cooper Lake on) and AMX (Intel Sapphire Rapids on).
 _BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})

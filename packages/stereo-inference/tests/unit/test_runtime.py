@@ -7,7 +7,6 @@ import torch
 from stereo_inference.runtime import (
     compute_threads,
     cpu_threads,
-    decoder_threads,
     native_bfloat16,
     partial_path,
     resolve_device,
@@ -143,15 +142,3 @@ def test_a_learned_model_on_a_cpu_takes_every_core_and_the_weight_free_depth_hal
     assert cpu_threads(4, learned_model=True) == 4
     assert cpu_threads(1) == 1
     assert cpu_threads(1, learned_model=True) == 1
-
-
-@pytest.mark.parametrize(("device", "cores", "size", "threads"), [
-    ("cpu", None, (1280, 720), 1),  # a CPU conversion up to 1080p: one decoder thread
-    ("cpu", None, (1920, 1080), 1),
-    ("cpu", None, (3840, 2160), None),  # larger: FFmpeg's automatic count
-    ("cpu", 3, (1280, 720), 3),  # a budget given is kept
-    ("cuda", None, (1280, 720), None),  # a GPU's pipeline may outpace one thread
-    ("cuda:1", 2, (1280, 720), 2),
-])
-def test_a_cpu_conversion_decodes_up_to_1080p_in_one_thread(device, cores, size, threads):
-    assert decoder_threads(device, cores, size[0] * size[1]) == threads
