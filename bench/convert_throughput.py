@@ -130,7 +130,8 @@ def in_process(src: Path, dst: Path, mode: str, args, models_dir: Path,
 def summarise(runs: dict[str, list], reference: dict[str, float] | None) -> dict:
     wall = statistics.median(r[0] for r in runs)
     cpu = statistics.median(r[1] for r in runs)
-    out = {"s": round(wall, 2), "cpu_s": round(cpu, 2), "runs_s": [round(r[0], 2) for r in runs]}
+    out = {"s": round(wall, 2), "cpu_s": round(cpu, 2), "runs_s": [round(r[0], 2) for r in runs],
+           "runs_cpu_s": [round(r[1], 2) for r in runs]}
     if reference:
         out["ratio"] = round(reference["s"] / wall, 3)
         out["cpu_ratio"] = round(reference["cpu_s"] / cpu, 3)
