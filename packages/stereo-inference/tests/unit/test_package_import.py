@@ -23,10 +23,10 @@ def probe(before: str = "") -> list[str]:
 
 
 def test_loading_walks_nothing_and_freezes_nothing():
-    enabled, frozen, young, middle, collections = probe()
+    enabled, frozen, young, _middle, collections = probe()
     assert enabled == "True"
     assert frozen == "0"
-    assert int(young) < 700 and int(middle) == 0  # everything loaded sits in the oldest
+    assert int(young) < 700  # what was loaded waits in no young generation
     assert int(collections) <= 2  # (before: ~80 collections while numpy, PyAV... loaded)
 
 
