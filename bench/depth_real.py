@@ -35,6 +35,7 @@ Scenes held out of all tuning (decided before any tuning): HELD_OUT below.
 
     .venv/bin/python bench/depth_real.py                     # everything, old and new
     .venv/bin/python bench/depth_real.py --scenes cones --motions truck
+    .venv/bin/python bench/depth_real.py --cv-threads 1       # steadier CPU figures
 
 Prints a markdown table and summary, then one JSON line.
 """
@@ -102,6 +103,8 @@ def run_engine(rgb: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def worker(args) -> None:
+    if args.cv_threads:
+        cv2.setNumThreads(args.cv_threads)
     out = Path(args.out)
     for name, motion, speed in json.loads(args.shots):
         rgb, _ = render_shot(name, motion, speed)
@@ -109,7 +112,7 @@ def worker(args) -> None:
         np.savez(out / f"{name}-{motion}-{speed}.npz", depth=depth, cpu=cpu)
 
 
-def run_version(label: str, src: Path, todo, out: Path) -> None:
+def run_version(label: str, src: Path, todo, out: Path, cv_threads: int = 0) -> None:
     """Run the engine whose packages' sources lie under ``src`` in a subprocess."""
     env = dict(os.environ)
     paths = sorted(str(p) for p in (src / "packages").glob("*/src"))
@@ -117,7 +120,8 @@ def run_version(label: str, src: Path, todo, out: Path) -> None:
                                          env.get("PYTHONPATH", "")])
     out.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, __file__, "--worker", "--out", str(out),
-                    "--shots", json.dumps(todo)], env=env, check=True, cwd=str(src))
+                    "--shots", json.dumps(todo), "--cv-threads", str(cv_threads)],
+                   env=env, check=True, cwd=str(src))
     print(f"# {label}: done", file=sys.stderr, flush=True)
 
 
@@ -183,6 +187,9 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--scenes", nargs="+", default=None)
     p.add_argument("--motions", nargs="+", choices=MOTIONS, default=list(MOTIONS))
     p.add_argument("--old-ref", default=OLD_REF, help="git ref of the old engine ('' to skip)")
+    p.add_argument("--cv-threads", type=int, default=0,
+                   help="OpenCV threads in the engines (0: its default); 1 gives steady CPU "
+                        "seconds on a loaded machine (no idle threads spinning)")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
     p.add_argument("--shots", help=argparse.SUPPRESS)
@@ -198,7 +205,7 @@ def main(argv=None) -> list[dict]:
         if args.old_ref:
             versions = {"old": extract_ref(args.old_ref, Path(tmp) / "old"), **versions}
         for label, src in versions.items():
-            run_version(label, src, todo, Path(tmp) / label)
+            run_version(label, src, todo, Path(tmp) / label, args.cv_threads)
         for name, motion, speed in todo:
             rgb, truth = render_shot(name, motion, speed)
             i = zlib.crc32(f"{name}-{motion}-{speed}".encode())  # the same pairs in any subset
@@ -244,6 +251,10 @@ def print_table(rows: list[dict], labels: list[str]) -> None:
                           f"{np.mean(shot):.3f} / {min(shot):.3f}",
                           f"{np.mean(flick):.3f}" if flick else "-"]
             print("| " + " | ".join(cells) + " |")
+    print()
+    cpu = {v: float(np.mean([r[v]["ms_per_frame"] for r in rows])) for v in labels}
+    print("CPU ms a frame (mean over shots): " + ", ".join(f"{v} {ms:.2f}" for v, ms in cpu.items())
+          + (f"; new / old {cpu['new'] / cpu['old']:.3f}" if {"old", "new"} <= set(cpu) else ""))
 
 
 if __name__ == "__main__":

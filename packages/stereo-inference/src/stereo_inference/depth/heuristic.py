@@ -55,20 +55,21 @@ BLEND = 0.07  # weight of a new estimate where the flow holds (after the first f
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
 CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
 # The parallax (a flow to the reference frame at twice the working width, two
-# motion fits) is read afresh on a shot's first frames, every MOTION_EVERY-th
-# frame and where new content came in; in between the last reading moves along
-# the flow (it enters the held depth with BLEND: on the tuned real scenes, every
-# 4th frame against every frame: accuracy the same within 0.001, 10.9 ms a
-# frame against 16.5; every 6th: the same accuracy, a little less flicker and
-# CPU, but a still shot whose first readings misjudged it as moving, with
-# things crossing it, let its walls move for longer: not kept).
+# motion fits) is read afresh on a shot's first frame (against several frames
+# ahead: ``shot_start``), every MOTION_EVERY-th frame and where new content
+# came in (NEW_CONTENT of the frame matching badly); in between the last
+# reading moves along the flow. Every 8th frame and 5 % new content, against
+# every 4th and 2 %, since the first frame's combined reading carries the shot:
+# the tuned real scenes' moving shots order the same (first 0.949 / 0.903,
+# over the shot 0.948 / 0.904, flicker 0.315 -> 0.314) for 1.34x the old
+# engine's CPU instead of 1.50x (bench/depth_real.py --cv-threads 1).
 MOTION_EVERY = 8
 FRESH_FRAMES = 1
 # DIS patch stride of the flow to the reference at twice the working width:
 # the preset's 4 cost 6.5 ms a flow, 6 costs 3.2 (the tuned real scenes' moving
 # shots: first frame 0.910 either way)
 FINE_STRIDE = 6
-NEW_CONTENT = 0.02
+NEW_CONTENT = 0.05
 
 
 class HeuristicDepth:
