@@ -2,11 +2,14 @@
 
 Each frame's dense optical flow against a reference frame (``parallax``) gives
 real relative depth whenever the camera translates: nearer things move more.
-The reference lies as far away as the shot's pace needs (``baseline``: several
-frames back when the camera moves slowly, read at twice the working width;
-ahead, from the frames the engine decodes past the batch, on a shot's first
-frames), turned into steady 0..1 nearness (``parallax_depth``), and counts as
-far as the camera-motion fit explains the flow. Where motion says nothing (a
+A shot's first frame is read against several frames ahead, from the frames
+the engine decodes past the batch, at three times the working width, and the
+readings combined (``shot_start``); later ones against the frame as far back
+as the shot's pace needs (``baseline``: several frames when the camera moves
+slowly, read at twice the working width). Each is turned into steady 0..1
+nearness (``parallax_depth``) and counts as far as the camera-motion fit
+explains the flow; a reading it does not explain leaves the shot's depth as
+it is. Where motion says nothing (a
 still camera, a pure pan) a plain ramp decides (bottom nearest): on the real photographs of
 ``bench/depth_real.py`` no image cue tried (ground contact, texture, blur,
 saturation, brightness, per-region mixes) ordered better than it by more than
@@ -20,11 +23,12 @@ nearby), and past a shot's first frames its depth follows new estimates only
 where the picture changed lately, so walls do not shimmer as people pass.
 The blend is refined along the image's edges (``guided``) and accumulated
 over time: the previous depth, moved by the flow, is blended with the new
-estimate where the flow holds (a running mean over a shot's first frames,
-then a slow exponential one), and replaced where it does not (new content)
+estimate where the flow holds (at 1/(n+1)^2 on a shot's n-th frame: its
+first frame's combined reading is the best it gets; then a slow exponential
+mean), and replaced where it does not (new content)
 or when most of the frame fails to match (a scene cut). The parallax is read
-afresh on a shot's first frames and every few frames after, moved along the
-flow in between. What travels to the next segment: ``heuristic_state``.
+afresh every few frames after the first, moved along the flow in between.
+What travels to the next segment: ``heuristic_state``.
 """
 
 from __future__ import annotations
@@ -175,8 +179,9 @@ class HeuristicDepth:
         else:  # between readings the last one moves with the picture
             self._cue = warp_back(self._cue, flow)
         new = guided_filter(gray, self._cue)
-        # A running mean over the shot's first frames (no long drift away from
-        # the first estimate), then an exponential one.
+        # The first frames' single readings count less and less against the
+        # shot's first, combined one (a running mean of them let the slow
+        # sway's depth drift), then an exponential mean.
         blend = max(BLEND, 1 / (self._age + 1) ** 2)
         weight = self._where_changed(blend + (1 - blend) * (1 - consistency) ** REPLACE_POWER,
                                      change, flow)
