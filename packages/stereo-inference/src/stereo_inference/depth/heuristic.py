@@ -2,11 +2,14 @@
 
 Each frame's dense optical flow against a reference frame (``parallax``) gives
 real relative depth whenever the camera translates: nearer things move more.
-The reference lies as far away as the shot's pace needs (``baseline``: several
-frames back when the camera moves slowly, read at twice the working width;
-ahead, from the frames the engine decodes past the batch, on a shot's first
-frames), turned into steady 0..1 nearness (``parallax_depth``), and counts as
-far as the camera-motion fit explains the flow. Where motion says nothing (a
+A shot's first frame is read against several frames ahead, from the frames
+the engine decodes past the batch, at three times the working width, and the
+readings combined (``shot_start``); later ones against the frame as far back
+as the shot's pace needs (``baseline``: several frames when the camera moves
+slowly, read at twice the working width). Each is turned into steady 0..1
+nearness (``parallax_depth``) and counts as far as the camera-motion fit
+explains the flow; a reading it does not explain leaves the shot's depth as
+it is. Where motion says nothing (a
 still camera, a pure pan) a plain ramp decides (bottom nearest): on the real photographs of
 ``bench/depth_real.py`` no image cue tried (ground contact, texture, blur,
 saturation, brightness, per-region mixes) ordered better than it by more than
@@ -20,11 +23,12 @@ nearby), and past a shot's first frames its depth follows new estimates only
 where the picture changed lately, so walls do not shimmer as people pass.
 The blend is refined along the image's edges (``guided``) and accumulated
 over time: the previous depth, moved by the flow, is blended with the new
-estimate where the flow holds (a running mean over a shot's first frames,
-then a slow exponential one), and replaced where it does not (new content)
+estimate where the flow holds (at 1/(n+1)^2 on a shot's n-th frame: its
+first frame's combined reading is the best it gets; then a slow exponential
+mean), and replaced where it does not (new content)
 or when most of the frame fails to match (a scene cut). The parallax is read
-afresh on a shot's first frames and every few frames after, moved along the
-flow in between. What travels to the next segment: ``heuristic_state``.
+afresh every few frames after the first, moved along the flow in between.
+What travels to the next segment: ``heuristic_state``.
 """
 
 from __future__ import annotations
@@ -55,20 +59,21 @@ BLEND = 0.07  # weight of a new estimate where the flow holds (after the first f
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
 CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
 # The parallax (a flow to the reference frame at twice the working width, two
-# motion fits) is read afresh on a shot's first frames, every MOTION_EVERY-th
-# frame and where new content came in; in between the last reading moves along
-# the flow (it enters the held depth with BLEND: on the tuned real scenes, every
-# 4th frame against every frame: accuracy the same within 0.001, 10.9 ms a
-# frame against 16.5; every 6th: the same accuracy, a little less flicker and
-# CPU, but a still shot whose first readings misjudged it as moving, with
-# things crossing it, let its walls move for longer: not kept).
+# motion fits) is read afresh on a shot's first frame (against several frames
+# ahead: ``shot_start``), every MOTION_EVERY-th frame and where new content
+# came in (NEW_CONTENT of the frame matching badly); in between the last
+# reading moves along the flow. Every 8th frame and 5 % new content, against
+# every 4th and 2 %, since the first frame's combined reading carries the shot:
+# the tuned real scenes' moving shots order the same (first 0.949 / 0.903,
+# over the shot 0.948 / 0.904, flicker 0.315 -> 0.314) for 1.34x the old
+# engine's CPU instead of 1.50x (bench/depth_real.py --cv-threads 1).
 MOTION_EVERY = 8
 FRESH_FRAMES = 1
 # DIS patch stride of the flow to the reference at twice the working width:
 # the preset's 4 cost 6.5 ms a flow, 6 costs 3.2 (the tuned real scenes' moving
 # shots: first frame 0.910 either way)
 FINE_STRIDE = 6
-NEW_CONTENT = 0.02
+NEW_CONTENT = 0.05
 
 
 class HeuristicDepth:
@@ -174,8 +179,9 @@ class HeuristicDepth:
         else:  # between readings the last one moves with the picture
             self._cue = warp_back(self._cue, flow)
         new = guided_filter(gray, self._cue)
-        # A running mean over the shot's first frames (no long drift away from
-        # the first estimate), then an exponential one.
+        # The first frames' single readings count less and less against the
+        # shot's first, combined one (a running mean of them let the slow
+        # sway's depth drift), then an exponential mean.
         blend = max(BLEND, 1 / (self._age + 1) ** 2)
         weight = self._where_changed(blend + (1 - blend) * (1 - consistency) ** REPLACE_POWER,
                                      change, flow)
