@@ -6,12 +6,7 @@ variables {
 }
 
 mock_provider "aws" {
-  mock_data "aws_iam_policy_document" {
-    defaults = { json = "{}" }
-  }
-  mock_data "aws_availability_zones" {
-    defaults = { names = ["us-east-1a", "us-east-1b"] }
-  }
+  source = "./tftests_mocks"
 }
 
 run "a_public_alb_without_a_login_is_refused" {

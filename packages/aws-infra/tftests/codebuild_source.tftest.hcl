@@ -2,12 +2,7 @@
 # only the repository the operator names. Run by tests/integration/test_terraform_plan_guards.py.
 
 mock_provider "aws" {
-  mock_data "aws_iam_policy_document" {
-    defaults = { json = "{}" }
-  }
-  mock_data "aws_availability_zones" {
-    defaults = { names = ["us-east-1a", "us-east-1b"] }
-  }
+  source = "./tftests_mocks"
 }
 
 variables {

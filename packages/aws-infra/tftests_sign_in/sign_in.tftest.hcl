@@ -2,12 +2,7 @@
 # with an identity provider. Run by tests/integration/test_terraform_sign_in.py.
 
 mock_provider "aws" {
-  mock_data "aws_iam_policy_document" {
-    defaults = { json = "{}" }
-  }
-  mock_data "aws_availability_zones" {
-    defaults = { names = ["us-east-1a", "us-east-1b"] }
-  }
+  source = "./tftests_mocks"
 }
 
 variables {
