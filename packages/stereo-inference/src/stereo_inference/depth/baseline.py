@@ -31,6 +31,8 @@ from collections import deque
 import cv2
 import numpy as np
 
+from stereo_inference.depth.parallax import flow_at_size
+
 TARGET_PX = 2.0  # typical movement (90th percentile of the flow, px) wanted between the two
 MAX_FRAMES = 8  # never further than this, back or ahead
 PACE_KEEP = 0.7  # the shot's pace: a running mean of each frame's movement
@@ -86,10 +88,7 @@ class Baseline:
         if fine8.shape[1] > READ * size[0]:  # kept finer for a shot's first frame (shot_start)
             fine8, other = (_narrowed(f, READ * size[0]) for f in (fine8, other))
         if fine8.shape[1] > size[0]:
-            flow, consistency = flow_field.backward(fine8, other)
-            scale = np.array([size[0] / fine8.shape[1], size[1] / fine8.shape[0]], np.float32)
-            return (cv2.resize(flow, size, interpolation=cv2.INTER_AREA) * scale,
-                    cv2.resize(consistency, size, interpolation=cv2.INTER_AREA), away)
+            return (*flow_at_size(*flow_field.backward(fine8, other), size), away)
         small = [f if f.shape[1] == size[0] else cv2.resize(f, size, interpolation=cv2.INTER_AREA)
                  for f in (fine8, other)]
         return (*flow_field.backward(*small), away)

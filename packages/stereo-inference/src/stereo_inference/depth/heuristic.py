@@ -225,9 +225,9 @@ class HeuristicDepth:
                         flow = flow * changed(gray8, nxt)[..., None]
                         new = self._with_motion(new, None, flow, consistency, True)
                     elif reading.trust > 0:
-                        depth = self._scale.nearness(reading.inverse_depth, reading.weight, 1,
-                                                     new)
-                        new = new + reading.trust * reading.weight * (depth - new)
+                        everywhere = np.ones_like(reading.inverse_depth)  # it is filled in
+                        depth = self._scale.nearness(reading.inverse_depth, everywhere, 1, new)
+                        new = new + reading.trust * (depth - new)
         self._depth = guided_filter(gray, new)
         return self._depth
 
@@ -273,9 +273,7 @@ class HeuristicDepth:
             return known
         rflow, rconsistency, away = motion
         p = parallax(rflow, rconsistency)
-        inverse, weight = p.inverse_depth, rconsistency
-        if p.focus is not None:  # unbiased near the focus; what the shot knows holds there
-            inverse, weight = inverse / np.maximum(p.focus, 1e-3), weight * p.focus
+        inverse, weight = p.unbiased()  # near the focus of expansion what the shot knows holds
         if np.count_nonzero(weight > 0.5) < 32 or p.trust <= 0:
             return known
         depth = self._scale.nearness(inverse, weight, away, known)

@@ -47,12 +47,18 @@ MIN_FLOW_SIDE = 16
 class Parallax:
     inverse_depth: np.ndarray  # (h,w) float32, up to one positive scale; valid where weight > 0
     weight: np.ndarray  # (h,w) float32 0..1: how far the flow there can be trusted
-    trust: float = 1.0  # 0..1: how far the motion model says the parallax is depth
-    above_noise: float = 0.0  # the parallax's spread over the flow's noise (``trust_of``)
-    unequal: float = 0.0  # 0..1: how far the parallax is more than a leftover turn
+    trust: float  # 0..1: how far the motion model says the parallax is depth
+    above_noise: float  # the parallax's spread over the flow's noise (``trust_of``)
+    unequal: float  # 0..1: how far the parallax is more than a leftover turn
     # (h,w) 0..1: how far a pixel lies from the focus of expansion, where a
-    # dolly's parallax vanishes and its inverse depth says nothing (None: all 1)
-    focus: np.ndarray | None = None
+    # dolly's parallax vanishes and its inverse depth says nothing
+    focus: np.ndarray
+
+    def unbiased(self) -> tuple[np.ndarray, np.ndarray]:
+        """(inverse depth, weight): ``inverse_depth`` without its regularisation
+        towards zero near the focus of expansion (which bent a dolly's depth over
+        a band 5 % of the width around it), and ``weight`` taken down there."""
+        return self.inverse_depth / np.maximum(self.focus, 1e-3), self.weight * self.focus
 
 
 class FlowField:
@@ -89,6 +95,17 @@ class FlowField:
             cv2.resize(prev, big, interpolation=cv2.INTER_LINEAR), None)
         flow = cv2.resize(flow, (w, h), interpolation=cv2.INTER_AREA)
         return flow * np.array([w / big[0], h / big[1]], np.float32)
+
+
+def flow_at_size(flow: np.ndarray, consistency: np.ndarray, size: tuple[int, int]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """A flow (h,w,2) and its consistency read at another size, brought to
+    ``size`` (w, h): resized and its vectors scaled with it."""
+    if flow.shape[1] == size[0] and flow.shape[0] == size[1]:
+        return flow, consistency
+    scale = np.array([size[0] / flow.shape[1], size[1] / flow.shape[0]], np.float32)
+    return (cv2.resize(flow, size, interpolation=cv2.INTER_AREA) * scale,
+            cv2.resize(consistency, size, interpolation=cv2.INTER_AREA))
 
 
 def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from stereo_inference.depth.parallax import FlowField, parallax, trust_of
+from stereo_inference.depth.parallax import FlowField, flow_at_size, parallax, trust_of
 from stereo_inference.depth.parallax_depth import runs_against
 
 CANDIDATES = (1, 2, 4, 8, 12, 16)  # frames ahead a reading may lie
@@ -51,8 +51,7 @@ FILL_SIGMA = 1 / 16  # of the width: how far the fill reaches
 
 @dataclass(frozen=True)
 class FirstReading:
-    inverse_depth: np.ndarray  # (h,w) per frame of baseline, oriented; at the working size
-    weight: np.ndarray  # (h,w) 0..1: how far the readings cover each pixel
+    inverse_depth: np.ndarray  # (h,w) per frame of baseline, oriented, filled in; working size
     trust: float  # 0..1: the readings' mean trust
     flows: list[np.ndarray]  # (h,w,2) each reference's flow (for the still test)
     frames: tuple[int, ...]  # how far ahead each reading lay
@@ -79,14 +78,12 @@ def read_first(flow_field: FlowField, frame: np.ndarray, following: list[np.ndar
     total = weights = None
     snr2, unequal, shares, spreads, read, flows = 0.0, 0.0, 0.0, [], [], []
     for k in frames_to_read(fine_pace, frame.shape[1], len(following)):
-        flow, consistency = _at_size(*flow_field.backward(frame, following[k - 1]), size)
+        flow, consistency = flow_at_size(*flow_field.backward(frame, following[k - 1]), size)
         if float(consistency.mean()) < CUT_CONSISTENCY:
             break  # the farther ones lie past the same cut
         flows.append(flow)
         p = parallax(flow, consistency)
-        inverse, weight = p.inverse_depth, consistency
-        if p.focus is not None:  # unbiased near the focus, where the fill takes over
-            inverse, weight = inverse / np.maximum(p.focus, 1e-3), weight * p.focus
+        inverse, weight = p.unbiased()  # near the focus of expansion the fill takes over
         inverse = -inverse if runs_against(inverse, known, weight) else inverse
         trusted = inverse[weight > 0.5]
         share = p.unequal * p.above_noise ** 2  # a normalised reading's noise: 1 / its SNR^2
@@ -105,22 +102,10 @@ def read_first(flow_field: FlowField, frame: np.ndarray, following: list[np.ndar
     if not flows:
         return None
     if total is None or weights is None:  # no reading holds parallax: a still camera, a pan
-        zeros = np.zeros(size[::-1], np.float32)
-        return FirstReading(zeros, zeros, 0.0, flows, ())
+        return FirstReading(np.zeros(size[::-1], np.float32), 0.0, flows, ())
     return FirstReading(_filled(total, weights, shares) * float(np.mean(spreads)),
-                        np.ones_like(total, np.float32),
                         trust_of(float(np.sqrt(snr2)), unequal / shares), flows,
                         tuple(read))
-
-
-def _at_size(flow: np.ndarray, consistency: np.ndarray, size: tuple[int, int]
-             ) -> tuple[np.ndarray, np.ndarray]:
-    """A flow (and its consistency) read at another size brought to ``size``."""
-    if flow.shape[1] == size[0]:
-        return flow, consistency
-    scale = np.array([size[0] / flow.shape[1], size[1] / flow.shape[0]], np.float32)
-    return (cv2.resize(flow, size, interpolation=cv2.INTER_AREA) * scale,
-            cv2.resize(consistency, size, interpolation=cv2.INTER_AREA))
 
 
 def _filled(total: np.ndarray, weights: np.ndarray, full: float) -> np.ndarray:
