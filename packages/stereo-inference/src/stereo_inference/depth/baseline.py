@@ -88,7 +88,8 @@ class Baseline:
         if fine8.shape[1] > READ * size[0]:  # kept finer for a shot's first frame (shot_start)
             fine8, other = (_narrowed(f, READ * size[0]) for f in (fine8, other))
         if fine8.shape[1] > size[0]:
-            return (*flow_at_size(*flow_field.backward(fine8, other), size), away)
+            flow, consistency = flow_field.backward(fine8, other)
+            return (*flow_at_size(flow, consistency, size), away)
         small = [f if f.shape[1] == size[0] else cv2.resize(f, size, interpolation=cv2.INTER_AREA)
                  for f in (fine8, other)]
         return (*flow_field.backward(*small), away)
