@@ -36,6 +36,22 @@ def test_a_sideways_move_that_turns_reads_as_depth_whatever_the_turn():
         assert p.trust > 0.5, turn
 
 
+def test_wild_vectors_at_the_border_do_not_turn_a_sideways_move(monkeypatch):
+    """5 % of the pixels (a band at the top, where content enters) moving up to
+    40 times the parallax, upwards: the sideways fit still reads depth; fitted
+    with every vector alike (the negative control), it reads their direction."""
+    inverse = _nearness()
+    weight = np.ones(inverse.shape, np.float32)
+    rng = np.random.default_rng(2)
+    flow = _sway_flow(inverse * 0.1, (0.0, 0.0)) + rng.normal(0, 0.005, (48, 80, 2))
+    flow[:2, :, 1] = rng.uniform(-4.0, 4.0, (2, 80))  # two rows of 48: about 4 %
+    p = parallax(flow.astype(np.float32), weight)
+    assert _correlation(p.inverse_depth[4:], inverse[4:]) > 0.95 and p.trust > 0.3
+    monkeypatch.setattr("stereo_inference.depth.parallax.OUTLIER", 1e9)
+    plain = parallax(flow.astype(np.float32), weight)
+    assert abs(_correlation(plain.inverse_depth[4:], inverse[4:])) < 0.5
+
+
 def test_a_pure_turn_has_no_parallax_to_trust():
     weight = np.ones((48, 80), np.float32)
     flow = _sway_flow(np.zeros((48, 80), np.float32), (2.0, 1.0))

@@ -2,7 +2,7 @@ import cv2
 import numpy as np
 
 from stereo_inference.depth.parallax import FlowField
-from stereo_inference.depth.still_camera import camera_still, changed, settle
+from stereo_inference.depth.still_camera import camera_still, changed, settle, still_over
 
 
 def test_a_moving_camera_is_told_from_a_still_one(texture):
@@ -16,6 +16,27 @@ def test_a_moving_camera_is_told_from_a_still_one(texture):
     assert not camera_still(flow, moved)
     flow, _ = FlowField().backward(picture, picture)
     assert camera_still(flow, picture)
+
+
+def test_a_slow_orbit_that_looks_still_in_each_reading_moves_over_them():
+    """An orbit keeps the middle distance in place: read 8, 12 and 16 frames
+    ahead, each flow is small across most edges (each reading alone looks
+    still), but it grows with the distance; a still camera's noise does not."""
+    h, w = 72, 128
+    stripes = np.tile(((np.arange(w) // 3) % 2 * 160 + 40).astype(np.uint8), (h, 1))
+    rows = np.linspace(-1, 1, h, dtype=np.float32)[:, None]  # near below, far above
+
+    def orbit(k: int) -> np.ndarray:
+        flow = np.zeros((h, w, 2), np.float32)
+        flow[..., 0] = 0.0075 * k * rows  # across the stripes: 0.03 px median 8 frames ahead
+        return flow
+
+    flows = [orbit(k) for k in (8, 12, 16)]
+    assert all(camera_still(f, stripes) for f in flows)  # each alone: still
+    assert not still_over(flows, stripes)
+    noise = np.random.default_rng(3).normal(0, 0.01, (3, h, w, 2)).astype(np.float32)
+    assert still_over(list(noise), stripes)
+    assert still_over(flows[:1], stripes)  # one reading: nothing to grow
 
 
 def test_a_still_cameras_flow_rests_where_the_picture_did_not_change():

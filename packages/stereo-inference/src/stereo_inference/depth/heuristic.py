@@ -51,6 +51,7 @@ from stereo_inference.depth.still_camera import (
     camera_still,
     changed,
     recent_change,
+    still_over,
 )
 
 WIDTH = 128
@@ -221,7 +222,7 @@ class HeuristicDepth:
                                      size, new)
                 if reading is not None:
                     self.references.append(reading.frames[-1] if reading.frames else 1)
-                    if all(camera_still(f, gray8) for f in reading.flows):
+                    if still_over(reading.flows, gray8):
                         flow = flow * changed(gray8, nxt)[..., None]
                         new = self._with_motion(new, None, flow, consistency, True)
                     elif reading.trust > 0:
