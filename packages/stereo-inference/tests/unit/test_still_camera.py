@@ -21,7 +21,8 @@ def test_a_moving_camera_is_told_from_a_still_one(texture):
 def test_a_slow_orbit_that_looks_still_in_each_reading_moves_over_them():
     """An orbit keeps the middle distance in place: read 8, 12 and 16 frames
     ahead, each flow is small across most edges (each reading alone looks
-    still), but it grows with the distance; a still camera's noise does not."""
+    still), but it grows with the distance; a still camera's noise does not,
+    and motion no camera's model explains is no camera's."""
     h, w = 72, 128
     stripes = np.tile(((np.arange(w) // 3) % 2 * 160 + 40).astype(np.uint8), (h, 1))
     rows = np.linspace(-1, 1, h, dtype=np.float32)[:, None]  # near below, far above
@@ -31,12 +32,14 @@ def test_a_slow_orbit_that_looks_still_in_each_reading_moves_over_them():
         flow[..., 0] = 0.0075 * k * rows  # across the stripes: 0.03 px median 8 frames ahead
         return flow
 
-    flows = [orbit(k) for k in (8, 12, 16)]
-    assert all(camera_still(f, stripes) for f in flows)  # each alone: still
-    assert not still_over(flows, stripes)
+    flows = [(k, orbit(k)) for k in (8, 12, 16)]
+    assert all(camera_still(f, stripes) for _, f in flows)  # each alone: still
+    assert not still_over(flows, stripes, lambda: True)
+    assert still_over(flows, stripes, lambda: False)  # no camera motion explains it
     noise = np.random.default_rng(3).normal(0, 0.01, (3, h, w, 2)).astype(np.float32)
-    assert still_over(list(noise), stripes)
-    assert still_over(flows[:1], stripes)  # one reading: nothing to grow
+    assert still_over(list(zip((8, 12, 16), noise, strict=True)), stripes, lambda: True)
+    assert not still_over(flows[1:], stripes, lambda: True)  # 12 to 16 ahead: grown as far
+    assert still_over(flows[:1], stripes, lambda: True)  # one reading: nothing to grow
 
 
 def test_a_still_cameras_flow_rests_where_the_picture_did_not_change():

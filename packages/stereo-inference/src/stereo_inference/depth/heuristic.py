@@ -48,7 +48,6 @@ from stereo_inference.depth.shot_start import CANDIDATES, read_first
 from stereo_inference.depth.still_camera import (
     SETTLING_FRAMES,
     STILL_PX,
-    camera_still,
     changed,
     recent_change,
     still_over,
@@ -75,6 +74,9 @@ FRESH_FRAMES = 1
 # shots: first frame 0.910 either way)
 FINE_STRIDE = 6
 NEW_CONTENT = 0.05
+# parallax trusted this far makes motion that grows over the references a camera's
+# (``still_camera.still_over``), not things moving in a still shot
+MOVING_TRUST = 0.5
 
 
 class HeuristicDepth:
@@ -168,7 +170,15 @@ class HeuristicDepth:
         motion = None
         if fresh:
             motion = self._reference_motion(fine8, following, (flow, consistency, -1))
-            self._still = camera_still(flow if motion is None else motion[0], gray8)
+            # A camera that moved keeps moving while its motion across edges grows
+            # from the adjacent frame to the reference and the motion model explains
+            # it (a slow orbit; things moving in a still shot can look alike).
+            moved = not self._still
+            self._still = still_over(
+                [(1, flow)] if motion is None or motion[0] is flow
+                else [(1, flow), (abs(motion[2]), motion[0])], gray8,
+                lambda: moved and motion is not None
+                and parallax(*motion[:2]).trust >= MOVING_TRUST)
         change = None
         if self._still:
             change = changed(gray8, prev)  # a still camera: what did not change rests
@@ -207,6 +217,7 @@ class HeuristicDepth:
         that the shot's first depth already has the parallax the next ones will
         have: the next frame gives the pace, the pace how far ahead to look."""
         self._age, self._prev_fine, self._cue = 0, fine8, None
+        self._still = True  # until the frames ahead show the camera moving
         self._scale.reset()
         self._baseline.reset()
         new = _ramp(*gray.shape)
@@ -222,7 +233,9 @@ class HeuristicDepth:
                                      size, new)
                 if reading is not None:
                     self.references.append(reading.frames[-1] if reading.frames else 1)
-                    if still_over(reading.flows, gray8):
+                    self._still = still_over(reading.flows, gray8,
+                                             lambda: reading.trust >= MOVING_TRUST)
+                    if self._still:
                         flow = flow * changed(gray8, nxt)[..., None]
                         new = self._with_motion(new, None, flow, consistency, True)
                     elif reading.trust > 0:

@@ -53,7 +53,7 @@ FILL_SIGMA = 1 / 16  # of the width: how far the fill reaches
 class FirstReading:
     inverse_depth: np.ndarray  # (h,w) per frame of baseline, oriented, filled in; working size
     trust: float  # 0..1: the readings' mean trust
-    flows: list[np.ndarray]  # (h,w,2) each reference's flow (for the still test)
+    flows: list[tuple[int, np.ndarray]]  # (frames ahead, (h,w,2) flow) per reference: the still test
     frames: tuple[int, ...]  # how far ahead each reading lay
 
 
@@ -81,7 +81,7 @@ def read_first(flow_field: FlowField, frame: np.ndarray, following: list[np.ndar
         flow, consistency = flow_at_size(*flow_field.backward(frame, following[k - 1]), size)
         if float(consistency.mean()) < CUT_CONSISTENCY:
             break  # the farther ones lie past the same cut
-        flows.append(flow)
+        flows.append((k, flow))
         p = parallax(flow, consistency)
         inverse, weight = p.unbiased()  # near the focus of expansion the fill takes over
         inverse = -inverse if runs_against(inverse, known, weight) else inverse

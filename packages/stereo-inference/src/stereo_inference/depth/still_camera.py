@@ -18,6 +18,8 @@ frames kept their noise (docs/BENCHMARKS.md, "Depth quality").
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import cv2
 import numpy as np
 
@@ -30,7 +32,10 @@ STILL_PX = 0.12  # median flow below this: the camera stands still
 EDGE_LEVELS = 12.0
 EDGE_SHARE = 0.01
 STILL_ACROSS_PX = 0.04
-GROWTH = 1.5  # across the frames ahead: more than this, the camera moves
+# Across several references: the motion across edges grown to GROWTH_FLOOR_PX
+# (2.5 times the most a still camera's noise showed) and by at least GROWTH of
+# the growth in distance, the camera moves
+GROWTH, GROWTH_FLOOR_PX = 0.5, 0.02
 # Mean grey change (of 255) around a pixel between two frames: at most the
 # first, nothing moved there; from the second on, something surely did.
 CHANGED_LEVELS = (1.0, 4.0)
@@ -64,23 +69,33 @@ def camera_still(flow: np.ndarray, gray8: np.ndarray) -> bool:
     return across is not None and across < STILL_ACROSS_PX
 
 
-def still_over(flows: list[np.ndarray], gray8: np.ndarray) -> bool:
+def still_over(flows: list[tuple[int, np.ndarray]], gray8: np.ndarray,
+               explained: Callable[[], bool]) -> bool:
     """Whether the camera stood still from grey frame ``gray8`` to each of several
-    frames ahead (``flows`` to them, nearest first): each flow says so
-    (``camera_still``), and the motion across strong edges does not grow with
-    the distance (to at least STILL_ACROSS_PX, GROWTH times the nearest's). A
-    slow orbit keeps the middle distance in place, and on a wide road view that
-    holds most of the frame and its edges: each reading's median motion looks
-    still, but the rest moves farther and farther from one reference to the
-    next (KITTI's slow orbit: 0.03, 0.05, 0.06 px 8, 12 and 16 frames ahead),
-    while a still camera's noise stays where it is (0.001-0.008 px under
-    sensor noise and JPEG at quality 60, however far)."""
-    if not all(camera_still(f, gray8) for f in flows):
+    frames ahead or back (``flows``: how far and the flow to there, nearest
+    first): each flow says so (``camera_still``), unless the motion across
+    strong edges grows with the distance (to GROWTH_FLOOR_PX, and by at least
+    GROWTH of what the distance grew: 8 to 16 frames, 1.5 times) and the
+    camera's motion model explains it (``explained``, asked only then: its
+    parallax is trusted). A slow orbit keeps the middle distance in place, and
+    on a wide road view that holds most of the frame and its edges: each
+    reading's median motion looks still, but the rest moves farther and
+    farther from one reference to the next (KITTI's slow orbit: 0.03, 0.05,
+    0.06 px 8, 12 and 16 frames ahead, its parallax fully trusted), while a
+    still camera's noise stays where it is (0.001-0.008 px under sensor noise
+    and JPEG at quality 60, however far). Things that move in a still shot
+    grow too (DIS's guesses on plain walls around them: 0.016 to 0.040 px
+    from 1 to 2 frames), but no camera motion explains them."""
+    if not all(camera_still(f, gray8) for _, f in flows):
         return False
     if len(flows) < 2:
         return True
-    near, far = motion_across_edges(flows[0], gray8), motion_across_edges(flows[-1], gray8)
-    return near is None or far is None or far < max(STILL_ACROSS_PX, GROWTH * near)
+    (k_near, near_flow), (k_far, far_flow) = flows[0], flows[-1]
+    near, far = motion_across_edges(near_flow, gray8), motion_across_edges(far_flow, gray8)
+    if near is None or far is None:
+        return True
+    grows = far >= max(GROWTH_FLOOR_PX, near * (1 + GROWTH * (k_far / k_near - 1)))
+    return not (grows and explained())
 
 
 def motion_across_edges(flow: np.ndarray, gray8: np.ndarray) -> float | None:
