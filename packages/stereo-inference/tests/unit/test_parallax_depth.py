@@ -16,10 +16,15 @@ def _nearness(h: int = 48, w: int = 80) -> np.ndarray:
 
 def _sway_flow(inverse: np.ndarray, turn: tuple[float, float]) -> np.ndarray:
     """Backward flow (px) of a camera sliding right by 1 px at inverse depth 1
-    while it turns: every pixel also moves by ``turn`` (px), alike."""
-    flow = np.zeros((*inverse.shape, 2), np.float32)
-    flow[..., 0] = inverse + turn[0]  # content moves left: back to the right
-    flow[..., 1] = turn[1]
+    while it pans and tilts by ``turn`` (px at the frame's centre): the
+    rotation's own fields, at a focal length of one width (the sides move
+    more than the middle)."""
+    h, w = inverse.shape
+    y, x = np.mgrid[:h, :w].astype(np.float32)
+    x, y = (x - (w - 1) / 2) / w, (y - (h - 1) / 2) / w
+    flow = np.zeros((h, w, 2), np.float32)
+    flow[..., 0] = inverse + turn[0] * (1 + x * x) + turn[1] * x * y  # content moves left
+    flow[..., 1] = turn[0] * x * y + turn[1] * (1 + y * y)
     return flow
 
 
