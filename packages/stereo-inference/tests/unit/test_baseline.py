@@ -6,7 +6,7 @@ import pytest
 
 from stereo_inference.arrays import rgb_frames
 from stereo_inference.depth import load_estimator
-from stereo_inference.depth.baseline import MAX_FRAMES, Baseline
+from stereo_inference.depth.baseline import MAX_FRAMES, Baseline, movement, spread
 from stereo_inference.testing import real_scene
 
 
@@ -87,3 +87,15 @@ def test_with_frames_ahead_a_real_scenes_first_frame_orders_right():
     _, ahead = _run(frames, ahead=est.lookahead)
     assert real_scene.ordinal(ahead[0], disp) > 0.85
     assert real_scene.ordinal(ahead[0], disp) > real_scene.ordinal(alone[0], disp) + 0.05
+
+
+def test_an_orbits_picture_moves_against_itself_more_than_its_typical_movement():
+    """Near things one way, far ones the other, the middle still: the spread is
+    what a flow must follow; a truck's all goes one way, less apart than fast."""
+    rows = np.linspace(-1, 1, 48, dtype=np.float32)[:, None].repeat(64, 1)
+    held = np.ones(rows.shape, np.float32)
+    orbit = np.stack([0.5 * rows, np.zeros_like(rows)], -1)
+    assert spread(orbit, held) > 1.7 * movement(orbit, held)
+    truck = np.stack([0.3 + 0.2 * rows, np.zeros_like(rows)], -1)  # 0.1 to 0.5 px, one way
+    assert spread(truck, held) < movement(truck, held)
+    assert spread(orbit, np.zeros_like(held)) == 0.0  # nothing holds: nothing to say

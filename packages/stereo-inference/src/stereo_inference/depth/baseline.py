@@ -48,6 +48,21 @@ def movement(flow: np.ndarray, consistency: np.ndarray) -> float:
     return float(np.percentile(speed, 90)) if speed.size >= 16 else 0.0
 
 
+def spread(flow: np.ndarray, consistency: np.ndarray) -> float:
+    """How far (px) the picture moves against itself over a flow (h,w,2): the 5th
+    to 95th percentile of the flow along its main direction, where it holds.
+    An orbit turns to keep the middle distance in place, so its typical
+    movement (``movement``) stays small while near and far things move apart,
+    each its own way, and DIS loses them as it loses a fast motion."""
+    held = flow[::2, ::2][consistency[::2, ::2] > 0.5]
+    if len(held) < 16:
+        return 0.0
+    centred = held - held.mean(0)
+    _, vectors = np.linalg.eigh(centred.T @ centred)
+    lo, hi = np.percentile(held @ vectors[:, 1], (5, 95))
+    return float(hi - lo)
+
+
 class Baseline:
     """The last MAX_FRAMES grey frames of a shot and its pace."""
 

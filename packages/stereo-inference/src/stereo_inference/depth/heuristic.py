@@ -39,7 +39,7 @@ import cv2
 import numpy as np
 
 from stereo_inference.arrays import is_tensor
-from stereo_inference.depth.baseline import FINE, Baseline, movement
+from stereo_inference.depth.baseline import FINE, Baseline, movement, spread
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.heuristic_state import Saved, pack, unpack
 from stereo_inference.depth.parallax import FlowField, parallax, warp_back
@@ -229,8 +229,10 @@ class HeuristicDepth:
             flow, consistency = self._flow.backward(gray8, nxt)
             if float(consistency.mean()) >= CUT_CONSISTENCY:
                 self._baseline.pace = movement(flow, consistency)
-                reading = read_first(self._fine_flow, fine8, following, self._baseline.pace,
-                                     size, new)
+                # how far ahead to read: as far as neither the typical movement nor
+                # the picture's against itself (an orbit's) outruns the flow
+                reach = max(self._baseline.pace, spread(flow, consistency))
+                reading = read_first(self._fine_flow, fine8, following, reach, size, new)
                 if reading is not None:
                     self.references.append(reading.frames[-1] if reading.frames else 1)
                     self._still = still_over(reading.flows, gray8,

@@ -6,7 +6,11 @@ it against the frames that follow (the engine decodes them ahead:
 noise at the estimator's small sizes is a good part of a slow motion's
 parallax. So the first frame is read against up to ``READINGS`` frames
 ahead, the farthest of ``CANDIDATES`` that the shot's pace keeps within
-``TRAVEL`` (of the frame's width) of typical movement: slow motions get far
+``TRAVEL`` (of the frame's width) of movement (the larger of the typical
+movement and the picture's against itself, ``baseline.spread``: an orbit's
+near and far things move apart while its middle stays; read against the
+frames that pace allows, the real scenes' fast orbits and dollies order
+0.01-0.03 better, up to 0.887 -> 0.918, and no shot worse): slow motions get far
 references (more parallax), fast ones near ones (DIS loses track past a
 few percent of the width). Each reading is turned to what the shot knows
 (``parallax_depth.runs_against``: a handheld sway's readings flip sign from
