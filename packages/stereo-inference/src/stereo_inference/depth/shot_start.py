@@ -57,7 +57,7 @@ FILL_SIGMA = 1 / 16  # of the width: how far the fill reaches
 class FirstReading:
     inverse_depth: np.ndarray  # (h,w) per frame of baseline, oriented, filled in; working size
     trust: float  # 0..1: the readings' mean trust
-    flows: list[tuple[int, np.ndarray]]  # (frames ahead, (h,w,2) flow) per reference: the still test
+    flows: list[tuple[int, np.ndarray]]  # (frames ahead, (h,w,2) flow) of each: the still test
     frames: tuple[int, ...]  # how far ahead each reading lay
 
 
