@@ -19,7 +19,9 @@ whatever moves is lifted towards the viewer (within the static range, so the
 depth range does not jump when something enters), and the rest holds its
 depth: the camera counts as still by the motion across strong edges, where
 flow is measured (in flat areas DIS only guesses, from whatever moves
-nearby), and past a shot's first frames its depth follows new estimates only
+nearby), unless that motion grows over farther references and the camera
+model explains it (a slow orbit: ``still_camera.still_over``), and past a
+shot's first frames its depth follows new estimates only
 where the picture changed lately, so walls do not shimmer as people pass.
 The blend is refined along the image's edges (``guided``) and accumulated
 over time: the previous depth, moved by the flow, is blended with the new
