@@ -4,7 +4,10 @@ Scenes are real photographs with measured disparity (``bench/real_shots.py``,
 sources and licences in ``bench/data/real_scenes/LICENCES.md``), each played
 as a still shot and as camera motions made from its measured depth (truck,
 dolly, truck + pan, handheld wobble) at a slow and an ordinary speed (0.5
-and 2.5 px a frame at the scene's full size), 24 frames a shot.
+and 2.5 px a frame at the scene's full size), 24 frames a shot, as if shot
+through a lens of one width's focal length (a 53-degree view, what the
+engine assumes; ``--lens`` plays them through another: 0.5 a phone's wide
+view, 2 a short telephoto).
 
 The estimator runs as a conversion runs it: ``load_estimator`` and
 ``depth_state.resume`` as ``convert`` calls them, frames shrunk to the
@@ -46,6 +49,7 @@ measurement, and a run leaves them out unless asked (``--unseen``, or named in
     .venv/bin/python bench/depth_real.py --fresh --unseen    # and the unseen ones (final only)
     .venv/bin/python bench/depth_real.py --scenes cones --motions truck
     .venv/bin/python bench/depth_real.py --cv-threads 1       # steadier CPU figures
+    .venv/bin/python bench/depth_real.py --lens 0.5           # shot through a wide lens
 
 Prints a markdown table and summary, then one JSON line.
 """
@@ -136,12 +140,13 @@ def worker(args) -> None:
         cv2.setNumThreads(args.cv_threads)
     out = Path(args.out)
     for name, motion, speed in json.loads(args.shots):
-        rgb, _ = render_shot(name, motion, speed)
+        rgb, _ = render_shot(name, motion, speed, args.lens)
         depth, cpu = run_engine(rgb)
         np.savez(out / f"{name}-{motion}-{speed}.npz", depth=depth, cpu=cpu)
 
 
-def run_version(label: str, src: Path, todo, out: Path, cv_threads: int = 0) -> None:
+def run_version(label: str, src: Path, todo, out: Path, cv_threads: int = 0,
+                lens: float = 1.0) -> None:
     """Run the engine whose packages' sources lie under ``src`` in a subprocess."""
     env = dict(os.environ)
     paths = sorted(str(p) for p in (src / "packages").glob("*/src"))
@@ -149,7 +154,8 @@ def run_version(label: str, src: Path, todo, out: Path, cv_threads: int = 0) -> 
                                          env.get("PYTHONPATH", "")])
     out.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, __file__, "--worker", "--out", str(out),
-                    "--shots", json.dumps(todo), "--cv-threads", str(cv_threads)],
+                    "--shots", json.dumps(todo), "--cv-threads", str(cv_threads),
+                    "--lens", str(lens)],
                    env=env, check=True, cwd=str(src))
     print(f"# {label}: done", file=sys.stderr, flush=True)
 
@@ -224,6 +230,9 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--cv-threads", type=int, default=0,
                    help="OpenCV threads in the engines (0: its default); 1 gives steady CPU "
                         "seconds on a loaded machine (no idle threads spinning)")
+    p.add_argument("--lens", type=float, default=1.0,
+                   help="the shots' focal length in image widths (real_shots.render_shot; "
+                        "the engine assumes 1): 0.5 a wide phone view, 2 a short telephoto")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
     p.add_argument("--shots", help=argparse.SUPPRESS)
@@ -232,16 +241,16 @@ def main(argv=None) -> list[dict]:
         return worker(args)
     todo = shots(args.scenes or default_scenes(args.fresh, args.unseen), args.motions)
     for shot in todo:
-        render_shot(*shot)
+        render_shot(*shot, args.lens)
     rows = []
     with tempfile.TemporaryDirectory(prefix="depth-real-") as tmp:
         versions = {"new": REPO}
         if args.old_ref:
             versions = {"old": extract_ref(args.old_ref, Path(tmp) / "old"), **versions}
         for label, src in versions.items():
-            run_version(label, src, todo, Path(tmp) / label, args.cv_threads)
+            run_version(label, src, todo, Path(tmp) / label, args.cv_threads, args.lens)
         for name, motion, speed in todo:
-            rgb, truth = render_shot(name, motion, speed)
+            rgb, truth = render_shot(name, motion, speed, args.lens)
             i = zlib.crc32(f"{name}-{motion}-{speed}".encode())  # the same pairs in any subset
             row = {"scene": name, "split": split(name), "held_out": split(name) != "tuned",
                    "motion": motion, "speed": speed}

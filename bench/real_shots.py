@@ -73,10 +73,11 @@ def _filled(disp: np.ndarray) -> np.ndarray:
     return np.maximum(out, float(disp[known].min()) * 0.5)
 
 
-def _poses(motion: str, speed: float, disp: np.ndarray, w: int, h: int) -> list[tuple]:
+def _poses(motion: str, speed: float, disp: np.ndarray, w: int, h: int, f: float
+           ) -> list[tuple]:
     """Per frame (tx, ty, tz, pan, tilt): translation in baselines, angles in
-    radians, scaled so the 95th percentile of the movement is ``speed`` px/frame."""
-    f = float(w)
+    radians, scaled so the 95th percentile of the movement is ``speed`` px/frame
+    for a lens of focal length ``f`` px."""
     d95, dmid = float(np.percentile(disp, 95)), float(np.median(disp))
     t = speed / d95  # sideways baselines per frame for `speed` px at d95
     poses = []
@@ -116,16 +117,23 @@ def _project(pose: tuple, xs: np.ndarray, ys: np.ndarray, z: np.ndarray, f: floa
     return f * px / pz, f * py / pz, pz
 
 
-def render_shot(name: str, motion: str, speed: float) -> tuple[np.ndarray, np.ndarray]:
-    """(frames (N,h,w,3) uint8, depth (N,h,w) float32, nan = not scored), cached in /tmp."""
-    cache = Path(tempfile.gettempdir()) / f"real-shot-{name}-{motion}-{speed}-v3.npz"
+def render_shot(name: str, motion: str, speed: float, lens: float = 1.0
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """(frames (N,h,w,3) uint8, depth (N,h,w) float32, nan = not scored), cached in /tmp.
+    ``lens``: the focal length in image widths (1: a 53-degree view; 0.5 a
+    phone's or action camera's wide one, 2 a short telephoto): the same
+    photograph and depth, seen as taken through that lens, so a turn bends
+    the picture as much as that lens would."""
+    suffix = "" if lens == 1.0 else f"-lens{lens:g}"
+    cache = Path(tempfile.gettempdir()) / f"real-shot-{name}-{motion}-{speed}{suffix}-v3.npz"
     if cache.is_file():
         data = np.load(cache)
         return data["rgb"], data["depth"]
     rgb, disp = load_scene(name)
     h, w = disp.shape
     filled = _filled(disp)
-    poses = _poses(motion, speed, filled, w, h)
+    f = lens * w
+    poses = _poses(motion, speed, filled, w, h, f)
     gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
     xs, ys = (gx - (w - 1) / 2).ravel(), (gy - (h - 1) / 2).ravel()
     z = (w / filled).ravel()
@@ -134,13 +142,13 @@ def render_shot(name: str, motion: str, speed: float) -> tuple[np.ndarray, np.nd
     xs, ys, z, known = xs[order], ys[order], z[order], known[order]
     sub = slice(None, None, 7)  # the margin from every 7th point
     shift = max(float(np.percentile(np.abs(np.concatenate([mx - xs[sub], my - ys[sub]])), 99.5))
-                for mx, my, _ in (_project(p, xs[sub], ys[sub], z[sub], float(w))
+                for mx, my, _ in (_project(p, xs[sub], ys[sub], z[sub], f)
                                   for p in poses))
     margin = int(min(np.ceil(shift) + 2, 0.2 * min(w, h)))
     window = (slice(margin, h - margin), slice(margin, w - margin))
     frames, depths = [], []
     for pose in poses:
-        mx, my, mz = _project(pose, xs, ys, z, float(w))
+        mx, my, mz = _project(pose, xs, ys, z, f)
         dx, dy = mx - xs, my - ys  # each point's movement
         tx, ty = mx + (w - 1) / 2, my + (h - 1) / 2
         # Each point covers the 2x2 pixels around where it lands (no cracks where
