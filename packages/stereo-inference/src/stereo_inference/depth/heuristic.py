@@ -35,6 +35,7 @@ What travels to the next segment: ``heuristic_state``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import cv2
@@ -44,7 +45,7 @@ from stereo_inference.arrays import is_tensor
 from stereo_inference.depth.baseline import FINE, Baseline, movement, spread
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.heuristic_state import Saved, pack, unpack
-from stereo_inference.depth.parallax import FlowField, parallax, warp_back
+from stereo_inference.depth.parallax import FlowField, Parallax, parallax, warp_back
 from stereo_inference.depth.parallax_depth import ParallaxScale
 from stereo_inference.depth.shot_start import CANDIDATES, read_first
 from stereo_inference.depth.still_camera import (
@@ -169,18 +170,18 @@ class HeuristicDepth:
         fresh = (self._cue is None or self._cue.shape != consistency.shape
                  or self._age < FRESH_FRAMES or self._age % MOTION_EVERY == 0
                  or float(np.mean(consistency < 0.5)) > NEW_CONTENT)
-        motion = None
+        fit, away = None, 0
         if fresh:
-            motion = self._reference_motion(fine8, following, (flow, consistency, -1))
+            rflow, rconsistency, away = self._reference_motion(fine8, following,
+                                                               (flow, consistency, -1))
+            fit = functools.cache(lambda: parallax(rflow, rconsistency))  # fitted once, if asked
             # A camera that moved keeps moving while its motion across edges grows
             # from the adjacent frame to the reference and the motion model explains
             # it (a slow orbit; things moving in a still shot can look alike).
             moved = not self._still
             self._still = still_over(
-                [(1, flow)] if motion is None or motion[0] is flow
-                else [(1, flow), (abs(motion[2]), motion[0])], gray8,
-                lambda: moved and motion is not None
-                and parallax(*motion[:2]).trust >= MOVING_TRUST)
+                [(1, flow)] if rflow is flow else [(1, flow), (abs(away), rflow)], gray8,
+                lambda: moved and fit().trust >= MOVING_TRUST)
         change = None
         if self._still:
             change = changed(gray8, prev)  # a still camera: what did not change rests
@@ -188,7 +189,8 @@ class HeuristicDepth:
         held = warp_back(self._depth, flow)
         static = _ramp(*gray.shape)
         if fresh:
-            self._cue = self._with_motion(static, motion, flow, consistency, self._still, held)
+            self._cue = self._with_motion(static, fit, away, flow, consistency, self._still,
+                                          held)
         else:  # between readings the last one moves with the picture
             self._cue = warp_back(self._cue, flow)
         new = guided_filter(gray, self._cue)
@@ -241,7 +243,7 @@ class HeuristicDepth:
                                              lambda: reading.trust >= MOVING_TRUST)
                     if self._still:
                         flow = flow * changed(gray8, nxt)[..., None]
-                        new = self._with_motion(new, None, flow, consistency, True)
+                        new = self._with_motion(new, None, 0, flow, consistency, True)
                     elif reading.trust > 0:
                         everywhere = np.ones_like(reading.inverse_depth)  # it is filled in
                         depth = self._scale.nearness(reading.inverse_depth, everywhere, 1, new)
@@ -251,7 +253,7 @@ class HeuristicDepth:
 
     def _reference_motion(self, fine8: np.ndarray, following: Callable[[], list[np.ndarray]],
                           near: tuple[np.ndarray, np.ndarray, int]
-                          ) -> tuple[np.ndarray, np.ndarray, int] | None:
+                          ) -> tuple[np.ndarray, np.ndarray, int]:
         """(flow, consistency, frames away) at the working size against the frame
         the shot's pace asks for (``baseline``); ``near`` is the flow to the
         adjacent frame, kept when the pace asks for no other or none matches."""
@@ -268,12 +270,12 @@ class HeuristicDepth:
         self.references.append(motion[2])
         return motion
 
-    def _with_motion(self, static: np.ndarray, motion: tuple[np.ndarray, np.ndarray, int] | None,
+    def _with_motion(self, static: np.ndarray, fit: Callable[[], Parallax] | None, away: int,
                      flow: np.ndarray, consistency: np.ndarray, still: bool,
                      held: np.ndarray | None = None) -> np.ndarray:
         """What the shot knows (``held``: its depth so far, moved to this frame;
-        else the static estimate), replaced by parallax depth (read over
-        ``motion``: flow, consistency and frames away) as far as the motion
+        else the static estimate), replaced by parallax depth (``fit``: the
+        reading over ``away`` frames, fitted when first asked) as far as the motion
         model explains it, and taking the direction that agrees with it. A
         reading the model does not trust changes nothing: a sway's weak
         readings no longer pulled the shot's depth towards the ramp (on the
@@ -287,10 +289,9 @@ class HeuristicDepth:
             # within the static range: the depth range stays put as things enter
             return np.minimum(static + 0.5 * lift, 1.0)
         known = held if held is not None else static
-        if motion is None:
+        if fit is None:
             return known
-        rflow, rconsistency, away = motion
-        p = parallax(rflow, rconsistency)
+        p = fit()
         inverse, weight = p.unbiased()  # near the focus of expansion what the shot knows holds
         if np.count_nonzero(weight > 0.5) < 32 or p.trust <= 0:
             return known

@@ -62,11 +62,7 @@ def camera_still(flow: np.ndarray, gray8: np.ndarray) -> bool:
     """Whether the camera stood still over ``flow`` from grey frame ``gray8``: the
     flow's median speed is under STILL_PX, or its median motion across strong
     edges (where it is measured, not guessed) under STILL_ACROSS_PX."""
-    speed = np.hypot(flow[::2, ::2, 0], flow[::2, ::2, 1])
-    if float(np.median(speed)) < STILL_PX:
-        return True
-    across = motion_across_edges(flow, gray8)
-    return across is not None and across < STILL_ACROSS_PX
+    return _Edges(gray8).still(flow)
 
 
 def still_over(flows: list[tuple[int, np.ndarray]], gray8: np.ndarray,
@@ -86,30 +82,51 @@ def still_over(flows: list[tuple[int, np.ndarray]], gray8: np.ndarray,
     and JPEG at quality 60, however far). Things that move in a still shot
     grow too (DIS's guesses on plain walls around them: 0.016 to 0.040 px
     from 1 to 2 frames), but no camera motion explains them."""
-    if not all(camera_still(f, gray8) for _, f in flows):
+    edges = _Edges(gray8)  # the frame's edges, found once for every flow
+    if not all(edges.still(f) for _, f in flows):
         return False
     if len(flows) < 2:
         return True
     (k_near, near_flow), (k_far, far_flow) = flows[0], flows[-1]
-    near, far = motion_across_edges(near_flow, gray8), motion_across_edges(far_flow, gray8)
+    near, far = edges.motion_across(near_flow), edges.motion_across(far_flow)
     if near is None or far is None:
         return True
     grows = far >= max(GROWTH_FLOOR_PX, near * (1 + GROWTH * (k_far / k_near - 1)))
     return not (grows and explained())
 
 
-def motion_across_edges(flow: np.ndarray, gray8: np.ndarray) -> float | None:
-    """The median motion (px) of ``flow`` across the strong edges of grey frame
-    ``gray8`` (gradient above EDGE_LEVELS); None when under EDGE_SHARE of the
-    frame has them."""
-    gx = cv2.Sobel(gray8, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
-    gy = cv2.Sobel(gray8, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
-    magnitude = np.hypot(gx, gy)
-    strong = magnitude > EDGE_LEVELS
-    if np.count_nonzero(strong) < EDGE_SHARE * strong.size:
-        return None
-    across = np.abs(flow[..., 0] * gx + flow[..., 1] * gy)[strong] / magnitude[strong]
-    return float(np.median(across))
+class _Edges:
+    """The strong edges of a grey frame (gradient above EDGE_LEVELS), found on
+    first use: where a flow's motion is measured, not guessed."""
+
+    def __init__(self, gray8: np.ndarray) -> None:
+        self._gray8 = gray8
+        self._found: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def still(self, flow: np.ndarray) -> bool:
+        """Whether ``flow`` is a still camera's (``camera_still``)."""
+        speed = np.hypot(flow[::2, ::2, 0], flow[::2, ::2, 1])
+        if float(np.median(speed)) < STILL_PX:
+            return True
+        across = self.motion_across(flow)
+        return across is not None and across < STILL_ACROSS_PX
+
+    def motion_across(self, flow: np.ndarray) -> float | None:
+        """The median motion (px) of ``flow`` across the strong edges; None when
+        under EDGE_SHARE of the frame has them."""
+        gx, gy, magnitude = self._edges()
+        strong = magnitude > EDGE_LEVELS
+        if np.count_nonzero(strong) < EDGE_SHARE * strong.size:
+            return None
+        across = np.abs(flow[..., 0] * gx + flow[..., 1] * gy)[strong] / magnitude[strong]
+        return float(np.median(across))
+
+    def _edges(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._found is None:
+            gx = cv2.Sobel(self._gray8, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
+            gy = cv2.Sobel(self._gray8, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
+            self._found = gx, gy, np.hypot(gx, gy)
+        return self._found
 
 
 def changed(gray8: np.ndarray, other8: np.ndarray) -> np.ndarray:
