@@ -31,7 +31,7 @@ from collections import deque
 import cv2
 import numpy as np
 
-from stereo_inference.depth.parallax import flow_at_size
+from stereo_inference.depth.parallax import flow_at_size, flow_axis
 
 TARGET_PX = 2.0  # typical movement (90th percentile of the flow, px) wanted between the two
 MAX_FRAMES = 8  # never further than this, back or ahead
@@ -57,9 +57,7 @@ def spread(flow: np.ndarray, consistency: np.ndarray) -> float:
     held = flow[::2, ::2][consistency[::2, ::2] > 0.5]
     if len(held) < 16:
         return 0.0
-    centred = held - held.mean(0)
-    _, vectors = np.linalg.eigh(centred.T @ centred)
-    lo, hi = np.percentile(held @ vectors[:, 1], (5, 95))
+    lo, hi = np.percentile(held @ flow_axis(held[:, 0], held[:, 1], np.ones(len(held))), (5, 95))
     return float(hi - lo)
 
 

@@ -147,6 +147,16 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
                     trust_of(above_noise, unequal), above_noise, unequal, focus)
 
 
+def flow_axis(us: np.ndarray, vs: np.ndarray, ws: np.ndarray) -> np.ndarray:
+    """The main direction (a unit 2-vector, either sign) of flow samples (us, vs)
+    less their mean, each weighted by ``ws``."""
+    total = max(float(ws.sum()), 1e-6)
+    mean = np.array([float(ws @ us), float(ws @ vs)]) / total
+    centred = np.stack([us - mean[0], vs - mean[1]])
+    _, vectors = np.linalg.eigh((centred * ws) @ centred.T)
+    return vectors[:, 1]
+
+
 def _inliers(u: np.ndarray, v: np.ndarray, weight: np.ndarray) -> np.ndarray:
     """``weight`` taken down where the flow (u, v) lies far from the rest: past
     OUTLIER times the median distance from the median flow, as its square.
@@ -186,10 +196,7 @@ def _sideways(u, v, us, vs, ws, g: _Geometry) -> tuple[np.ndarray, np.ndarray, n
     sways gain most: teddy's fast orbit 0.954 -> 0.982, laundry's slow one
     0.92 -> 0.97, the sways' trust 0.3-0.6 -> 0.5-0.65; trucks unchanged)."""
     total = max(float(ws.sum()), 1e-6)
-    mean = np.array([float(ws @ us), float(ws @ vs)]) / total
-    centred = np.stack([us - mean[0], vs - mean[1]])
-    _, vectors = np.linalg.eigh((centred * ws) @ centred.T)
-    along = vectors[:, 1]
+    along = flow_axis(us, vs, ws)
     across = np.array([-along[1], along[0]])
     turn = _weighted_lstsq(g.bu * across[0] + g.bv * across[1],
                            us * across[0] + vs * across[1], ws)
