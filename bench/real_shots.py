@@ -28,7 +28,10 @@ movement, at the scene's full size):
 - ``truck-pan``: slides and turns to keep the middle distance in place
   (an orbit: near things go one way, far ones the other);
 - ``wobble``: a handheld camera: small translations and turns on a few
-  incommensurate sines.
+  incommensurate sines;
+- ``pan``: a camera on a tripod turns (no translation, so no parallax: its
+  depth can only be a still shot's, and must not flicker or invert as the
+  turn's bend of the picture is taken for depth).
 """
 
 from __future__ import annotations
@@ -42,7 +45,9 @@ import cv2
 import numpy as np
 
 DATA = Path(__file__).resolve().parent / "data" / "real_scenes"
-MOTIONS = ("still", "truck", "dolly", "truck-pan", "wobble")
+MOTIONS = ("still", "truck", "dolly", "truck-pan", "wobble", "pan")
+# motions with no parallax to read: only a still shot's cues can order them
+FLAT_MOTIONS = ("still", "pan")
 FRAMES = 24
 
 
@@ -94,6 +99,8 @@ def _poses(motion: str, speed: float, disp: np.ndarray, w: int, h: int, f: float
             r = np.hypot(xs - w / 2, ys - h / 2) / f
             tz = speed / float(np.percentile(r * disp[::8, ::8], 95))  # depth units: f/d
             poses.append((0.0, 0.0, tz * k, 0.0, 0.0))
+        elif motion == "pan":
+            poses.append((0.0, 0.0, 0.0, -speed / f * k, 0.0))
         elif motion == "wobble":
             a, b = 2 * np.pi / 11, 2 * np.pi / 17
             poses.append((t / a * np.sin(a * k), 0.6 * t / b * np.sin(b * k + 1),
