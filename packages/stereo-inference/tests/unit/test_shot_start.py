@@ -80,3 +80,28 @@ def test_the_focus_of_expansion_weighs_little_and_a_slide_weighs_alike():
     assert focus is not None and focus[centre].mean() < 0.5 < focus[corner].mean()
     slide = parallax(-truck, ones).focus
     assert slide is not None and slide.min() > 0.95
+
+
+@pytest.mark.skipif(not real_scene.available(), reason="real scenes not in this checkout")
+def test_a_shallow_room_trucked_past_is_depth_a_turn_is_not(monkeypatch):
+    """The motorcycle's depth squeezed to a third about its median (a room's
+    few metres seen from a few metres away): its parallax spreads over little
+    of its median, like a leftover turn's, but stands far above the noise.
+    Negative control: with only the spread over the median to go by, the
+    reading is hardly trusted. A uniform slide (a pan) stays untrusted."""
+    rgb, disp = real_scene.motorcycle()
+    mid = float(np.median(disp[disp > 0]))
+    shallow = np.where(disp > 0, mid + (disp - mid) / 3, 0).astype(np.float32)
+    size = load_estimator("heuristic", models_dir=None, device="cpu").input_size(*disp.shape[::-1])
+    grey = _grey(real_scene.slid(rgb, shallow, 1.5 * np.arange(17), size))
+    reading = read_first(FlowField(patch_stride=6), grey[0], grey[1:], 0.5, WORK, _ramp())
+    assert reading is not None and reading.trust > 0.8
+    assert real_scene.ordinal(reading.inverse_depth, shallow) > 0.85
+    monkeypatch.setattr("stereo_inference.depth.shot_start.CLEAR_FROM", 1e9)
+    unclear = read_first(FlowField(patch_stride=6), grey[0], grey[1:], 0.5, WORK, _ramp())
+    assert unclear is not None and unclear.trust < 0.6
+    monkeypatch.undo()
+    flat = np.where(disp > 0, mid, 0).astype(np.float32)
+    pan = _grey(real_scene.slid(rgb, flat, 1.5 * np.arange(17), size))
+    turned = read_first(FlowField(patch_stride=6), pan[0], pan[1:], 0.5, WORK, _ramp())
+    assert turned is not None and turned.trust == 0.0
