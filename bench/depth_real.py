@@ -148,14 +148,20 @@ def worker(args) -> None:
 def run_version(label: str, src: Path, todo, out: Path, cv_threads: int = 0,
                 lens: float = 1.0) -> None:
     """Run the engine whose packages' sources lie under ``src`` in a subprocess."""
+    out.mkdir(parents=True, exist_ok=True)
+    run_worker(label, src, Path(__file__),
+               ["--out", str(out), "--shots", json.dumps(todo), "--cv-threads", str(cv_threads),
+                "--lens", str(lens)])
+
+
+def run_worker(label: str, src: Path, script: Path, args: list[str]) -> None:
+    """Run ``script --worker *args`` (a bench script here) in a subprocess that
+    imports the packages whose sources lie under ``src``."""
     env = dict(os.environ)
     paths = sorted(str(p) for p in (src / "packages").glob("*/src"))
     env["PYTHONPATH"] = os.pathsep.join([*paths, str(Path(__file__).parent),
                                          env.get("PYTHONPATH", "")])
-    out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, __file__, "--worker", "--out", str(out),
-                    "--shots", json.dumps(todo), "--cv-threads", str(cv_threads),
-                    "--lens", str(lens)],
+    subprocess.run([sys.executable, str(script), "--worker", *args],
                    env=env, check=True, cwd=str(src))
     print(f"# {label}: done", file=sys.stderr, flush=True)
 

@@ -1,0 +1,176 @@
+"""How good is the weight-free depth on real video clips with measured depth?
+
+``bench/depth_real.py`` plays real photographs as synthetic camera moves; this
+bench plays real videos: consecutive frames of a real camera (a real handheld
+or driven path, motion blur, rolling shutter, exposure changes, sensor noise,
+compression, real occlusions, a real lens) with each frame's depth measured
+by a depth camera or a laser scanner (``bench/real_clips.py``; the clips,
+their sources and licences in ``bench/data/real_clips/LICENCES.md``).
+
+Each clip runs through the engine as a conversion runs it, from its first
+frame (``depth_real.run_engine``: the estimator's input size, the CPU batch, the
+lookahead where the engine has one); ``old`` is the engine of a git ref (main
+before issue 50 by default), ``new`` the working tree, both in the same run.
+Scores, over the pixels whose depth was measured (``depth_real.scores``):
+ordinal pair accuracy on the clip's first frame (``first``) and over the clip
+(``shot``), and flicker, where the true depth at a pixel changed by under
+0.5 % from one frame to the next (a moving camera leaves fewer such pixels;
+"nan" when 100 or fewer remain). Context: ``ramp`` (bottom nearest) and ``dis``
+(plain DIS flow over 3 frames, ``depth_real.dis_reference``).
+
+SPLITS: every clip is either tuning (``TUNING``) or held out (``HELD_OUT``),
+decided when it is added and before any engine has run on it. A run leaves
+the held-out clips out unless asked (``--held-out``): the engines are run on
+them only in a final measurement, never while tuning. A clip in neither
+tuple is refused until its split is decided.
+
+    .venv/bin/python bench/depth_clips.py                   # tuning clips, old and new
+    .venv/bin/python bench/depth_clips.py --held-out        # and the held-out ones (final only)
+    .venv/bin/python bench/depth_clips.py --references-only --held-out   # ramp and dis only
+    .venv/bin/python bench/depth_clips.py --cv-threads 1    # steadier CPU figures
+
+Prints a markdown table and summary, then one JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+import numpy as np
+from depth_real import (
+    OLD_REF,
+    REPO,
+    dis_reference,
+    extract_ref,
+    ramp,
+    run_engine,
+    run_worker,
+    scores,
+)
+from real_clips import clips, load_clip
+
+TUNING: tuple[str, ...] = ()  # clips the engine may be tuned on
+HELD_OUT: tuple[str, ...] = ()  # never run through an engine except in a final measurement
+SPLITS = ("tuning", "held out")
+
+
+def split(name: str) -> str:
+    if name in HELD_OUT:
+        return "held out"
+    if name in TUNING:
+        return "tuning"
+    raise ValueError(f"clip {name!r} has no split: add it to TUNING or HELD_OUT in "
+                     f"bench/depth_clips.py (and LICENCES.md) before running an engine on it")
+
+
+def chosen(names: list[str] | None, held_out: bool) -> list[str]:
+    """The clips a run scores: those named (their splits must be decided), or
+    every stored clip, the held-out ones only when asked."""
+    todo = names if names is not None else clips()
+    for name in todo:
+        split(name)
+    return [n for n in todo if held_out or split(n) != "held out"]
+
+
+def worker(args) -> None:
+    import cv2
+
+    if args.cv_threads:
+        cv2.setNumThreads(args.cv_threads)
+    for name in json.loads(args.todo):
+        rgb, _ = load_clip(name)
+        depth, cpu = run_engine(rgb)
+        np.savez(Path(args.out) / f"{name}.npz", depth=depth, cpu=cpu)
+
+
+def main(argv=None) -> list[dict]:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--clips", nargs="+", default=None, help="these clips only")
+    p.add_argument("--held-out", action="store_true",
+                   help="include the held-out clips (HELD_OUT); only in a final measurement")
+    p.add_argument("--old-ref", default=OLD_REF, help="git ref of the old engine ('' to skip)")
+    p.add_argument("--references-only", action="store_true",
+                   help="score ramp and dis only, running no engine (to check the data)")
+    p.add_argument("--cv-threads", type=int, default=0,
+                   help="OpenCV threads in the engines (0: its default); 1 for steady CPU figures")
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--out", help=argparse.SUPPRESS)
+    p.add_argument("--todo", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        return worker(args)
+    todo = chosen(args.clips, args.held_out)
+    if not todo:
+        sys.exit("no clips to score: none stored under bench/data/real_clips with a split "
+                 "(or all held out: --held-out)")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="depth-clips-") as tmp:
+        versions: dict[str, Path] = {}
+        if not args.references_only:
+            versions = {"new": REPO}
+            if args.old_ref:
+                versions = {"old": extract_ref(args.old_ref, Path(tmp) / "old"), **versions}
+        for label, src in versions.items():
+            out = Path(tmp) / label
+            out.mkdir(parents=True, exist_ok=True)
+            run_worker(label, src, Path(__file__), ["--out", str(out), "--todo", json.dumps(todo),
+                                                    "--cv-threads", str(args.cv_threads)])
+        for name in todo:
+            rgb, truth = load_clip(name)
+            seed = zlib.crc32(name.encode())  # the same pairs in any subset run
+            row = {"clip": name, "split": split(name), "frames": len(rgb),
+                   "ramp": scores(ramp(rgb), truth, seed),
+                   "dis": scores(dis_reference(rgb), truth, seed)}
+            for label in versions:
+                data = np.load(Path(tmp) / label / f"{name}.npz")
+                row[label] = {**scores(data["depth"], truth, seed),
+                              "ms_per_frame": round(1000 * float(data["cpu"]) / len(rgb), 1)}
+            rows.append(row)
+    print_table(rows, list(versions))
+    print(json.dumps(rows))
+    return rows
+
+
+def print_table(rows: list[dict], labels: list[str]) -> None:
+    methods = ["ramp", "dis", *labels]
+    head = ["clip", "frames", *(f"{v} {s}" for v in methods for s in ("first", "shot", "flicker")),
+            *(f"{v} ms/frame" for v in labels)]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        cells = [r["clip"] + ("" if r["split"] == "tuning" else f" ({r['split']})"), r["frames"]]
+        for v in methods:
+            cells += [r[v]["first"], r[v]["shot"], r[v]["flicker"]]
+        cells += [r[v]["ms_per_frame"] for v in labels]
+        print("| " + " | ".join(str(c) for c in cells) + " |")
+    print()
+    print("| split | clips | " + " | ".join(f"{v} first (mean/min) | {v} shot (mean/min) | "
+                                         f"{v} flicker" for v in methods) + " |")
+    print("|" + "---|" * (2 + 3 * len(methods)))
+    for part in SPLITS:
+        group = [r for r in rows if r["split"] == part]
+        if not group:
+            continue
+        cells = [part, str(len(group))]
+        for v in methods:
+            first = [r[v]["first"] for r in group]
+            shot = [r[v]["shot"] for r in group]
+            flick = [r[v]["flicker"] for r in group if np.isfinite(r[v]["flicker"])]
+            cells += [f"{np.mean(first):.3f} / {min(first):.3f}",
+                      f"{np.mean(shot):.3f} / {min(shot):.3f}",
+                      f"{np.mean(flick):.3f}" if flick else "-"]
+        print("| " + " | ".join(cells) + " |")
+    if labels:
+        cpu = {v: float(np.mean([r[v]["ms_per_frame"] for r in rows])) for v in labels}
+        print()
+        print("CPU ms a frame (mean over clips): "
+              + ", ".join(f"{v} {ms:.2f}" for v, ms in cpu.items()))
+
+
+if __name__ == "__main__":
+    main()
