@@ -28,6 +28,7 @@ import numpy as np
 
 DATA = Path(__file__).resolve().parent / "data" / "real_clips"
 MAX_MM = 65535  # the farthest a 16-bit millimetre PNG holds
+SMALLEST_PNG = [cv2.IMWRITE_PNG_COMPRESSION, 9]
 
 
 def clips(data: Path = DATA) -> list[str]:
@@ -78,9 +79,10 @@ def decode_depth(mm: np.ndarray) -> np.ndarray:
     return np.where(mm > 0, mm.astype(np.float32) / 1000, np.float32(np.nan))
 
 
-def write_clip(folder: Path, rgb, depth_m, info: dict) -> None:
+def write_clip(folder: Path, rgb, depth_m, info: dict, jpeg_quality: int | None = None) -> None:
     """Store frames ``rgb`` (N,H,W,3 uint8, RGB order) and their depth
-    ``depth_m`` (N,H,W metres, nan = not measured) as a clip in ``folder``."""
+    ``depth_m`` (N,H,W metres, nan = not measured) as a clip in ``folder``;
+    colour as PNG, or as JPEG of ``jpeg_quality`` when given."""
     rgb, depth_m = list(rgb), list(depth_m)
     if len(rgb) != len(depth_m) or not rgb:
         raise ValueError(f"a clip needs as many depth frames as colour frames "
@@ -91,8 +93,13 @@ def write_clip(folder: Path, rgb, depth_m, info: dict) -> None:
         if image.shape[:2] != np.shape(z):
             raise ValueError(f"frame {k}: colour {image.shape[:2]} and depth "
                              f"{np.shape(z)} differ in size")
-        cv2.imwrite(str(folder / "rgb" / f"{k:03d}.png"), cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
-        cv2.imwrite(str(folder / "depth" / f"{k:03d}.png"), encode_depth(z))
+        bgr = cv2.cvtColor(image, cv2.COLOR_RGB2BGR)
+        if jpeg_quality is None:
+            cv2.imwrite(str(folder / "rgb" / f"{k:03d}.png"), bgr, SMALLEST_PNG)
+        else:
+            cv2.imwrite(str(folder / "rgb" / f"{k:03d}.jpg"), bgr,
+                        [cv2.IMWRITE_JPEG_QUALITY, jpeg_quality])
+        cv2.imwrite(str(folder / "depth" / f"{k:03d}.png"), encode_depth(z), SMALLEST_PNG)
     (folder / "clip.json").write_text(json.dumps(info, indent=1) + "\n")
 
 
