@@ -43,14 +43,13 @@ from pathlib import Path
 
 import numpy as np
 from depth_real import (
-    OLD_REF,
     REPO,
-    dis_reference,
+    engine_options,
     extract_ref,
-    ramp,
     run_engine,
     run_worker,
-    scores,
+    score_all,
+    summary_cells,
 )
 from real_clips import clips, load_clip
 
@@ -97,14 +96,12 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--clips", nargs="+", default=None, help="these clips only")
     p.add_argument("--held-out", action="store_true",
                    help="include the held-out clips (HELD_OUT); only in a final measurement")
-    p.add_argument("--old-ref", default=OLD_REF, help="git ref of the old engine ('' to skip)")
     p.add_argument("--references-only", action="store_true",
                    help="score ramp and dis only, running no engine (to check the data)")
-    p.add_argument("--cv-threads", type=int, default=0,
-                   help="OpenCV threads in the engines (0: its default); 1 for steady CPU figures")
+    engine_options(p)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--out", help=argparse.SUPPRESS)
-    p.add_argument("--todo", help=argparse.SUPPRESS)
+    for inner in ("--out", "--todo"):  # what the worker process is given
+        p.add_argument(inner, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.worker:
         return worker(args)
@@ -127,14 +124,8 @@ def main(argv=None) -> list[dict]:
         for name in todo:
             rgb, truth = load_clip(name)
             seed = zlib.crc32(name.encode())  # the same pairs in any subset run
-            row = {"clip": name, "split": split(name), "frames": len(rgb),
-                   "ramp": scores(ramp(rgb), truth, seed),
-                   "dis": scores(dis_reference(rgb), truth, seed)}
-            for label in versions:
-                data = np.load(Path(tmp) / label / f"{name}.npz")
-                row[label] = {**scores(data["depth"], truth, seed),
-                              "ms_per_frame": round(1000 * float(data["cpu"]) / len(rgb), 1)}
-            rows.append(row)
+            rows.append({"clip": name, "split": split(name), "frames": len(rgb),
+                         **score_all(rgb, truth, seed, Path(tmp), list(versions), name)})
     print_table(rows, list(versions))
     print(json.dumps(rows))
     return rows
@@ -160,14 +151,7 @@ def print_table(rows: list[dict], labels: list[str]) -> None:
         group = [r for r in rows if r["split"] == part]
         if not group:
             continue
-        cells = [part, str(len(group))]
-        for v in methods:
-            first = [r[v]["first"] for r in group]
-            shot = [r[v]["shot"] for r in group]
-            flick = [r[v]["flicker"] for r in group if np.isfinite(r[v]["flicker"])]
-            cells += [f"{np.mean(first):.3f} / {min(first):.3f}",
-                      f"{np.mean(shot):.3f} / {min(shot):.3f}",
-                      f"{np.mean(flick):.3f}" if flick else "-"]
+        cells = [part, str(len(group)), *summary_cells(group, methods)]
         print("| " + " | ".join(cells) + " |")
     if labels:
         cpu = {v: float(np.mean([r[v]["ms_per_frame"] for r in rows])) for v in labels}
