@@ -144,20 +144,17 @@ def print_table(rows: list[dict], labels: list[str]) -> None:
         cells += [r[v]["ms_per_frame"] for v in labels]
         print("| " + " | ".join(str(c) for c in cells) + " |")
     print()
-    print("| split | clips | " + " | ".join(f"{v} first (mean/min) | {v} shot (mean/min) | "
-                                         f"{v} flicker" for v in methods) + " |")
-    print("|" + "---|" * (2 + 3 * len(methods)))
+    head = ["split", "clips", *(f"{v} {s}" for v in methods
+                                for s in ("first (mean/min)", "shot (mean/min)", "flicker")),
+            *(f"{v} ms/frame" for v in labels)]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
     for part in SPLITS:
         group = [r for r in rows if r["split"] == part]
-        if not group:
-            continue
-        cells = [part, str(len(group)), *summary_cells(group, methods)]
-        print("| " + " | ".join(cells) + " |")
-    if labels:
-        cpu = {v: float(np.mean([r[v]["ms_per_frame"] for r in rows])) for v in labels}
-        print()
-        print("CPU ms a frame (mean over clips): "
-              + ", ".join(f"{v} {ms:.2f}" for v, ms in cpu.items()))
+        if group:
+            ms = [f"{np.mean([r[v]['ms_per_frame'] for r in group]):.2f}" for v in labels]
+            print("| " + " | ".join([part, str(len(group)), *summary_cells(group, methods), *ms])
+                  + " |")
 
 
 if __name__ == "__main__":
