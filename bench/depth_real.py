@@ -149,14 +149,20 @@ def worker(args) -> None:
 def run_version(label: str, src: Path, todo, out: Path, cv_threads: int = 0,
                 lens: float = 1.0) -> None:
     """Run the engine whose packages' sources lie under ``src`` in a subprocess."""
+    out.mkdir(parents=True, exist_ok=True)
+    run_worker(label, src, Path(__file__),
+               ["--out", str(out), "--shots", json.dumps(todo), "--cv-threads", str(cv_threads),
+                "--lens", str(lens)])
+
+
+def run_worker(label: str, src: Path, script: Path, args: list[str]) -> None:
+    """Run ``script --worker *args`` (a bench script here) in a subprocess that
+    imports the packages whose sources lie under ``src``."""
     env = dict(os.environ)
     paths = sorted(str(p) for p in (src / "packages").glob("*/src"))
     env["PYTHONPATH"] = os.pathsep.join([*paths, str(Path(__file__).parent),
                                          env.get("PYTHONPATH", "")])
-    out.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, __file__, "--worker", "--out", str(out),
-                    "--shots", json.dumps(todo), "--cv-threads", str(cv_threads),
-                    "--lens", str(lens)],
+    subprocess.run([sys.executable, str(script), "--worker", *args],
                    env=env, check=True, cwd=str(src))
     print(f"# {label}: done", file=sys.stderr, flush=True)
 
@@ -218,6 +224,39 @@ def scores(estimate: np.ndarray, truth: np.ndarray, seed: int) -> dict:
             "flicker": round(flick, 3)}
 
 
+def score_all(rgb: np.ndarray, truth: np.ndarray, seed: int, runs: Path, labels: list[str],
+              stem: str) -> dict:
+    """Scores of the ramp, the DIS reference and each engine's saved run
+    (``runs/<label>/<stem>.npz``, as the workers write them) on one shot."""
+    out = {"ramp": scores(ramp(rgb), truth, seed), "dis": scores(dis_reference(rgb), truth, seed)}
+    for label in labels:
+        data = np.load(runs / label / f"{stem}.npz")
+        out[label] = {**scores(data["depth"], truth, seed),
+                      "ms_per_frame": round(1000 * float(data["cpu"]) / len(rgb), 1)}
+    return out
+
+
+def summary_cells(group: list[dict], methods: list[str]) -> list[str]:
+    """Per method: first and shot ordinal (mean / min) and mean flicker over ``group``."""
+    cells = []
+    for v in methods:
+        first = [r[v]["first"] for r in group]
+        shot = [r[v]["shot"] for r in group]
+        flick = [r[v]["flicker"] for r in group if np.isfinite(r[v]["flicker"])]
+        cells += [f"{np.mean(first):.3f} / {min(first):.3f}",
+                  f"{np.mean(shot):.3f} / {min(shot):.3f}",
+                  f"{np.mean(flick):.3f}" if flick else "-"]
+    return cells
+
+
+def engine_options(p: argparse.ArgumentParser) -> None:
+    """The options choosing and timing the engines a depth bench runs."""
+    p.add_argument("--old-ref", default=OLD_REF, help="git ref of the old engine ('' to skip)")
+    p.add_argument("--cv-threads", type=int, default=0,
+                   help="OpenCV threads in the engines (0: its default); 1 gives steady CPU "
+                        "seconds on a loaded machine (no idle threads spinning)")
+
+
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--scenes", nargs="+", default=None)
@@ -227,10 +266,7 @@ def main(argv=None) -> list[dict]:
                    help="include the unseen held-out scenes (UNSEEN); only in the final "
                         "measurement")
     p.add_argument("--motions", nargs="+", choices=MOTIONS, default=list(MOTIONS))
-    p.add_argument("--old-ref", default=OLD_REF, help="git ref of the old engine ('' to skip)")
-    p.add_argument("--cv-threads", type=int, default=0,
-                   help="OpenCV threads in the engines (0: its default); 1 gives steady CPU "
-                        "seconds on a loaded machine (no idle threads spinning)")
+    engine_options(p)
     p.add_argument("--lens", type=float, default=1.0,
                    help="the shots' focal length in image widths (real_shots.render_shot; "
                         "the engine assumes 1): 0.5 a wide phone view, 2 a short telephoto")
@@ -255,12 +291,7 @@ def main(argv=None) -> list[dict]:
             i = zlib.crc32(f"{name}-{motion}-{speed}".encode())  # the same pairs in any subset
             row = {"scene": name, "split": split(name), "held_out": split(name) != "tuned",
                    "motion": motion, "speed": speed}
-            row["ramp"] = scores(ramp(rgb), truth, i)
-            row["dis"] = scores(dis_reference(rgb), truth, i)
-            for label in versions:
-                data = np.load(Path(tmp) / label / f"{name}-{motion}-{speed}.npz")
-                row[label] = {**scores(data["depth"], truth, i),
-                              "ms_per_frame": round(1000 * float(data["cpu"]) / len(rgb), 1)}
+            row.update(score_all(rgb, truth, i, Path(tmp), list(versions), f"{name}-{motion}-{speed}"))
             rows.append(row)
     print_table(rows, list(versions))
     print(json.dumps(rows))
@@ -293,14 +324,7 @@ def print_table(rows: list[dict], labels: list[str]) -> None:
             group = [r for r in rows if r["split"] == part and _kind(r["motion"]) == kind]
             if not group:
                 continue
-            cells = [part, kind]
-            for v in ["ramp", *labels]:
-                first = [r[v]["first"] for r in group]
-                shot = [r[v]["shot"] for r in group]
-                flick = [r[v]["flicker"] for r in group if np.isfinite(r[v]["flicker"])]
-                cells += [f"{np.mean(first):.3f} / {min(first):.3f}",
-                          f"{np.mean(shot):.3f} / {min(shot):.3f}",
-                          f"{np.mean(flick):.3f}" if flick else "-"]
+            cells = [part, kind, *summary_cells(group, ["ramp", *labels])]
             print("| " + " | ".join(cells) + " |")
     print()
     cpu = {v: float(np.mean([r[v]["ms_per_frame"] for r in rows])) for v in labels}
