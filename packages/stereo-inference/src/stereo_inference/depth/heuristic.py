@@ -45,7 +45,7 @@ from stereo_inference.arrays import is_tensor
 from stereo_inference.depth.baseline import FINE, Baseline, movement, spread
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.heuristic_state import Saved, pack, unpack
-from stereo_inference.depth.parallax import FlowField, Parallax, parallax, warp_back
+from stereo_inference.depth.parallax import FlowField, Parallax, across_cut, parallax, warp_back
 from stereo_inference.depth.parallax_depth import ParallaxScale
 from stereo_inference.depth.shot_start import CANDIDATES, read_first
 from stereo_inference.depth.still_camera import (
@@ -60,7 +60,6 @@ WIDTH = 128
 _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 BLEND = 0.07  # weight of a new estimate where the flow holds (after the first frames)
 REPLACE_POWER = 2  # how fast a worse flow match hands over to the new estimate
-CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot (within a shot ~0.95)
 # The parallax (a flow to the reference frame at twice the working width, two
 # motion fits) is read afresh on a shot's first frame (against several frames
 # ahead: ``shot_start``), every MOTION_EVERY-th frame and where new content
@@ -162,7 +161,7 @@ class HeuristicDepth:
         if prev is None or prev.shape != gray8.shape:
             return self._start(gray, gray8, fine8, following())
         flow, consistency = self._flow.backward(gray8, prev)
-        if float(consistency.mean()) < CUT_CONSISTENCY:
+        if across_cut(consistency):
             return self._start(gray, gray8, fine8, following())
         self._age += 1
         self._baseline.push(self._prev_fine, movement(flow, consistency))
@@ -231,7 +230,7 @@ class HeuristicDepth:
             nxt = following[0] if following[0].shape == gray8.shape else cv2.resize(
                 following[0], size, interpolation=cv2.INTER_AREA)
             flow, consistency = self._flow.backward(gray8, nxt)
-            if float(consistency.mean()) >= CUT_CONSISTENCY:
+            if not across_cut(consistency):
                 self._baseline.pace = movement(flow, consistency)
                 # how far ahead to read: as far as neither the typical movement nor
                 # the picture's against itself (an orbit's) outruns the flow
@@ -264,7 +263,7 @@ class HeuristicDepth:
         ahead = [] if len(self._baseline.past) >= self._baseline.frames_needed() else [
             f for f in following() if f.shape == fine8.shape]
         motion = self._baseline.read(self._fine_flow, fine8, ahead, size)
-        if motion is None or float(motion[1].mean()) < CUT_CONSISTENCY:
+        if motion is None or across_cut(motion[1]):
             self.references.append(near[2])
             return near
         self.references.append(motion[2])

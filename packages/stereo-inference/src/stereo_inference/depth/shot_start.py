@@ -46,6 +46,7 @@ import numpy as np
 from stereo_inference.depth.parallax import (
     FlowField,
     Parallax,
+    across_cut,
     flow_at_size,
     parallax,
     trust_of,
@@ -55,7 +56,6 @@ from stereo_inference.depth.parallax_depth import runs_against
 CANDIDATES = (1, 2, 4, 8, 12, 16)  # frames ahead a reading may lie
 READINGS = 3  # at most this many, the farthest the pace allows
 TRAVEL = 12 / 384  # typical movement (of the width) a reading may span at most
-CUT_CONSISTENCY = 0.6  # a reference matching worse than this lies past a cut
 FILL_SIGMA = 1 / 16  # of the width: how far the fill reaches
 # A reading whose parallax spread stands CLEAR_FROM times above the flow's
 # noise starts to count as more than a leftover turn however small that spread
@@ -93,7 +93,7 @@ def read_first(flow_field: FlowField, frame: np.ndarray, following: list[np.ndar
     snr2, unequal, shares, spreads, read, flows = 0.0, 0.0, 0.0, [], [], []
     for k in frames_to_read(fine_pace, frame.shape[1], len(following)):
         flow, consistency = flow_at_size(*flow_field.backward(frame, following[k - 1]), size)
-        if float(consistency.mean()) < CUT_CONSISTENCY:
+        if across_cut(consistency):
             break  # the farther ones lie past the same cut
         flows.append((k, flow))
         p = parallax(flow, consistency)

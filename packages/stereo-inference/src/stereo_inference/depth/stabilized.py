@@ -35,13 +35,18 @@ import numpy as np
 
 from stereo_inference.arrays import as_float, device_type, is_tensor, to_numpy
 from stereo_inference.cuda_graphs import Graphed
-from stereo_inference.depth.parallax import FlowField, sample_at, sampling_grid, warp_back
+from stereo_inference.depth.parallax import (
+    FlowField,
+    across_cut,
+    sample_at,
+    sampling_grid,
+    warp_back,
+)
 from stereo_inference.depth.still_camera import settle
 from stereo_inference.packed import pack, unpack
 
 FLOW_WIDTH = 128
 BLEND = 0.3  # weight of a new map where the flow holds
-CUT_CONSISTENCY = 0.6  # mean flow consistency below this: a new shot
 KEEP_CONSISTENCY = 0.85  # below this, a frame between keyframes gets the model too
 _LUMA = np.array([0.299, 0.587, 0.114], np.float32)
 
@@ -130,7 +135,7 @@ class FlowStabilized:
             motion = None
             if prev is not None and prev.shape == gray8.shape:
                 flow, consistency = self._flow.backward(gray8, prev)
-                if float(consistency.mean()) >= CUT_CONSISTENCY:
+                if not across_cut(consistency):
                     motion = (settle(flow, gray8, prev)[0], consistency)
             motions.append(motion)
         return motions
