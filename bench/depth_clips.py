@@ -28,6 +28,7 @@ tuple is refused until its split is decided.
     .venv/bin/python bench/depth_clips.py --held-out        # and the held-out ones (final only)
     .venv/bin/python bench/depth_clips.py --references-only --held-out   # ramp and dis only
     .venv/bin/python bench/depth_clips.py --cv-threads 1    # steadier CPU figures
+    .venv/bin/python bench/depth_clips.py --crf 28          # through x264, as an upload
 
 Prints a markdown table and summary, then one JSON line.
 """
@@ -78,15 +79,46 @@ def chosen(names: list[str] | None, held_out: bool) -> list[str]:
     return [n for n in todo if held_out or split(n) != "held out"]
 
 
+def frames(name: str, crf: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(rgb, depth) of a clip; with ``crf``, its colour frames as an upload
+    carries them: through x264 (yuv420p, medium preset, that CRF) and decoded
+    back, cached in /tmp so the engines and the scores see the same frames."""
+    rgb, depth = load_clip(name)
+    if crf is None:
+        return rgb, depth
+    cache = Path(tempfile.gettempdir()) / f"real-clip-{name}-crf{crf}.npy"
+    if not cache.is_file():
+        import subprocess
+
+        import imageio_ffmpeg
+
+        n, h, w, _ = rgb.shape
+        with tempfile.TemporaryDirectory(prefix="clip-x264-") as tmp:
+            mp4 = Path(tmp) / "clip.mp4"
+            subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-f", "rawvideo",
+                            "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", "30", "-i", "-",
+                            "-c:v", "libx264", "-crf", str(crf), "-pix_fmt", "yuv420p", str(mp4)],
+                           input=rgb.tobytes(), check=True)
+            raw = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(mp4),
+                                  "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
+                                 capture_output=True, check=True).stdout
+        decoded = np.frombuffer(raw, np.uint8).reshape(n, h, w, 3)
+        partial = cache.with_name(f"{cache.stem}.partial.npy")
+        np.save(partial, decoded)
+        partial.replace(cache)
+    return np.load(cache), depth
+
+
 def worker(args) -> None:
     import cv2
 
     if args.cv_threads:
         cv2.setNumThreads(args.cv_threads)
     names = json.loads(args.todo)
+    crf = args.crf if args.crf >= 0 else None
     run_engine(load_clip(names[0])[0][:4])  # warm up (lazy imports and set-up), so the
     for name in names:                      # first clip's CPU is not charged for them
-        rgb, _ = load_clip(name)
+        rgb, _ = frames(name, crf)
         depth, cpu = run_engine(rgb)
         np.savez(Path(args.out) / f"{name}.npz", depth=depth, cpu=cpu)
 
@@ -98,6 +130,9 @@ def main(argv=None) -> list[dict]:
                    help="include the held-out clips (HELD_OUT); only in a final measurement")
     p.add_argument("--references-only", action="store_true",
                    help="score ramp and dis only, running no engine (to check the data)")
+    p.add_argument("--crf", type=int, default=-1,
+                   help="play the clips as x264 at this CRF carries them (23: a typical "
+                        "upload, 28-32: a heavily compressed one); default: as stored")
     engine_options(p)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     for inner in ("--out", "--todo"):  # what the worker process is given
@@ -120,9 +155,10 @@ def main(argv=None) -> list[dict]:
             out = Path(tmp) / label
             out.mkdir(parents=True, exist_ok=True)
             run_worker(label, src, Path(__file__), ["--out", str(out), "--todo", json.dumps(todo),
-                                                    "--cv-threads", str(args.cv_threads)])
+                                                    "--cv-threads", str(args.cv_threads),
+                                                    "--crf", str(args.crf)])
         for name in todo:
-            rgb, truth = load_clip(name)
+            rgb, truth = frames(name, args.crf if args.crf >= 0 else None)
             seed = zlib.crc32(name.encode())  # the same pairs in any subset run
             rows.append({"clip": name, "split": split(name), "frames": len(rgb),
                          **score_all(rgb, truth, seed, Path(tmp), list(versions), name)})
