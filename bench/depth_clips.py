@@ -56,8 +56,10 @@ from real_clips import clips, load_clip
 
 # Decided when the clips were added, before any engine ran on them (LICENCES.md):
 # each kind of motion on both sides where the clips allow, no frame in both.
-TUNING = ("redkitchen-still", "redkitchen-pan", "redkitchen-truck", "studyroom-truck")
-HELD_OUT = ("redkitchen-dolly", "redkitchen-sweep", "redkitchen-turn", "studyroom-dolly")
+TUNING = ("redkitchen-still", "redkitchen-pan", "redkitchen-truck", "studyroom-truck",
+          "kitti-dolly", "kitti-crawl")
+HELD_OUT = ("redkitchen-dolly", "redkitchen-sweep", "redkitchen-turn", "studyroom-dolly",
+            "kitti-slowing", "kitti-stopped")
 SPLITS = ("tuning", "held out")
 
 

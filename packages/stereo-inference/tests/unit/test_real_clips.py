@@ -81,11 +81,23 @@ def test_a_broken_clip_is_refused_with_a_reason(tmp_path):
 def test_the_committed_clips_hold_indoor_depth_in_metres():
     names = real_clips.clips()
     assert len(names) >= 6
-    rgb, depth = real_clips.load_clip(names[0])
+    rgb, depth = real_clips.load_clip("redkitchen-still")
     assert rgb.shape[:3] == depth.shape and rgb.shape[2] >= 320
     measured = depth[np.isfinite(depth)]
     assert 0.5 < measured.size / depth.size
     assert 0.3 < np.percentile(measured, 1) and np.percentile(measured, 99) < 10  # a room
+
+
+def test_the_committed_street_clips_hold_sparse_lidar_depth_rising_to_the_horizon():
+    rgb, depth = real_clips.load_clip("kitti-dolly")
+    assert rgb.shape[:3] == depth.shape and rgb.shape[2] >= 600
+    measured = np.isfinite(depth)
+    assert 0.05 < measured.mean() < 0.3  # lidar: scan lines, the lower part of the frame
+    assert not measured[:, : depth.shape[1] // 5].any()  # nothing in the sky
+    assert 20 < np.nanpercentile(depth, 99) < 65.6  # a street, in metres
+    centre = depth[:, :, depth.shape[2] * 2 // 5: depth.shape[2] * 3 // 5]
+    bottom = np.nanmedian(centre[:, -10:])
+    assert bottom < 8 and bottom < np.nanmedian(centre[:, -60:-50])  # the road: farther up the frame
 
 
 def test_every_clip_has_one_split_and_held_out_clips_need_asking():
