@@ -97,7 +97,7 @@ def test_the_committed_street_clips_hold_sparse_lidar_depth_rising_to_the_horizo
     assert 20 < np.nanpercentile(depth, 99) < 65.6  # a street, in metres
     centre = depth[:, :, depth.shape[2] * 2 // 5: depth.shape[2] * 3 // 5]
     bottom = np.nanmedian(centre[:, -10:])
-    assert bottom < 8 and bottom < np.nanmedian(centre[:, -60:-50])  # the road: farther up the frame
+    assert bottom < 8 and bottom < np.nanmedian(centre[:, -60:-50])  # farther up the frame
 
 
 def test_every_clip_has_one_split_and_held_out_clips_need_asking():
