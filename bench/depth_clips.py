@@ -45,6 +45,8 @@ from pathlib import Path
 import numpy as np
 from depth_real import (
     REPO,
+    crf_of,
+    engine_arguments,
     engine_options,
     extract_ref,
     run_engine,
@@ -53,6 +55,7 @@ from depth_real import (
     summary_cells,
 )
 from real_clips import clips, load_clip
+from upload_compression import as_uploaded
 
 # Decided when the clips were added, before any engine ran on them (LICENCES.md):
 # each kind of motion on both sides where the clips allow, no frame in both.
@@ -83,32 +86,10 @@ def chosen(names: list[str] | None, held_out: bool) -> list[str]:
 
 def frames(name: str, crf: int | None) -> tuple[np.ndarray, np.ndarray]:
     """(rgb, depth) of a clip; with ``crf``, its colour frames as an upload
-    carries them: through x264 (yuv420p, medium preset, that CRF) and decoded
-    back, cached in /tmp so the engines and the scores see the same frames."""
+    carries them (``as_uploaded``), cached so the engines and the scores see
+    the same frames."""
     rgb, depth = load_clip(name)
-    if crf is None:
-        return rgb, depth
-    cache = Path(tempfile.gettempdir()) / f"real-clip-{name}-crf{crf}.npy"
-    if not cache.is_file():
-        import subprocess
-
-        import imageio_ffmpeg
-
-        n, h, w, _ = rgb.shape
-        with tempfile.TemporaryDirectory(prefix="clip-x264-") as tmp:
-            mp4 = Path(tmp) / "clip.mp4"
-            subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-f", "rawvideo",
-                            "-pix_fmt", "rgb24", "-s", f"{w}x{h}", "-r", "30", "-i", "-",
-                            "-c:v", "libx264", "-crf", str(crf), "-pix_fmt", "yuv420p", str(mp4)],
-                           input=rgb.tobytes(), check=True)
-            raw = subprocess.run([imageio_ffmpeg.get_ffmpeg_exe(), "-v", "error", "-i", str(mp4),
-                                  "-f", "rawvideo", "-pix_fmt", "rgb24", "-"],
-                                 capture_output=True, check=True).stdout
-        decoded = np.frombuffer(raw, np.uint8).reshape(n, h, w, 3)
-        partial = cache.with_name(f"{cache.stem}.partial.npy")
-        np.save(partial, decoded)
-        partial.replace(cache)
-    return np.load(cache), depth
+    return (rgb if crf is None else as_uploaded(rgb, crf, f"clip-{name}")), depth
 
 
 def worker(args) -> None:
@@ -117,10 +98,9 @@ def worker(args) -> None:
     if args.cv_threads:
         cv2.setNumThreads(args.cv_threads)
     names = json.loads(args.todo)
-    crf = args.crf if args.crf >= 0 else None
     run_engine(load_clip(names[0])[0][:4])  # warm up (lazy imports and set-up), so the
     for name in names:                      # first clip's CPU is not charged for them
-        rgb, _ = frames(name, crf)
+        rgb, _ = frames(name, crf_of(args))
         depth, cpu = run_engine(rgb)
         np.savez(Path(args.out) / f"{name}.npz", depth=depth, cpu=cpu)
 
@@ -132,9 +112,6 @@ def main(argv=None) -> list[dict]:
                    help="include the held-out clips (HELD_OUT); only in a final measurement")
     p.add_argument("--references-only", action="store_true",
                    help="score ramp and dis only, running no engine (to check the data)")
-    p.add_argument("--crf", type=int, default=-1,
-                   help="play the clips as x264 at this CRF carries them (23: a typical "
-                        "upload, 28-32: a heavily compressed one); default: as stored")
     engine_options(p)
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     for inner in ("--out", "--todo"):  # what the worker process is given
@@ -157,10 +134,9 @@ def main(argv=None) -> list[dict]:
             out = Path(tmp) / label
             out.mkdir(parents=True, exist_ok=True)
             run_worker(label, src, Path(__file__), ["--out", str(out), "--todo", json.dumps(todo),
-                                                    "--cv-threads", str(args.cv_threads),
-                                                    "--crf", str(args.crf)])
+                                                    *engine_arguments(args)])
         for name in todo:
-            rgb, truth = frames(name, args.crf if args.crf >= 0 else None)
+            rgb, truth = frames(name, crf_of(args))
             seed = zlib.crc32(name.encode())  # the same pairs in any subset run
             rows.append({"clip": name, "split": split(name), "frames": len(rgb),
                          **score_all(rgb, truth, seed, Path(tmp), list(versions), name)})

@@ -51,6 +51,7 @@ measurement, and a run leaves them out unless asked (``--unseen``, or named in
     .venv/bin/python bench/depth_real.py --scenes cones --motions truck
     .venv/bin/python bench/depth_real.py --cv-threads 1       # steadier CPU figures
     .venv/bin/python bench/depth_real.py --lens 0.5           # shot through a wide lens
+    .venv/bin/python bench/depth_real.py --crf 28             # through x264, as an upload
 
 Prints a markdown table and summary, then one JSON line.
 """
@@ -70,6 +71,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from real_shots import FLAT_MOTIONS, MOTIONS, render_shot, scenes
+from upload_compression import as_uploaded
 
 HELD_OUT = ("teddy", "tsukuba", "kitti-000070")  # never looked at while tuning
 # Added in issue 50's third round, after the held-out scenes had been looked at
@@ -136,23 +138,35 @@ def run_engine(rgb: np.ndarray) -> tuple[np.ndarray, float]:
     return np.concatenate(out).astype(np.float32), time.process_time() - start
 
 
+def shot(name: str, motion: str, speed: float, lens: float, crf: int | None
+         ) -> tuple[np.ndarray, np.ndarray]:
+    """(rgb, depth) of a shot (``real_shots.render_shot``); with ``crf``, its
+    frames as an upload carries them (``upload_compression``), both cropped to
+    an even size (what x264's 4:2:0 takes)."""
+    rgb, truth = render_shot(name, motion, speed, lens)
+    if crf is None:
+        return rgb, truth
+    h, w = (rgb.shape[1] // 2) * 2, (rgb.shape[2] // 2) * 2
+    return (as_uploaded(rgb[:, :h, :w], crf, f"shot-{name}-{motion}-{speed}-{lens:g}"),
+            truth[:, :h, :w])
+
+
 def worker(args) -> None:
     if args.cv_threads:
         cv2.setNumThreads(args.cv_threads)
     out = Path(args.out)
     for name, motion, speed in json.loads(args.shots):
-        rgb, _ = render_shot(name, motion, speed, args.lens)
+        rgb, _ = shot(name, motion, speed, args.lens, crf_of(args))
         depth, cpu = run_engine(rgb)
         np.savez(out / f"{name}-{motion}-{speed}.npz", depth=depth, cpu=cpu)
 
 
-def run_version(label: str, src: Path, todo, out: Path, cv_threads: int = 0,
-                lens: float = 1.0) -> None:
+def run_version(label: str, src: Path, todo, out: Path, args) -> None:
     """Run the engine whose packages' sources lie under ``src`` in a subprocess."""
     out.mkdir(parents=True, exist_ok=True)
     run_worker(label, src, Path(__file__),
-               ["--out", str(out), "--shots", json.dumps(todo), "--cv-threads", str(cv_threads),
-                "--lens", str(lens)])
+               ["--out", str(out), "--shots", json.dumps(todo), "--lens", str(args.lens),
+                *engine_arguments(args)])
 
 
 def run_worker(label: str, src: Path, script: Path, args: list[str]) -> None:
@@ -255,6 +269,19 @@ def engine_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cv-threads", type=int, default=0,
                    help="OpenCV threads in the engines (0: its default); 1 gives steady CPU "
                         "seconds on a loaded machine (no idle threads spinning)")
+    p.add_argument("--crf", type=int, default=-1,
+                   help="play the frames as x264 at this CRF carries them (23: a typical "
+                        "upload, 28-32: a heavily compressed one); default: as they are")
+
+
+def engine_arguments(args) -> list[str]:
+    """``engine_options``' values, as a worker process is given them."""
+    return ["--cv-threads", str(args.cv_threads), "--crf", str(args.crf)]
+
+
+def crf_of(args) -> int | None:
+    """The CRF the frames go through, None for none."""
+    return args.crf if args.crf >= 0 else None
 
 
 def main(argv=None) -> list[dict]:
@@ -277,17 +304,17 @@ def main(argv=None) -> list[dict]:
     if args.worker:
         return worker(args)
     todo = shots(args.scenes or default_scenes(args.fresh, args.unseen), args.motions)
-    for shot in todo:
-        render_shot(*shot, args.lens)
+    for name, motion, speed in todo:
+        shot(name, motion, speed, args.lens, crf_of(args))
     rows = []
     with tempfile.TemporaryDirectory(prefix="depth-real-") as tmp:
         versions = {"new": REPO}
         if args.old_ref:
             versions = {"old": extract_ref(args.old_ref, Path(tmp) / "old"), **versions}
         for label, src in versions.items():
-            run_version(label, src, todo, Path(tmp) / label, args.cv_threads, args.lens)
+            run_version(label, src, todo, Path(tmp) / label, args)
         for name, motion, speed in todo:
-            rgb, truth = render_shot(name, motion, speed, args.lens)
+            rgb, truth = shot(name, motion, speed, args.lens, crf_of(args))
             i = zlib.crc32(f"{name}-{motion}-{speed}".encode())  # the same pairs in any subset
             row = {"scene": name, "split": split(name), "held_out": split(name) != "tuned",
                    "motion": motion, "speed": speed}
