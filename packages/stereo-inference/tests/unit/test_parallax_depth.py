@@ -1,9 +1,10 @@
 """A sway's parallax: the turn taken out of a sideways move, and readings
 ranged about their median."""
 
+import cv2
 import numpy as np
 
-from stereo_inference.depth.parallax import parallax
+from stereo_inference.depth.parallax import parallax, strong_edges
 from stereo_inference.depth.parallax_depth import ParallaxScale
 
 
@@ -82,3 +83,52 @@ def test_a_reading_against_what_the_shot_knows_is_turned_round():
     assert _correlation(turned, inverse) > 0.95
     kept = ParallaxScale().nearness(-inverse, weight, -3, np.zeros_like(inverse))
     assert _correlation(kept, inverse) < -0.95  # negative control: nothing known, its sign stands
+
+
+def test_a_forward_moves_sign_is_the_geometrys_even_against_the_ramp():
+    """Driving under a bridge: the bridge, at the top, is nearer than the road
+    below it. A forward move's reading keeps the sign its focus of expansion
+    gives (nearly everything in front); oriented by the ramp instead (the
+    negative control), the bridge and the road turn far."""
+    h, w = 48, 80
+    inverse = np.linspace(0.3, 1.0, h, dtype=np.float32)[:, None].repeat(w, 1)  # the road
+    inverse[:16] = 3.0  # the bridge
+    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+    forward = np.stack([(gx - (w - 1) / 2) * 0.02 * inverse,
+                        (gy - (h - 1) / 2) * 0.02 * inverse], -1)
+    p = parallax(-forward, np.ones((h, w), np.float32))
+    assert p.sure_side
+    reading, weight = p.unbiased()
+    ramp = np.linspace(0, 1, h, dtype=np.float32)[:, None].repeat(w, 1)
+    near = ParallaxScale().nearness(reading, weight, 1, ramp, oriented=p.sure_side)
+    bridge, road_far, road_near = near[2:12, 5:-5], near[20:26, 5:-5], near[-6:, 5:-5]
+    assert bridge.mean() > road_far.mean() and road_near.mean() > road_far.mean()
+    flipped = ParallaxScale().nearness(reading, weight, 1, ramp)
+    assert flipped[2:12, 5:-5].mean() < flipped[20:26, 5:-5].mean()
+
+
+def test_a_sideways_reading_leaves_its_sign_to_what_the_shot_knows():
+    """A sway's sideways fit keeps its turn's mean: the sign is a guess."""
+    p = parallax(_sway_flow(_nearness(), (-3.0, 0.0)), np.ones((48, 80), np.float32))
+    assert not p.sure_side
+
+
+def test_a_compressed_pans_still_flat_blocks_are_not_parallax():
+    """An encoder skips a slow pan's flat blocks (they do not move in the
+    decoded video) while textured ones move: read over every pixel, the flow
+    looks like near textures in front of a far wall. Read where the frame has
+    strong edges, where the flow is measured, it is one shift: no parallax.
+    Negative control: the same flow read everywhere is trusted."""
+    rng = np.random.default_rng(3)
+    gray = np.full((72, 128), 128, np.uint8)
+    for _ in range(14):  # textured patches on a flat wall
+        y, x = rng.integers(0, 60), rng.integers(0, 112)
+        gray[y:y + 12, x:x + 16] = (rng.random((12, 16)) * 255).astype(np.uint8)
+    edges = strong_edges(gray)
+    moving = cv2.dilate(edges.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
+    flow = np.zeros((72, 128, 2), np.float32)
+    flow[..., 0] = np.where(moving, -1.0, 0.0)
+    flow += rng.normal(0, 0.02, flow.shape).astype(np.float32)
+    weight = np.ones((72, 128), np.float32)
+    assert parallax(flow, weight, edges).trust == 0.0
+    assert parallax(flow, weight).trust > 0.5

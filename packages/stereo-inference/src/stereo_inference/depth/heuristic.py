@@ -45,7 +45,14 @@ from stereo_inference.arrays import is_tensor
 from stereo_inference.depth.baseline import FINE, Baseline, movement, spread
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.heuristic_state import Saved, pack, unpack
-from stereo_inference.depth.parallax import FlowField, Parallax, across_cut, parallax, warp_back
+from stereo_inference.depth.parallax import (
+    FlowField,
+    Parallax,
+    across_cut,
+    parallax,
+    strong_edges,
+    warp_back,
+)
 from stereo_inference.depth.parallax_depth import ParallaxScale
 from stereo_inference.depth.shot_start import CANDIDATES, read_first
 from stereo_inference.depth.still_camera import (
@@ -173,7 +180,8 @@ class HeuristicDepth:
         if fresh:
             rflow, rconsistency, away = self._reference_motion(fine8, following,
                                                                (flow, consistency, -1))
-            fit = functools.cache(lambda: parallax(rflow, rconsistency))  # fitted once, if asked
+            # fitted once, if asked
+            fit = functools.cache(lambda: parallax(rflow, rconsistency, strong_edges(gray8)))
             # A camera that moved keeps moving while its motion across edges grows
             # from the adjacent frame to the reference and the motion model explains
             # it (a slow orbit; things moving in a still shot can look alike).
@@ -245,7 +253,11 @@ class HeuristicDepth:
                         new = self._with_motion(new, None, 0, flow, consistency, True)
                     elif reading.trust > 0:
                         everywhere = np.ones_like(reading.inverse_depth)  # it is filled in
-                        depth = self._scale.nearness(reading.inverse_depth, everywhere, 1, new)
+                        # oriented already, reading by reading (``read_first``): turned
+                        # again against the ramp as a whole, KITTI's drive under a
+                        # bridge (near at the top) read reversed, 0.36
+                        depth = self._scale.nearness(reading.inverse_depth, everywhere, 1, new,
+                                                     oriented=True)
                         new = new + reading.trust * (depth - new)
         self._depth = guided_filter(gray, new)
         return self._depth
@@ -294,7 +306,7 @@ class HeuristicDepth:
         inverse, weight = p.unbiased()  # near the focus of expansion what the shot knows holds
         if np.count_nonzero(weight > 0.5) < 32 or p.trust <= 0:
             return known
-        depth = self._scale.nearness(inverse, weight, away, known)
+        depth = self._scale.nearness(inverse, weight, away, known, oriented=p.sure_side)
         return known + p.trust * weight * (depth - known)
 
 

@@ -38,6 +38,8 @@ _EPS = 0.05  # regularises the projection near the focus of expansion
 TRUST_FROM, TRUST_SPAN, NOISE_FLOOR_PX = 2.0, 4.0, 0.03
 UNEQUAL_FROM, UNEQUAL_SPAN = 0.2, 0.4  # parallax spread over its median: a pan's is small
 OUTLIER = 3.0  # flow farther than this many median distances from the rest counts less
+EDGE_LEVELS = 12.0  # grey levels a pixel: a strong edge, where flow is measured
+MIN_EDGE_SAMPLE = 200  # trust read on the edges when they hold this many samples
 LATERAL_SLACK = 1.1  # the free fit must leave this much less flow across to win
 # Mean flow consistency (``FlowField.backward``) below this: the two frames lie
 # on either side of a cut (within a shot ~0.9 on real video, across real
@@ -58,6 +60,10 @@ class Parallax:
     # (h,w) 0..1: how far a pixel lies from the focus of expansion, where a
     # dolly's parallax vanishes and its inverse depth says nothing
     focus: np.ndarray
+    # whether the reading's sign is the geometry's: a translation with a
+    # forward part (its focus of expansion fitted) that puts nearly all the
+    # scene in front; otherwise a guess that callers orient (``parallax_depth``)
+    sure_side: bool = False
 
     def unbiased(self) -> tuple[np.ndarray, np.ndarray]:
         """(inverse depth, weight): ``inverse_depth`` without its regularisation
@@ -125,8 +131,11 @@ def flow_at_size(flow: np.ndarray, consistency: np.ndarray, size: tuple[int, int
             cv2.resize(consistency, size, interpolation=cv2.INTER_AREA))
 
 
-def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
-    """Inverse depth (up to scale) from the backward ``flow`` of a moving camera."""
+def parallax(flow: np.ndarray, weight: np.ndarray, edges: np.ndarray | None = None
+             ) -> Parallax:
+    """Inverse depth (up to scale) from the backward ``flow`` of a moving camera;
+    ``edges`` (h,w bool, ``strong_edges`` of its frame): where the flow is
+    measured, which its trust is read from."""
     h, w = flow.shape[:2]
     g = _geometry(h, w)
     # Flow from current to previous frame is minus the camera's motion field.
@@ -152,15 +161,27 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
         norm2 = du * du + dv * dv
         across = _across(ru, rv, du, dv, norm2, fitted.ravel())
         if best is None or LATERAL_SLACK * across < best[0]:
-            best = (across, ru, rv, du, dv, norm2)
+            best = (across, ru, rv, du, dv, norm2, lateral)
     assert best is not None  # the loop above ran: both hypotheses were fitted
-    _, ru, rv, du, dv, norm2 = best
+    _, ru, rv, du, dv, norm2, lateral = best
     inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
-    inv = inv if _positive_side(inv, weight.ravel()) else -inv
+    positive, decided = _positive_side(inv, weight.ravel())
+    inv = inv if positive else -inv
     focus = (norm2 / (norm2 + _EPS * _EPS)).reshape(h, w).astype(np.float32)
-    above_noise, unequal = _trust(ru, rv, du, dv, norm2, weight.ravel(), w)
+    above_noise, unequal = _trust(ru, rv, du, dv, norm2, weight.ravel(), w,
+                                  None if edges is None else edges.ravel())
     return Parallax(inv.reshape(h, w).astype(np.float32), weight,
-                    trust_of(above_noise, unequal), above_noise, unequal, focus)
+                    trust_of(above_noise, unequal), above_noise, unequal, focus,
+                    sure_side=decided and not lateral)
+
+
+def strong_edges(gray8: np.ndarray) -> np.ndarray:
+    """(h,w) bool: where grey frame ``gray8`` (uint8) has a gradient above
+    EDGE_LEVELS grey levels a pixel (3x3 Sobel): where a flow is measured, not
+    guessed from around."""
+    gx = cv2.Sobel(gray8, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
+    gy = cv2.Sobel(gray8, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
+    return (gx * gx + gy * gy) > EDGE_LEVELS * EDGE_LEVELS
 
 
 def flow_axis(us: np.ndarray, vs: np.ndarray, ws: np.ndarray) -> np.ndarray:
@@ -246,12 +267,14 @@ def _across(ru, rv, du, dv, norm2, weight) -> float:
     return float(w @ cross) / max(float(w.sum()), 1e-6)
 
 
-def _trust(ru, rv, du, dv, norm2, weight, w: int) -> tuple[float, float]:
+def _trust(ru, rv, du, dv, norm2, weight, w: int, edges=None) -> tuple[float, float]:
     """(parallax spread over noise, unequal factor 0..1) from the flow along the
     translation directions against the residual across them (both in pixels,
     on trusted pixels); ``trust_of`` turns them into 0..1 trust."""
     sample = (weight > 0.5) & (norm2 > 1e-4)
     sample[1::3] = False  # a third fewer: plenty for two percentiles
+    if edges is not None and np.count_nonzero(sample & edges) >= MIN_EDGE_SAMPLE:
+        sample &= edges
     if np.count_nonzero(sample) < 32:
         return 0.0, 0.0
     length = np.sqrt(norm2[sample])
@@ -306,21 +329,24 @@ def sample_at(values, grid):
                                   padding_mode="border", align_corners=False)[0, 0]
 
 
-def _positive_side(inv: np.ndarray, ws: np.ndarray) -> bool:
-    """Whether T's sign (free in the fit) puts the scene in front of the camera.
+def _positive_side(inv: np.ndarray, ws: np.ndarray) -> tuple[bool, bool]:
+    """(whether T's sign, free in the fit, puts the scene in front of the
+    camera; whether the reading decided it).
 
-    Mostly one sign: that one (inverse depth is positive). Otherwise a leftover
-    rotation has shifted everything: near things are few and spread out, the far
-    background many and alike, so the long tail of the distribution is near.
-    Both are guesses where a turn went unexplained (a handheld sway, an orbit):
-    callers that know more orient it themselves (``heuristic``).
+    Mostly one sign: that one (inverse depth is positive), decided. Otherwise a
+    leftover rotation has shifted everything: near things are few and spread
+    out, the far background many and alike, so the long tail of the
+    distribution is near. Both are guesses where a turn went unexplained (a
+    handheld sway, an orbit) or a sideways fit kept a turn's mean (its sign
+    is then the turn's): callers that know more orient it themselves
+    (``heuristic``).
     """
     positive = float(np.sum(ws * (inv > 0)) / max(np.sum(ws), 1e-6))
     if abs(positive - 0.5) > 0.3:
-        return positive > 0.5
+        return positive > 0.5, True
     trusted = inv[ws > 0.5] if np.sum(ws > 0.5) > 16 else inv
     lo, mid, hi = np.quantile(trusted, (0.05, 0.5, 0.95))
-    return hi - mid >= mid - lo
+    return hi - mid >= mid - lo, False
 
 
 def _epipole(xs, ys, ru, rv, ws, *, lateral: bool = False) -> np.ndarray:

@@ -39,12 +39,13 @@ class ParallaxScale:
         self.range = None
 
     def nearness(self, inverse_depth: np.ndarray, weight: np.ndarray, frames_away: int,
-                 known: np.ndarray) -> np.ndarray:
+                 known: np.ndarray, oriented: bool = False) -> np.ndarray:
         """0..1 nearness (h,w) from a reading's ``inverse_depth`` over
         ``frames_away`` frames, trusted where ``weight`` > 0.5, oriented as
-        ``known`` (what the shot already knows, or the static cue)."""
+        ``known`` (what the shot already knows, or the static cue) unless its
+        sign is settled (``oriented``: the geometry's, or oriented already)."""
         inverse = inverse_depth / abs(frames_away)
-        if runs_against(inverse, known, weight):
+        if not oriented and runs_against(inverse, known, weight):
             inverse = -inverse
         lo, mid, hi = np.quantile(inverse[weight > 0.5][::4], (0.02, 0.5, 0.98))
         lo, hi = lo - mid, hi - mid

@@ -49,6 +49,7 @@ from stereo_inference.depth.parallax import (
     across_cut,
     flow_at_size,
     parallax,
+    strong_edges,
     trust_of,
 )
 from stereo_inference.depth.parallax_depth import runs_against
@@ -89,6 +90,8 @@ def read_first(flow_field: FlowField, frame: np.ndarray, following: list[np.ndar
     (w, h), oriented as ``known`` (the static cue); None when no reference
     matches (a cut right after the frame)."""
     fine_pace = pace * frame.shape[1] / size[0]
+    edges = strong_edges(frame if frame.shape[::-1] == size else cv2.resize(
+        frame, size, interpolation=cv2.INTER_AREA))
     total = weights = None
     snr2, unequal, shares, spreads, read, flows = 0.0, 0.0, 0.0, [], [], []
     for k in frames_to_read(fine_pace, frame.shape[1], len(following)):
@@ -96,9 +99,10 @@ def read_first(flow_field: FlowField, frame: np.ndarray, following: list[np.ndar
         if across_cut(consistency):
             break  # the farther ones lie past the same cut
         flows.append((k, flow))
-        p = parallax(flow, consistency)
+        p = parallax(flow, consistency, edges)
         inverse, weight = p.unbiased()  # near the focus of expansion the fill takes over
-        inverse = -inverse if runs_against(inverse, known, weight) else inverse
+        if not p.sure_side and runs_against(inverse, known, weight):
+            inverse = -inverse
         trusted = inverse[weight > 0.5]
         beyond_turn = _beyond_turn(p)
         share = beyond_turn * p.above_noise ** 2  # a normalised reading's noise: 1 / its SNR^2
