@@ -50,7 +50,6 @@ from stereo_inference.depth.parallax import (
     Parallax,
     across_cut,
     parallax,
-    strong_edges,
     warp_back,
 )
 from stereo_inference.depth.parallax_depth import ParallaxScale
@@ -180,8 +179,7 @@ class HeuristicDepth:
         if fresh:
             rflow, rconsistency, away = self._reference_motion(fine8, following,
                                                                (flow, consistency, -1))
-            # fitted once, if asked
-            fit = functools.cache(lambda: parallax(rflow, rconsistency, strong_edges(gray8)))
+            fit = functools.cache(lambda: parallax(rflow, rconsistency))  # fitted once, if asked
             # A camera that moved keeps moving while its motion across edges grows
             # from the adjacent frame to the reference and the motion model explains
             # it (a slow orbit; things moving in a still shot can look alike).

@@ -16,12 +16,7 @@ the flow along each pixel's translation direction varies with depth, the flow
 across it is what the motion model does not explain (the flow's noise, or
 things that move on their own); parallax whose spread stands well above that
 residual is depth, parallax within it is noise (a pan, a still camera).
-Both are read where the frame has strong edges, where the flow is measured
-rather than guessed from around: an encoder leaves a slow pan's flat blocks
-in place while textured ones move, which read everywhere looked like near
-textures before a far wall (the real scenes through x264 at CRF 28: Middlebury
-books' and laundry's slow pans trusted at 0.7-0.8 and ordered 0.12-0.15 under
-the ramp). A forward move's sign is the geometry's when nearly all the scene
+A forward move's sign is the geometry's when nearly all the scene
 lies in front of its focus of expansion (``Parallax.sure_side``); a sideways
 fit's sign is its turn's as much as its translation's, a guess that callers
 orient. Coordinates are normalised by an assumed focal length of one image
@@ -47,8 +42,6 @@ _EPS = 0.05  # regularises the projection near the focus of expansion
 TRUST_FROM, TRUST_SPAN, NOISE_FLOOR_PX = 2.0, 4.0, 0.03
 UNEQUAL_FROM, UNEQUAL_SPAN = 0.2, 0.4  # parallax spread over its median: a pan's is small
 OUTLIER = 3.0  # flow farther than this many median distances from the rest counts less
-EDGE_LEVELS = 12.0  # grey levels a pixel: a strong edge, where flow is measured
-MIN_EDGE_SAMPLE = 200  # trust read on the edges when they hold this many samples
 LATERAL_SLACK = 1.1  # the free fit must leave this much less flow across to win
 # Mean flow consistency (``FlowField.backward``) below this: the two frames lie
 # on either side of a cut (within a shot ~0.9 on real video, across real
@@ -140,11 +133,8 @@ def flow_at_size(flow: np.ndarray, consistency: np.ndarray, size: tuple[int, int
             cv2.resize(consistency, size, interpolation=cv2.INTER_AREA))
 
 
-def parallax(flow: np.ndarray, weight: np.ndarray, edges: np.ndarray | None = None
-             ) -> Parallax:
-    """Inverse depth (up to scale) from the backward ``flow`` of a moving camera;
-    ``edges`` (h,w bool, ``strong_edges`` of its frame): where the flow is
-    measured, which its trust is read from."""
+def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
+    """Inverse depth (up to scale) from the backward ``flow`` of a moving camera."""
     h, w = flow.shape[:2]
     g = _geometry(h, w)
     # Flow from current to previous frame is minus the camera's motion field.
@@ -177,20 +167,10 @@ def parallax(flow: np.ndarray, weight: np.ndarray, edges: np.ndarray | None = No
     positive, decided = _positive_side(inv, weight.ravel())
     inv = inv if positive else -inv
     focus = (norm2 / (norm2 + _EPS * _EPS)).reshape(h, w).astype(np.float32)
-    above_noise, unequal = _trust(ru, rv, du, dv, norm2, weight.ravel(), w,
-                                  None if edges is None else edges.ravel())
+    above_noise, unequal = _trust(ru, rv, du, dv, norm2, weight.ravel(), w)
     return Parallax(inv.reshape(h, w).astype(np.float32), weight,
                     trust_of(above_noise, unequal), above_noise, unequal, focus,
                     sure_side=decided and not lateral)
-
-
-def strong_edges(gray8: np.ndarray) -> np.ndarray:
-    """(h,w) bool: where grey frame ``gray8`` (uint8) has a gradient above
-    EDGE_LEVELS grey levels a pixel (3x3 Sobel): where a flow is measured, not
-    guessed from around."""
-    gx = cv2.Sobel(gray8, cv2.CV_32F, 1, 0, ksize=3, scale=1 / 8)
-    gy = cv2.Sobel(gray8, cv2.CV_32F, 0, 1, ksize=3, scale=1 / 8)
-    return (gx * gx + gy * gy) > EDGE_LEVELS * EDGE_LEVELS
 
 
 def flow_axis(us: np.ndarray, vs: np.ndarray, ws: np.ndarray) -> np.ndarray:
@@ -276,15 +256,12 @@ def _across(ru, rv, du, dv, norm2, weight) -> float:
     return float(w @ cross) / max(float(w.sum()), 1e-6)
 
 
-def _trust(ru, rv, du, dv, norm2, weight, w: int, edges=None) -> tuple[float, float]:
+def _trust(ru, rv, du, dv, norm2, weight, w: int) -> tuple[float, float]:
     """(parallax spread over noise, unequal factor 0..1) from the flow along the
     translation directions against the residual across them (both in pixels,
-    on trusted pixels, on the strong ``edges`` where they hold enough);
-    ``trust_of`` turns them into 0..1 trust."""
+    on trusted pixels); ``trust_of`` turns them into 0..1 trust."""
     sample = (weight > 0.5) & (norm2 > 1e-4)
     sample[1::3] = False  # a third fewer: plenty for two percentiles
-    if edges is not None and np.count_nonzero(sample & edges) >= MIN_EDGE_SAMPLE:
-        sample &= edges
     if np.count_nonzero(sample) < 32:
         return 0.0, 0.0
     length = np.sqrt(norm2[sample])

@@ -49,7 +49,6 @@ from stereo_inference.depth.parallax import (
     across_cut,
     flow_at_size,
     parallax,
-    strong_edges,
     trust_of,
 )
 from stereo_inference.depth.parallax_depth import runs_against
@@ -90,8 +89,6 @@ def read_first(flow_field: FlowField, frame: np.ndarray, following: list[np.ndar
     (w, h), oriented as ``known`` (the static cue); None when no reference
     matches (a cut right after the frame)."""
     fine_pace = pace * frame.shape[1] / size[0]
-    edges = strong_edges(frame if frame.shape[::-1] == size else cv2.resize(
-        frame, size, interpolation=cv2.INTER_AREA))
     total = weights = None
     snr2, unequal, shares, spreads, read, flows = 0.0, 0.0, 0.0, [], [], []
     for k in frames_to_read(fine_pace, frame.shape[1], len(following)):
@@ -99,7 +96,7 @@ def read_first(flow_field: FlowField, frame: np.ndarray, following: list[np.ndar
         if across_cut(consistency):
             break  # the farther ones lie past the same cut
         flows.append((k, flow))
-        p = parallax(flow, consistency, edges)
+        p = parallax(flow, consistency)
         inverse, weight = p.unbiased()  # near the focus of expansion the fill takes over
         if not p.sure_side and runs_against(inverse, known, weight):
             inverse = -inverse

@@ -23,12 +23,13 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 
-from stereo_inference.depth.parallax import EDGE_LEVELS, warp_back
+from stereo_inference.depth.parallax import warp_back
 
 STILL_PX = 0.12  # median flow below this: the camera stands still
-# Flow across strong edges (gradient above ``parallax.EDGE_LEVELS`` grey levels
-# a pixel, at least EDGE_SHARE of the frame): under STILL_ACROSS_PX (median),
-# the camera stands still whatever the flow elsewhere says.
+# Flow across strong edges (gradient above EDGE_LEVELS grey levels a pixel, at
+# least EDGE_SHARE of the frame): under STILL_ACROSS_PX (median), the camera
+# stands still whatever the flow elsewhere says.
+EDGE_LEVELS = 12.0
 EDGE_SHARE = 0.01
 STILL_ACROSS_PX = 0.04
 # Across several references: the motion across edges grown to GROWTH_FLOOR_PX
