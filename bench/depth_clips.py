@@ -87,9 +87,12 @@ def chosen(names: list[str] | None, held_out: bool) -> list[str]:
 def frames(name: str, crf: int | None) -> tuple[np.ndarray, np.ndarray]:
     """(rgb, depth) of a clip; with ``crf``, its colour frames as an upload
     carries them (``as_uploaded``), cached so the engines and the scores see
-    the same frames."""
+    the same frames, both cropped to an even size."""
     rgb, depth = load_clip(name)
-    return (rgb if crf is None else as_uploaded(rgb, crf, f"clip-{name}")), depth
+    if crf is None:
+        return rgb, depth
+    h, w = (rgb.shape[1] // 2) * 2, (rgb.shape[2] // 2) * 2  # what x264's 4:2:0 takes
+    return as_uploaded(rgb[:, :h, :w], crf, f"clip-{name}"), depth[:, :h, :w]
 
 
 def worker(args) -> None:
