@@ -55,7 +55,7 @@ from depth_real import (
     summary_cells,
 )
 from real_clips import clips, load_clip
-from upload_compression import as_uploaded
+from upload_compression import uploaded
 
 # Decided when the clips were added, before any engine ran on them (LICENCES.md):
 # each kind of motion on both sides where the clips allow, no frame in both.
@@ -85,14 +85,9 @@ def chosen(names: list[str] | None, held_out: bool) -> list[str]:
 
 
 def frames(name: str, crf: int | None) -> tuple[np.ndarray, np.ndarray]:
-    """(rgb, depth) of a clip; with ``crf``, its colour frames as an upload
-    carries them (``as_uploaded``), cached so the engines and the scores see
-    the same frames, both cropped to an even size."""
-    rgb, depth = load_clip(name)
-    if crf is None:
-        return rgb, depth
-    h, w = (rgb.shape[1] // 2) * 2, (rgb.shape[2] // 2) * 2  # what x264's 4:2:0 takes
-    return as_uploaded(rgb[:, :h, :w], crf, f"clip-{name}"), depth[:, :h, :w]
+    """(rgb, depth) of a clip; with ``crf``, as an upload carries its frames
+    (``upload_compression.uploaded``)."""
+    return uploaded(*load_clip(name), crf, f"clip-{name}")
 
 
 def worker(args) -> None:

@@ -71,7 +71,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 from real_shots import FLAT_MOTIONS, MOTIONS, render_shot, scenes
-from upload_compression import as_uploaded
+from upload_compression import uploaded
 
 HELD_OUT = ("teddy", "tsukuba", "kitti-000070")  # never looked at while tuning
 # Added in issue 50's third round, after the held-out scenes had been looked at
@@ -140,15 +140,10 @@ def run_engine(rgb: np.ndarray) -> tuple[np.ndarray, float]:
 
 def shot(name: str, motion: str, speed: float, lens: float, crf: int | None
          ) -> tuple[np.ndarray, np.ndarray]:
-    """(rgb, depth) of a shot (``real_shots.render_shot``); with ``crf``, its
-    frames as an upload carries them (``upload_compression``), both cropped to
-    an even size (what x264's 4:2:0 takes)."""
-    rgb, truth = render_shot(name, motion, speed, lens)
-    if crf is None:
-        return rgb, truth
-    h, w = (rgb.shape[1] // 2) * 2, (rgb.shape[2] // 2) * 2
-    return (as_uploaded(rgb[:, :h, :w], crf, f"shot-{name}-{motion}-{speed}-{lens:g}"),
-            truth[:, :h, :w])
+    """(rgb, depth) of a shot (``real_shots.render_shot``); with ``crf``, as an
+    upload carries its frames (``upload_compression.uploaded``)."""
+    return uploaded(*render_shot(name, motion, speed, lens), crf,
+                    f"shot-{name}-{motion}-{speed}-{lens:g}")
 
 
 def worker(args) -> None:

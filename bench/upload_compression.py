@@ -6,7 +6,8 @@ weight-free depth reads changes with it. ``as_uploaded`` plays frames through
 the shipped FFmpeg's libx264 (yuv420p, the medium preset, a given CRF: 23 a
 typical upload, 28-32 a heavily compressed one) and decodes them back, cached
 in the temporary directory by a key, so an engine run in another process and
-the scores see the same frames.
+the scores see the same frames. ``uploaded`` does so for frames and their
+measured depth together, both cropped to the even size x264's 4:2:0 takes.
 """
 
 from __future__ import annotations
@@ -41,3 +42,13 @@ def as_uploaded(rgb: np.ndarray, crf: int, key: str) -> np.ndarray:
     np.save(partial, decoded)
     partial.replace(cache)  # whole or not at all: runs may share the cache
     return decoded
+
+
+def uploaded(rgb: np.ndarray, depth: np.ndarray, crf: int | None, key: str
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """(rgb, depth) as an upload at ``crf`` carries the frames (``as_uploaded``),
+    both cropped to an even size; as they are when ``crf`` is None."""
+    if crf is None:
+        return rgb, depth
+    h, w = (rgb.shape[1] // 2) * 2, (rgb.shape[2] // 2) * 2
+    return as_uploaded(rgb[:, :h, :w], crf, key), depth[:, :h, :w]
