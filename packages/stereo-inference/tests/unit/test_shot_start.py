@@ -60,6 +60,29 @@ def test_several_readings_order_a_slow_slide_better_than_the_nearest_one_alone()
         nearest.inverse_depth, disp) + 0.05
 
 
+@pytest.mark.skipif(not real_scene.available(), reason="real scenes not in this checkout")
+def test_a_pace_inflated_by_noise_is_read_again_over_the_farthest_frame():
+    """x264's noise makes one frame's flow look like several times the motion:
+    the pace read over the farthest frame it allows is the motion's, and the
+    first frame is read as far ahead as a slow slide needs. Negative control:
+    the inflated pace alone picks the near frames, which order worse."""
+    rgb, disp = real_scene.motorcycle()
+    size = load_estimator("heuristic", models_dir=None, device="cpu").input_size(*disp.shape[::-1])
+    rng = np.random.default_rng(3)
+    grey = [np.clip(g + rng.normal(0, 6, g.shape), 0, 255).astype(np.uint8)  # each frame's noise
+            for g in _grey(real_scene.slid(rgb, disp, 0.5 * np.arange(17), size))]
+    noisy = 1.0  # px a frame at the working width: what one compressed frame's flow reads
+    near = frames_to_read(noisy * size[0] / WORK[0], size[0], 16)
+    assert near == [1, 2, 4]
+    reading = read_first(FlowField(patch_stride=6), grey[0], grey[1:], noisy, WORK, _ramp())
+    nearer = read_first(FlowField(patch_stride=6), grey[0], grey[1:5], noisy, WORK, _ramp())
+    assert reading is not None and nearer is not None and nearer.frames == (1, 2, 4)
+    assert reading.frames == tuple(CANDIDATES[-READINGS:])
+    assert real_scene.ordinal(reading.inverse_depth, disp) > 0.88
+    assert real_scene.ordinal(reading.inverse_depth, disp) > real_scene.ordinal(
+        nearer.inverse_depth, disp) + 0.05
+
+
 def test_a_cut_right_after_the_first_frame_gives_no_reading():
     rng = np.random.default_rng(0)
     a, b = ((cv2.GaussianBlur(rng.random((86, 128)), (0, 0), 1.5) * 255).astype(np.uint8)

@@ -61,6 +61,12 @@ def spread(flow: np.ndarray, consistency: np.ndarray) -> float:
     return float(hi - lo)
 
 
+def reach(flow: np.ndarray, consistency: np.ndarray) -> float:
+    """How far (px) a flow (h,w,2) outruns DIS: the larger of its typical
+    movement and the picture's against itself (``spread``)."""
+    return max(movement(flow, consistency), spread(flow, consistency))
+
+
 class Baseline:
     """The last MAX_FRAMES grey frames of a shot and its pace."""
 

@@ -42,7 +42,7 @@ import cv2
 import numpy as np
 
 from stereo_inference.arrays import is_tensor
-from stereo_inference.depth.baseline import FINE, Baseline, movement, spread
+from stereo_inference.depth.baseline import FINE, Baseline, movement, reach
 from stereo_inference.depth.guided import guided_filter
 from stereo_inference.depth.heuristic_state import Saved, pack, unpack
 from stereo_inference.depth.parallax import (
@@ -240,8 +240,8 @@ class HeuristicDepth:
                 self._baseline.pace = movement(flow, consistency)
                 # how far ahead to read: as far as neither the typical movement nor
                 # the picture's against itself (an orbit's) outruns the flow
-                reach = max(self._baseline.pace, spread(flow, consistency))
-                reading = read_first(self._fine_flow, fine8, following, reach, size, new)
+                reading = read_first(self._fine_flow, fine8, following,
+                                     reach(flow, consistency), size, new)
                 if reading is not None:
                     self.references.append(reading.frames[-1] if reading.frames else 1)
                     self._still = still_over(reading.flows, gray8,
