@@ -42,3 +42,37 @@ def test_an_exposure_step_still_matches_a_cut_does_not():
     assert float(same.mean()) > 0.8 and float(stepped.mean()) > float(same.mean()) - 0.05
     _, cut = FlowField().backward(np.ascontiguousarray(first[::-1, ::-1]), first)
     assert float(cut.mean()) < 0.5
+
+
+def _orbit(direction: float, w: int = 128, h: int = 72) -> tuple[np.ndarray, np.ndarray]:
+    """(backward flow in px, true inverse depth) of a camera orbiting a point
+    3 units away: sliding sideways while panning to keep it in place. Most of
+    the picture is a near wall (2 units, all alike), the rest a far scene
+    spread over 4-20 units: the long tail of the reading is the far side."""
+    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+    x, y = (gx - (w - 1) / 2) / w, (gy - (h - 1) / 2) / w
+    depth = np.where(gx < 0.65 * w, 2.0, 4.0 + 16.0 * ((gy / h + gx / w) % 1.0))
+    inverse = (1 / depth).astype(np.float32)
+    slide = 0.03 * direction
+    turn = -slide / 3.0  # the pan that keeps the point 3 units away in place
+    u = -slide * inverse - (1 + x * x) * turn  # the motion field (focal: one width)
+    v = -x * y * turn
+    return (-np.stack([u, v], -1) * w).astype(np.float32), inverse
+
+
+@pytest.mark.parametrize("direction", [1.0, -1.0])
+def test_an_orbits_sign_is_its_turns_not_the_long_tails(direction, monkeypatch):
+    """An orbit keeps its middle distance in place, so its parallax about the
+    turn's mean lies on both sides; its turn, fitted across the slide, puts the
+    whole scene on one side. Negative control: without that vote the long
+    tail (here the far side) is taken for near and the depth is reversed."""
+    from stereo_inference.depth import parallax as module
+
+    flow, inverse = _orbit(direction)
+    ones = np.ones(inverse.shape, np.float32)
+    reading = module.parallax(flow, ones)
+    assert np.corrcoef(reading.inverse_depth.ravel(), inverse.ravel())[0, 1] > 0.9
+    assert not reading.sure_side  # still a guess that callers may orient
+    monkeypatch.setattr(module, "TURN_VOTE", 1.01)  # never decisive
+    guessed = module.parallax(flow, ones)
+    assert np.corrcoef(guessed.inverse_depth.ravel(), inverse.ravel())[0, 1] < -0.9

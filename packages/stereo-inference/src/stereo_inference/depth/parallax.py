@@ -18,9 +18,10 @@ things that move on their own); parallax whose spread stands well above that
 residual is depth, parallax within it is noise (a pan, a still camera).
 A forward move's sign is the geometry's when nearly all the scene
 lies in front of its focus of expansion (``Parallax.sure_side``); a sideways
-fit's sign is its turn's as much as its translation's, a guess that callers
-orient. Coordinates are normalised by an assumed focal length of one image
-width.
+fit's sign is its turn's as much as its translation's: where the reading
+with its whole fitted turn taken out lies nearly all on one side (an orbit),
+that side, else the long tail near, a guess that callers orient.
+Coordinates are normalised by an assumed focal length of one image width.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ TRUST_FROM, TRUST_SPAN, NOISE_FLOOR_PX = 2.0, 4.0, 0.03
 UNEQUAL_FROM, UNEQUAL_SPAN = 0.2, 0.4  # parallax spread over its median: a pan's is small
 OUTLIER = 3.0  # flow farther than this many median distances from the rest counts less
 LATERAL_SLACK = 1.1  # the free fit must leave this much less flow across to win
+# A sideways reading's sign with its whole turn taken out decides where this
+# share of it (or more) takes one sign (``_positive_side``)
+TURN_VOTE = 0.9
 # Mean flow consistency (``FlowField.backward``) below this: the two frames lie
 # on either side of a cut (within a shot ~0.9 on real video, across real
 # scenes' cuts 0.08-0.25)
@@ -149,9 +153,10 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
     # dolly with a turn. The one that leaves less flow across its epipolar
     # lines wins, the sideways one on a tie (fewer unknowns).
     best = None
+    kept = 0.0  # the sideways fit's turn left along T (``_sideways``)
     for lateral in (True, False):
         if lateral:
-            ru, rv, t = _sideways(u.ravel(), v.ravel(), us, vs, ws, g)
+            ru, rv, t, kept = _sideways(u.ravel(), v.ravel(), us, vs, ws, g)
         else:
             omega, t = _fit(xs, ys, us, vs, ws, bu, bv, lateral=False)
             ru = u.ravel() - g.bu_full @ omega
@@ -164,7 +169,9 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
     assert best is not None  # the loop above ran: both hypotheses were fitted
     _, ru, rv, du, dv, norm2, lateral = best
     inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
-    positive, decided = _positive_side(inv, weight.ravel())
+    # a sideways reading with its whole turn taken out: the vote on its sign
+    positive, decided = _positive_side(inv, weight.ravel(),
+                                       inv - kept / (1 + _EPS * _EPS) if lateral else None)
     inv = inv if positive else -inv
     focus = (norm2 / (norm2 + _EPS * _EPS)).reshape(h, w).astype(np.float32)
     above_noise, unequal = _trust(ru, rv, du, dv, norm2, weight.ravel(), w)
@@ -204,8 +211,10 @@ def _inliers(u: np.ndarray, v: np.ndarray, weight: np.ndarray) -> np.ndarray:
     return (weight * np.minimum(1.0, cap / np.maximum(distance, 1e-12)) ** 2).astype(np.float32)
 
 
-def _sideways(u, v, us, vs, ws, g: _Geometry) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(residual u, residual v, T) for a sideways translation with a turn.
+def _sideways(u, v, us, vs, ws, g: _Geometry
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """(residual u, residual v, T, the turn's mean along T kept in the
+    residual) for a sideways translation with a turn.
 
     A sideways translation's flow runs along T everywhere, more for nearer
     things, so T lies along the main direction of the flow less its mean.
@@ -228,7 +237,7 @@ def _sideways(u, v, us, vs, ws, g: _Geometry) -> tuple[np.ndarray, np.ndarray, n
                            us * across[0] + vs * across[1], ws)
     kept = float(np.array([ws @ (g.bu @ turn), ws @ (g.bv @ turn)]) @ along) / total
     return (u - (g.bu_full @ turn - kept * along[0]), v - (g.bv_full @ turn - kept * along[1]),
-            np.array([-along[0], -along[1], 0.0]))
+            np.array([-along[0], -along[1], 0.0]), kept)
 
 
 def _fit(xs, ys, us, vs, ws, bu, bv, *, lateral: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -316,21 +325,32 @@ def sample_at(values, grid):
                                   padding_mode="border", align_corners=False)[0, 0]
 
 
-def _positive_side(inv: np.ndarray, ws: np.ndarray) -> tuple[bool, bool]:
+def _positive_side(inv: np.ndarray, ws: np.ndarray, turn_free: np.ndarray | None = None
+                   ) -> tuple[bool, bool]:
     """(whether T's sign, free in the fit, puts the scene in front of the
     camera; whether the reading decided it).
 
     Mostly one sign: that one (inverse depth is positive), decided. Otherwise a
-    leftover rotation has shifted everything: near things are few and spread
-    out, the far background many and alike, so the long tail of the
-    distribution is near. Both are guesses where a turn went unexplained (a
-    handheld sway, an orbit) or a sideways fit kept a turn's mean (its sign
-    is then the turn's): callers that know more orient it themselves
-    (``heuristic``).
+    leftover rotation has shifted everything. A sideways reading's
+    ``turn_free`` (its inverse depth with the whole fitted turn taken out, the
+    mean along T too) votes next: where nearly all of it (TURN_VOTE) takes one
+    sign, that sign. An orbit keeps its middle distance in place, so its
+    reading with the turn's mean kept is split about evenly (a street between
+    garages: 68 % one way, the wrong one), while its turn, fitted across T
+    where only the turn moves things, puts all of the scene on one side. Else
+    near things are few and spread out, the far background many and alike,
+    so the long tail of the distribution is near. The vote and the tail are
+    guesses still (a handheld sway's turn and translation run together):
+    callers that know more orient them themselves (``heuristic``).
     """
-    positive = float(np.sum(ws * (inv > 0)) / max(np.sum(ws), 1e-6))
+    total = max(float(np.sum(ws)), 1e-6)
+    positive = float(np.sum(ws * (inv > 0))) / total
     if abs(positive - 0.5) > 0.3:
         return positive > 0.5, True
+    if turn_free is not None:
+        vote = float(np.sum(ws * (turn_free > 0))) / total
+        if abs(vote - 0.5) >= TURN_VOTE - 0.5:
+            return vote > 0.5, False
     trusted = inv[ws > 0.5] if np.sum(ws > 0.5) > 16 else inv
     lo, mid, hi = np.quantile(trusted, (0.05, 0.5, 0.95))
     return hi - mid >= mid - lo, False
