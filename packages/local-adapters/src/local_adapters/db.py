@@ -11,6 +11,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -74,6 +75,9 @@ CREATE INDEX IF NOT EXISTS queue_ready ON queue_messages (queue, dead, visible_a
 """
 
 
+SCHEMA_PATIENCE = 3  # busy timeouts a new Database waits for its schema in all
+
+
 class Database:
     """A SQLite file opened lazily per thread and per process.
 
@@ -86,11 +90,30 @@ class Database:
         self.busy_timeout_s = busy_timeout_s
         self._local = threading.local()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.connection().executescript(SCHEMA)
-        except sqlite3.OperationalError as exc:
-            raise DatabaseBusyError(f"cannot create schema in {self.path}: {exc}") from exc
-        self._migrate()
+        self._initialise()
+
+    def _initialise(self) -> None:
+        """SCHEMA and ``_migrate``, tried again while another process holds the
+        file, for up to SCHEMA_PATIENCE busy timeouts in all. Every service of a
+        conversion opens the file at once, each creating the schema and
+        switching it to WAL, and on a loaded 2-core machine one of them was
+        refused with "database is locked" although its busy timeout had not
+        run out (SQLite does not wait on every lock it meets here). Both steps
+        are idempotent."""
+        deadline = time.monotonic() + SCHEMA_PATIENCE * self.busy_timeout_s
+        pause = 0.02
+        while True:
+            try:
+                self.connection().executescript(SCHEMA)
+                self._migrate()
+                return
+            except (sqlite3.OperationalError, DatabaseBusyError) as exc:
+                held = any(word in str(exc) for word in ("locked", "busy"))
+                if not held or time.monotonic() >= deadline:
+                    raise DatabaseBusyError(f"cannot create schema in {self.path}: {exc}") from exc
+                log.info("schema of %s: %s; trying again", self.path, exc)
+            time.sleep(pause)
+            pause = min(2 * pause, 0.5)
 
     def _migrate(self) -> None:
         """Bring a data folder written by an older version up to SCHEMA."""

@@ -87,3 +87,37 @@ def test_starting_a_service_removes_uploads_a_killed_process_left_half_written(s
     build_backend(settings)
     assert not stale.exists()
     assert fresh.exists()
+
+
+def test_a_new_database_waits_for_another_process_to_let_go_of_the_file(tmp_path, monkeypatch):
+    """Services of one conversion open the file at once: one refused with
+    "database is locked" while creating the schema tries again instead of
+    failing the conversion. Negative control: held for good, the refusal is
+    a transient busy error once its patience has run out."""
+    from local_adapters import db
+
+    path = tmp_path / "state.sqlite3"
+    holder = Database(path).connection()
+    holder.execute("BEGIN EXCLUSIVE")
+    real_sleep = db.time.sleep
+    waits = []
+
+    def let_go_after_the_first_refusal(seconds):  # the holder commits while the new one waits
+        waits.append(seconds)
+        if len(waits) == 1:
+            holder.execute("COMMIT")
+        real_sleep(seconds)
+
+    monkeypatch.setattr(db.time, "sleep", let_go_after_the_first_refusal)
+    opened = Database(path, busy_timeout_s=0.05)
+    assert waits  # it was refused once and tried again
+    SqliteQueue(opened, "q").send("x")
+    assert SqliteQueue(opened, "q").stats().visible == 1
+
+    monkeypatch.setattr(db.time, "sleep", real_sleep)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(DatabaseBusyError, match="cannot create schema"):
+            Database(path, busy_timeout_s=0.05)
+    finally:
+        holder.execute("ROLLBACK")
