@@ -35,3 +35,19 @@ def test_calls_and_presigned_urls_of_new_sessions_are_recorded(tmp_path, monkeyp
 def test_nothing_is_hooked_without_a_log_file(monkeypatch):
     monkeypatch.delenv(call_recorder.ENV_VAR, raising=False)
     assert call_recorder.install() is False
+
+
+def test_a_line_still_being_written_is_read_next_time_not_as_an_error(tmp_path):
+    """The harness reads the call logs while the services append to them."""
+    from types import SimpleNamespace
+
+    from stereo_spot_deploy.testing.deployment import Services
+
+    log = tmp_path / "video-worker.jsonl"
+    whole = json.dumps({"operation": "HeadObject", "params": {}, "presigned": False})
+    log.write_text(whole + "\n" + whole[:30], encoding="utf-8")  # the second half-written
+    harness = SimpleNamespace(calls_dir=tmp_path)
+    assert [c["operation"] for c in Services.recorded_calls(harness)["video-worker"]] == [
+        "HeadObject"]
+    log.write_text(whole + "\n" + whole + "\n", encoding="utf-8")
+    assert len(Services.recorded_calls(harness)["video-worker"]) == 2
