@@ -169,9 +169,9 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
     assert best is not None  # the loop above ran: both hypotheses were fitted
     _, ru, rv, du, dv, norm2, lateral = best
     inv = (ru * du + rv * dv) / (norm2 + _EPS * _EPS)
-    # a sideways reading with its whole turn taken out: the vote on its sign
+    # a sideways reading less the turn's mean it kept: the vote on its sign
     positive, decided = _positive_side(inv, weight.ravel(),
-                                       inv - kept / (1 + _EPS * _EPS) if lateral else None)
+                                       kept / (1 + _EPS * _EPS) if lateral else None)
     inv = inv if positive else -inv
     focus = (norm2 / (norm2 + _EPS * _EPS)).reshape(h, w).astype(np.float32)
     above_noise, unequal = _trust(ru, rv, du, dv, norm2, weight.ravel(), w)
@@ -325,15 +325,15 @@ def sample_at(values, grid):
                                   padding_mode="border", align_corners=False)[0, 0]
 
 
-def _positive_side(inv: np.ndarray, ws: np.ndarray, turn_free: np.ndarray | None = None
+def _positive_side(inv: np.ndarray, ws: np.ndarray, kept_turn: float | None = None
                    ) -> tuple[bool, bool]:
     """(whether T's sign, free in the fit, puts the scene in front of the
     camera; whether the reading decided it).
 
     Mostly one sign: that one (inverse depth is positive), decided. Otherwise a
-    leftover rotation has shifted everything. A sideways reading's
-    ``turn_free`` (its inverse depth with the whole fitted turn taken out, the
-    mean along T too) votes next: where nearly all of it (TURN_VOTE) takes one
+    leftover rotation has shifted everything. A sideways reading less
+    ``kept_turn`` (the fitted turn's mean along T that it kept: so with the
+    whole turn taken out) votes next: where nearly all of it (TURN_VOTE) takes one
     sign, that sign. An orbit keeps its middle distance in place, so its
     reading with the turn's mean kept is split about evenly (a street between
     garages: 68 % one way, the wrong one), while its turn, fitted across T
@@ -347,8 +347,8 @@ def _positive_side(inv: np.ndarray, ws: np.ndarray, turn_free: np.ndarray | None
     positive = float(np.sum(ws * (inv > 0))) / total
     if abs(positive - 0.5) > 0.3:
         return positive > 0.5, True
-    if turn_free is not None:
-        vote = float(np.sum(ws * (turn_free > 0))) / total
+    if kept_turn is not None:
+        vote = float(np.sum(ws * (inv > kept_turn))) / total
         if abs(vote - 0.5) >= TURN_VOTE - 0.5:
             return vote > 0.5, False
     trusted = inv[ws > 0.5] if np.sum(ws > 0.5) > 16 else inv
