@@ -1,9 +1,10 @@
-"""A real photographed scene with measured disparity, for the depth tests.
+"""Real photographed scenes with measured disparity, for the depth tests.
 
-Middlebury 2014 "motorcycle" (``bench/data/real_scenes``; licence in its
-LICENCES.md): ``slid`` moves the photograph by its own measured disparity,
-the way a camera sliding sideways would move it, and ``ordinal`` scores a
-depth map against the measurement.
+Middlebury's "motorcycle" and the others of ``bench/data/real_scenes``
+(licences in its LICENCES.md): ``slid`` moves the photograph by its own
+measured disparity, the way a camera sliding sideways would move it,
+``pushed_in`` the way a camera carried straight ahead would, and ``ordinal``
+scores a depth map against the measurement.
 """
 
 from __future__ import annotations
@@ -17,16 +18,22 @@ import numpy as np
 SCENES = Path(__file__).resolve().parents[5] / "bench" / "data" / "real_scenes"
 
 
-def available() -> bool:
-    return (SCENES / "motorcycle").is_dir()
+def available(name: str = "motorcycle") -> bool:
+    return (SCENES / name).is_dir()
 
 
 def motorcycle() -> tuple[np.ndarray, np.ndarray]:
     """(rgb (h,w,3) uint8, disparity (h,w) float px, 0 where not measured)."""
-    bgr = cv2.imread(str(SCENES / "motorcycle" / "image.png"))
-    disparity = cv2.imread(str(SCENES / "motorcycle" / "disparity.png"), cv2.IMREAD_UNCHANGED)
+    return scene("motorcycle")
+
+
+def scene(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The real scene ``name``: (rgb (h,w,3) uint8, disparity (h,w) float px,
+    0 where not measured)."""
+    bgr = cv2.imread(str(SCENES / name / "image.png"))
+    disparity = cv2.imread(str(SCENES / name / "disparity.png"), cv2.IMREAD_UNCHANGED)
     if bgr is None or disparity is None:
-        raise FileNotFoundError(f"the motorcycle scene is not in {SCENES}")
+        raise FileNotFoundError(f"the {name} scene is not in {SCENES}")
     return cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), disparity.astype(np.float32) / 64
 
 
@@ -42,6 +49,29 @@ def slid(rgb: np.ndarray, disparity: np.ndarray, offsets: Iterable[float],
     return np.stack([cv2.resize(cv2.remap(rgb, gx + np.float32(offset) * step, gy, cv2.INTER_LINEAR,
                                           borderMode=cv2.BORDER_REFLECT), size,
                                 interpolation=cv2.INTER_AREA) for offset in offsets])
+
+
+def pushed_in(rgb: np.ndarray, disparity: np.ndarray, offsets: Iterable[float],
+              size: tuple[int, int]) -> np.ndarray:
+    """(n,h,w,3) frames at ``size`` (w, h): the photograph with the camera
+    carried straight ahead, each point moving away from the picture's centre
+    by its disparity times its distance from the centre, so that the
+    fastest (95th percentile) move by each of ``offsets`` px at full size.
+    Each pixel samples the photograph where its own point came from (its
+    disparity read where it lands: a slight approximation at occluding
+    edges)."""
+    h, w = disparity.shape
+    filled = np.where(disparity > 0, disparity, np.median(disparity[disparity > 0]))
+    gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    per_offset = 1 / np.percentile(filled * np.hypot(gx - cx, gy - cy), 95)
+    frames = []
+    for offset in offsets:
+        shrink = (1 - np.float32(offset * per_offset) * filled).astype(np.float32)
+        frames.append(cv2.resize(cv2.remap(rgb, cx + (gx - cx) * shrink, cy + (gy - cy) * shrink,
+                                           cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT),
+                                 size, interpolation=cv2.INTER_AREA))
+    return np.stack(frames)
 
 
 def ordinal(depth: np.ndarray, disparity: np.ndarray, pairs: int = 6000) -> float:
