@@ -3,8 +3,8 @@
 Scenes are real photographs with measured disparity (``bench/real_shots.py``,
 sources and licences in ``bench/data/real_scenes/LICENCES.md``), each played
 as a still shot and as camera motions made from its measured depth (truck,
-dolly, truck + pan, handheld wobble, and a tripod pan, which has no parallax
-and is summed apart: its goal is a still shot's) at a slow and an ordinary speed (0.5
+dolly, truck + pan, handheld wobble, and a tripod pan and a zoom, which have
+no parallax and are summed apart: their goal is a still shot's) at a slow and an ordinary speed (0.5
 and 2.5 px a frame at the scene's full size), 24 frames a shot, as if shot
 through a lens of one width's focal length (a 53-degree view, what the
 engine assumes; ``--lens`` plays them through another: 0.5 a phone's wide
@@ -341,8 +341,8 @@ def main(argv=None) -> list[dict]:
 
 
 def _kind(motion: str) -> str:
-    """The table's group of a motion: a still shot, a pure pan (neither has
-    parallax: the goal is a still shot's) or camera motion with parallax."""
+    """The table's group of a motion: a still shot, a pure pan, a zoom (none
+    has parallax: the goal is a still shot's) or camera motion with parallax."""
     return motion if motion in FLAT_MOTIONS else "camera motion"
 
 
@@ -362,7 +362,7 @@ def print_table(rows: list[dict], labels: list[str]) -> None:
                                           f"{v} flicker" for v in ["ramp", *labels]) + " |")
     print("|" + "---|" * (2 + 3 * (1 + len(labels))))
     for part in SPLITS:
-        for kind in ("still", "pan", "camera motion"):
+        for kind in (*FLAT_MOTIONS, "camera motion"):
             group = [r for r in rows if r["split"] == part and _kind(r["motion"]) == kind]
             if not group:
                 continue

@@ -31,7 +31,11 @@ movement, at the scene's full size):
   incommensurate sines;
 - ``pan``: a camera on a tripod turns (no translation, so no parallax: its
   depth can only be a still shot's, and must not flicker or invert as the
-  turn's bend of the picture is taken for depth).
+  turn's bend of the picture is taken for depth);
+- ``zoom``: the lens zooms in (the focal length grows; no translation, so no
+  parallax either: every point moves away from the centre in proportion to
+  its distance, as a forward move past one depth would, and must not be
+  read as one).
 """
 
 from __future__ import annotations
@@ -45,9 +49,9 @@ import cv2
 import numpy as np
 
 DATA = Path(__file__).resolve().parent / "data" / "real_scenes"
-MOTIONS = ("still", "truck", "dolly", "truck-pan", "wobble", "pan")
+MOTIONS = ("still", "truck", "dolly", "truck-pan", "wobble", "pan", "zoom")
 # motions with no parallax to read: only a still shot's cues can order them
-FLAT_MOTIONS = ("still", "pan")
+FLAT_MOTIONS = ("still", "pan", "zoom")
 FRAMES = 24
 
 
@@ -80,9 +84,9 @@ def _filled(disp: np.ndarray) -> np.ndarray:
 
 def _poses(motion: str, speed: float, disp: np.ndarray, w: int, h: int, f: float
            ) -> list[tuple]:
-    """Per frame (tx, ty, tz, pan, tilt): translation in baselines, angles in
-    radians, scaled so the 95th percentile of the movement is ``speed`` px/frame
-    for a lens of focal length ``f`` px."""
+    """Per frame (tx, ty, tz, pan, tilt, zoom): translation in baselines, angles
+    in radians, the focal length's factor, scaled so the 95th percentile of the
+    movement is ``speed`` px/frame for a lens of focal length ``f`` px."""
     d95, dmid = float(np.percentile(disp, 95)), float(np.median(disp))
     t = speed / d95  # sideways baselines per frame for `speed` px at d95
     poses = []
@@ -101,6 +105,10 @@ def _poses(motion: str, speed: float, disp: np.ndarray, w: int, h: int, f: float
             poses.append((0.0, 0.0, tz * k, 0.0, 0.0))
         elif motion == "pan":
             poses.append((0.0, 0.0, 0.0, -speed / f * k, 0.0))
+        elif motion == "zoom":
+            ys, xs = np.mgrid[0:h:8, 0:w:8]
+            r95 = float(np.percentile(np.hypot(xs - w / 2, ys - h / 2), 95))
+            poses.append((0.0, 0.0, 0.0, 0.0, 0.0, 1 + speed / r95 * k))
         elif motion == "wobble":
             a, b = 2 * np.pi / 11, 2 * np.pi / 17
             poses.append((t / a * np.sin(a * k), 0.6 * t / b * np.sin(b * k + 1),
@@ -114,14 +122,15 @@ def _poses(motion: str, speed: float, disp: np.ndarray, w: int, h: int, f: float
 def _project(pose: tuple, xs: np.ndarray, ys: np.ndarray, z: np.ndarray, f: float
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pixel offsets (centred, px) and depth of points after the camera ``pose``."""
-    tx, ty, tz, pan, tilt = pose
+    tx, ty, tz, pan, tilt, *zoom = pose
     px, py, pz = xs / f * z - tx, ys / f * z - ty, z - tz
     # pan about y, then tilt about x (small angles, exact rotations)
     c, s = np.cos(pan), np.sin(pan)
     px, pz = c * px - s * pz, s * px + c * pz
     c, s = np.cos(tilt), np.sin(tilt)
     py, pz = c * py - s * pz, s * py + c * pz
-    return f * px / pz, f * py / pz, pz
+    seen = f * (zoom[0] if zoom else 1.0)  # the focal length this frame
+    return seen * px / pz, seen * py / pz, pz
 
 
 def render_shot(name: str, motion: str, speed: float, lens: float = 1.0

@@ -1,7 +1,10 @@
+import cv2
 import numpy as np
+import pytest
 import torch
 
 from stereo_inference.depth import load_estimator
+from stereo_inference.testing import real_scene
 
 
 def _estimator():
@@ -9,8 +12,6 @@ def _estimator():
 
 
 def _texture(h: int, w: int, seed: int) -> np.ndarray:
-    import cv2
-
     noise = np.random.default_rng(seed).random((h, w)).astype(np.float32)
     return cv2.GaussianBlur(noise, (0, 0), 1.2)
 
@@ -148,3 +149,37 @@ def test_a_still_shots_memory_of_recent_change_travels_with_the_state(still_wall
     older.restore(state)
     assert older.estimate(frames[8:]).shape == carried.shape
     assert float((carried - whole[8:]).abs().max()) < 0.01
+
+
+def _zoomed(rgb: np.ndarray, step: float, frames: int, size: tuple[int, int]) -> np.ndarray:
+    """(n,h,w,3) frames at ``size``: the photograph magnified about its centre
+    by ``step`` more each frame (a lens zooming in: no parallax at all)."""
+    h, w = rgb.shape[:2]
+    return np.stack([cv2.resize(cv2.warpAffine(
+        rgb, cv2.getRotationMatrix2D(((w - 1) / 2, (h - 1) / 2), 0, 1 + step * k), (w, h),
+        borderMode=cv2.BORDER_REFLECT), size, interpolation=cv2.INTER_AREA)
+        for k in range(frames)])
+
+
+def _depth_of(frames: np.ndarray) -> np.ndarray:
+    rgb = torch.from_numpy(frames).permute(0, 3, 1, 2).float() / 255
+    return _estimator().estimate(rgb)[:, 0].numpy()
+
+
+@pytest.mark.skipif(not real_scene.available(), reason="real scenes not in this checkout")
+def test_a_zoom_has_no_parallax_so_its_depth_is_the_ramp():
+    """A zoom moves every point away from the centre in proportion to its
+    distance, as a forward move past one depth would: read in pixels, that
+    growth passed for parallax and the shot's depth was noise (0.49 on the
+    motorcycle against the ramp's 0.79). Control: the same photograph with
+    the camera carried straight in has parallax, and its depth beats the ramp."""
+    rgb, disparity = real_scene.motorcycle()
+    size = _estimator().input_size(disparity.shape[1], disparity.shape[0])
+    zoom = _depth_of(_zoomed(rgb, 0.004, 12, size))
+    ramp = np.broadcast_to(np.linspace(0, 1, zoom.shape[1], dtype=np.float32)[:, None],
+                           zoom.shape[1:])
+    assert real_scene.ordinal(zoom[0], disparity) > real_scene.ordinal(ramp, disparity) - 0.02
+    assert float(np.abs(zoom - ramp).mean()) < 0.03
+    step = disparity.shape[1] / size[0]  # 1 px a frame at the input size
+    pushed = _depth_of(real_scene.pushed_in(rgb, disparity, [k * step for k in range(12)], size))
+    assert real_scene.ordinal(pushed[0], disparity) > real_scene.ordinal(ramp, disparity) + 0.1

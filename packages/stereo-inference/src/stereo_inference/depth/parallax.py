@@ -303,16 +303,27 @@ def _across(motion: _Motion, u, v, weight, x, y, bu, bv) -> float:
 
 
 def _trust(ru, rv, du, dv, norm2, weight, w: int) -> tuple[float, float]:
-    """(parallax spread over noise, unequal factor 0..1) from the flow along the
-    translation directions against the residual across them (both in pixels,
-    on trusted pixels); ``trust_of`` turns them into 0..1 trust."""
-    sample = (weight > 0.5) & (norm2 > 1e-4)
+    """(parallax spread over noise, unequal factor 0..1) from the inverse depth
+    the flow along the translation directions gives against the residual
+    across them read alike (both the flow, in pixels, over the length of the
+    pixel's translation direction, on trusted pixels clear of the focus of
+    expansion); ``trust_of`` turns them into 0..1 trust.
+
+    A sideways move's directions all have length one: its flow in pixels. A
+    forward move's flow grows with the distance from the focus of expansion
+    whatever the depth, and read in pixels that growth passed for parallax: a
+    zoom (every point moved away from the centre in proportion, one depth)
+    was trusted fully and its reading, noise over one depth, replaced the
+    shot's (real photographs zoomed 0.4 % a frame: 0.44-0.50 over the shot,
+    flicker 1.1 %, against the ramp's 0.77-0.94; now the ramp). A zoom's
+    inverse depth is one value: no spread over its median, no trust."""
+    sample = (weight > 0.5) & (norm2 > _EPS * _EPS)
     sample[1::3] = False  # a third fewer: plenty for two percentiles
     if np.count_nonzero(sample) < 32:
         return 0.0, 0.0
-    length = np.sqrt(norm2[sample])
-    along = (ru[sample] * du[sample] + rv[sample] * dv[sample]) / length * w
-    across = np.abs(ru[sample] * dv[sample] - rv[sample] * du[sample]) / length * w
+    length2 = norm2[sample] / w  # the inverse depth below in pixels of flow
+    along = (ru[sample] * du[sample] + rv[sample] * dv[sample]) / length2
+    across = np.abs(ru[sample] * dv[sample] - rv[sample] * du[sample]) / length2
     p10, mid, p90 = np.percentile(along, (10, 50, 90))
     noise = float(np.median(across)) + NOISE_FLOOR_PX
     # A turn the fit left in (its ridge) moves everything nearly alike: little
