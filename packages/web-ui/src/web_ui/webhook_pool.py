@@ -9,6 +9,7 @@ a job is never delivered twice at once.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -72,13 +73,16 @@ def start_notifier(backend: Backend, config: WebhookConfig, *, poll_s: float,
                    workers: int = 4) -> threading.Event:
     """Hand due webhooks to a :class:`WebhookPool` every ``poll_s``, and as soon
     as a job's status changes where the backend tells of it
-    (``Backend.job_changes``). Set the returned event to stop it (seen at its
-    next pass)."""
+    (``Backend.job_changes``). It listens before this returns, so a job that
+    ends right after is heard, not left to the next pass. Set the returned
+    event to stop it (seen at its next pass)."""
     stop = threading.Event()
     pool = WebhookPool(backend, config, workers=workers)
+    listening = contextlib.ExitStack()
+    changes = listening.enter_context(backend.job_changes.listen())
 
     def loop() -> None:
-        with backend.job_changes.listen() as changes:
+        with listening:
             while not stop.is_set():
                 changes.wait(poll_s)
                 if stop.is_set():

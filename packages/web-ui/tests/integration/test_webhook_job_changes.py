@@ -7,6 +7,7 @@ the machine is."""
 from __future__ import annotations
 
 import dataclasses
+import threading
 
 import pytest
 from local_adapters import build_backend
@@ -65,3 +66,39 @@ def test_a_backend_that_tells_nothing_is_looked_at_every_pass(tmp_path, receiver
                                   job_changes=UNANNOUNCED)
     answers = notify_on_end(backend, tmp_path / "data", receiver, waits, poll_s=0.3)
     assert answers and not any(answers)
+
+
+def test_a_job_that_ends_before_the_notifiers_thread_runs_is_still_heard(
+        tmp_path, receiver, monkeypatch):
+    """The notifier listens before ``start_notifier`` returns: a job that ends
+    before its thread has run at all (a loaded machine) is posted on the
+    first wait, not left to the next pass an hour away. (The thread started
+    listening itself before: the end rang nobody, and nothing was posted.)"""
+    held: list[threading.Thread] = []
+    real_start = threading.Thread.start
+
+    def start_unless_notifier(thread: threading.Thread) -> None:
+        if thread.name == "webhooks":
+            held.append(thread)  # run once the job has ended
+        else:
+            real_start(thread)
+
+    waits = RecordedWaits(monkeypatch, Ear)
+    backend = build_backend(BackendSettings(data_dir=tmp_path / "data"))
+    job = Job(job_id=new_job_id(), mode=OutputMode.SBS, status=JobStatus.REASSEMBLING,
+              webhook_url=receiver[0])
+    backend.jobs.create(job)
+    config = webhooks.WebhookConfig(secret=b"secret", deployment="test", deadline_s=10,
+                                    policy=OutboundPolicy(allow_http=True, allow_private=True))
+    monkeypatch.setattr(threading.Thread, "start", start_unless_notifier)
+    stop = webhook_pool.start_notifier(backend, config, poll_s=3600)
+    monkeypatch.setattr(threading.Thread, "start", real_start)
+    try:
+        build_backend(BackendSettings(data_dir=tmp_path / "data")).jobs.update(
+            job.job_id, JobUpdate(status=JobStatus.COMPLETED))
+        assert len(held) == 1
+        real_start(held[0])
+        assert receiver[1].arrived.wait(120), "the job's end was never posted"
+        assert waits.answers == [True]
+    finally:
+        stop.set()

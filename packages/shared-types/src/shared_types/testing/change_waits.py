@@ -5,7 +5,11 @@ and False when its time ran out, so a test can tell a ring from a poll by the
 answers alone, whatever the machine's speed. ``RecordedWaits`` wraps one
 waiter class's method for the test: ``begun`` is released as each wait
 starts (a test changes a job once the waiter is asleep), ``answers`` holds
-what each returned.
+what each returned. Only the waits of threads started after it was made
+count (and the test's own thread's): a thread an earlier test left waiting
+in the same process (a web app's webhook notifier, never stopped) released
+``begun`` with its own periodic waits, so a test changed its job before its
+own waiter listened, and the change went unheard.
 """
 
 from __future__ import annotations
@@ -19,12 +23,17 @@ class RecordedWaits:
         self.begun = threading.Semaphore(0)
         self.answers: list[bool] = []
         real = getattr(cls, method)
+        earlier = set(threading.enumerate()) - {threading.current_thread()}
 
         async def recorded_async(waiter, timeout_s):
+            if threading.current_thread() in earlier:
+                return await real(waiter, timeout_s)
             self.begun.release()
             return self._answered(await real(waiter, timeout_s))
 
         def recorded(waiter, timeout_s):
+            if threading.current_thread() in earlier:
+                return real(waiter, timeout_s)
             self.begun.release()
             return self._answered(real(waiter, timeout_s))
 
