@@ -278,23 +278,22 @@ def _straight_ahead() -> _Motion:
 
 def _free(us, vs, ws, g: _Geometry) -> _Motion:
     """A translation anywhere (its focus of expansion fitted) with a turn."""
-    omega, t = _fit(g.xs, g.ys, us, vs, ws, g.bu, g.bv, lateral=False)
+    omega, t = _fit(g.xs, g.ys, us, vs, ws, g.bu, g.bv)
     return _Motion(t, omega)
 
 
-def _fit(xs, ys, us, vs, ws, bu, bv, *, lateral: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(rotation w, translation direction T) fitted to the flow sample, T with no
-    forward part when ``lateral``. Rotation and sideways translation look alike
-    (the bas-relief ambiguity): a strong ridge keeps the rotation to what
-    translation cannot explain."""
+def _fit(xs, ys, us, vs, ws, bu, bv) -> tuple[np.ndarray, np.ndarray]:
+    """(rotation w, translation direction T) fitted to the flow sample.
+    Rotation and sideways translation look alike (the bas-relief ambiguity):
+    a strong ridge keeps the rotation to what translation cannot explain."""
     omega = np.zeros(3)
-    t = _epipole(xs, ys, us, vs, ws, lateral=lateral)
+    t = _epipole(xs, ys, us, vs, ws)
     for _ in range(ROUNDS):
         du, dv = xs * t[2] - t[0], ys * t[2] - t[1]
         # (flow - B w) x d = 0  ->  (B w) x d = flow x d, linear in w
         a = bu * dv[:, None] - bv * du[:, None]
         omega = _weighted_lstsq(a, us * dv - vs * du, ws, ridge=RIDGE)
-        t = _epipole(xs, ys, us - bu @ omega, vs - bv @ omega, ws, lateral=lateral)
+        t = _epipole(xs, ys, us - bu @ omega, vs - bv @ omega, ws)
     return omega, t
 
 
@@ -409,15 +408,14 @@ def _positive_side(inv: np.ndarray, ws: np.ndarray, kept_turn: float | None = No
     return hi - mid >= mid - lo, False
 
 
-def _epipole(xs, ys, ru, rv, ws, *, lateral: bool = False) -> np.ndarray:
+def _epipole(xs, ys, ru, rv, ws) -> np.ndarray:
     """Translation direction T (unit 3-vector): residual flow is parallel to
     (x Tz - Tx, y Tz - Ty), so cross(r, d) = 0 is linear in T. The smallest
-    eigenvector of the 3x3 normal matrix (cheaper than an SVD of every row);
-    with ``lateral`` of its 2x2 corner (Tz = 0)."""
-    rows = np.stack([rv, -ru] if lateral else [rv, -ru, ru * ys - rv * xs])
+    eigenvector of the 3x3 normal matrix (cheaper than an SVD of every row)."""
+    rows = np.stack([rv, -ru, ru * ys - rv * xs])
     normal = (rows * ws) @ rows.T
     _, vectors = np.linalg.eigh(normal)
-    return vectors[:, 0] if not lateral else np.array([*vectors[:, 0], 0.0])
+    return vectors[:, 0]
 
 
 def _weighted_lstsq(a: np.ndarray, b: np.ndarray, w: np.ndarray, *, ridge: float = 0.0
