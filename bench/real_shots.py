@@ -89,6 +89,8 @@ def _poses(motion: str, speed: float, disp: np.ndarray, w: int, h: int, f: float
     movement is ``speed`` px/frame for a lens of focal length ``f`` px."""
     d95, dmid = float(np.percentile(disp, 95)), float(np.median(disp))
     t = speed / d95  # sideways baselines per frame for `speed` px at d95
+    ys, xs = np.mgrid[0:h:8, 0:w:8]
+    radius = np.hypot(xs - w / 2, ys - h / 2)  # px from the centre, every 8th pixel
     poses = []
     for k in range(FRAMES):
         if motion == "still":
@@ -99,16 +101,13 @@ def _poses(motion: str, speed: float, disp: np.ndarray, w: int, h: int, f: float
             # turn so the median depth stays: its shift t*dmid cancelled
             poses.append((t * k, 0.0, 0.0, -t * dmid * k / f, 0.0))
         elif motion == "dolly":
-            ys, xs = np.mgrid[0:h:8, 0:w:8]
-            r = np.hypot(xs - w / 2, ys - h / 2) / f
-            tz = speed / float(np.percentile(r * disp[::8, ::8], 95))  # depth units: f/d
+            tz = speed / float(np.percentile(radius / f * disp[::8, ::8], 95))  # depth units: f/d
             poses.append((0.0, 0.0, tz * k, 0.0, 0.0))
         elif motion == "pan":
             poses.append((0.0, 0.0, 0.0, -speed / f * k, 0.0))
         elif motion == "zoom":
-            ys, xs = np.mgrid[0:h:8, 0:w:8]
-            r95 = float(np.percentile(np.hypot(xs - w / 2, ys - h / 2), 95))
-            poses.append((0.0, 0.0, 0.0, 0.0, 0.0, 1 + speed / r95 * k))
+            step = speed / float(np.percentile(radius, 95))  # the focal length's growth
+            poses.append((0.0, 0.0, 0.0, 0.0, 0.0, 1 + step * k))
         elif motion == "wobble":
             a, b = 2 * np.pi / 11, 2 * np.pi / 17
             poses.append((t / a * np.sin(a * k), 0.6 * t / b * np.sin(b * k + 1),

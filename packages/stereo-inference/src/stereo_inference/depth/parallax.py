@@ -159,10 +159,10 @@ def parallax(flow: np.ndarray, weight: np.ndarray) -> Parallax:
     # dollies' free fits left 3-9 % less and ordered 0.02-0.04 better).
     best: _Motion | None = None
     best_across = 0.0
+    u3, v3, w3 = (a.ravel()[::3] for a in (u, v, fitted))  # where they are compared
     for motion in (_sideways(us, vs, ws, g), _straight_ahead(),
                    _free(us, vs, ws, g)):
-        across = _across(motion, u.ravel()[::3], v.ravel()[::3], fitted.ravel()[::3],
-                         g.x3, g.y3, g.bu3, g.bv3)
+        across = _across(motion, u3, v3, w3, g.x3, g.y3, g.bu3, g.bv3)
         slack = LATERAL_SLACK if best is None or best.sideways else 1.0
         if best is None or slack * across < best_across:
             best, best_across = motion, across
